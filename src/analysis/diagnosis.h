@@ -1,0 +1,82 @@
+// The diagnosis of a profile: per kernel launch, stage 1 (roofline and class),
+// the warp-stall breakdown, and the findings of the micro-profiling tools.
+//
+// This is what report/ renders and what JSON serializes (docs/json-schema.md).
+// Every number carries its unit in the structure or in its field name.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/roofline.h"
+#include "hw/gpu_spec.h"
+
+namespace kopt {
+
+// One warp-stall reason: ncu's smsp__average_warps_issue_stalled_<name>_per_issue_active.
+struct StallReason {
+  std::string name;            // "long_scoreboard"
+  double cycles_per_issue = 0; // warps stalled on it per issued instruction
+  double share = 0;            // fraction of all stall cycles, 0..1
+};
+
+enum class Severity { kInfo, kMinor, kModerate, kMajor, kCritical };
+std::string_view SeverityName(Severity severity);
+
+struct Evidence {
+  std::string metric;      // metric name or the computation's name
+  double value = 0;
+  std::string unit;
+  std::string comparison;  // ">=", "<", ...
+  double threshold = 0;
+};
+
+struct Recommendation {
+  std::string change;           // the concrete code-level change
+  std::string why;
+  std::string expected_effect;
+};
+
+struct Location {
+  std::string source_line;      // "kernel.cu:42" when known
+  unsigned long long sass_offset = 0;
+  std::string sass_text;
+  double stall_share = 0;       // fraction of the kernel's stall samples, 0..1
+};
+
+struct Finding {
+  std::string tool;             // tool id, e.g. "uncoalesced_global_loads"
+  std::string title;
+  Severity severity = Severity::kInfo;
+  double estimated_gain = 0;    // fraction of kernel time, 0..1
+  std::string gain_method;      // how estimated_gain was computed
+  std::vector<Evidence> evidence;
+  std::string root_cause;
+  std::vector<Recommendation> recommendations;  // in priority order
+  std::vector<Location> locations;
+  double confidence = 0;        // 0..1
+};
+
+struct KernelDiagnosis {
+  long long launch_id = 0;
+  std::string kernel_name;      // demangled
+  std::string function_name;
+  LaunchDimensions grid, block;
+  std::optional<double> registers_per_thread;
+  std::optional<double> shared_memory_per_block_bytes;
+  RooflineAnalysis roofline;
+  std::vector<StallReason> stalls;    // largest first; empty when not collected
+  std::vector<Finding> findings;      // ranked by estimated gain
+  std::vector<std::string> notes;     // data-quality remarks
+};
+
+struct Diagnosis {
+  std::string source;           // file or command that produced the profile
+  std::string device_name;      // as the profile reports it
+  std::optional<GpuSpec> gpu;   // the spec row used, if any
+  std::vector<KernelDiagnosis> kernels;
+  std::vector<std::string> notes;
+};
+
+}  // namespace kopt

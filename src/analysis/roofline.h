@@ -1,0 +1,79 @@
+// Stage 1 of the diagnosis: roofline placement and bottleneck class.
+//
+// From one launch's metrics: FLOPs per precision (FP64, FP32, FP16 and tensor
+// work), bytes moved at DRAM, L2 and L1, arithmetic intensity, achieved rates
+// against each ceiling, percent of speed of light, and the class (memory-,
+// compute-, latency-bound or mixed) with a one-sentence reason.
+//
+// Ceilings come from the profile itself where ncu reports peaks
+// (`*.peak_sustained` × clock), else from the GpuSpec table; each Ceiling says
+// which. Units: FLOP, FLOP/s, byte, byte/s, ns, %.
+//
+// Thread safety: pure function of its inputs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hw/gpu_spec.h"
+#include "profile/kernel_launch.h"
+
+namespace kopt {
+
+enum class BottleneckClass { kMemoryBound, kComputeBound, kLatencyBound, kMixed, kUnknown };
+std::string_view BottleneckClassName(BottleneckClass bottleneck_class);  // "memory-bound", ...
+
+// Work done in one precision, against that precision's ceiling.
+struct ComputeWork {
+  std::string precision;      // "fp64", "fp32", "fp16", "tensor_fp16", "tensor_bf16", "tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_fp64"
+  double operations = 0;      // FLOP (OP for int8)
+  double achieved_per_second = 0;
+  double peak_per_second = 0;   // 0 when unknown
+  double percent_of_peak = 0;
+  std::string peak_source;    // "profile: ..." or "spec table: H200"
+};
+
+// Traffic at one level of the memory hierarchy.
+struct MemoryTraffic {
+  std::string level;          // "dram", "l2", "l1"
+  double bytes = 0;
+  double achieved_bytes_per_second = 0;
+  double peak_bytes_per_second = 0;  // 0 when unknown
+  double percent_of_peak = 0;
+  std::string peak_source;
+};
+
+struct RooflineAnalysis {
+  double duration_ns = 0;
+  std::vector<ComputeWork> compute;   // precisions with non-zero work, plus fp32 always
+  std::vector<MemoryTraffic> memory;  // levels whose metrics were present
+  double total_flops = 0;
+  std::string dominant_precision;     // the precision closest to its ceiling
+  double arithmetic_intensity = 0;    // total FLOP per DRAM byte (0 when no DRAM bytes)
+  double ridge_point = 0;             // dominant precision peak / DRAM peak, FLOP/byte
+  double compute_percent_of_peak = 0; // the dominant precision's percent of its ceiling
+  double memory_percent_of_peak = 0;  // the busiest memory level's percent of its ceiling
+  std::string busiest_memory_level;
+  // ncu's own speed-of-light percentages when present.
+  std::optional<double> sm_throughput_percent;
+  std::optional<double> memory_throughput_percent;
+  double speed_of_light_percent = 0;  // max of everything above: how close to any ceiling
+  // Roofline floor: the least time the work could take at the ceilings (ns).
+  double floor_ns = 0;
+  BottleneckClass bottleneck = BottleneckClass::kUnknown;
+  std::string reason;                 // one sentence with the numbers that decide the class
+  std::vector<std::string> missing_metrics;  // metrics stage 1 wanted but the profile lacked
+};
+
+// Thresholds of the classifier, in percent of peak. Plain struct; defaults are
+// the values the analysis uses unless configured.
+struct RooflineOptions {
+  double bound_percent = 60;    // a unit at or above this share of its peak bounds the kernel
+  double latency_percent = 40;  // everything below this: latency-bound
+};
+
+RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec,
+                                 const RooflineOptions& options = {});
+
+}  // namespace kopt

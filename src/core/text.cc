@@ -1,0 +1,134 @@
+#include "core/text.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace kopt {
+
+std::string_view TrimWhitespace(std::string_view text) {
+  size_t begin = 0;
+  while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  size_t end = text.size();
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && text.substr(0, prefix.size()) == prefix;
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+namespace {
+
+// Copies `text` without thousands separators into `out`; false when a
+// separator is misplaced (groups after the first must have exactly 3 digits).
+bool RemoveThousandsSeparators(std::string_view text, std::string& out) {
+  size_t integer_end = text.find_first_of(".eE");
+  if (integer_end == std::string_view::npos) integer_end = text.size();
+  std::string_view integer_part = text.substr(0, integer_end);
+  if (integer_part.find(',') == std::string_view::npos) {
+    out.assign(text);
+    return true;
+  }
+  size_t digits_since_separator = 0;
+  bool seen_separator = false;
+  bool seen_digit = false;
+  for (char c : integer_part) {
+    if (c == ',') {
+      if (!seen_digit || (seen_separator && digits_since_separator != 3)) return false;
+      if (!seen_separator && digits_since_separator > 3) return false;
+      seen_separator = true;
+      digits_since_separator = 0;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      seen_digit = true;
+      ++digits_since_separator;
+    }
+    out.push_back(c);
+  }
+  if (digits_since_separator != 3) return false;
+  out.append(text.substr(integer_end));
+  return text.substr(integer_end).find(',') == std::string_view::npos;
+}
+
+}  // namespace
+
+std::optional<double> ParseNumber(std::string_view text) {
+  text = TrimWhitespace(text);
+  if (text.empty() || text.size() > 64) return std::nullopt;
+  std::string cleaned;
+  cleaned.reserve(text.size());
+  if (!RemoveThousandsSeparators(text, cleaned)) return std::nullopt;
+  std::string_view view = cleaned;
+  if (!view.empty() && view.front() == '+') view.remove_prefix(1);
+  if (view.empty()) return std::nullopt;
+  // Only plain decimal notation: reject hex, inf and nan spellings.
+  for (char c : view) {
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' ||
+          c == 'E')) {
+      return std::nullopt;
+    }
+  }
+  double value = 0;
+  auto [end, error] = std::from_chars(view.data(), view.data() + view.size(), value);
+  if (error != std::errc() || end != view.data() + view.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<long long> ParseInteger(std::string_view text) {
+  text = TrimWhitespace(text);
+  if (text.empty()) return std::nullopt;
+  long long value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+bool LooksBinary(std::string_view bytes) {
+  std::string_view head = bytes.substr(0, 8192);
+  size_t i = 0;
+  while (i < head.size()) {
+    auto byte = static_cast<unsigned char>(head[i]);
+    if (byte == 0) return true;
+    if (byte < 0x80) {
+      ++i;
+      continue;
+    }
+    int continuation = byte >= 0xF8 ? -1 : byte >= 0xF0 ? 3 : byte >= 0xE0 ? 2 : byte >= 0xC0 ? 1 : -1;
+    if (continuation < 0) return true;
+    if (i + continuation >= head.size()) break;  // cut at the window edge
+    for (int k = 1; k <= continuation; ++k) {
+      if ((static_cast<unsigned char>(head[i + k]) & 0xC0) != 0x80) return true;
+    }
+    i += continuation + 1;
+  }
+  return false;
+}
+
+std::string Abbreviate(std::string_view text, size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);
+  if (max_chars == 0) return "";
+  return std::string(text.substr(0, max_chars - 1)) + "…";
+}
+
+}  // namespace kopt

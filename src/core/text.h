@@ -1,0 +1,31 @@
+// Small text utilities shared by the parsers. Pure functions, thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kopt {
+
+std::string_view TrimWhitespace(std::string_view text);
+bool StartsWith(std::string_view text, std::string_view prefix);
+bool EndsWith(std::string_view text, std::string_view suffix);
+std::vector<std::string_view> SplitLines(std::string_view text);  // handles \n and \r\n
+
+// Parses a decimal number as printed by profilers: optional sign, thousands
+// separators (",") between digit groups, optional fraction and exponent.
+// Returns nullopt for anything else ("nan", "no data", "", "1,2", "0x10").
+std::optional<double> ParseNumber(std::string_view text);
+
+// Parses a non-negative integer without separators. nullopt on overflow or junk.
+std::optional<long long> ParseInteger(std::string_view text);
+
+// True when the bytes look like binary data (NUL bytes or invalid UTF-8 in the
+// first few kilobytes): used to reject binary files with a clear message.
+bool LooksBinary(std::string_view bytes);
+
+// Shortens `text` to at most `max_chars` characters, marking the cut with "…".
+std::string Abbreviate(std::string_view text, size_t max_chars);
+
+}  // namespace kopt

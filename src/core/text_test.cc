@@ -1,0 +1,49 @@
+#include "core/text.h"
+
+#include <gtest/gtest.h>
+
+namespace kopt {
+namespace {
+
+TEST(ParseNumber, PlainAndSeparated) {
+  EXPECT_DOUBLE_EQ(*ParseNumber("57664"), 57664);
+  EXPECT_DOUBLE_EQ(*ParseNumber("16,384"), 16384);
+  EXPECT_DOUBLE_EQ(*ParseNumber("3,198,734,508.97"), 3198734508.97);
+  EXPECT_DOUBLE_EQ(*ParseNumber("-1.5e3"), -1500);
+  EXPECT_DOUBLE_EQ(*ParseNumber(" 87.44 "), 87.44);
+  EXPECT_DOUBLE_EQ(*ParseNumber("+2"), 2);
+}
+
+TEST(ParseNumber, RejectsNonNumbers) {
+  for (const char* text : {"", "nan", "no data", "inf", "1,2", "12,34,567", "0x10", "1.2.3x", "(256, 1, 1)",
+                           "1,234,56", ",123", "1e999"}) {
+    EXPECT_FALSE(ParseNumber(text).has_value()) << text;
+  }
+}
+
+TEST(ParseInteger, Basics) {
+  EXPECT_EQ(*ParseInteger("42"), 42);
+  EXPECT_FALSE(ParseInteger("4x").has_value());
+  EXPECT_FALSE(ParseInteger("99999999999999999999999").has_value());
+}
+
+TEST(SplitLines, HandlesCrLfAndNoTrailingNewline) {
+  auto lines = SplitLines("a\r\nb\nc");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "a");
+  EXPECT_EQ(lines[2], "c");
+}
+
+TEST(LooksBinary, DetectsNulAndInvalidUtf8) {
+  EXPECT_FALSE(LooksBinary("\"ID\",\"Kernel Name\"\nμs ok"));
+  EXPECT_TRUE(LooksBinary(std::string("abc\0def", 7)));
+  EXPECT_TRUE(LooksBinary("\xff\xfe\x01"));
+}
+
+TEST(Abbreviate, CutsLongText) {
+  EXPECT_EQ(Abbreviate("short", 10), "short");
+  EXPECT_EQ(Abbreviate("abcdefghij", 5), "abcd…");
+}
+
+}  // namespace
+}  // namespace kopt

@@ -1,0 +1,99 @@
+#include "profile/kernel_launch.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+
+namespace kopt {
+
+int MetricSchema::Add(std::string name, std::string base_unit) {
+  if (auto existing = IndexOf(name)) return *existing;
+  int index = static_cast<int>(names_.size());
+  index_.emplace(name, index);
+  names_.push_back(std::move(name));
+  units_.push_back(std::move(base_unit));
+  return index;
+}
+
+std::optional<int> MetricSchema::IndexOf(std::string_view name) const {
+  auto it = index_.find(name);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> KernelLaunch::Metric(std::string_view name) const {
+  if (!schema) return std::nullopt;
+  auto index = schema->IndexOf(name);
+  if (!index || *index >= static_cast<int>(values.size())) return std::nullopt;
+  double value = values[*index];
+  if (std::isnan(value)) return std::nullopt;
+  return value;
+}
+
+std::string KernelLaunch::MetricUnit(std::string_view name) const {
+  if (!schema) return "";
+  auto index = schema->IndexOf(name);
+  return index ? schema->Unit(*index) : "";
+}
+
+std::optional<std::string> KernelLaunch::Text(std::string_view name) const {
+  if (!schema) return std::nullopt;
+  auto index = schema->IndexOf(name);
+  if (!index) return std::nullopt;
+  for (const auto& [column, text] : text_values) {
+    if (column == *index) return text;
+  }
+  return std::nullopt;
+}
+
+std::string KernelLaunch::FunctionName() const { return FunctionNameOf(kernel_name); }
+
+std::string FunctionNameOf(std::string_view demangled) {
+  // Find the '(' that opens the parameter list: the last top-level '(' that is
+  // not inside template brackets.
+  int angle_depth = 0;
+  int paren_depth = 0;
+  size_t parameters_open = std::string_view::npos;
+  size_t name_start = 0;
+  for (size_t i = 0; i < demangled.size(); ++i) {
+    char c = demangled[i];
+    if (c == '<') ++angle_depth;
+    if (c == '>' && angle_depth > 0) --angle_depth;
+    if (angle_depth > 0) continue;
+    if (c == '(') {
+      if (paren_depth == 0 && parameters_open == std::string_view::npos) parameters_open = i;
+      ++paren_depth;
+    } else if (c == ')') {
+      --paren_depth;
+    } else if (c == ' ' && paren_depth == 0 && parameters_open == std::string_view::npos) {
+      name_start = i + 1;  // a return type precedes the name
+    }
+  }
+  size_t end = parameters_open == std::string_view::npos ? demangled.size() : parameters_open;
+  if (name_start > end) name_start = 0;
+  std::string_view name = demangled.substr(name_start, end - name_start);
+  while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  std::string result;
+  result.reserve(name.size());
+  for (char c : name) {
+    if (c != ' ') result.push_back(c);  // "k<1, 2>" and "k<1,2>" compare equal
+  }
+  return result;
+}
+
+std::string Demangle(std::string_view mangled) {
+  if (mangled.size() < 2 || mangled.substr(0, 2) != "_Z") return std::string(mangled);
+  std::string input(mangled);
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(input.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) {
+    std::free(demangled);
+    return input;
+  }
+  std::string result(demangled);
+  std::free(demangled);
+  return result;
+}
+
+}  // namespace kopt

@@ -1,0 +1,22 @@
+// A profile bundle: every profiled launch of one program, plus the static
+// facts (SASS listing, ptxas report) of the code they ran, when collected.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profile/kernel_launch.h"
+#include "profile/ptxas_report.h"
+#include "profile/sass.h"
+
+namespace kopt {
+
+struct Profile {
+  std::string source;                 // where it came from: a file path or "ncu ./app"
+  std::vector<KernelLaunch> launches;  // in profiling order
+  std::optional<SassListing> sass;     // absent unless collected or given
+  std::optional<PtxasReport> ptxas;    // absent unless collected or given
+};
+
+}  // namespace kopt
