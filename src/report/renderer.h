@@ -1,0 +1,42 @@
+// Renderers of a Diagnosis: terminal (ANSI colour on a tty), Markdown, JSON
+// (versioned: docs/json-schema.md) and a self-contained HTML page with inline
+// SVG charts (roofline; warp-stall breakdown). One implementation per file.
+//
+// HTML escapes every string it embeds: kernel names, source lines and file
+// names are untrusted.
+//
+// Thread safety: renderers are stateless after construction.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "analysis/diagnosis.h"
+#include "core/status.h"
+
+namespace kopt {
+
+enum class ReportFormat { kTerminal, kMarkdown, kJson, kHtml };
+
+// Parses "term", "md", "json", "html" (also "terminal", "markdown").
+Result<ReportFormat> ParseReportFormat(std::string_view name);
+
+struct RenderOptions {
+  bool color = false;       // ANSI colour (terminal only); the CLI sets it on a tty unless NO_COLOR
+  int width = 100;          // terminal columns
+  bool verbose = false;     // include every metric-level detail
+};
+
+class Renderer {
+ public:
+  virtual ~Renderer() = default;
+  virtual std::string Render(const Diagnosis& diagnosis) const = 0;
+};
+
+std::unique_ptr<Renderer> MakeRenderer(ReportFormat format, const RenderOptions& options);
+
+// The JSON schema version written as "schema_version" (docs/json-schema.md).
+inline constexpr std::string_view kJsonSchemaVersion = "1.0";
+
+}  // namespace kopt
