@@ -1,0 +1,347 @@
+#include "profile/ncu_csv.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/text.h"
+#include "core/units.h"
+
+namespace kopt {
+namespace {
+
+constexpr std::array<std::string_view, 11> kFixedColumns = {
+    "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
+    "Stream", "Block Size", "Grid Size", "Device", "CC"};
+constexpr std::array<std::string_view, 2> kRequiredColumns = {"ID", "Kernel Name"};
+
+// One CSV record with the position it started at (1-based line).
+struct Record {
+  std::vector<std::string> fields;
+  int line = 0;
+};
+
+// A streaming RFC 4180 reader: quoted fields, "" escapes, newlines in quotes.
+class CsvReader {
+ public:
+  // `first_line` is the 1-based line number of text[0] in the file.
+  CsvReader(std::string_view text, std::string_view file_name, int first_line)
+      : text_(text), file_name_(file_name), line_(first_line) {}
+
+  // Reads the next record into `record`; returns false at the end of input.
+  Result<bool> Next(Record& record) {
+    record.fields.clear();
+    if (position_ >= text_.size()) return false;
+    record.line = line_;
+    std::string field;
+    while (true) {
+      KOPT_ASSIGN_OR_RETURN(bool end_of_record, ReadField(field));
+      record.fields.push_back(std::move(field));
+      field.clear();
+      if (end_of_record) return true;
+    }
+  }
+
+ private:
+  // Reads one field; returns true when it ended the record.
+  Result<bool> ReadField(std::string& field) {
+    if (position_ < text_.size() && text_[position_] == '"') return ReadQuotedField(field);
+    size_t start = position_;
+    while (position_ < text_.size()) {
+      char c = text_[position_];
+      if (c == ',') {
+        field.assign(text_.substr(start, position_ - start));
+        ++position_;
+        return false;
+      }
+      if (c == '\n' || c == '\r') break;
+      if (c == '"') {
+        return InvalidInput(fmt::format("{}:{}:{}: a quote inside an unquoted field; expected \"...\" around it",
+                                        file_name_, line_, position_ - line_start_ + 1));
+      }
+      ++position_;
+    }
+    field.assign(text_.substr(start, position_ - start));
+    ConsumeLineEnd();
+    return true;
+  }
+
+  Result<bool> ReadQuotedField(std::string& field) {
+    int open_line = line_;
+    size_t open_column = position_ - line_start_ + 1;
+    ++position_;  // opening quote
+    while (true) {
+      size_t quote = text_.find('"', position_);
+      if (quote == std::string_view::npos) {
+        return InvalidInput(fmt::format("{}:{}:{}: quoted field never closed (file truncated?); expected a "
+                                        "closing '\"'",
+                                        file_name_, open_line, open_column));
+      }
+      AppendCountingLines(text_.substr(position_, quote - position_), field);
+      position_ = quote + 1;
+      if (position_ < text_.size() && text_[position_] == '"') {
+        field.push_back('"');
+        ++position_;
+        continue;
+      }
+      break;
+    }
+    if (position_ >= text_.size()) return true;
+    char c = text_[position_];
+    if (c == ',') {
+      ++position_;
+      return false;
+    }
+    if (c == '\n' || c == '\r') {
+      ConsumeLineEnd();
+      return true;
+    }
+    return InvalidInput(fmt::format("{}:{}:{}: unexpected character after a closing quote; expected ',' or "
+                                    "the end of the line",
+                                    file_name_, line_, position_ - line_start_ + 1));
+  }
+
+  void AppendCountingLines(std::string_view chunk, std::string& field) {
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      if (chunk[i] == '\n') {
+        ++line_;
+        line_start_ = position_ + i + 1;
+      }
+    }
+    field.append(chunk);
+  }
+
+  void ConsumeLineEnd() {
+    if (position_ < text_.size() && text_[position_] == '\r') ++position_;
+    if (position_ < text_.size() && text_[position_] == '\n') ++position_;
+    ++line_;
+    line_start_ = position_;
+  }
+
+  std::string_view text_;
+  std::string_view file_name_;
+  size_t position_ = 0;
+  size_t line_start_ = 0;
+  int line_;
+};
+
+// "(256, 1, 1)" → dimensions; nullopt when malformed.
+std::optional<LaunchDimensions> ParseDimensions(std::string_view text) {
+  text = TrimWhitespace(text);
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
+  text = text.substr(1, text.size() - 2);
+  std::array<long long, 3> values{1, 1, 1};
+  for (int i = 0; i < 3; ++i) {
+    size_t comma = text.find(',');
+    if ((comma == std::string_view::npos) != (i == 2)) return std::nullopt;
+    auto value = ParseNumber(text.substr(0, comma));
+    if (!value || *value < 0 || *value != std::floor(*value)) return std::nullopt;
+    values[i] = static_cast<long long>(*value);
+    text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
+  }
+  return LaunchDimensions{values[0], values[1], values[2]};
+}
+
+bool IsAbsentMarker(std::string_view cell) {
+  return cell.empty() || cell == "n/a" || cell == "N/A" || cell == "nan" || cell == "NaN" || cell == "-nan" ||
+         cell == "no data" || cell == "(unavailable)";
+}
+
+// How one header column is read.
+struct ColumnPlan {
+  int fixed = -1;         // index into kFixedColumns, or -1 for a metric
+  int metric = -1;        // index into the schema
+  double unit_factor = 1;  // multiplies values into base units
+};
+
+struct Layout {
+  std::vector<ColumnPlan> columns;
+  std::shared_ptr<MetricSchema> schema = std::make_shared<MetricSchema>();
+};
+
+int FixedColumnIndex(std::string_view name) {
+  for (size_t i = 0; i < kFixedColumns.size(); ++i) {
+    if (kFixedColumns[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Result<Layout> PlanColumns(const Record& header, const Record* units, std::string_view file_name) {
+  Layout layout;
+  layout.columns.resize(header.fields.size());
+  std::array<bool, kFixedColumns.size()> seen{};
+  for (size_t i = 0; i < header.fields.size(); ++i) {
+    const std::string& name = header.fields[i];
+    ColumnPlan& plan = layout.columns[i];
+    plan.fixed = FixedColumnIndex(name);
+    if (plan.fixed >= 0) {
+      seen[plan.fixed] = true;
+      continue;
+    }
+    if (name.empty()) {
+      return InvalidInput(fmt::format("{}:{}: column {} has an empty header; expected a metric name",
+                                      file_name, header.line, i + 1));
+    }
+    std::string unit = units ? units->fields[i] : "";
+    BaseQuantity base = ToBaseUnits(1.0, unit);
+    plan.unit_factor = base.value;
+    plan.metric = layout.schema->Add(name, base.unit);
+  }
+  for (std::string_view required : kRequiredColumns) {
+    if (!seen[FixedColumnIndex(required)]) {
+      return InvalidInput(fmt::format(
+          "{}:{}: no \"{}\" column; expected an Nsight Compute raw-page export (ncu --csv --page raw), whose "
+          "header starts with \"ID\",\"Process ID\",...,\"Kernel Name\"",
+          file_name, header.line, required));
+    }
+  }
+  return layout;
+}
+
+Status ReadFixedField(int fixed, const std::string& cell, int line, std::string_view file_name,
+                      KernelLaunch& launch) {
+  auto integer_or_error = [&](long long& out) -> Status {
+    auto value = ParseNumber(cell);
+    if (!value || *value != std::floor(*value)) {
+      return InvalidInput(fmt::format("{}:{}: column \"{}\" is \"{}\"; expected an integer", file_name, line,
+                                      kFixedColumns[fixed], Abbreviate(cell, 40)));
+    }
+    out = static_cast<long long>(*value);
+    return Status::Ok();
+  };
+  auto dimensions_or_error = [&](LaunchDimensions& out) -> Status {
+    auto dimensions = ParseDimensions(cell);
+    if (!dimensions) {
+      return InvalidInput(fmt::format("{}:{}: column \"{}\" is \"{}\"; expected \"(x, y, z)\"", file_name, line,
+                                      kFixedColumns[fixed], Abbreviate(cell, 40)));
+    }
+    out = *dimensions;
+    return Status::Ok();
+  };
+  switch (fixed) {
+    case 0: return integer_or_error(launch.launch_id);
+    case 1: return cell.empty() ? Status::Ok() : integer_or_error(launch.process_id);
+    case 2: launch.process_name = cell; return Status::Ok();
+    case 3: launch.host_name = cell; return Status::Ok();
+    case 4: launch.kernel_name = cell; return Status::Ok();
+    case 5: return cell.empty() ? Status::Ok() : integer_or_error(launch.context_id);
+    case 6: return cell.empty() ? Status::Ok() : integer_or_error(launch.stream_id);
+    case 7: return cell.empty() ? Status::Ok() : dimensions_or_error(launch.block);
+    case 8: return cell.empty() ? Status::Ok() : dimensions_or_error(launch.grid);
+    case 9: launch.device = cell; return Status::Ok();
+    case 10: launch.compute_capability = cell; return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Result<KernelLaunch> ReadLaunch(const Record& record, const Layout& layout, std::string_view file_name) {
+  KernelLaunch launch;
+  launch.schema = layout.schema;
+  launch.values.assign(layout.schema->size(), std::numeric_limits<double>::quiet_NaN());
+  for (size_t i = 0; i < record.fields.size(); ++i) {
+    const ColumnPlan& plan = layout.columns[i];
+    const std::string& cell = record.fields[i];
+    if (plan.fixed >= 0) {
+      KOPT_RETURN_IF_ERROR(ReadFixedField(plan.fixed, cell, record.line, file_name, launch));
+      continue;
+    }
+    if (IsAbsentMarker(cell)) continue;
+    if (auto value = ParseNumber(cell)) {
+      launch.values[plan.metric] = *value * plan.unit_factor;
+    } else {
+      launch.text_values.emplace_back(plan.metric, cell);
+    }
+  }
+  if (launch.kernel_name.empty()) {
+    return InvalidInput(fmt::format("{}:{}: empty \"Kernel Name\"; expected the kernel's name", file_name,
+                                    record.line));
+  }
+  return launch;
+}
+
+// Skips ncu's own log lines (==PROF==, ==WARNING==) that precede the CSV when
+// ncu printed to stdout; returns the offset of the first CSV line.
+size_t SkipProfilerLogLines(std::string_view text) {
+  size_t position = 0;
+  while (position < text.size() && StartsWith(text.substr(position), "==")) {
+    size_t end = text.find('\n', position);
+    if (end == std::string_view::npos) return text.size();
+    position = end + 1;
+  }
+  return position;
+}
+
+bool IsUnitsRow(const Record& row, const Layout& layout) {
+  for (size_t i = 0; i < row.fields.size(); ++i) {
+    if (layout.columns[i].fixed >= 0 && !row.fields[i].empty()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name) {
+  if (TrimWhitespace(text).empty()) {
+    return InvalidInput(fmt::format("{}: the file is empty; expected an Nsight Compute raw-page CSV export "
+                                    "(ncu --csv --page raw --print-units base)",
+                                    file_name));
+  }
+  if (LooksBinary(text)) {
+    return InvalidInput(fmt::format("{}: binary data, not CSV; for an .ncu-rep report pass the file with the "
+                                    ".ncu-rep extension, or export it: ncu --import FILE --csv --page raw "
+                                    "--print-units base",
+                                    file_name));
+  }
+  size_t skipped = SkipProfilerLogLines(text);
+  int skipped_lines = 0;
+  for (size_t i = 0; i < skipped; ++i) skipped_lines += text[i] == '\n';
+  CsvReader reader(text.substr(skipped), file_name, skipped_lines + 1);
+  Record header;
+  KOPT_ASSIGN_OR_RETURN(bool has_header, reader.Next(header));
+  if (!has_header) return InvalidInput(fmt::format("{}: no CSV header found", file_name));
+
+  // Read the second record before planning: it may be the units row.
+  Record second;
+  KOPT_ASSIGN_OR_RETURN(bool has_second, reader.Next(second));
+  auto check_width = [&](const Record& record) -> Status {
+    if (record.fields.size() == header.fields.size()) return Status::Ok();
+    return InvalidInput(fmt::format("{}:{}: {} fields, but the header has {}; expected one field per column "
+                                    "(file truncated or edited?)",
+                                    file_name, record.line, record.fields.size(),
+                                    header.fields.size()));
+  };
+  if (has_second) KOPT_RETURN_IF_ERROR(check_width(second));
+
+  KOPT_ASSIGN_OR_RETURN(Layout layout, PlanColumns(header, nullptr, file_name));
+  bool second_is_units = has_second && IsUnitsRow(second, layout);
+  if (second_is_units) {
+    KOPT_ASSIGN_OR_RETURN(layout, PlanColumns(header, &second, file_name));
+  }
+
+  std::vector<KernelLaunch> launches;
+  auto add_launch = [&](const Record& record) -> Status {
+    KOPT_RETURN_IF_ERROR(check_width(record));
+    KOPT_ASSIGN_OR_RETURN(KernelLaunch launch, ReadLaunch(record, layout, file_name));
+    launches.push_back(std::move(launch));
+    return Status::Ok();
+  };
+  if (has_second && !second_is_units) KOPT_RETURN_IF_ERROR(add_launch(second));
+  Record record;
+  while (true) {
+    KOPT_ASSIGN_OR_RETURN(bool more, reader.Next(record));
+    if (!more) break;
+    if (record.fields.size() == 1 && TrimWhitespace(record.fields[0]).empty()) continue;  // blank line
+    KOPT_RETURN_IF_ERROR(add_launch(record));
+  }
+  if (launches.empty()) {
+    return InvalidInput(fmt::format("{}: the export lists no kernel launch (header{} only); expected one row per "
+                                    "profiled launch",
+                                    file_name, second_is_units ? " and units row" : ""));
+  }
+  return launches;
+}
+
+}  // namespace kopt
