@@ -68,10 +68,18 @@ struct RooflineAnalysis {
 
 // Thresholds of the classifier, in percent of peak. Plain struct; defaults are
 // the values the analysis uses unless configured.
+// The rule follows ncu's SpeedOfLight triage: below `bound_percent` on both
+// sides the kernel is latency-bound; above it, the side ahead by at least
+// `balance_points` names the class, else it is mixed.
 struct RooflineOptions {
-  double bound_percent = 60;    // a unit at or above this share of its peak bounds the kernel
-  double latency_percent = 40;  // everything below this: latency-bound
+  double bound_percent = 60;   // a unit at or above this share of its peak bounds the kernel
+  double balance_points = 10;  // compute and memory within this many points: mixed
 };
+
+// Fills the derived fields (dominant precision, intensity, ridge point, speed
+// of light, floor, class and reason) from `analysis.compute`/`memory`. Exposed
+// for tests; AnalyzeRoofline calls it.
+void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& options, RooflineAnalysis& analysis);
 
 RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec,
                                  const RooflineOptions& options = {});

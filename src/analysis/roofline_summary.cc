@@ -1,0 +1,156 @@
+// The derived half of stage 1: from the work and traffic collected in
+// roofline.cc to the speed of light, the floor and the bottleneck class.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "analysis/roofline.h"
+#include "core/quantity_format.h"
+
+namespace kopt {
+namespace {
+
+// ncu's own unit throughputs: used for a level only when its byte peak is
+// unknown. They also count work that moves no bytes (L2 tag lookups, fills),
+// so they overstate a level next to the byte rates; ncu's SpeedOfLight
+// breakdown (gpu__compute_memory_throughput) follows the byte rates too.
+double UnitThroughputPercent(const KernelLaunch& launch, const std::string& level) {
+  const char* metric = level == "dram"  ? "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+                       : level == "l2" ? "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+                                       : "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
+  return launch.Metric(metric).value_or(0);
+}
+
+std::string LevelLabel(const std::string& level) {
+  return level == "dram" ? "DRAM" : level == "l2" ? "L2" : "L1";
+}
+
+std::string PrecisionLabel(const std::string& precision) {
+  std::string label = precision;
+  if (label.rfind("tensor_", 0) == 0) label = "tensor " + label.substr(7);
+  for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return label;
+}
+
+void PickDominantPrecision(RooflineAnalysis& analysis) {
+  const ComputeWork* dominant = nullptr;
+  for (const ComputeWork& work : analysis.compute) {
+    if (!dominant || work.percent_of_peak > dominant->percent_of_peak) dominant = &work;
+  }
+  if (!dominant) return;
+  analysis.dominant_precision = dominant->precision;
+  analysis.compute_percent_of_peak = dominant->percent_of_peak;
+  const MemoryTraffic* dram = nullptr;
+  for (const MemoryTraffic& traffic : analysis.memory) {
+    if (traffic.level == "dram") dram = &traffic;
+  }
+  if (dram && dram->bytes > 0) analysis.arithmetic_intensity = analysis.total_flops / dram->bytes;
+  if (dram && dram->peak_bytes_per_second > 0) {
+    analysis.ridge_point = dominant->peak_per_second / dram->peak_bytes_per_second;
+  }
+}
+
+void PickBusiestMemoryLevel(const KernelLaunch& launch, RooflineAnalysis& analysis) {
+  for (const MemoryTraffic& traffic : analysis.memory) {
+    double percent = traffic.peak_bytes_per_second > 0 ? traffic.percent_of_peak
+                                                       : UnitThroughputPercent(launch, traffic.level);
+    if (analysis.busiest_memory_level.empty() || percent > analysis.memory_percent_of_peak) {
+      analysis.memory_percent_of_peak = percent;
+      analysis.busiest_memory_level = traffic.level;
+    }
+  }
+}
+
+// The least time the work could take: every precision's work at its peak,
+// serialized, or the DRAM bytes at DRAM peak, whichever is longer.
+void ComputeFloor(RooflineAnalysis& analysis) {
+  double compute_seconds = 0;
+  for (const ComputeWork& work : analysis.compute) {
+    if (work.peak_per_second > 0) compute_seconds += work.operations / work.peak_per_second;
+  }
+  double memory_seconds = 0;
+  for (const MemoryTraffic& traffic : analysis.memory) {
+    if (traffic.level == "dram" && traffic.peak_bytes_per_second > 0) {
+      memory_seconds = traffic.bytes / traffic.peak_bytes_per_second;
+    }
+  }
+  analysis.floor_ns = std::max(compute_seconds, memory_seconds) * 1e9;
+}
+
+std::string MemorySentence(const RooflineAnalysis& analysis) {
+  for (const MemoryTraffic& traffic : analysis.memory) {
+    if (traffic.level != analysis.busiest_memory_level) continue;
+    std::string sentence = fmt::format("{} is at {:.0f}% of its peak", LevelLabel(traffic.level),
+                                       analysis.memory_percent_of_peak);
+    if (traffic.peak_bytes_per_second > 0) {
+      sentence += fmt::format(" ({} of {})", FormatBytesPerSecond(traffic.achieved_bytes_per_second),
+                              FormatBytesPerSecond(traffic.peak_bytes_per_second));
+    }
+    return sentence;
+  }
+  return fmt::format("memory is at {:.0f}% of its peak", analysis.memory_percent_of_peak);
+}
+
+std::string ComputeSentence(const RooflineAnalysis& analysis, double compute_percent) {
+  std::string sentence = fmt::format("the SM is at {:.0f}% of its peak", compute_percent);
+  if (!analysis.dominant_precision.empty()) {
+    sentence += fmt::format(" ({} arithmetic at {:.0f}% of its ceiling)", PrecisionLabel(analysis.dominant_precision),
+                            analysis.compute_percent_of_peak);
+  }
+  return sentence;
+}
+
+void Classify(const KernelLaunch& launch, const RooflineOptions& options, double compute_percent,
+              double memory_percent, RooflineAnalysis& analysis) {
+  std::string memory = MemorySentence(analysis);
+  std::string compute = ComputeSentence(analysis, compute_percent);
+  if (std::max(compute_percent, memory_percent) < options.bound_percent) {
+    analysis.bottleneck = BottleneckClass::kLatencyBound;
+    analysis.reason = fmt::format("Neither unit is near its ceiling ({}; {}, both under {:.0f}%): warps wait on "
+                                  "latency rather than throughput",
+                                  compute, memory, options.bound_percent);
+    auto waves = launch.Metric("launch__waves_per_multiprocessor");
+    if (waves && *waves < 1) {
+      analysis.reason += fmt::format(", and the grid fills only {:.0f}% of one wave of the GPU", *waves * 100);
+    }
+    analysis.reason += ".";
+    return;
+  }
+  if (memory_percent - compute_percent >= options.balance_points) {
+    analysis.bottleneck = BottleneckClass::kMemoryBound;
+    analysis.reason = fmt::format("Memory-bound: {}, while {}", memory, compute);
+    if (analysis.ridge_point > 0 && analysis.arithmetic_intensity > 0) {
+      analysis.reason += fmt::format("; {:.3g} FLOP/byte is below the ridge point of {:.3g}",
+                                     analysis.arithmetic_intensity, analysis.ridge_point);
+    }
+    analysis.reason += ".";
+  } else if (compute_percent - memory_percent >= options.balance_points) {
+    analysis.bottleneck = BottleneckClass::kComputeBound;
+    analysis.reason = fmt::format("Compute-bound: {}, while {}.", compute, memory);
+  } else {
+    analysis.bottleneck = BottleneckClass::kMixed;
+    analysis.reason = fmt::format("Mixed: {} and {}: both near their ceilings.", compute, memory);
+  }
+}
+
+}  // namespace
+
+void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& options, RooflineAnalysis& analysis) {
+  PickDominantPrecision(analysis);
+  PickBusiestMemoryLevel(launch, analysis);
+  ComputeFloor(analysis);
+  double compute_percent = std::max(analysis.sm_throughput_percent.value_or(0), analysis.compute_percent_of_peak);
+  double memory_percent = std::max(analysis.memory_throughput_percent.value_or(0), analysis.memory_percent_of_peak);
+  analysis.speed_of_light_percent = std::max(compute_percent, memory_percent);
+  if (analysis.duration_ns <= 0 || (analysis.compute.empty() && analysis.memory.empty() &&
+                                    !analysis.sm_throughput_percent && !analysis.memory_throughput_percent)) {
+    analysis.bottleneck = BottleneckClass::kUnknown;
+    analysis.reason = "Unknown: the profile lacks the duration and throughput metrics stage 1 needs (collect with "
+                      "ncu --set full, or at least --section SpeedOfLight).";
+    return;
+  }
+  Classify(launch, options, compute_percent, memory_percent, analysis);
+}
+
+}  // namespace kopt
