@@ -1,14 +1,120 @@
 #include "cli/commands.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <memory>
+
+#include "app/explain.h"
+#include "app/gpus.h"
+#include "core/subprocess.h"
 
 namespace kopt {
+namespace {
+
+// One row of the command table: its name, one-line summary, and the function
+// that declares its options on a CLI11 subcommand and returns the action.
+// `program_argv` is everything after a `--` on the command line.
+struct Command {
+  const char* name;
+  const char* summary;
+  std::function<std::function<Status()>(CLI::App&, const std::vector<std::string>& program_argv)> declare;
+};
+
+bool ColorWanted() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+}
+
+std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std::string>& program_argv) {
+  auto options = std::make_shared<ExplainOptions>();
+  command.add_option("target", options->target,
+                     "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file");
+  command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
+      ->capture_default_str();
+  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
+  command.add_option("--launch-skip", options->launch_skip, "Skip the first N matching launches")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--launch-count", options->launch_count, "Keep at most N matching launches (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--sass", options->sass_path, "SASS listing (cuobjdump -sass) for a CSV profile");
+  command.add_option("--ptxas", options->ptxas_path, "ptxas report (nvcc -Xptxas -v) for a CSV profile");
+  command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
+  command.add_option("--work-dir", options->work_directory,
+                     "Live collection: where the profile bundle is written (default kopt-profile-<name>)");
+  command.add_option("--set", options->section_set, "Live collection: ncu section set")->capture_default_str();
+  command.add_flag("--verbose,-v", options->verbose, "Include every detail");
+  command.footer(
+      "A program to profile may follow --: kopt explain [OPTIONS] -- PROGRAM [ARGS...]\n\nExamples:\n  kopt explain examples/profiles/h200/uncoalesced_loads/raw.csv\n"
+      "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096");
+  return [options, &program_argv]() {
+    options->program_argv = program_argv;
+    if (options->target.empty() && options->program_argv.empty()) {
+      return InvalidInput("explain needs a TARGET (a profile, a .cu file) or a program after --");
+    }
+    if (!options->target.empty() && !options->program_argv.empty()) {
+      return InvalidInput("explain takes a TARGET or a program after --, not both");
+    }
+    options->color = ColorWanted();
+    auto runner = MakeSystemCommandRunner();
+    return RunExplain(*options, *runner, std::cout);
+  };
+}
+
+std::function<Status()> DeclareGpus(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<GpusOptions>();
+  command.add_option("--format,-f", options->format, "Output format: term, md or json")->capture_default_str();
+  command.add_flag("!--no-live", options->query_live, "Do not query the GPUs of this machine");
+  return [options]() {
+    if (const char* skip = std::getenv("KOPT_NO_GPU_QUERY"); skip && std::string(skip) == "1") {
+      options->query_live = false;
+    }
+    return RunGpus(*options, std::cout);
+  };
+}
+
+const std::vector<Command>& CommandTable() {
+  static const std::vector<Command> kCommands = {
+      {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program", DeclareExplain},
+      {"gpus", "List the GPU specification table and the GPUs of this machine", DeclareGpus},
+  };
+  return kCommands;
+}
+
+}  // namespace
 
 int RunCommandLine(int argc, char** argv) {
-  CLI::App app{"kopt: explains and optimizes CUDA kernels"};
+  CLI::App app{"kopt: explains and optimizes CUDA kernels", "kopt"};
+  app.set_version_flag("--version", std::string("kopt ") + KOPT_VERSION);
   app.require_subcommand(1);
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  // Everything after `--` is a program to profile; CLI11 never sees it.
+  std::vector<std::string> arguments(argv + 1, argv + argc);
+  std::vector<std::string> program_argv;
+  if (auto dashes = std::find(arguments.begin(), arguments.end(), "--"); dashes != arguments.end()) {
+    program_argv.assign(dashes + 1, arguments.end());
+    arguments.erase(dashes, arguments.end());
+  }
+  std::function<Status()> action;
+  for (const Command& command : CommandTable()) {
+    CLI::App* subcommand = app.add_subcommand(command.name, command.summary);
+    auto run = command.declare(*subcommand, program_argv);
+    subcommand->callback([&action, run]() { action = run; });
+  }
+  try {
+    std::reverse(arguments.begin(), arguments.end());  // CLI11 takes the arguments reversed
+    app.parse(arguments);
+  } catch (const CLI::ParseError& error) {
+    int code = app.exit(error);
+    return code == 0 ? 0 : 2;
+  }
+  Status status = action ? action() : Internal("no command selected");
+  if (!status.ok()) std::cerr << "kopt: error: " << status.message() << "\n";
+  return ExitCodeFor(status);
 }
 
 }  // namespace kopt

@@ -1,0 +1,52 @@
+// `kopt explain TARGET`: the use case that turns a profile into a diagnosis.
+//
+// TARGET is one of:
+//  - an `ncu --csv --page raw` export (any extension but .cu/.ncu-rep), or a
+//    profile bundle directory holding raw.csv (+ sass.txt, ptxas.txt);
+//  - an Nsight Compute report (.ncu-rep), read through `ncu --import`;
+//  - a CUDA source file (.cu): built, run and profiled on the local GPU;
+//  - a program and its arguments (ExplainOptions::program_argv, after `--`).
+// A CSV may be accompanied by a SASS listing and a ptxas report (options, or
+// sass.txt / ptxas.txt beside it).
+//
+// Writes the rendered diagnosis to `out`, or to options.output_path (written
+// whole to a temporary file, then renamed into place).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/subprocess.h"
+#include "profile/profile.h"
+
+namespace kopt {
+
+struct ExplainOptions {
+  std::string target;                     // path; empty when program_argv is set
+  std::vector<std::string> program_argv;  // `kopt explain -- ./app args`
+  std::string format = "term";            // term | md | json | html
+  std::string output_path;                // empty: `out`
+  bool color = false;                     // ANSI colour in the terminal format
+  bool verbose = false;
+  std::string kernel_regex;               // ECMAScript regex searched in the demangled kernel name
+  long long launch_skip = 0;              // skip this many matching launches
+  long long launch_count = 0;             // then keep this many; 0 = all
+  std::string sass_path;                  // optional cuobjdump -sass / nvdisasm listing
+  std::string ptxas_path;                 // optional nvcc -Xptxas -v output
+  std::string gpu;                        // spec-table key or device name overriding the profile's device
+  std::string work_directory;             // live collection: where the bundle goes (default: kopt-profile-<stem>)
+  std::string section_set = "full";       // live collection: ncu --set
+};
+
+// Loads the profile TARGET names (see above), without filtering.
+Result<Profile> LoadProfile(const ExplainOptions& options, CommandRunner& runner, std::vector<std::string>& notes);
+
+// Keeps the launches that match the kernel regex, then applies skip/count.
+// No match: NotFound listing the kernels the profile has.
+Status SelectLaunches(const ExplainOptions& options, Profile& profile);
+
+Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out);
+
+}  // namespace kopt

@@ -1,0 +1,18 @@
+// Reading and writing whole files with errors that name the file.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+
+namespace kopt {
+
+// The file's bytes. NotFound when it does not exist, InvalidInput when it is
+// a directory or unreadable, and when larger than `max_bytes`.
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes = size_t{4} << 30);
+
+// Writes `contents` to a temporary file beside `path`, then renames it into
+// place, so a reader never sees a half-written file.
+Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+}  // namespace kopt
