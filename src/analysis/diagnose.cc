@@ -1,5 +1,7 @@
 #include "analysis/diagnose.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analysis/stalls.h"
@@ -18,7 +20,40 @@ const GpuSpec* SpecFor(const Profile& profile, const DiagnoseOptions& options, s
   return device_name.empty() ? nullptr : FindGpu(device_name);
 }
 
-KernelDiagnosis DiagnoseLaunch(const KernelLaunch& launch, const GpuSpec* spec, const DiagnoseOptions& options) {
+// True when the function's SASS has packed-half instructions and every one is a
+// constant materialization (`HFMA2.MMA Rd, -RZ, RZ, imm, imm`, a move the
+// compiler issues on the FMA pipe), not FP16 arithmetic.
+bool HalfInstructionsAreOnlyConstantMoves(const SassFunction& function) {
+  int packed_half_opcodes = 0;
+  for (const SassInstruction& instruction : function.instructions) {
+    const std::string& opcode = instruction.opcode;
+    if (opcode != "HFMA2" && opcode != "HADD2" && opcode != "HMUL2") continue;
+    ++packed_half_opcodes;
+    // The SASS parser classifies the -RZ, RZ form as a move, not FP16 work.
+    if (instruction.instruction_class == InstructionClass::kFp16) return false;
+  }
+  return packed_half_opcodes > 0;
+}
+
+// ncu counts those moves as HFMA thread instructions; drop the FP16 "work"
+// they would add to the roofline when the SASS proves it is not arithmetic.
+void DiscountHalfConstantMoves(const Profile& profile, const KernelLaunch& launch, const RooflineOptions& options,
+                               KernelDiagnosis& kernel) {
+  if (!profile.sass) return;
+  const SassFunction* function = FindSassFunction(*profile.sass, launch.FunctionName());
+  if (!function || !HalfInstructionsAreOnlyConstantMoves(*function)) return;
+  auto& compute = kernel.roofline.compute;
+  auto half = std::find_if(compute.begin(), compute.end(), [](const ComputeWork& work) { return work.precision == "fp16"; });
+  if (half == compute.end()) return;
+  kernel.roofline.total_flops -= half->operations;
+  compute.erase(half);
+  SummarizeRoofline(launch, options, kernel.roofline);
+  kernel.notes.push_back("ncu's HFMA count is left out of the roofline: the SASS shows only HFMA2.MMA constant "
+                         "moves (Rd, -RZ, RZ, …), no FP16 arithmetic.");
+}
+
+KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
+                               const DiagnoseOptions& options) {
   KernelDiagnosis kernel;
   kernel.launch_id = launch.launch_id;
   kernel.kernel_name = launch.kernel_name;
@@ -28,6 +63,7 @@ KernelDiagnosis DiagnoseLaunch(const KernelLaunch& launch, const GpuSpec* spec, 
   kernel.registers_per_thread = launch.Metric("launch__registers_per_thread");
   kernel.shared_memory_per_block_bytes = launch.Metric("launch__shared_mem_per_block");
   kernel.roofline = AnalyzeRoofline(launch, spec, options.roofline);
+  DiscountHalfConstantMoves(profile, launch, options.roofline, kernel);
   kernel.stalls = ExtractStallReasons(launch);
   if (kernel.stalls.empty()) {
     kernel.notes.push_back("No warp-stall metrics: collect with ncu --set full (or --section WarpStateStats) for "
@@ -55,7 +91,7 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
                                           diagnosis.device_name.empty() ? "unknown" : diagnosis.device_name));
   }
   for (const KernelLaunch& launch : profile.launches) {
-    diagnosis.kernels.push_back(DiagnoseLaunch(launch, spec, options));
+    diagnosis.kernels.push_back(DiagnoseLaunch(profile, launch, spec, options));
   }
   return diagnosis;
 }

@@ -54,7 +54,10 @@ struct RooflineAnalysis {
   double ridge_point = 0;             // dominant precision peak / DRAM peak, FLOP/byte
   double compute_percent_of_peak = 0; // the dominant precision's percent of its ceiling
   double memory_percent_of_peak = 0;  // the busiest memory level's percent of its ceiling
-  std::string busiest_memory_level;
+  std::string busiest_memory_level;   // "dram", "l2", "l1"; empty when no level was measured
+  // True when the busiest level was chosen by ncu's unit throughput (e.g.
+  // l1tex__throughput for shared-memory traffic) rather than by bytes moved.
+  bool busiest_memory_from_unit_throughput = false;
   // ncu's own speed-of-light percentages when present.
   std::optional<double> sm_throughput_percent;
   std::optional<double> memory_throughput_percent;

@@ -15,11 +15,10 @@ namespace {
 // unknown. They also count work that moves no bytes (L2 tag lookups, fills),
 // so they overstate a level next to the byte rates; ncu's SpeedOfLight
 // breakdown (gpu__compute_memory_throughput) follows the byte rates too.
+const char* UnitThroughputMetric(const std::string& level);
+
 double UnitThroughputPercent(const KernelLaunch& launch, const std::string& level) {
-  const char* metric = level == "dram"  ? "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
-                       : level == "l2" ? "lts__throughput.avg.pct_of_peak_sustained_elapsed"
-                                       : "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
-  return launch.Metric(metric).value_or(0);
+  return launch.Metric(UnitThroughputMetric(level)).value_or(0);
 }
 
 std::string LevelLabel(const std::string& level) {
@@ -51,7 +50,18 @@ void PickDominantPrecision(RooflineAnalysis& analysis) {
   }
 }
 
-void PickBusiestMemoryLevel(const KernelLaunch& launch, RooflineAnalysis& analysis) {
+const char* UnitThroughputMetric(const std::string& level) {
+  return level == "dram"  ? "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+         : level == "l2" ? "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+                         : "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
+}
+
+// The busiest level by bytes moved against its byte peak. When ncu's memory
+// throughput (which also counts shared-memory and L1 pipe work that moves few
+// bytes) is well above that, the level whose unit throughput explains ncu's
+// figure is the busy one instead.
+void PickBusiestMemoryLevel(const KernelLaunch& launch, const RooflineOptions& options,
+                            RooflineAnalysis& analysis) {
   for (const MemoryTraffic& traffic : analysis.memory) {
     double percent = traffic.peak_bytes_per_second > 0 ? traffic.percent_of_peak
                                                        : UnitThroughputPercent(launch, traffic.level);
@@ -59,6 +69,17 @@ void PickBusiestMemoryLevel(const KernelLaunch& launch, RooflineAnalysis& analys
       analysis.memory_percent_of_peak = percent;
       analysis.busiest_memory_level = traffic.level;
     }
+  }
+  double ncu_memory = analysis.memory_throughput_percent.value_or(0);
+  if (ncu_memory - analysis.memory_percent_of_peak < options.balance_points) return;
+  double closest_gap = 1e9;
+  for (const char* level : {"dram", "l2", "l1"}) {
+    auto unit_percent = launch.Metric(UnitThroughputMetric(level));
+    if (!unit_percent || std::fabs(*unit_percent - ncu_memory) >= closest_gap) continue;
+    closest_gap = std::fabs(*unit_percent - ncu_memory);
+    analysis.busiest_memory_level = level;
+    analysis.memory_percent_of_peak = *unit_percent;
+    analysis.busiest_memory_from_unit_throughput = true;
   }
 }
 
@@ -78,7 +99,14 @@ void ComputeFloor(RooflineAnalysis& analysis) {
   analysis.floor_ns = std::max(compute_seconds, memory_seconds) * 1e9;
 }
 
-std::string MemorySentence(const RooflineAnalysis& analysis) {
+std::string MemorySentence(const RooflineAnalysis& analysis, double memory_percent) {
+  if (analysis.busiest_memory_level.empty()) {
+    return fmt::format("memory is at {:.0f}% of its peak (gpu__compute_memory_throughput)", memory_percent);
+  }
+  if (analysis.busiest_memory_from_unit_throughput) {
+    return fmt::format("{} is at {:.0f}% of its peak ({})", LevelLabel(analysis.busiest_memory_level),
+                       analysis.memory_percent_of_peak, UnitThroughputMetric(analysis.busiest_memory_level));
+  }
   for (const MemoryTraffic& traffic : analysis.memory) {
     if (traffic.level != analysis.busiest_memory_level) continue;
     std::string sentence = fmt::format("{} is at {:.0f}% of its peak", LevelLabel(traffic.level),
@@ -103,7 +131,7 @@ std::string ComputeSentence(const RooflineAnalysis& analysis, double compute_per
 
 void Classify(const KernelLaunch& launch, const RooflineOptions& options, double compute_percent,
               double memory_percent, RooflineAnalysis& analysis) {
-  std::string memory = MemorySentence(analysis);
+  std::string memory = MemorySentence(analysis, memory_percent);
   std::string compute = ComputeSentence(analysis, compute_percent);
   if (std::max(compute_percent, memory_percent) < options.bound_percent) {
     analysis.bottleneck = BottleneckClass::kLatencyBound;
@@ -138,7 +166,7 @@ void Classify(const KernelLaunch& launch, const RooflineOptions& options, double
 
 void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& options, RooflineAnalysis& analysis) {
   PickDominantPrecision(analysis);
-  PickBusiestMemoryLevel(launch, analysis);
+  PickBusiestMemoryLevel(launch, options, analysis);
   ComputeFloor(analysis);
   double compute_percent = std::max(analysis.sm_throughput_percent.value_or(0), analysis.compute_percent_of_peak);
   double memory_percent = std::max(analysis.memory_throughput_percent.value_or(0), analysis.memory_percent_of_peak);
