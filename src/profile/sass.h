@@ -63,6 +63,8 @@ struct SassFunction {
   std::string architecture;       // "sm_90", from the listing header when present
   std::vector<SassInstruction> instructions;
 
+  // Static counts. Instructions predicated @!PT/@!UPT never execute (compiler
+  // padding): they stay in `instructions` but are left out of the counts and widths.
   std::array<int, static_cast<size_t>(InstructionClass::kCount)> class_counts{};
   std::map<std::string, int> opcode_counts;  // base opcode → static count
   // Memory access widths: bits → static instruction count, per space.
@@ -87,5 +89,16 @@ Result<SassListing> ParseSass(std::string_view text, std::string_view file_name)
 // The function whose demangled name's FunctionNameOf equals `function_name`
 // (see profile/kernel_launch.h), or nullptr.
 const SassFunction* FindSassFunction(const SassListing& listing, std::string_view function_name);
+
+// Parses one instruction as printed after its offset, e.g.
+// "@!P0 LDG.E.128 R4, desc[UR4][R2.64] ;" (an encoding comment after the ';'
+// is ignored). Fills every field but `offset`. Also suits the SASS column of
+// ncu's source page. An error when the text holds no opcode.
+Result<SassInstruction> ParseSassInstruction(std::string_view text);
+
+// The class of a base opcode ("LDG", "UIADD3"), given its modifiers
+// (".E.128") and operands. Unknown opcodes are kOther.
+InstructionClass ClassifySassOpcode(std::string_view opcode, std::string_view modifiers = {},
+                                    std::string_view operands = {});
 
 }  // namespace kopt
