@@ -6,9 +6,17 @@
 // the child's whole process group), and never uses a shell: arguments are
 // passed verbatim.
 //
-// Thread safety: SystemCommandRunner may be used from several threads at once.
+// The child gets stdin from /dev/null, its own process group (so that a
+// timeout kills everything it started), and default signal dispositions.
+// A program name without '/' is looked up on PATH (the PATH of
+// CommandSpec::environment when it sets one, else the parent's).
+//
+// Thread safety: SystemCommandRunner may be used from several threads at once
+// (pipes are created close-on-exec, so concurrent children do not inherit
+// each other's ends).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,17 +29,24 @@ namespace kopt {
 struct CommandSpec {
   std::vector<std::string> argv;  // argv[0] is looked up on PATH when it has no '/'
   std::vector<std::pair<std::string, std::string>> environment;  // added to / overriding the parent's
-  std::string working_directory;  // empty: the parent's
-  double timeout_seconds = 0;     // 0: no limit
+  std::string working_directory;                                 // empty: the parent's
+  double timeout_seconds = 0;                                    // 0: no limit
+  // After the timeout: SIGTERM to the child's process group, then SIGKILL
+  // when it is still running this many seconds later.
+  double kill_grace_seconds = 3;
+  // Each of stdout and stderr keeps at most this many bytes; the rest is read
+  // and discarded (CommandResult::output_truncated). 0: no limit.
+  size_t max_output_bytes = size_t{1} << 30;
 };
 
 struct CommandResult {
   int exit_code = -1;     // valid when !signaled && !timed_out
   bool signaled = false;  // ended by a signal (crash)
   int signal = 0;
-  bool timed_out = false;
+  bool timed_out = false;  // killed by the watchdog (signaled/signal or exit_code say how it ended)
   std::string stdout_text;
   std::string stderr_text;
+  bool output_truncated = false;  // max_output_bytes was reached on stdout or stderr
   bool Succeeded() const { return !signaled && !timed_out && exit_code == 0; }
 };
 
@@ -47,5 +62,16 @@ class CommandRunner {
 };
 
 std::unique_ptr<CommandRunner> MakeSystemCommandRunner();
+
+// How a command ended, for messages: "exit code 3", "signal 11 (SIGSEGV)",
+// "timed out after 5 s (killed by signal 15 (SIGTERM))".
+std::string DescribeCommandEnd(const CommandResult& result, double timeout_seconds);
+
+// "signal 11 (SIGSEGV)"; the name is given for the common crash and kill signals.
+std::string DescribeSignal(int signal_number);
+
+// The command line as a person would type it in a POSIX shell, quoting
+// arguments that need it: for messages and logs, never for execution.
+std::string CommandLineForDisplay(const std::vector<std::string>& argv);
 
 }  // namespace kopt

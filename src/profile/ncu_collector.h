@@ -8,6 +8,17 @@
 //  - CollectFromProgram: profiles any program (argv) under ncu.
 //  - ImportNcuReport: reads an .ncu-rep through `ncu --import … --csv --page raw`.
 //
+// The bundle in options.work_directory: <stem> (the binary built from
+// <stem>.cu), ptxas.txt (nvcc's -Xptxas -v report), profile.ncu-rep (the
+// Nsight Compute report), raw.csv (its raw-page export: `kopt explain` can
+// read it on a machine without ncu), ncu.log (ncu's output), sass.txt
+// (cuobjdump -sass).
+//
+// Every external command goes through the CommandRunner, with LC_ALL=C (ncu
+// prints locale-dependent numbers otherwise) and options.timeout_seconds.
+// ncu's -k filter is `regex:<kernel_regex>` matched against the function
+// name ("saxpy", not the full signature): ncu's default --kernel-name-base.
+//
 // Failures are typed and name what failed: no ncu on PATH (Unavailable),
 // ERR_NVGPUCTRPERM (PermissionDenied, with the fix), a .cu that does not
 // compile (WorkFailed, with nvcc's output), a program that crashes under ncu
@@ -16,6 +27,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -25,24 +37,47 @@
 namespace kopt {
 
 struct CollectionOptions {
-  std::string kernel_regex;        // ncu -k regex:...; empty: every kernel
-  long long launch_skip = 0;       // ncu -s: matching launches to skip first
-  long long launch_count = 0;      // ncu -c: launches to profile; 0 = all
+  std::string kernel_regex;          // ncu -k regex:...; empty: every kernel
+  long long launch_skip = 0;         // ncu -s: matching launches to skip first
+  long long launch_count = 0;        // ncu -c: launches to profile; 0 = all
   std::string section_set = "full";  // ncu --set
   std::string ncu = "ncu";
   std::string nvcc = "nvcc";
   std::string cuobjdump = "cuobjdump";
-  std::string architecture;        // "sm_90a"; empty: detect from the local GPU
+  std::string architecture;  // "sm_90a"; empty: detect from the local GPU
   std::vector<std::string> extra_nvcc_flags;
-  std::string work_directory;      // required: where the bundle's files are written
-  double timeout_seconds = 900;    // per external command
+  std::string work_directory;    // required: where the bundle's files are written
+  double timeout_seconds = 900;  // per external command
 };
 
 Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
                                       CommandRunner& runner);
-Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv, const CollectionOptions& options,
-                                   CommandRunner& runner);
+Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
+                                   const CollectionOptions& options, CommandRunner& runner);
+
+// The same, also returning notes: things the user should know that did not
+// stop the collection, in order ("cuobjdump not found on PATH: no SASS
+// instruction mix", ncu's ==WARNING== lines). Show them with the diagnosis.
+Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
+                                      CommandRunner& runner, std::vector<std::string>& notes);
+Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
+                                   const CollectionOptions& options, CommandRunner& runner,
+                                   std::vector<std::string>& notes);
 Result<Profile> ImportNcuReport(const std::string& report_path, const CollectionOptions& options,
                                 CommandRunner& runner);
+
+// The nvcc architecture for a compute capability as nvidia-smi prints it:
+// "9.0" → "sm_90a" (Hopper's wgmma/TMA features need the 'a' target), "8.6" →
+// "sm_86", "10.0" → "sm_100". An unrecognised text is InvalidInput.
+Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability);
+
+// "-gencode=arch=compute_90a,code=sm_90a" for "sm_90a"; InvalidInput unless
+// the architecture looks like sm_<digits>[suffix].
+Result<std::string> GencodeFlagFor(std::string_view architecture);
+
+// The architecture of the first GPU that nvidia-smi lists (`nvidia-smi
+// --query-gpu=compute_cap --format=csv,noheader`). No nvidia-smi, a failing
+// nvidia-smi or no GPU: Unavailable "no NVIDIA GPU found: …".
+Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeout_seconds);
 
 }  // namespace kopt

@@ -1,0 +1,462 @@
+// SystemCommandRunner: posix_spawn without a shell, pipes drained with poll(),
+// and a wall-clock watchdog that signals the child's whole process group.
+#include "core/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+extern char** environ;
+
+namespace kopt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+// After the child has ended, output still arriving through an inherited pipe
+// (a grandchild that outlived it) is read until the pipes are idle this long.
+constexpr std::chrono::milliseconds kDrainIdleLimit{2000};
+// How often the child's state is checked while its pipes are quiet (when the
+// kernel offers no pidfd to wait on, this bounds how late an exit is seen).
+constexpr int kPollSliceMilliseconds = 50;
+
+std::string ErrnoText(int error_number) {
+  return std::strerror(error_number);
+}
+
+// A descriptor that becomes readable when `pid` exits (Linux 5.3+), or -1.
+int OpenProcessDescriptor(pid_t pid) {
+#ifdef SYS_pidfd_open
+  long fd = syscall(SYS_pidfd_open, pid, 0);
+  return fd >= 0 ? static_cast<int>(fd) : -1;
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return false;
+  return access(path.c_str(), X_OK) == 0;
+}
+
+// Looks `program` (no '/') up in the ':'-separated `search_path`. An empty
+// entry means the current directory, as in execvp. Returns an absolute path
+// (so that a working-directory change cannot re-resolve it), or "".
+std::string SearchPath(const std::string& program, const std::string& search_path) {
+  size_t start = 0;
+  while (start <= search_path.size()) {
+    size_t end = search_path.find(':', start);
+    if (end == std::string::npos) end = search_path.size();
+    std::string directory = search_path.substr(start, end - start);
+    if (directory.empty()) directory = ".";
+    std::string candidate = directory + "/" + program;
+    if (IsExecutableFile(candidate)) {
+      std::error_code error;
+      std::filesystem::path absolute = std::filesystem::absolute(candidate, error);
+      return error ? candidate : absolute.lexically_normal().string();
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+std::string ParentPath() {
+  const char* value = std::getenv("PATH");
+  return value != nullptr ? value : kDefaultPath;
+}
+
+// The PATH the child will see: the spec's override, else the parent's.
+std::string PathFor(const CommandSpec& spec) {
+  for (const auto& [name, value] : spec.environment) {
+    if (name == "PATH") return value;
+  }
+  return ParentPath();
+}
+
+// "NAME=value" strings: the parent's environment with the spec's overrides.
+std::vector<std::string> BuildEnvironment(const CommandSpec& spec) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    std::string_view name = text.substr(0, text.find('='));
+    bool overridden = std::any_of(spec.environment.begin(), spec.environment.end(),
+                                  [&](const auto& pair) { return pair.first == name; });
+    if (!overridden) entries.emplace_back(text);
+  }
+  for (const auto& [name, value] : spec.environment) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+std::vector<char*> PointerArray(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (std::string& text : strings) pointers.push_back(text.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// A file descriptor closed on destruction.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() { Close(); }
+  int get() const { return fd_; }
+  void Reset(int fd) {
+    Close();
+    fd_ = fd;
+  }
+  // Gives up ownership: the caller closes the descriptor.
+  int Release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  void Close() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+struct PipePair {
+  FileDescriptor read_end;
+  FileDescriptor write_end;
+};
+
+Status MakePipe(PipePair& pipe_pair) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Internal("cannot create a pipe: " + ErrnoText(errno));
+  pipe_pair.read_end.Reset(fds[0]);
+  pipe_pair.write_end.Reset(fds[1]);
+  return Status::Ok();
+}
+
+// RAII holders for the posix_spawn attribute objects.
+struct SpawnSetup {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  SpawnSetup() {
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attributes);
+  }
+  ~SpawnSetup() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+  }
+};
+
+// Starts `program_path` with stdin from /dev/null, stdout/stderr into the
+// given pipe ends, its own process group and default signal handling.
+Result<pid_t> SpawnChild(const std::string& program_path, const CommandSpec& spec, int stdout_fd,
+                         int stderr_fd) {
+  SpawnSetup setup;
+  posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&setup.actions, stdout_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&setup.actions, stderr_fd, STDERR_FILENO);
+  if (!spec.working_directory.empty()) {
+    posix_spawn_file_actions_addchdir_np(&setup.actions, spec.working_directory.c_str());
+  }
+  sigset_t empty_set, all_signals;
+  sigemptyset(&empty_set);
+  sigfillset(&all_signals);
+  posix_spawnattr_setflags(&setup.attributes,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&setup.attributes, 0);
+  posix_spawnattr_setsigmask(&setup.attributes, &empty_set);
+  posix_spawnattr_setsigdefault(&setup.attributes, &all_signals);
+
+  std::vector<std::string> arguments = spec.argv;
+  std::vector<std::string> environment = BuildEnvironment(spec);
+  std::vector<char*> argument_pointers = PointerArray(arguments);
+  std::vector<char*> environment_pointers = PointerArray(environment);
+  pid_t pid = -1;
+  int error = posix_spawn(&pid, program_path.c_str(), &setup.actions, &setup.attributes,
+                          argument_pointers.data(), environment_pointers.data());
+  if (error == ENOENT || error == EACCES || error == ENOEXEC || error == ENOTDIR || error == EISDIR) {
+    return NotFound("cannot run '" + spec.argv[0] + "' (" + program_path + "): " + ErrnoText(error));
+  }
+  if (error != 0) return Internal("cannot start '" + spec.argv[0] + "': " + ErrnoText(error));
+  return pid;
+}
+
+// Drains a running child's stdout and stderr, enforces the deadline, and reaps it.
+class ChildMonitor {
+ public:
+  ChildMonitor(pid_t pid, int stdout_fd, int stderr_fd, const CommandSpec& spec)
+      : pid_(pid), process_fd_(OpenProcessDescriptor(pid)), spec_(spec), start_(Clock::now()) {
+    streams_[0] = {stdout_fd, &result_.stdout_text};
+    streams_[1] = {stderr_fd, &result_.stderr_text};
+  }
+
+  ~ChildMonitor() {
+    for (Stream& stream : streams_) {
+      if (stream.fd >= 0) close(stream.fd);
+    }
+    if (process_fd_ >= 0) close(process_fd_);
+  }
+
+  CommandResult Watch() {
+    while (true) {
+      Clock::time_point now = Clock::now();
+      EnforceDeadline(now);
+      if (!exited_) CheckExit(false);
+      if (exited_ && DoneDraining(now)) break;
+      if (OpenStreamCount() == 0 && !HasPendingDeadline()) {
+        CheckExit(true);  // nothing to read and no watchdog: just wait
+        continue;
+      }
+      PumpOutput(NextWaitMilliseconds(now));
+    }
+    return std::move(result_);
+  }
+
+ private:
+  struct Stream {
+    int fd = -1;
+    std::string* sink = nullptr;
+  };
+
+  int OpenStreamCount() const {
+    return static_cast<int>(std::count_if(std::begin(streams_), std::end(streams_),
+                                          [](const Stream& stream) { return stream.fd >= 0; }));
+  }
+
+  // After the child ended: stop at end of file, when a grandchild that holds
+  // the pipes stays quiet, or when it outlives the timeout.
+  bool DoneDraining(Clock::time_point now) const {
+    if (OpenStreamCount() == 0 || now - last_output_ > kDrainIdleLimit) return true;
+    return spec_.timeout_seconds > 0 &&
+           now > start_ + Seconds(spec_.timeout_seconds) + Seconds(spec_.kill_grace_seconds);
+  }
+
+  bool HasPendingDeadline() const { return !exited_ && spec_.timeout_seconds > 0 && !kill_sent_; }
+
+  void EnforceDeadline(Clock::time_point now) {
+    if (exited_ || spec_.timeout_seconds <= 0) return;
+    if (!term_sent_ && now >= start_ + Seconds(spec_.timeout_seconds)) {
+      kill(-pid_, SIGTERM);
+      term_sent_ = true;
+      result_.timed_out = true;
+      kill_at_ = now + Seconds(spec_.kill_grace_seconds);
+    } else if (term_sent_ && !kill_sent_ && now >= kill_at_) {
+      kill(-pid_, SIGKILL);
+      kill_sent_ = true;
+    }
+  }
+
+  static Clock::duration Seconds(double seconds) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(0.0, seconds)));
+  }
+
+  int NextWaitMilliseconds(Clock::time_point now) const {
+    Clock::duration wait = std::chrono::milliseconds(kPollSliceMilliseconds);
+    if (HasPendingDeadline()) {
+      Clock::time_point next = term_sent_ ? kill_at_ : start_ + Seconds(spec_.timeout_seconds);
+      wait = std::min(wait, std::max(Clock::duration::zero(), next - now));
+    }
+    auto milliseconds = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
+    return static_cast<int>(milliseconds);
+  }
+
+  void CheckExit(bool block) {
+    int wait_status = 0;
+    pid_t reaped;
+    do {
+      reaped = waitpid(pid_, &wait_status, block ? 0 : WNOHANG);
+    } while (reaped < 0 && errno == EINTR);
+    if (reaped < 0 && errno == ECHILD) {
+      exited_ = true;  // reaped elsewhere (SIGCHLD ignored): the status is lost
+      last_output_ = Clock::now();
+      return;
+    }
+    if (reaped != pid_) return;
+    exited_ = true;
+    last_output_ = Clock::now();  // the drain-idle limit counts from the exit
+    if (WIFSIGNALED(wait_status)) {
+      result_.signaled = true;
+      result_.signal = WTERMSIG(wait_status);
+    } else if (WIFEXITED(wait_status)) {
+      result_.exit_code = WEXITSTATUS(wait_status);
+    }
+  }
+
+  // Waits up to `timeout_milliseconds` for output or the child's exit, and reads what is ready.
+  void PumpOutput(int timeout_milliseconds) {
+    pollfd poll_fds[3];
+    int indices[3];
+    int count = 0;
+    for (int index = 0; index < 2; ++index) {
+      if (streams_[index].fd < 0) continue;
+      poll_fds[count] = {streams_[index].fd, POLLIN, 0};
+      indices[count++] = index;
+    }
+    if (!exited_ && process_fd_ >= 0) {
+      poll_fds[count] = {process_fd_, POLLIN, 0};
+      indices[count++] = -1;  // the exit is reaped by the next CheckExit
+    }
+    int ready = poll(poll_fds, count, timeout_milliseconds);
+    if (ready <= 0) return;  // timeout or EINTR: the loop re-checks state
+    for (int slot = 0; slot < count; ++slot) {
+      if (poll_fds[slot].revents != 0 && indices[slot] >= 0) ReadOnce(streams_[indices[slot]]);
+    }
+  }
+
+  void ReadOnce(Stream& stream) {
+    char buffer[65536];
+    ssize_t bytes = read(stream.fd, buffer, sizeof buffer);
+    if (bytes < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (bytes <= 0) {
+      close(stream.fd);
+      stream.fd = -1;
+      return;
+    }
+    last_output_ = Clock::now();
+    size_t keep = static_cast<size_t>(bytes);
+    if (spec_.max_output_bytes > 0) {
+      size_t room = spec_.max_output_bytes - std::min(spec_.max_output_bytes, stream.sink->size());
+      if (room < keep) result_.output_truncated = true;
+      keep = std::min(keep, room);
+    }
+    stream.sink->append(buffer, keep);
+  }
+
+  pid_t pid_;
+  int process_fd_;  // pidfd of the child, or -1
+  const CommandSpec& spec_;
+  Clock::time_point start_;
+  Clock::time_point kill_at_{};
+  Clock::time_point last_output_{};
+  bool exited_ = false;
+  bool term_sent_ = false;
+  bool kill_sent_ = false;
+  Stream streams_[2];
+  CommandResult result_;
+};
+
+class SystemCommandRunner : public CommandRunner {
+ public:
+  Result<CommandResult> Run(const CommandSpec& spec) override {
+    if (spec.argv.empty() || spec.argv[0].empty()) return InvalidInput("cannot run an empty command line");
+    if (!spec.working_directory.empty() && !std::filesystem::is_directory(spec.working_directory)) {
+      return NotFound("cannot run '" + spec.argv[0] + "': working directory '" + spec.working_directory +
+                      "' does not exist or is not a directory");
+    }
+    std::string program_path = spec.argv[0];
+    if (program_path.find('/') == std::string::npos) {
+      program_path = SearchPath(spec.argv[0], PathFor(spec));
+      if (program_path.empty()) {
+        return NotFound("program '" + spec.argv[0] + "' not found on PATH (" + PathFor(spec) + ")");
+      }
+    }
+    PipePair stdout_pipe, stderr_pipe;
+    KOPT_RETURN_IF_ERROR(MakePipe(stdout_pipe));
+    KOPT_RETURN_IF_ERROR(MakePipe(stderr_pipe));
+    KOPT_ASSIGN_OR_RETURN(
+        pid_t pid, SpawnChild(program_path, spec, stdout_pipe.write_end.get(), stderr_pipe.write_end.get()));
+    stdout_pipe.write_end.Close();
+    stderr_pipe.write_end.Close();
+    // The monitor closes the read ends (at end of file, or when it stops).
+    return ChildMonitor(pid, stdout_pipe.read_end.Release(), stderr_pipe.read_end.Release(), spec).Watch();
+  }
+
+  std::string FindProgram(const std::string& program) override {
+    if (program.empty()) return "";
+    if (program.find('/') != std::string::npos) return IsExecutableFile(program) ? program : "";
+    return SearchPath(program, ParentPath());
+  }
+};
+
+std::string SignalName(int signal_number) {
+  switch (signal_number) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGTRAP: return "SIGTRAP";
+    default: return "";
+  }
+}
+
+std::string FormatSeconds(double seconds) {
+  char text[32];
+  if (seconds == std::floor(seconds)) {
+    std::snprintf(text, sizeof text, "%.0f", seconds);
+  } else {
+    std::snprintf(text, sizeof text, "%g", seconds);
+  }
+  return text;
+}
+
+bool NeedsQuoting(const std::string& argument) {
+  if (argument.empty()) return true;
+  return std::any_of(argument.begin(), argument.end(), [](char character) {
+    return !(std::isalnum(static_cast<unsigned char>(character)) ||
+             std::strchr("_@%+=:,./-", character) != nullptr);
+  });
+}
+
+}  // namespace
+
+std::string DescribeSignal(int signal_number) {
+  std::string name = SignalName(signal_number);
+  return "signal " + std::to_string(signal_number) + (name.empty() ? "" : " (" + name + ")");
+}
+
+std::unique_ptr<CommandRunner> MakeSystemCommandRunner() {
+  return std::make_unique<SystemCommandRunner>();
+}
+
+std::string DescribeCommandEnd(const CommandResult& result, double timeout_seconds) {
+  std::string how = result.signaled ? "killed by " + DescribeSignal(result.signal)
+                                    : "exit code " + std::to_string(result.exit_code);
+  if (result.timed_out) return "timed out after " + FormatSeconds(timeout_seconds) + " s (" + how + ")";
+  return result.signaled ? DescribeSignal(result.signal) : how;
+}
+
+std::string CommandLineForDisplay(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& argument : argv) {
+    if (!line.empty()) line += ' ';
+    if (!NeedsQuoting(argument)) {
+      line += argument;
+      continue;
+    }
+    line += '\'';
+    for (char character : argument)
+      line += character == '\'' ? std::string("'\\''") : std::string(1, character);
+    line += '\'';
+  }
+  return line;
+}
+
+}  // namespace kopt

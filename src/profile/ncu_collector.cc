@@ -1,0 +1,644 @@
+// Live collection (nvcc → ncu → cuobjdump) and .ncu-rep import, every
+// external command through a CommandRunner. See ncu_collector.h.
+#include "profile/ncu_collector.h"
+
+#include <algorithm>
+#include <cctype>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <system_error>
+
+#include "core/text.h"
+#include "profile/ncu_csv.h"
+#include "profile/ptxas_report.h"
+#include "profile/sass.h"
+
+namespace kopt {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kOutputTailLines = 20;
+constexpr double kNvidiaSmiTimeoutSeconds = 60;
+constexpr const char* kReportStem = "profile";
+constexpr const char* kPermissionHelpUrl = "https://developer.nvidia.com/ERR_NVGPUCTRPERM";
+
+// ---- small text helpers ----------------------------------------------------
+
+bool Contains(std::string_view text, std::string_view needle) {
+  return text.find(needle) != std::string_view::npos;
+}
+
+std::string CombinedOutput(const CommandResult& result) {
+  std::string output = result.stdout_text;
+  if (!output.empty() && output.back() != '\n' && !result.stderr_text.empty()) output += '\n';
+  return output + result.stderr_text;
+}
+
+// The last `count` non-blank lines of `text`, joined with newlines.
+std::string LastLines(std::string_view text, size_t count) {
+  std::vector<std::string_view> lines;
+  for (std::string_view line : SplitLines(text)) {
+    if (!TrimWhitespace(line).empty()) lines.push_back(line);
+  }
+  size_t first = lines.size() > count ? lines.size() - count : 0;
+  std::string joined;
+  for (size_t index = first; index < lines.size(); ++index) {
+    joined += std::string(lines[index]) + "\n";
+  }
+  return joined;
+}
+
+// The lines carrying ncu's `marker` ("==ERROR==", "==WARNING=="), verbatim.
+std::vector<std::string> MarkedLines(std::string_view text, std::string_view marker) {
+  std::vector<std::string> lines;
+  for (std::string_view line : SplitLines(text)) {
+    if (Contains(line, marker)) lines.emplace_back(TrimWhitespace(line));
+  }
+  return lines;
+}
+
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string joined;
+  for (const std::string& line : lines) joined += line + "\n";
+  return joined;
+}
+
+// "\n<label>:\n<lines>" when there are lines, else "".
+std::string Section(std::string_view label, std::string_view lines) {
+  if (TrimWhitespace(lines).empty()) return "";
+  std::string section = "\n" + std::string(label) + ":\n" + std::string(lines);
+  if (section.back() == '\n') section.pop_back();
+  return section;
+}
+
+// ncu ends a run that profiled nothing with "Available Kernels:" and lines
+// "1. scale": the kernels the program launched.
+bool IsAvailableKernelsHeader(std::string_view trimmed_line) {
+  return trimmed_line == "Available Kernels:";
+}
+
+// "3. gemm" → "gemm"; "" for anything else.
+std::string AvailableKernelEntry(std::string_view trimmed_line) {
+  size_t dot = trimmed_line.find(". ");
+  if (dot == 0 || dot == std::string_view::npos) return "";
+  bool numbered = std::all_of(trimmed_line.begin(), trimmed_line.begin() + dot, [](char character) {
+    return std::isdigit(static_cast<unsigned char>(character));
+  });
+  return numbered ? std::string(trimmed_line.substr(dot + 2)) : "";
+}
+
+std::vector<std::string> AvailableKernels(std::string_view output) {
+  std::vector<std::string> kernels;
+  bool in_list = false;
+  for (std::string_view line : SplitLines(output)) {
+    std::string_view trimmed = TrimWhitespace(line);
+    if (IsAvailableKernelsHeader(trimmed)) {
+      in_list = true;
+    } else if (in_list) {
+      std::string kernel = AvailableKernelEntry(trimmed);
+      in_list = !kernel.empty();
+      if (in_list) kernels.push_back(kernel);
+    }
+  }
+  return kernels;
+}
+
+// The last lines of the profiled program's own output: ncu's "==PROF==",
+// "==WARNING==" and "==ERROR==" lines and its kernel list left out.
+std::string ProgramOutputTail(std::string_view output) {
+  std::string program_lines;
+  bool in_kernel_list = false;
+  for (std::string_view line : SplitLines(output)) {
+    std::string_view trimmed = TrimWhitespace(line);
+    if (IsAvailableKernelsHeader(trimmed)) in_kernel_list = true;
+    if (in_kernel_list && (IsAvailableKernelsHeader(trimmed) || !AvailableKernelEntry(trimmed).empty()))
+      continue;
+    in_kernel_list = false;
+    bool ncu_line = StartsWith(trimmed, "==") && trimmed.find("== ") != std::string_view::npos;
+    if (!ncu_line) program_lines += std::string(line) + "\n";
+  }
+  return Section("last lines of the program's output", LastLines(program_lines, kOutputTailLines));
+}
+
+std::string ErrorLinesSection(std::string_view output) {
+  return Section("ncu reported", JoinLines(MarkedLines(output, "==ERROR==")));
+}
+
+std::string Quoted(std::string_view text) {
+  return "'" + std::string(text) + "'";
+}
+
+std::string FormatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
+size_t NonBlankLineCount(std::string_view text) {
+  size_t count = 0;
+  for (std::string_view line : SplitLines(text)) count += TrimWhitespace(line).empty() ? 0 : 1;
+  return count;
+}
+
+// ---- files -----------------------------------------------------------------
+
+Status WriteTextFile(const fs::path& path, std::string_view text) {
+  std::ofstream stream(path, std::ios::binary | std::ios::trunc);
+  stream.write(text.data(), static_cast<std::streamsize>(text.size()));
+  stream.close();
+  if (!stream)
+    return WorkFailed("cannot write " + Quoted(path.string()) + " (is the work directory writable?)");
+  return Status::Ok();
+}
+
+Result<fs::path> PrepareWorkDirectory(const CollectionOptions& options) {
+  if (options.work_directory.empty()) {
+    return InvalidInput("no work directory given: live collection needs a directory for the profile bundle");
+  }
+  std::error_code error;
+  fs::create_directories(options.work_directory, error);
+  if (error || !fs::is_directory(options.work_directory)) {
+    return WorkFailed("cannot create the work directory " + Quoted(options.work_directory) + ": " +
+                      (error ? error.message() : "a file of that name exists"));
+  }
+  return fs::path(options.work_directory);
+}
+
+// ---- tools -----------------------------------------------------------------
+
+CommandSpec ToolCommand(std::vector<std::string> argv, const CollectionOptions& options) {
+  CommandSpec spec;
+  spec.argv = std::move(argv);
+  spec.environment = {{"LC_ALL", "C"}};
+  spec.timeout_seconds = options.timeout_seconds;
+  return spec;
+}
+
+std::string NcuInstallAdvice() {
+  return "Install Nsight Compute (it ships with the CUDA toolkit; "
+         "https://developer.nvidia.com/nsight-compute) "
+         "and put its directory on PATH (for example /usr/local/cuda/bin or "
+         "/opt/nvidia/nsight-compute/<version>)";
+}
+
+std::string NcuMissingMessage(const CollectionOptions& options, std::string_view purpose) {
+  return "Nsight Compute's command-line profiler " + Quoted(options.ncu) + " was not found on PATH; " +
+         std::string(purpose) + " needs it. " + NcuInstallAdvice() + ".";
+}
+
+Status RequireNcu(CommandRunner& runner, const CollectionOptions& options, std::string_view purpose) {
+  if (!runner.FindProgram(options.ncu).empty()) return Status::Ok();
+  return Unavailable(NcuMissingMessage(options, purpose));
+}
+
+Status RequireNvcc(CommandRunner& runner, const CollectionOptions& options) {
+  if (!runner.FindProgram(options.nvcc).empty()) return Status::Ok();
+  return Unavailable("the CUDA compiler " + Quoted(options.nvcc) +
+                     " was not found on PATH; building a .cu file needs it. Install the CUDA toolkit "
+                     "(https://developer.nvidia.com/cuda-downloads) and put its bin directory (usually "
+                     "/usr/local/cuda/bin) on PATH. Without a GPU machine, "
+                     "explain a profile captured elsewhere: kopt explain profile.csv");
+}
+
+// `detail` says what was seen; `tool_output` (optional) is nvidia-smi's own words.
+std::string NoGpuMessage(std::string_view detail, std::string_view tool_output = "") {
+  return "no NVIDIA GPU found: " + std::string(detail) +
+         ". Live collection needs a GPU and its driver; on a machine without one, explain a profile "
+         "captured elsewhere (kopt explain profile.csv or report.ncu-rep)" +
+         Section("nvidia-smi said", tool_output);
+}
+
+// ---- ncu report import -----------------------------------------------------
+
+// ncu's own message lines ("==PROF== …", "==WARNING== …") that share stdout
+// with the CSV: removed before parsing.
+bool IsNcuMessageLine(std::string_view line) {
+  static const std::regex pattern("^==[A-Z]+==");
+  std::string text(line.substr(0, 16));
+  return std::regex_search(text, pattern);
+}
+
+std::string StripNcuMessages(std::string_view text) {
+  std::string kept;
+  kept.reserve(text.size());
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    size_t stop = end == std::string_view::npos ? text.size() : end + 1;
+    std::string_view line = text.substr(start, stop - start);
+    if (!IsNcuMessageLine(line)) kept.append(line);
+    start = stop;
+  }
+  return kept;
+}
+
+Status CheckReportFile(const std::string& report_path) {
+  std::error_code error;
+  if (!fs::exists(report_path, error)) {
+    return NotFound("Nsight Compute report " + Quoted(report_path) + " not found");
+  }
+  if (!fs::is_regular_file(report_path, error)) {
+    return InvalidInput(Quoted(report_path) + " is not a file; expected an Nsight Compute report (.ncu-rep)");
+  }
+  if (fs::file_size(report_path, error) == 0) {
+    return InvalidInput(Quoted(report_path) + " is empty; expected an Nsight Compute report (.ncu-rep)");
+  }
+  return Status::Ok();
+}
+
+Status NoKernelInReport(const std::string& report_path, std::string_view ncu_output) {
+  return WorkFailed("the report " + Quoted(report_path) +
+                    " contains no kernel: ncu exported no profiled launch from it" +
+                    ErrorLinesSection(ncu_output));
+}
+
+// Runs `ncu --import … --csv --page raw --print-units base` and returns the CSV text.
+Result<std::string> ExportRawPage(const std::string& report_path, const CollectionOptions& options,
+                                  CommandRunner& runner) {
+  CommandSpec spec = ToolCommand(
+      {options.ncu, "--import", report_path, "--csv", "--page", "raw", "--print-units", "base"}, options);
+  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(spec));
+  std::string output = CombinedOutput(result);
+  if (result.timed_out) {
+    return WorkFailed("ncu timed out after " + FormatSeconds(options.timeout_seconds) + " s reading " +
+                      Quoted(report_path));
+  }
+  if (!result.Succeeded()) {
+    std::string detail = MarkedLines(output, "==ERROR==").empty()
+                             ? Section("ncu said", LastLines(output, kOutputTailLines))
+                             : ErrorLinesSection(output);
+    return InvalidInput("ncu could not read the report " + Quoted(report_path) + " (" +
+                        DescribeCommandEnd(result, options.timeout_seconds) +
+                        "); expected an Nsight Compute report that this ncu version can open" + detail);
+  }
+  std::string csv = StripNcuMessages(result.stdout_text);
+  // A header and a units row with no launch row below them is an empty report too.
+  if (NonBlankLineCount(csv) <= 2) return NoKernelInReport(report_path, output);
+  return csv;
+}
+
+// Exports and parses a report; when `bundle_directory` is set, keeps the CSV there as raw.csv.
+Result<Profile> ReadReport(const std::string& report_path, const CollectionOptions& options,
+                           CommandRunner& runner, const std::optional<fs::path>& bundle_directory) {
+  KOPT_ASSIGN_OR_RETURN(std::string csv, ExportRawPage(report_path, options, runner));
+  if (bundle_directory) KOPT_RETURN_IF_ERROR(WriteTextFile(*bundle_directory / "raw.csv", csv));
+  KOPT_ASSIGN_OR_RETURN(std::vector<KernelLaunch> launches, ParseNcuRawCsv(csv, report_path));
+  if (launches.empty()) return NoKernelInReport(report_path, "");
+  Profile profile;
+  profile.source = report_path;
+  profile.launches = std::move(launches);
+  return profile;
+}
+
+// ---- profiling a program under ncu -----------------------------------------
+
+Status CheckLaunchSelection(const CollectionOptions& options) {
+  if (options.launch_skip < 0 || options.launch_count < 0) {
+    return InvalidInput("launch skip and count must not be negative (got skip " +
+                        std::to_string(options.launch_skip) + ", count " +
+                        std::to_string(options.launch_count) + ")");
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& program_argv,
+                                           const CollectionOptions& options, const fs::path& report_base) {
+  std::vector<std::string> argv = {options.ncu,       "--set", options.section_set, "--clock-control", "none",
+                                   "--import-source", "yes"};
+  if (!options.kernel_regex.empty()) {
+    bool has_prefix = StartsWith(options.kernel_regex, "regex:");
+    argv.insert(argv.end(), {"-k", has_prefix ? options.kernel_regex : "regex:" + options.kernel_regex});
+  }
+  if (options.launch_skip > 0) argv.insert(argv.end(), {"-s", std::to_string(options.launch_skip)});
+  if (options.launch_count > 0) argv.insert(argv.end(), {"-c", std::to_string(options.launch_count)});
+  argv.insert(argv.end(), {"--target-processes", "all", "-f", "-o", report_base.string()});
+  argv.insert(argv.end(), program_argv.begin(), program_argv.end());
+  return argv;
+}
+
+// A program given by bare name is looked up on PATH (ncu wants a path).
+Result<std::vector<std::string>> ResolveProgram(const std::vector<std::string>& program_argv,
+                                                CommandRunner& runner) {
+  if (program_argv.empty() || program_argv[0].empty()) {
+    return InvalidInput(
+        "no program to profile: give the program and its arguments after --, e.g. -- ./app 1024");
+  }
+  std::vector<std::string> resolved = program_argv;
+  if (resolved[0].find('/') != std::string::npos) return resolved;
+  std::string path = runner.FindProgram(resolved[0]);
+  if (path.empty()) {
+    return NotFound("program " + Quoted(resolved[0]) +
+                    " not found on PATH; for a program in this directory write ./" + resolved[0]);
+  }
+  resolved[0] = path;
+  return resolved;
+}
+
+std::string KernelFilterDescription(const CollectionOptions& options) {
+  std::vector<std::string> parts;
+  if (!options.kernel_regex.empty()) parts.push_back("kernel name regex " + Quoted(options.kernel_regex));
+  if (options.launch_skip > 0)
+    parts.push_back("skipping " + std::to_string(options.launch_skip) + " launches");
+  if (options.launch_count > 0) parts.push_back("launch count " + std::to_string(options.launch_count));
+  std::string joined;
+  for (const std::string& part : parts) joined += (joined.empty() ? "" : ", ") + part;
+  return joined;
+}
+
+Status PermissionStatus(const std::string& command, std::string_view output) {
+  return PermissionDenied(
+      "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM) while profiling `" + command +
+      "`. Fix: run as root (e.g. sudo), or let every user profile: put `options nvidia "
+      "NVreg_RestrictProfilingToAdminUsers=0` in a file under /etc/modprobe.d/ and reload the nvidia module "
+      "or reboot (in a container the host must allow it; start the container with --cap-add=SYS_ADMIN). "
+      "See " +
+      std::string(kPermissionHelpUrl) + ErrorLinesSection(output));
+}
+
+Status NoKernelProfiledStatus(const std::string& command, const CollectionOptions& options,
+                              std::string_view output) {
+  std::string filter = KernelFilterDescription(options);
+  std::vector<std::string> launched = AvailableKernels(output);
+  std::string what =
+      filter.empty() ? "ncu profiled no kernel of `" + command + "`: the program launched no CUDA kernel"
+                     : "no kernel launch matched (" + filter + ") in `" + command +
+                           "`; the regex is matched against the function name such as 'saxpy', not the full "
+                           "signature";
+  std::string kernel_list;
+  for (const std::string& kernel : launched) kernel_list += (kernel_list.empty() ? "" : ", ") + kernel;
+  if (!kernel_list.empty()) what += ". The program launched: " + kernel_list;
+  return WorkFailed(what + ErrorLinesSection(output) + ProgramOutputTail(output));
+}
+
+// ncu reports a program ended by a signal as error code = the signal's number
+// (seen on the H200: SIGSEGV → 11; killed after a failed launch → 9).
+std::string ErrorCodeHint(const std::string& code) {
+  static const std::vector<std::pair<std::string, int>> kCrashSignals = {
+      {"4", SIGILL}, {"6", SIGABRT}, {"7", SIGBUS}, {"8", SIGFPE}, {"9", SIGKILL}, {"11", SIGSEGV}};
+  for (const auto& [text, signal_number] : kCrashSignals) {
+    if (code == text)
+      return "; ncu reports a program ended by a signal as that signal's number: " +
+             DescribeSignal(signal_number);
+  }
+  return "";
+}
+
+// "The application returned an error code (N)" → N.
+std::optional<std::string> ApplicationErrorCode(std::string_view output) {
+  static const std::regex pattern(R"(The application returned an error code \((-?[0-9]+)\))");
+  std::string text(output);
+  std::smatch match;
+  if (!std::regex_search(text, match, pattern)) return std::nullopt;
+  return match[1].str();
+}
+
+// Maps a finished ncu run to a Status: OK when it profiled something.
+Status InterpretNcuRun(const CommandResult& result, const std::string& command,
+                       const CollectionOptions& options) {
+  std::string output = CombinedOutput(result);
+  std::string tail = Section("last lines of output", LastLines(output, kOutputTailLines));
+  if (result.timed_out) {
+    return WorkFailed(
+        "profiling `" + command + "` under ncu timed out after " + FormatSeconds(options.timeout_seconds) +
+        " s; ncu replays every profiled launch many times, so select fewer launches (kernel regex, "
+        "launch count) or allow more time" +
+        tail);
+  }
+  if (Contains(output, "ERR_NVGPUCTRPERM")) return PermissionStatus(command, output);
+  if (Contains(output, "does not exist or is not an executable")) {
+    return NotFound("ncu cannot run `" + command + "`: the program does not exist or is not executable" +
+                    ErrorLinesSection(output));
+  }
+  if (std::optional<std::string> code = ApplicationErrorCode(output)) {
+    return WorkFailed("the program `" + command + "` failed under ncu (it returned error code " + *code +
+                      ErrorCodeHint(*code) + ")" + ErrorLinesSection(output) + ProgramOutputTail(output));
+  }
+  if (result.signaled) {
+    return WorkFailed("ncu was killed by " + DescribeCommandEnd(result, 0) + " while profiling `" + command +
+                      "`" + ErrorLinesSection(output) + tail);
+  }
+  if (Contains(output, "No kernels were profiled")) return NoKernelProfiledStatus(command, options, output);
+  if (result.exit_code != 0) {
+    return WorkFailed("ncu failed (" + DescribeCommandEnd(result, 0) + ") while profiling `" + command + "`" +
+                      ErrorLinesSection(output) + tail);
+  }
+  return Status::Ok();
+}
+
+// ncu's ==WARNING== lines worth showing (the unmodified-clocks note is expected: we ask for it).
+void AddWarningNotes(std::string_view output, std::vector<std::string>& notes) {
+  for (const std::string& line : MarkedLines(output, "==WARNING==")) {
+    if (Contains(line, "unmodified GPU clocks")) continue;
+    notes.push_back("ncu: " + line);
+  }
+}
+
+// ---- building a .cu file ---------------------------------------------------
+
+Result<std::string> ChooseArchitecture(const CollectionOptions& options, CommandRunner& runner) {
+  if (!options.architecture.empty()) return options.architecture;
+  return DetectLocalArchitecture(runner, std::min(options.timeout_seconds, kNvidiaSmiTimeoutSeconds));
+}
+
+// Compiles; returns nvcc's stderr, which holds the ptxas report.
+Result<std::string> CompileSource(const std::string& source_path, const fs::path& binary_path,
+                                  const std::string& architecture, const CollectionOptions& options,
+                                  CommandRunner& runner) {
+  KOPT_ASSIGN_OR_RETURN(std::string gencode, GencodeFlagFor(architecture));
+  std::vector<std::string> argv = {options.nvcc, "-O3", "-lineinfo", "-Xptxas", "-v", gencode};
+  argv.insert(argv.end(), options.extra_nvcc_flags.begin(), options.extra_nvcc_flags.end());
+  argv.insert(argv.end(), {"-o", binary_path.string(), source_path});
+  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(ToolCommand(argv, options)));
+  std::string command = CommandLineForDisplay(argv);
+  if (result.timed_out) {
+    return WorkFailed("nvcc timed out after " + FormatSeconds(options.timeout_seconds) + " s compiling " +
+                      Quoted(source_path) + "\n$ " + command);
+  }
+  if (!result.Succeeded()) {
+    return WorkFailed(Quoted(source_path) + " does not compile (nvcc " + DescribeCommandEnd(result, 0) +
+                      ")\n$ " + command + "\n" + std::string(TrimWhitespace(CombinedOutput(result))));
+  }
+  std::error_code error;
+  if (!fs::exists(binary_path, error)) {
+    return WorkFailed("nvcc reported success but wrote no program at " + Quoted(binary_path.string()) +
+                      "\n$ " + command);
+  }
+  return result.stderr_text;
+}
+
+void AttachPtxasReport(std::string_view ptxas_text, const fs::path& ptxas_path, Profile& profile,
+                       std::vector<std::string>& notes) {
+  Result<PtxasReport> report = ParsePtxasReport(ptxas_text, ptxas_path.string());
+  if (report.ok()) {
+    profile.ptxas = std::move(report).value();
+  } else {
+    notes.push_back("no ptxas resource report: " + report.status().message());
+  }
+}
+
+// Disassembles the binary into sass.txt and attaches the parsed listing; any failure is a note.
+void AttachSass(const fs::path& binary_path, const fs::path& work_directory, const CollectionOptions& options,
+                CommandRunner& runner, Profile& profile, std::vector<std::string>& notes) {
+  if (runner.FindProgram(options.cuobjdump).empty()) {
+    notes.push_back(Quoted(options.cuobjdump) +
+                    " (CUDA toolkit) not found on PATH: no SASS instruction mix for this profile");
+    return;
+  }
+  std::vector<std::string> argv = {options.cuobjdump, "-sass", binary_path.string()};
+  Result<CommandResult> result = runner.Run(ToolCommand(argv, options));
+  if (!result.ok() || !result->Succeeded()) {
+    std::string why = result.ok() ? DescribeCommandEnd(*result, options.timeout_seconds) +
+                                        Section("output", LastLines(CombinedOutput(*result), 5))
+                                  : result.status().message();
+    notes.push_back("`" + CommandLineForDisplay(argv) + "` failed (" + why + "): no SASS instruction mix");
+    return;
+  }
+  fs::path sass_path = work_directory / "sass.txt";
+  Status written = WriteTextFile(sass_path, result->stdout_text);
+  if (!written.ok()) notes.push_back(written.message());
+  Result<SassListing> listing = ParseSass(result->stdout_text, sass_path.string());
+  if (listing.ok()) {
+    profile.sass = std::move(listing).value();
+  } else {
+    notes.push_back("no SASS instruction mix: " + listing.status().message());
+  }
+}
+
+}  // namespace
+
+// ---- public entry points ---------------------------------------------------
+
+Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability) {
+  static const std::regex pattern(R"(([0-9]{1,2})\.([0-9]))");
+  std::string text(TrimWhitespace(compute_capability));
+  std::smatch match;
+  if (!std::regex_match(text, match, pattern)) {
+    return InvalidInput("compute capability " + Quoted(text) + " is not of the form MAJOR.MINOR such as 9.0");
+  }
+  std::string architecture = "sm_" + match[1].str() + match[2].str();
+  if (architecture == "sm_90") architecture += "a";
+  return architecture;
+}
+
+Result<std::string> GencodeFlagFor(std::string_view architecture) {
+  static const std::regex pattern(R"(sm_([0-9]{2,3}[a-z]?))");
+  std::string text(architecture);
+  std::smatch match;
+  if (!std::regex_match(text, match, pattern)) {
+    return InvalidInput("architecture " + Quoted(text) +
+                        " is not of the form sm_<digits>[suffix] such as sm_90a");
+  }
+  return "-gencode=arch=compute_" + match[1].str() + ",code=sm_" + match[1].str();
+}
+
+Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeout_seconds) {
+  if (runner.FindProgram("nvidia-smi").empty()) {
+    return Unavailable(NoGpuMessage("nvidia-smi (from the NVIDIA driver) is not on PATH"));
+  }
+  std::vector<std::string> argv = {"nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"};
+  CommandSpec spec{argv, {{"LC_ALL", "C"}}, "", timeout_seconds};
+  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(spec));
+  std::string output = CombinedOutput(result);
+  if (!result.Succeeded()) {
+    return Unavailable(NoGpuMessage(
+        "`" + CommandLineForDisplay(argv) + "` failed (" + DescribeCommandEnd(result, timeout_seconds) + ")",
+        LastLines(output, 5)));
+  }
+  std::vector<std::string_view> lines = SplitLines(result.stdout_text);
+  auto first = std::find_if(lines.begin(), lines.end(),
+                            [](std::string_view line) { return !TrimWhitespace(line).empty(); });
+  if (first == lines.end()) return Unavailable(NoGpuMessage("nvidia-smi lists no GPU"));
+  Result<std::string> architecture = ArchitectureForComputeCapability(*first);
+  if (!architecture.ok()) {
+    return Unavailable(NoGpuMessage("nvidia-smi printed " + Quoted(TrimWhitespace(*first)) +
+                                    " where a compute capability such as 9.0 was expected"));
+  }
+  return architecture;
+}
+
+Result<Profile> ImportNcuReport(const std::string& report_path, const CollectionOptions& options,
+                                CommandRunner& runner) {
+  KOPT_RETURN_IF_ERROR(CheckReportFile(report_path));
+  if (runner.FindProgram(options.ncu).empty()) {
+    return Unavailable("reading " + Quoted(report_path) + " needs Nsight Compute's ncu on PATH (" +
+                       Quoted(options.ncu) +
+                       " was not found); or export on the machine that has it: ncu --import " + report_path +
+                       " --csv --page raw --print-units base > r.csv and run kopt explain r.csv. " +
+                       NcuInstallAdvice() + ".");
+  }
+  return ReadReport(report_path, options, runner, std::nullopt);
+}
+
+Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
+                                   const CollectionOptions& options, CommandRunner& runner,
+                                   std::vector<std::string>& notes) {
+  KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
+  KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));
+  KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a program"));
+  KOPT_ASSIGN_OR_RETURN(std::vector<std::string> program, ResolveProgram(program_argv, runner));
+  fs::path report_base = work_directory / kReportStem;
+  std::string report_path = report_base.string() + ".ncu-rep";
+  std::error_code error;
+  fs::remove(report_path, error);  // a stale report must not pass for this run's
+
+  std::vector<std::string> argv = NcuProfileCommand(program, options, report_base);
+  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(ToolCommand(argv, options)));
+  std::string output = CombinedOutput(result);
+  KOPT_RETURN_IF_ERROR(
+      WriteTextFile(work_directory / "ncu.log", "$ " + CommandLineForDisplay(argv) + "\n" + output));
+  std::string command = CommandLineForDisplay(program_argv);
+  KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, command, options));
+  if (!fs::exists(report_path, error)) {
+    return WorkFailed("ncu finished profiling `" + command + "` but wrote no report at " +
+                      Quoted(report_path) + ErrorLinesSection(output) +
+                      Section("last lines of output", LastLines(output, kOutputTailLines)));
+  }
+  AddWarningNotes(output, notes);
+  KOPT_ASSIGN_OR_RETURN(Profile profile, ReadReport(report_path, options, runner, work_directory));
+  profile.source = "ncu " + command;
+  return profile;
+}
+
+Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
+                                   const CollectionOptions& options, CommandRunner& runner) {
+  std::vector<std::string> notes;
+  return CollectFromProgram(program_argv, options, runner, notes);
+}
+
+Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
+                                      CommandRunner& runner, std::vector<std::string>& notes) {
+  std::error_code error;
+  if (!fs::is_regular_file(cuda_source_path, error)) {
+    return NotFound("CUDA source " + Quoted(cuda_source_path) + " not found (expected a .cu file)");
+  }
+  KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
+  KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));
+  KOPT_RETURN_IF_ERROR(RequireNvcc(runner, options));
+  KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a .cu file"));
+  KOPT_ASSIGN_OR_RETURN(std::string architecture, ChooseArchitecture(options, runner));
+
+  fs::path binary_path = work_directory / fs::path(cuda_source_path).stem();
+  KOPT_ASSIGN_OR_RETURN(std::string ptxas_text,
+                        CompileSource(cuda_source_path, binary_path, architecture, options, runner));
+  fs::path ptxas_path = work_directory / "ptxas.txt";
+  KOPT_RETURN_IF_ERROR(WriteTextFile(ptxas_path, ptxas_text));
+
+  KOPT_ASSIGN_OR_RETURN(Profile profile, CollectFromProgram({binary_path.string()}, options, runner, notes));
+  profile.source = cuda_source_path;
+  AttachPtxasReport(ptxas_text, ptxas_path, profile, notes);
+  AttachSass(binary_path, work_directory, options, runner, profile, notes);
+  return profile;
+}
+
+Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
+                                      CommandRunner& runner) {
+  std::vector<std::string> notes;
+  return CollectFromCudaSource(cuda_source_path, options, runner, notes);
+}
+
+}  // namespace kopt

@@ -1,0 +1,760 @@
+// Tests of live collection and report import, with FakeCommandRunner
+// answering for nvidia-smi, nvcc, ncu and cuobjdump (canned outputs modelled
+// on real ones: tests/fixtures/collector/README.md).
+#include "profile/ncu_collector.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/text.h"
+#include "profile/fake_command_runner.h"
+
+namespace kopt {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream stream(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << stream.rdbuf();
+  return buffer.str();
+}
+
+std::string Fixture(const std::string& relative_path) {
+  std::string text = ReadFile(fs::path(KOPT_FIXTURE_DIR) / relative_path);
+  EXPECT_FALSE(text.empty()) << "missing fixture " << relative_path;
+  return text;
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream stream(path, std::ios::binary);
+  stream << text;
+}
+
+// A side effect that writes the file named by the argument after `flag`
+// (plus `suffix`), as nvcc -o and ncu -o do.
+std::function<void(const CommandSpec&)> WriteOutputOf(std::string flag, std::string suffix) {
+  return [flag, suffix](const CommandSpec& spec) {
+    auto position = std::find(spec.argv.begin(), spec.argv.end(), flag);
+    if (position != spec.argv.end() && position + 1 != spec.argv.end())
+      WriteFile(*(position + 1) + suffix, "fake");
+  };
+}
+
+std::string EnvironmentValue(const CommandSpec& spec, const std::string& name) {
+  for (const auto& [key, value] : spec.environment) {
+    if (key == name) return value;
+  }
+  return "";
+}
+
+bool ContainsSequence(const std::vector<std::string>& argv, const std::vector<std::string>& sequence) {
+  return std::search(argv.begin(), argv.end(), sequence.begin(), sequence.end()) != argv.end();
+}
+
+bool Contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+class NcuCollectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::temp_directory_path() / ("kopt_collector_" + std::to_string(getpid()) + "_" + test->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    source_path_ = (root_ / "probe.cu").string();
+    WriteFile(source_path_, Fixture("probe/probe.cu"));
+    work_ = root_ / "bundle";
+    options_.work_directory = work_.string();
+    options_.timeout_seconds = 7;
+    InstallHealthyToolchain();
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void InstallHealthyToolchain() {
+    runner_.OnCommand("nvidia-smi", {"--query-gpu=compute_cap"}, ExitedWith(0, "9.0\n"));
+    runner_.OnCommand("nvcc", {}, ExitedWith(0, "", Fixture("probe/ptxas.txt")), WriteOutputOf("-o", ""));
+    runner_.OnCommand("ncu", {"--set"}, ExitedWith(0, Fixture("collector/ncu_success.txt")),
+                      WriteOutputOf("-o", ".ncu-rep"));
+    runner_.OnCommand("ncu", {"--import"}, ExitedWith(0, Fixture("probe/raw_base.csv")));
+    runner_.OnCommand("cuobjdump", {"-sass"}, ExitedWith(0, Fixture("collector/sass.txt")));
+  }
+
+  // Makes the profiling run (ncu --set …) answer with `result`.
+  void ProfilingRunGives(CommandResult result, bool writes_report = false) {
+    runner_.OnCommand("ncu", {"--set"}, std::move(result),
+                      writes_report ? WriteOutputOf("-o", ".ncu-rep") : nullptr);
+  }
+
+  std::string Binary() const { return (work_ / "probe").string(); }
+  std::string ReportBase() const { return (work_ / "profile").string(); }
+
+  fs::path root_;
+  fs::path work_;
+  std::string source_path_;
+  CollectionOptions options_;
+  FakeCommandRunner runner_;
+  std::vector<std::string> notes_;
+};
+
+// ---- CollectFromCudaSource ---------------------------------------------------
+
+TEST_F(NcuCollectorTest, CudaSourceBuildsProfilesAndDisassembles) {
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+
+  const std::vector<CommandSpec>& commands = runner_.commands();
+  ASSERT_EQ(commands.size(), 5u);
+  EXPECT_EQ(commands[0].argv,
+            (std::vector<std::string>{"nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"}));
+  EXPECT_EQ(commands[1].argv, (std::vector<std::string>{"nvcc", "-O3", "-lineinfo", "-Xptxas", "-v",
+                                                        "-gencode=arch=compute_90a,code=sm_90a", "-o",
+                                                        Binary(), source_path_}));
+  EXPECT_EQ(commands[2].argv, (std::vector<std::string>{"ncu", "--set", "full", "--clock-control", "none",
+                                                        "--import-source", "yes", "--target-processes", "all",
+                                                        "-f", "-o", ReportBase(), Binary()}));
+  EXPECT_EQ(commands[3].argv, (std::vector<std::string>{"ncu", "--import", ReportBase() + ".ncu-rep", "--csv",
+                                                        "--page", "raw", "--print-units", "base"}));
+  EXPECT_EQ(commands[4].argv, (std::vector<std::string>{"cuobjdump", "-sass", Binary()}));
+  for (const CommandSpec& command : commands) {
+    EXPECT_EQ(EnvironmentValue(command, "LC_ALL"), "C") << command.argv[0];
+  }
+  EXPECT_EQ(commands[2].timeout_seconds, 7);
+
+  EXPECT_EQ(profile->source, source_path_);
+  EXPECT_EQ(profile->launches.size(), 3u);
+  ASSERT_TRUE(profile->ptxas.has_value());
+  EXPECT_EQ(profile->ptxas->functions.size(), 2u);
+  ASSERT_TRUE(profile->sass.has_value());
+  EXPECT_EQ(profile->sass->functions.size(), 1u);
+  EXPECT_NE(FindSassFunction(*profile->sass, "scale"), nullptr);
+
+  EXPECT_EQ(ReadFile(work_ / "ptxas.txt"), Fixture("probe/ptxas.txt"));
+  EXPECT_EQ(ReadFile(work_ / "sass.txt"), Fixture("collector/sass.txt"));
+  EXPECT_EQ(ReadFile(work_ / "raw.csv"), Fixture("probe/raw_base.csv"));
+  EXPECT_TRUE(Contains(ReadFile(work_ / "ncu.log"), "==PROF== Report:"));
+  EXPECT_TRUE(notes_.empty());  // the unmodified-clocks warning is expected: we ask for it
+}
+
+TEST_F(NcuCollectorTest, NcuWarningsBecomeNotes) {
+  std::string warning =
+      "==WARNING== Backing up device memory in system memory. Kernel replay might be slow. Consider using "
+      "\"--replay-mode application\" to avoid memory save-and-restore.";
+  runner_.OnCommand("ncu", {"--set"}, ExitedWith(0, Fixture("collector/ncu_success.txt") + warning + "\n"),
+                    WriteOutputOf("-o", ".ncu-rep"));
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_, notes_).ok());
+  ASSERT_EQ(notes_.size(), 1u);
+  EXPECT_EQ(notes_[0], "ncu: " + warning);
+}
+
+TEST_F(NcuCollectorTest, CudaSourceUsesTheGivenArchitectureWithoutDetection) {
+  options_.architecture = "sm_80";
+  options_.extra_nvcc_flags = {"-DTILE=64", "--use_fast_math"};
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_).ok());
+  EXPECT_TRUE(runner_.CommandsOf("nvidia-smi").empty());
+  ASSERT_EQ(runner_.CommandsOf("nvcc").size(), 1u);
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("nvcc")[0].argv, {"-gencode=arch=compute_80,code=sm_80",
+                                                                    "-DTILE=64", "--use_fast_math", "-o"}));
+}
+
+TEST_F(NcuCollectorTest, CudaSourceDetectsANonHopperGpu) {
+  runner_.OnCommand("nvidia-smi", {"--query-gpu=compute_cap"}, ExitedWith(0, "8.6\n8.6\n"));
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_).ok());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("nvcc")[0].argv, {"-gencode=arch=compute_86,code=sm_86"}));
+}
+
+TEST_F(NcuCollectorTest, CudaSourcePassesKernelFilterToNcu) {
+  options_.kernel_regex = "saxpy";
+  options_.launch_skip = 1;
+  options_.launch_count = 2;
+  options_.section_set = "detailed";
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_).ok());
+  std::vector<std::string> argv = runner_.CommandsOf("ncu")[0].argv;
+  EXPECT_TRUE(ContainsSequence(argv, {"--set", "detailed"}));
+  EXPECT_TRUE(
+      ContainsSequence(argv, {"-k", "regex:saxpy", "-s", "1", "-c", "2", "--target-processes", "all"}));
+}
+
+TEST_F(NcuCollectorTest, MissingNvccIsUnavailableNamingIt) {
+  runner_.RemoveProgram("nvcc");
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_TRUE(Contains(profile.status().message(), "'nvcc'"));
+  EXPECT_TRUE(Contains(profile.status().message(), "PATH"));
+  EXPECT_TRUE(runner_.commands().empty());
+}
+
+TEST_F(NcuCollectorTest, MissingNcuIsUnavailableNamingIt) {
+  runner_.RemoveProgram("ncu");
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_TRUE(Contains(profile.status().message(), "'ncu'"));
+  EXPECT_TRUE(Contains(profile.status().message(), "Nsight Compute"));
+  EXPECT_TRUE(runner_.commands().empty());
+}
+
+TEST_F(NcuCollectorTest, NoNvidiaSmiMeansNoGpu) {
+  runner_.RemoveProgram("nvidia-smi");
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_TRUE(Contains(profile.status().message(), "no NVIDIA GPU found"));
+  EXPECT_TRUE(runner_.CommandsOf("nvcc").empty());
+}
+
+TEST_F(NcuCollectorTest, NvidiaSmiWithoutDevicesMeansNoGpu) {
+  runner_.OnCommand("nvidia-smi", {}, ExitedWith(6, "No devices were found\n"));
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_TRUE(Contains(profile.status().message(), "no NVIDIA GPU found"));
+  EXPECT_TRUE(Contains(profile.status().message(), "No devices were found"));
+}
+
+TEST_F(NcuCollectorTest, NvidiaSmiGarbageMeansNoGpu) {
+  runner_.OnCommand("nvidia-smi", {}, ExitedWith(0, "[N/A]\n"));
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_TRUE(Contains(profile.status().message(), "'[N/A]'"));
+}
+
+TEST_F(NcuCollectorTest, CompileFailureKeepsNvccsFullErrorText) {
+  std::string errors = Fixture("collector/nvcc_error.txt");
+  runner_.OnCommand("nvcc", {}, ExitedWith(2, "", errors));
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), source_path_));
+  EXPECT_TRUE(Contains(profile.status().message(), "does not compile"));
+  EXPECT_TRUE(Contains(profile.status().message(), errors.substr(0, errors.size() - 1)));
+  EXPECT_TRUE(Contains(profile.status().message(), "nvcc -O3 -lineinfo"));
+  EXPECT_TRUE(runner_.CommandsOf("ncu").empty());
+}
+
+TEST_F(NcuCollectorTest, CompileTimeoutIsWorkFailed) {
+  runner_.OnCommand("nvcc", {}, TimedOutResult());
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "timed out after 7 s"));
+}
+
+TEST_F(NcuCollectorTest, MissingSourceIsNotFound) {
+  Result<Profile> profile = CollectFromCudaSource((root_ / "absent.cu").string(), options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kNotFound);
+  EXPECT_TRUE(Contains(profile.status().message(), "absent.cu"));
+}
+
+TEST_F(NcuCollectorTest, MissingCuobjdumpIsANoteNotAnError) {
+  runner_.RemoveProgram("cuobjdump");
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_FALSE(profile->sass.has_value());
+  EXPECT_TRUE(profile->ptxas.has_value());
+  ASSERT_FALSE(notes_.empty());
+  EXPECT_TRUE(Contains(notes_.back(), "'cuobjdump'"));
+  EXPECT_TRUE(Contains(notes_.back(), "no SASS"));
+}
+
+TEST_F(NcuCollectorTest, FailingCuobjdumpIsANote) {
+  runner_.OnCommand("cuobjdump", {}, ExitedWith(1, "", "cuobjdump fatal   : Could not open input file\n"));
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_FALSE(profile->sass.has_value());
+  ASSERT_FALSE(notes_.empty());
+  EXPECT_TRUE(Contains(notes_.back(), "Could not open input file"));
+}
+
+TEST_F(NcuCollectorTest, UnreadablePtxasReportIsANote) {
+  runner_.OnCommand("nvcc", {}, ExitedWith(0, "", ""), WriteOutputOf("-o", ""));
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_FALSE(profile->ptxas.has_value());
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no ptxas resource report");
+  }));
+}
+
+// ---- CollectFromProgram --------------------------------------------------------
+
+TEST_F(NcuCollectorTest, ProgramCommandLineKeepsArgumentsVerbatim) {
+  Result<Profile> profile = CollectFromProgram({"./app", "--size", "1 024", "*"}, options_, runner_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_EQ(runner_.CommandsOf("ncu").size(), 2u);
+  EXPECT_EQ(runner_.CommandsOf("ncu")[0].argv,
+            (std::vector<std::string>{"ncu", "--set", "full", "--clock-control", "none", "--import-source",
+                                      "yes", "--target-processes", "all", "-f", "-o", ReportBase(), "./app",
+                                      "--size", "1 024", "*"}));
+  EXPECT_EQ(profile->source, "ncu ./app --size '1 024' '*'");
+  EXPECT_FALSE(profile->sass.has_value());
+}
+
+TEST_F(NcuCollectorTest, ProgramKernelRegexIsNotPrefixedTwice) {
+  options_.kernel_regex = "regex:^sax";
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_).ok());
+  EXPECT_TRUE(
+      ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"-k", "regex:^sax", "--target-processes"}));
+}
+
+TEST_F(NcuCollectorTest, ProgramByBareNameIsLookedUpOnPath) {
+  runner_.AddProgram("python3");
+  ASSERT_TRUE(CollectFromProgram({"python3", "bench.py"}, options_, runner_).ok());
+  EXPECT_TRUE(
+      ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {ReportBase(), "/fake/bin/python3", "bench.py"}));
+}
+
+TEST_F(NcuCollectorTest, ProgramByUnknownBareNameIsNotFound) {
+  Result<Profile> profile = CollectFromProgram({"myapp"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kNotFound);
+  EXPECT_TRUE(Contains(profile.status().message(), "'myapp'"));
+  EXPECT_TRUE(Contains(profile.status().message(), "./myapp"));
+  EXPECT_TRUE(runner_.CommandsOf("ncu").empty());
+}
+
+TEST_F(NcuCollectorTest, CounterPermissionIsPermissionDeniedWithTheFix) {
+  ProfilingRunGives(ExitedWith(0, Fixture("collector/ncu_permission.txt")));
+  Result<Profile> profile = CollectFromProgram({"./probe"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kPermission);
+  const std::string& message = profile.status().message();
+  EXPECT_TRUE(Contains(message, "ERR_NVGPUCTRPERM"));
+  EXPECT_TRUE(Contains(message, "root"));
+  EXPECT_TRUE(Contains(message, "NVreg_RestrictProfilingToAdminUsers=0"));
+  EXPECT_TRUE(Contains(message, "https://developer.nvidia.com/ERR_NVGPUCTRPERM"));
+  EXPECT_TRUE(Contains(message, "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission"));
+  EXPECT_TRUE(runner_.CommandsOf("ncu").size() == 1u);  // no import attempted
+}
+
+TEST_F(NcuCollectorTest, FilterMatchingNothingIsWorkFailedNamingTheFilter) {
+  options_.kernel_regex = "gemm";
+  ProfilingRunGives(ExitedWith(0, Fixture("collector/ncu_no_kernels.txt")));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  const std::string& message = profile.status().message();
+  EXPECT_TRUE(Contains(message, "no kernel launch matched"));
+  EXPECT_TRUE(Contains(message, "'gemm'"));
+  EXPECT_TRUE(Contains(message, "The program launched: scale"));
+  EXPECT_TRUE(Contains(message, "allocating the second buffer"));
+  EXPECT_FALSE(Contains(message, "1. scale"));
+  EXPECT_EQ(runner_.CommandsOf("ncu").size(), 1u);
+}
+
+TEST_F(NcuCollectorTest, ProgramWithoutKernelsIsWorkFailed) {
+  ProfilingRunGives(
+      ExitedWith(0,
+                 "==PROF== Connected to process 7 (/tmp/probe)\nhello\n"
+                 "==PROF== Disconnected from process 7\n==WARNING== No kernels were profiled.\n"));
+  Result<Profile> profile = CollectFromProgram({"./probe"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "no kernel"));
+  EXPECT_TRUE(Contains(profile.status().message(), "./probe"));
+}
+
+TEST_F(NcuCollectorTest, MissingProgramIsNotFoundWithNcusLine) {
+  std::string output = Fixture("collector/ncu_missing_program.txt");
+  ProfilingRunGives(ExitedWith(1, output));
+  Result<Profile> profile = CollectFromProgram({"./nonexistent"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kNotFound);
+  EXPECT_TRUE(Contains(profile.status().message(), "./nonexistent"));
+  EXPECT_TRUE(Contains(profile.status().message(), output.substr(0, output.size() - 1)));
+}
+
+TEST_F(NcuCollectorTest, CrashingProgramIsWorkFailedWithStatusAndTail) {
+  ProfilingRunGives(ExitedWith(11, Fixture("collector/ncu_crash.txt")), /*writes_report=*/true);
+  Result<Profile> profile = CollectFromProgram({"./app", "s"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  const std::string& message = profile.status().message();
+  EXPECT_TRUE(Contains(message, "./app s"));
+  EXPECT_TRUE(Contains(message, "error code 11"));
+  EXPECT_TRUE(Contains(message, "signal 11 (SIGSEGV)"));
+  EXPECT_TRUE(Contains(message, "==ERROR== The application returned an error code (11)."));
+  EXPECT_TRUE(Contains(message, "allocating the second buffer"));
+  EXPECT_FALSE(Contains(message, "==PROF=="));
+}
+
+TEST_F(NcuCollectorTest, IllegalAddressIsWorkFailedWithNcusErrors) {
+  ProfilingRunGives(ExitedWith(9, Fixture("collector/ncu_illegal_address.txt")), /*writes_report=*/true);
+  Result<Profile> profile = CollectFromProgram({"./app", "i"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  const std::string& message = profile.status().message();
+  EXPECT_TRUE(Contains(message, "==ERROR== LaunchFailed"));
+  EXPECT_TRUE(Contains(message, "error code 9"));
+  EXPECT_TRUE(Contains(message, "SIGKILL"));
+}
+
+TEST_F(NcuCollectorTest, NonZeroExitOfTheProgramIsWorkFailed) {
+  ProfilingRunGives(ExitedWith(3, Fixture("collector/ncu_exit_code.txt")), /*writes_report=*/true);
+  Result<Profile> profile = CollectFromProgram({"./app", "e"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "returned error code 3)"));
+  EXPECT_FALSE(Contains(profile.status().message(), "signal"));
+}
+
+TEST_F(NcuCollectorTest, CrashTailIsLimitedToTheLastLines) {
+  std::string output;
+  for (int line = 1; line <= 100; ++line) output += "program line " + std::to_string(line) + "\n";
+  output += "==ERROR== The application returned an error code (1).\n";
+  ProfilingRunGives(ExitedWith(1, output));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_TRUE(Contains(profile.status().message(), "program line 81\n"));
+  EXPECT_TRUE(EndsWith(profile.status().message(), "program line 100"));
+  EXPECT_FALSE(Contains(profile.status().message(), "program line 80\n"));
+}
+
+TEST_F(NcuCollectorTest, NcuKilledBySignalIsWorkFailed) {
+  ProfilingRunGives(KilledBySignal(9, "==PROF== Connected to process 1 (/tmp/app)\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "SIGKILL"));
+}
+
+TEST_F(NcuCollectorTest, NcuTimeoutIsWorkFailed) {
+  ProfilingRunGives(TimedOutResult("==PROF== Profiling \"k\" - 0: 0%....50%"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "timed out after 7 s"));
+  EXPECT_TRUE(Contains(profile.status().message(), "./app"));
+}
+
+TEST_F(NcuCollectorTest, OtherNcuErrorsAreSurfacedVerbatim) {
+  std::string error_line =
+      "==ERROR== Nsight Compute failed to connect to the CUDA driver (stub libcuda.so[.1] on path?).";
+  ProfilingRunGives(ExitedWith(1, "==PROF== Connected to process 1 (/tmp/app)\n" + error_line + "\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), error_line));
+}
+
+TEST_F(NcuCollectorTest, NoReportWrittenIsWorkFailed) {
+  fs::create_directories(work_);
+  WriteFile(work_ / "profile.ncu-rep", "stale report from an earlier run");
+  ProfilingRunGives(ExitedWith(0, Fixture("collector/ncu_success.txt")), /*writes_report=*/false);
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "profile.ncu-rep"));
+  EXPECT_TRUE(runner_.CommandsOf("ncu").size() == 1u);
+}
+
+TEST_F(NcuCollectorTest, EmptyProgramIsInvalidInput) {
+  Result<Profile> profile = CollectFromProgram({}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kInvalidInput);
+}
+
+TEST_F(NcuCollectorTest, NegativeLaunchCountIsInvalidInput) {
+  options_.launch_count = -1;
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kInvalidInput);
+}
+
+TEST_F(NcuCollectorTest, MissingWorkDirectoryIsInvalidInput) {
+  options_.work_directory.clear();
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kInvalidInput);
+}
+
+// ---- ImportNcuReport -----------------------------------------------------------
+
+class ImportNcuReportTest : public NcuCollectorTest {
+ protected:
+  void SetUp() override {
+    NcuCollectorTest::SetUp();
+    report_path_ = (root_ / "r.ncu-rep").string();
+    WriteFile(report_path_, std::string("NVIDIA\0report", 13));
+  }
+  std::string report_path_;
+};
+
+TEST_F(ImportNcuReportTest, ExportsTheRawPageAndParsesIt) {
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_EQ(runner_.commands().size(), 1u);
+  EXPECT_EQ(runner_.commands()[0].argv, (std::vector<std::string>{"ncu", "--import", report_path_, "--csv",
+                                                                  "--page", "raw", "--print-units", "base"}));
+  EXPECT_EQ(EnvironmentValue(runner_.commands()[0], "LC_ALL"), "C");
+  EXPECT_EQ(profile->source, report_path_);
+  ASSERT_EQ(profile->launches.size(), 3u);
+  EXPECT_EQ(profile->launches[2].kernel_name, "strided(const float *, float *, int, int)");
+  EXPECT_FALSE(fs::exists(work_));  // an import writes no bundle
+}
+
+TEST_F(ImportNcuReportTest, UsesTheConfiguredNcu) {
+  options_.ncu = "/opt/nvidia/nsight-compute/2025.3.1/ncu";
+  ASSERT_TRUE(ImportNcuReport(report_path_, options_, runner_).ok());
+  EXPECT_EQ(runner_.commands()[0].argv[0], "/opt/nvidia/nsight-compute/2025.3.1/ncu");
+}
+
+TEST_F(ImportNcuReportTest, MessageLinesBeforeTheCsvAreIgnored) {
+  runner_.OnCommand("ncu", {"--import"},
+                    ExitedWith(0, "==WARNING== Report was collected with an older version.\n" +
+                                      Fixture("probe/raw_base.csv")));
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(profile->launches.size(), 3u);
+}
+
+TEST_F(ImportNcuReportTest, MissingFileIsNotFoundNamingIt) {
+  Result<Profile> profile = ImportNcuReport((root_ / "absent.ncu-rep").string(), options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kNotFound);
+  EXPECT_TRUE(Contains(profile.status().message(), "absent.ncu-rep"));
+  EXPECT_TRUE(runner_.commands().empty());
+}
+
+TEST_F(ImportNcuReportTest, EmptyFileIsInvalidInput) {
+  WriteFile(report_path_, "");
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_TRUE(Contains(profile.status().message(), report_path_));
+  EXPECT_TRUE(Contains(profile.status().message(), "empty"));
+}
+
+TEST_F(ImportNcuReportTest, MissingNcuIsUnavailableWithTheWorkaround) {
+  runner_.RemoveProgram("ncu");
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kUnavailable);
+  const std::string& message = profile.status().message();
+  EXPECT_TRUE(Contains(message, "needs Nsight Compute's ncu on PATH"));
+  EXPECT_TRUE(
+      Contains(message, "ncu --import " + report_path_ + " --csv --page raw --print-units base > r.csv"));
+  EXPECT_TRUE(Contains(message, "kopt explain r.csv"));
+}
+
+TEST_F(ImportNcuReportTest, EmptyExportIsWorkFailed) {
+  runner_.OnCommand("ncu", {"--import"}, ExitedWith(0, ""));
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "contains no kernel"));
+  EXPECT_TRUE(Contains(profile.status().message(), report_path_));
+}
+
+TEST_F(ImportNcuReportTest, HeaderOnlyExportIsWorkFailed) {
+  std::string csv = Fixture("probe/raw_base.csv");
+  size_t second_newline = csv.find('\n', csv.find('\n') + 1);
+  runner_.OnCommand("ncu", {"--import"}, ExitedWith(0, csv.substr(0, second_newline + 1)));
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "contains no kernel"));
+}
+
+TEST_F(ImportNcuReportTest, UnreadableReportIsInvalidInputWithNcusError) {
+  runner_.OnCommand("ncu", {"--import"}, ExitedWith(1, Fixture("collector/import_garbage.txt")));
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_TRUE(Contains(profile.status().message(), report_path_));
+  EXPECT_TRUE(
+      Contains(profile.status().message(), "==ERROR== The file is not an Nsight Compute profiler report."));
+}
+
+TEST_F(ImportNcuReportTest, TruncatedReportIsInvalidInputWithNcusError) {
+  runner_.OnCommand("ncu", {"--import"}, ExitedWith(1, Fixture("collector/import_truncated.txt")));
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_TRUE(Contains(profile.status().message(), "unexpected incompatibility"));
+}
+
+TEST_F(ImportNcuReportTest, MalformedExportNamesTheReport) {
+  std::string csv = Fixture("probe/raw_base.csv");
+  runner_.OnCommand("ncu", {"--import"}, ExitedWith(0, csv.substr(0, csv.size() - 4000)));
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_TRUE(Contains(profile.status().message(), report_path_));
+}
+
+TEST_F(ImportNcuReportTest, ImportTimeoutIsWorkFailed) {
+  runner_.OnCommand("ncu", {"--import"}, TimedOutResult());
+  Result<Profile> profile = ImportNcuReport(report_path_, options_, runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "timed out after 7 s"));
+}
+
+// ---- with the system runner: missing tools -----------------------------------
+
+TEST(NcuCollectorSystemTest, MissingToolsAreUnavailable) {
+  std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
+  CollectionOptions options;
+  options.ncu = "kopt-no-such-ncu";
+  options.nvcc = "kopt-no-such-nvcc";
+  fs::path directory = fs::temp_directory_path() / ("kopt_collector_system_" + std::to_string(getpid()));
+  fs::create_directories(directory);
+  options.work_directory = (directory / "bundle").string();
+  WriteFile(directory / "k.cu", "__global__ void k() {}\n");
+  WriteFile(directory / "r.ncu-rep", "report");
+
+  Result<Profile> from_source = CollectFromCudaSource((directory / "k.cu").string(), options, *runner);
+  Result<Profile> from_report = ImportNcuReport((directory / "r.ncu-rep").string(), options, *runner);
+  Result<Profile> from_program = CollectFromProgram({"/bin/true"}, options, *runner);
+  fs::remove_all(directory);
+  ASSERT_FALSE(from_source.ok());
+  EXPECT_EQ(from_source.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_TRUE(Contains(from_source.status().message(), "kopt-no-such-nvcc"));
+  ASSERT_FALSE(from_report.ok());
+  EXPECT_EQ(from_report.status().kind(), ErrorKind::kUnavailable);
+  ASSERT_FALSE(from_program.ok());
+  EXPECT_EQ(from_program.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_TRUE(Contains(from_program.status().message(), "kopt-no-such-ncu"));
+}
+
+// ---- live, on a GPU machine: KOPT_LIVE_GPU_TESTS=1 -----------------------------
+
+// Runs the real nvidia-smi, nvcc, ncu and cuobjdump. Skipped unless
+// KOPT_LIVE_GPU_TESTS=1; KOPT_KEEP_LIVE_BUNDLE=1 keeps the bundles in /tmp.
+class NcuCollectorLiveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* flag = std::getenv("KOPT_LIVE_GPU_TESTS");
+    if (flag == nullptr || std::string(flag) != "1") {
+      GTEST_SKIP() << "set KOPT_LIVE_GPU_TESTS=1 on a GPU machine with nvcc and ncu";
+    }
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::temp_directory_path() / ("kopt_live_" + std::to_string(getpid()) + "_" + test->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    options_.work_directory = (root_ / "bundle").string();
+    options_.timeout_seconds = 300;
+  }
+  void TearDown() override {
+    const char* keep = std::getenv("KOPT_KEEP_LIVE_BUNDLE");
+    if (!root_.empty() && (keep == nullptr || std::string(keep) != "1")) fs::remove_all(root_);
+  }
+
+  // Writes a CUDA program that launches `scale` once and then does `ending`.
+  std::string WriteProgram(const std::string& name, const std::string& ending) {
+    std::string path = (root_ / name).string();
+    WriteFile(path,
+              "#include <csignal>\n#include <cstdio>\n"
+              "__global__ void scale(float* x) { x[threadIdx.x] *= 2.f; }\n"
+              "int main() {\n  float* x;\n  cudaMalloc(&x, 1024);\n  scale<<<1, 256>>>(x);\n"
+              "  cudaDeviceSynchronize();\n  printf(\"launched\\n\");\n  fflush(stdout);\n  " +
+                  ending + "\n}\n");
+    return path;
+  }
+
+  fs::path root_;
+  CollectionOptions options_;
+  std::unique_ptr<CommandRunner> runner_ = MakeSystemCommandRunner();
+  std::vector<std::string> notes_;
+};
+
+TEST_F(NcuCollectorLiveTest, ProfilesTheProbeKernelsAndImportsTheReport) {
+  std::string source = (fs::path(KOPT_FIXTURE_DIR) / "probe" / "probe.cu").string();
+  Result<Profile> profile = CollectFromCudaSource(source, options_, *runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  for (const std::string& note : notes_) std::cout << "note: " << note << "\n";
+  ASSERT_EQ(profile->launches.size(), 3u);
+  EXPECT_EQ(profile->launches[0].FunctionName(), "saxpy");
+  EXPECT_EQ(profile->launches[2].FunctionName(), "strided");
+  EXPECT_TRUE(profile->launches[0].Metric("gpu__time_duration.sum").has_value());
+  ASSERT_TRUE(profile->ptxas.has_value());
+  EXPECT_EQ(profile->ptxas->functions.size(), 2u);
+  ASSERT_TRUE(profile->sass.has_value());
+  EXPECT_NE(FindSassFunction(*profile->sass, "strided"), nullptr);
+  for (const char* file : {"probe", "ptxas.txt", "sass.txt", "raw.csv", "ncu.log", "profile.ncu-rep"}) {
+    EXPECT_TRUE(fs::exists(fs::path(options_.work_directory) / file)) << file;
+  }
+  Result<Profile> imported =
+      ImportNcuReport((fs::path(options_.work_directory) / "profile.ncu-rep").string(), options_, *runner_);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_EQ(imported->launches.size(), 3u);
+}
+
+TEST_F(NcuCollectorLiveTest, KernelFilterSelectsLaunches) {
+  options_.kernel_regex = "^saxpy$";
+  options_.launch_skip = 1;
+  options_.launch_count = 1;
+  options_.section_set = "basic";
+  Result<Profile> profile =
+      CollectFromCudaSource((fs::path(KOPT_FIXTURE_DIR) / "probe" / "probe.cu").string(), options_, *runner_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_EQ(profile->launches.size(), 1u);
+  EXPECT_EQ(profile->launches[0].FunctionName(), "saxpy");
+}
+
+TEST_F(NcuCollectorLiveTest, FilterMatchingNothingFails) {
+  options_.kernel_regex = "no_such_kernel";
+  options_.section_set = "basic";
+  Result<Profile> profile = CollectFromCudaSource(WriteProgram("fine.cu", "return 0;"), options_, *runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed) << profile.status().message();
+  EXPECT_TRUE(Contains(profile.status().message(), "The program launched: scale"))
+      << profile.status().message();
+}
+
+TEST_F(NcuCollectorLiveTest, CrashingProgramFails) {
+  options_.section_set = "basic";
+  Result<Profile> profile =
+      CollectFromCudaSource(WriteProgram("crash.cu", "raise(SIGSEGV);"), options_, *runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed) << profile.status().message();
+  EXPECT_TRUE(Contains(profile.status().message(), "SIGSEGV")) << profile.status().message();
+  EXPECT_TRUE(Contains(profile.status().message(), "launched")) << profile.status().message();
+}
+
+TEST_F(NcuCollectorLiveTest, BrokenSourceFails) {
+  Result<Profile> profile =
+      CollectFromCudaSource(WriteProgram("broken.cu", "undefined_scale = 1;"), options_, *runner_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "undefined_scale")) << profile.status().message();
+}
+
+// ---- architecture helpers -------------------------------------------------------
+
+TEST(CollectorArchitectureTest, ComputeCapabilityToArchitecture) {
+  EXPECT_EQ(ArchitectureForComputeCapability("9.0").value(), "sm_90a");
+  EXPECT_EQ(ArchitectureForComputeCapability(" 8.0\n").value(), "sm_80");
+  EXPECT_EQ(ArchitectureForComputeCapability("8.6").value(), "sm_86");
+  EXPECT_EQ(ArchitectureForComputeCapability("8.9").value(), "sm_89");
+  EXPECT_EQ(ArchitectureForComputeCapability("10.0").value(), "sm_100");
+  EXPECT_EQ(ArchitectureForComputeCapability("12.0").value(), "sm_120");
+  EXPECT_FALSE(ArchitectureForComputeCapability("[N/A]").ok());
+  EXPECT_FALSE(ArchitectureForComputeCapability("").ok());
+  EXPECT_FALSE(ArchitectureForComputeCapability("9").ok());
+}
+
+TEST(CollectorArchitectureTest, GencodeFlags) {
+  EXPECT_EQ(GencodeFlagFor("sm_90a").value(), "-gencode=arch=compute_90a,code=sm_90a");
+  EXPECT_EQ(GencodeFlagFor("sm_86").value(), "-gencode=arch=compute_86,code=sm_86");
+  EXPECT_EQ(GencodeFlagFor("sm_100a").value(), "-gencode=arch=compute_100a,code=sm_100a");
+  Result<std::string> bad = GencodeFlagFor("90");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_FALSE(GencodeFlagFor("sm_90; rm -rf /").ok());
+}
+
+}  // namespace
+}  // namespace kopt
