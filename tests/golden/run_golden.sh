@@ -2,8 +2,10 @@
 # Golden end-to-end tests: runs the kopt binary on fixtures and compares its
 # output with the expected files. Usage: run_golden.sh KOPT_BINARY GOLDEN_DIR
 # Each case is a directory GOLDEN_DIR/cases/NAME with a file `args` (the
-# arguments, one line, paths relative to the repository root), `expected_exit`
-# and `expected_output` (stdout+stderr). Set KOPT_UPDATE_GOLDEN=1 to rewrite.
+# arguments, one line, paths relative to the repository root), an optional
+# `env` (VAR=value words put before the command, e.g. PATH=/nonexistent to
+# simulate a machine without ncu), `expected_exit` and `expected_output`
+# (stdout+stderr). Set KOPT_UPDATE_GOLDEN=1 to rewrite the expectations.
 set -u
 kopt=$1
 golden_dir=$2
@@ -13,7 +15,9 @@ failed=0
 for case_dir in "$golden_dir"/cases/*/; do
   name=$(basename "$case_dir")
   args=$(cat "$case_dir/args")
-  actual=$(cd "$repo_root" && eval "NO_COLOR=1 KOPT_NO_GPU_QUERY=1 \"$kopt\" $args" 2>&1)
+  environment=""
+  [ -f "$case_dir/env" ] && environment=$(cat "$case_dir/env")
+  actual=$(cd "$repo_root" && eval "env NO_COLOR=1 KOPT_NO_GPU_QUERY=1 $environment \"$kopt\" $args" 2>&1)
   exit_code=$?
   if [ "${KOPT_UPDATE_GOLDEN:-0}" = 1 ]; then
     printf '%s\n' "$actual" > "$case_dir/expected_output"

@@ -1,0 +1,2 @@
+__global__ void k() {}
+int main() { k<<<1, 1>>>(); return 0; }
