@@ -23,9 +23,9 @@ enum class ReportFormat { kTerminal, kMarkdown, kJson, kHtml };
 Result<ReportFormat> ParseReportFormat(std::string_view name);
 
 struct RenderOptions {
-  bool color = false;       // ANSI colour (terminal only); the CLI sets it on a tty unless NO_COLOR
-  int width = 100;          // terminal columns
-  bool verbose = false;     // include every metric-level detail
+  bool color = false;    // ANSI colour (terminal only); the CLI sets it on a tty unless NO_COLOR
+  int width = 100;       // terminal columns
+  bool verbose = false;  // include every metric-level detail
 };
 
 class Renderer {
@@ -35,6 +35,16 @@ class Renderer {
 };
 
 std::unique_ptr<Renderer> MakeRenderer(ReportFormat format, const RenderOptions& options);
+
+// One factory per implementation, each defined in its own file
+// (terminal_renderer.cc, markdown_renderer.cc, json_renderer.cc, html_renderer.cc).
+std::unique_ptr<Renderer> MakeTerminalRenderer(const RenderOptions& options);
+std::unique_ptr<Renderer> MakeMarkdownRenderer(const RenderOptions& options);
+std::unique_ptr<Renderer> MakeJsonRenderer(const RenderOptions& options);
+std::unique_ptr<Renderer> MakeHtmlRenderer(const RenderOptions& options);
+
+// The conventional file name extension of a format: "txt", "md", "json", "html".
+std::string_view ReportFileExtension(ReportFormat format);
 
 // The JSON schema version written as "schema_version" (docs/json-schema.md).
 inline constexpr std::string_view kJsonSchemaVersion = "1.0";

@@ -1,0 +1,356 @@
+// HTML renderer: one self-contained page (inline CSS, inline SVG charts, no
+// script, no external resource). Every string from the diagnosis goes through
+// EscapeHtml (the local helper H below) before it is embedded.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "report/format.h"
+#include "report/renderer.h"
+#include "report/summary.h"
+#include "report/svg_charts.h"
+
+namespace kopt {
+namespace {
+
+std::string H(std::string_view text) {
+  return report::EscapeHtml(text);
+}
+
+constexpr std::string_view kStyle = R"(
+body{font-family:"DejaVu Sans",Arial,sans-serif;color:#111827;background:#f9fafb;margin:0;line-height:1.45}
+main{max-width:1180px;margin:0 auto;padding:24px}
+h1{font-size:26px;margin:0 0 8px}h2{font-size:21px;margin:0 0 6px;overflow-wrap:break-word}
+h3{font-size:17px;margin:22px 0 8px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
+h4{font-size:15px;margin:0 0 6px}
+code{font-family:"DejaVu Sans Mono",monospace;font-size:.92em;overflow-wrap:break-word}
+table{border-collapse:collapse;margin:6px 0 10px;font-size:14px;background:#fff}
+th,td{border:1px solid #e5e7eb;padding:4px 10px;text-align:left;vertical-align:top}
+th{background:#f3f4f6;font-weight:600}td.num{text-align:right;white-space:nowrap}td.nowrap{white-space:nowrap}
+.meta td:first-child{color:#6b7280}
+section.kernel{background:#fff;border:1px solid #d1d5db;border-radius:8px;padding:20px;margin:22px 0}
+.identity{color:#374151;margin:4px 0 0}.fullname{color:#4b5563;margin:2px 0}
+.verdict{border-left:6px solid #6b7280;background:#f3f4f6;padding:12px 16px;margin:16px 0;font-size:16px}
+.verdict p{margin:4px 0}
+.badge{display:inline-block;padding:1px 8px;border-radius:4px;color:#fff;font-weight:700;font-size:13px;
+letter-spacing:.03em;background:#6b7280;vertical-align:1px}
+.class-memory{border-color:#1d4ed8}.class-memory .badge.class,.badge.class-memory{background:#1d4ed8}
+.class-compute{border-color:#a21caf}.class-compute .badge.class,.badge.class-compute{background:#a21caf}
+.class-latency{border-color:#b45309}.class-latency .badge.class,.badge.class-latency{background:#b45309}
+.class-mixed{border-color:#0e7490}.class-mixed .badge.class,.badge.class-mixed{background:#0e7490}
+.sev-critical{background:#7f1d1d}.sev-major{background:#dc2626}.sev-moderate{background:#d97706}
+.sev-minor{background:#0891b2}.sev-info{background:#6b7280}
+.cards{display:flex;flex-wrap:wrap;gap:10px;margin:10px 0}
+.card{border:1px solid #e5e7eb;border-radius:6px;padding:8px 14px;min-width:130px;background:#fff}
+.card .label{font-size:12px;color:#6b7280}.card .value{font-size:19px;font-weight:600}
+.charts{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0}figcaption{font-size:13px;color:#4b5563}
+svg.chart{max-width:100%;height:auto;border:1px solid #e5e7eb;border-radius:6px}
+.meter{display:inline-block;width:90px;height:10px;background:#e5e7eb;border-radius:3px;margin-right:6px;
+vertical-align:0}.meter span{display:block;height:10px;border-radius:3px;background:#1d4ed8}
+article.finding{border:1px solid #e5e7eb;border-left-width:6px;border-radius:6px;padding:12px 16px;margin:12px 0}
+article.sev-critical,article.sev-major,article.sev-moderate,article.sev-minor,article.sev-info{background:#fff}
+article.sev-critical{border-left-color:#7f1d1d}article.sev-major{border-left-color:#dc2626}
+article.sev-moderate{border-left-color:#d97706}article.sev-minor{border-left-color:#0891b2}
+article.sev-info{border-left-color:#6b7280}
+.gain{font-weight:600}.muted{color:#6b7280}ol li{margin:4px 0}
+footer{color:#6b7280;font-size:12px;margin:24px 0}
+)";
+
+std::string_view SeverityClass(Severity severity) {
+  switch (severity) {
+    case Severity::kCritical: return "sev-critical";
+    case Severity::kMajor: return "sev-major";
+    case Severity::kModerate: return "sev-moderate";
+    case Severity::kMinor: return "sev-minor";
+    case Severity::kInfo: return "sev-info";
+  }
+  return "sev-info";
+}
+
+std::string_view ClassCss(BottleneckClass bottleneck) {
+  switch (bottleneck) {
+    case BottleneckClass::kMemoryBound: return "class-memory";
+    case BottleneckClass::kComputeBound: return "class-compute";
+    case BottleneckClass::kLatencyBound: return "class-latency";
+    case BottleneckClass::kMixed: return "class-mixed";
+    case BottleneckClass::kUnknown: return "class-unknown";
+  }
+  return "class-unknown";
+}
+
+std::string SeverityBadge(Severity severity) {
+  return fmt::format("<span class=\"badge {}\">{}</span>", SeverityClass(severity),
+                     H(SeverityName(severity)));
+}
+
+std::string Meter(double percent) {
+  double clamped = std::isfinite(percent) ? std::clamp(percent, 0.0, 100.0) : 0.0;
+  return fmt::format("<span class=\"meter\"><span style=\"width:{:.1f}%\"></span></span>", clamped);
+}
+
+std::string Cell(std::string_view html, bool numeric = false) {
+  return fmt::format("<td{}>{}</td>", numeric ? " class=\"num\"" : "", html);
+}
+
+std::string HeaderRow(const std::vector<std::string>& names) {
+  std::string row = "<tr>";
+  for (const std::string& name : names) row += "<th>" + H(name) + "</th>";
+  return row + "</tr>";
+}
+
+std::string PageHeader(const Diagnosis& diagnosis) {
+  std::string html = "<header><h1>kopt diagnosis</h1><table class=\"meta\">";
+  if (!diagnosis.source.empty())
+    html += "<tr><td>source</td><td><code>" + H(diagnosis.source) + "</code></td></tr>";
+  std::string device = H(diagnosis.device_name.empty() ? "unknown" : diagnosis.device_name);
+  if (diagnosis.gpu) device += " <span class=\"muted\">(spec: " + H(diagnosis.gpu->name) + ")</span>";
+  html += "<tr><td>device</td><td>" + device + "</td></tr>";
+  html += fmt::format("<tr><td>kernels</td><td>{}</td></tr>", diagnosis.kernels.size());
+  return html + "<tr><td>kopt</td><td>" + H(KOPT_VERSION) + "</td></tr></table></header>";
+}
+
+std::string SummaryTable(const Diagnosis& diagnosis) {
+  if (diagnosis.kernels.size() < 2) return "";
+  std::string html = "<section><h3>Kernels by duration</h3><table>";
+  html += HeaderRow({"#", "kernel", "duration", "share of time", "class", "speed of light", "top finding"});
+  double total = report::TotalDurationNs(diagnosis);
+  for (size_t index : report::KernelsByDuration(diagnosis)) {
+    const KernelDiagnosis& kernel = diagnosis.kernels[index];
+    const Finding* primary = report::PrimaryFinding(kernel);
+    html += "<tr>" + Cell(fmt::format("<a href=\"#kernel-{0}\">{0}</a>", index + 1), true) +
+            Cell("<code>" + H(report::KernelTitle(kernel)) + "</code>") +
+            Cell(H(report::FormatDuration(kernel.roofline.duration_ns)), true) +
+            Cell(total > 0 ? H(report::FormatFraction(kernel.roofline.duration_ns / total)) : "n/a", true) +
+            "<td class=\"nowrap\">" + H(BottleneckClassName(kernel.roofline.bottleneck)) + "</td>" +
+            Cell(H(report::FormatPercent(kernel.roofline.speed_of_light_percent)), true) +
+            Cell(primary ? SeverityBadge(primary->severity) + " " + H(primary->title) : "none") + "</tr>";
+  }
+  return html + "</table></section>";
+}
+
+std::string Identity(const KernelDiagnosis& kernel, size_t number) {
+  std::string html =
+      fmt::format("<h2>Kernel {}: <code>{}</code></h2>", number, H(report::KernelTitle(kernel)));
+  if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
+    html += "<p class=\"fullname\"><code>" + H(kernel.kernel_name) + "</code></p>";
+  }
+  return html + "<p class=\"identity\">" + H(report::IdentityLine(kernel)) + "</p>";
+}
+
+// The verdict first: the class and its reason, then the top finding.
+std::string Verdict(const KernelDiagnosis& kernel) {
+  const RooflineAnalysis& roofline = kernel.roofline;
+  std::string html = fmt::format("<div class=\"verdict {}\"><p><span class=\"badge class\">{}</span> {}</p>",
+                                 ClassCss(roofline.bottleneck), H(BottleneckClassName(roofline.bottleneck)),
+                                 H(report::ReasonText(roofline)));
+  const Finding* primary = report::PrimaryFinding(kernel);
+  if (primary == nullptr) {
+    return html + "<p><strong>Top finding:</strong> " + H(report::NoFindingText(kernel)) + "</p></div>";
+  }
+  return html + fmt::format(
+                    "<p><strong>Top finding:</strong> {} <strong>{}</strong> — estimated gain "
+                    "<span class=\"gain\">{}</span></p></div>",
+                    SeverityBadge(primary->severity), H(primary->title), H(report::GainText(*primary)));
+}
+
+std::string Card(std::string_view label, std::string_view value) {
+  return fmt::format("<div class=\"card\"><div class=\"label\">{}</div><div class=\"value\">{}</div></div>",
+                     H(label), H(value));
+}
+
+std::string KeyNumbers(const RooflineAnalysis& roofline) {
+  std::string html = "<div class=\"cards\">" + Card("duration", report::FormatDuration(roofline.duration_ns));
+  if (roofline.floor_ns > 0) html += Card("roofline floor", report::FormatDuration(roofline.floor_ns));
+  html += Card("speed of light", report::FormatPercent(roofline.speed_of_light_percent));
+  html += Card("arithmetic intensity", report::IntensityText(roofline));
+  if (roofline.ridge_point > 0) {
+    html += Card("ridge point (" + report::PrecisionLabel(roofline.dominant_precision) + ")",
+                 report::FormatIntensity(roofline.ridge_point));
+  }
+  if (roofline.sm_throughput_percent)
+    html += Card("ncu SM throughput", report::FormatPercent(*roofline.sm_throughput_percent));
+  if (roofline.memory_throughput_percent) {
+    html += Card("ncu memory throughput", report::FormatPercent(*roofline.memory_throughput_percent));
+  }
+  html += "</div>";
+  std::string floor = report::FloorText(roofline);
+  return floor.empty() ? html : html + "<p class=\"muted\">" + H(floor) + ".</p>";
+}
+
+std::string PeakCells(double peak, double percent, std::string_view unit) {
+  if (!(peak > 0)) return Cell("unknown") + Cell("n/a");
+  return Cell(H(report::FormatScaled(peak, unit)), true) +
+         Cell(Meter(percent) + H(report::FormatPercent(percent)), true);
+}
+
+std::string RooflineTables(const RooflineAnalysis& roofline) {
+  std::string html;
+  if (!roofline.compute.empty()) {
+    html += "<table>" + HeaderRow({"precision", "work", "achieved", "peak", "% of peak", "peak source"});
+    for (const ComputeWork& work : roofline.compute) {
+      std::string unit(report::OperationUnit(work.precision));
+      html += "<tr>" + Cell(H(report::PrecisionLabel(work.precision))) +
+              Cell(H(report::FormatScaled(work.operations, unit)), true) +
+              Cell(H(report::FormatScaled(work.achieved_per_second, unit + "/s")), true) +
+              PeakCells(work.peak_per_second, work.percent_of_peak, unit + "/s") + Cell(H(work.peak_source)) +
+              "</tr>";
+    }
+    html += "</table>";
+  }
+  if (!roofline.memory.empty()) {
+    html += "<table>" + HeaderRow({"memory level", "bytes", "achieved", "peak", "% of peak", "peak source"});
+    for (const MemoryTraffic& traffic : roofline.memory) {
+      html += "<tr>" + Cell(H(report::MemoryLevelLabel(traffic.level))) +
+              Cell(H(report::FormatBytes(traffic.bytes)), true) +
+              Cell(H(report::FormatBandwidth(traffic.achieved_bytes_per_second)), true) +
+              PeakCells(traffic.peak_bytes_per_second, traffic.percent_of_peak, "B/s") +
+              Cell(H(traffic.peak_source)) + "</tr>";
+    }
+    html += "</table>";
+  }
+  return html;
+}
+
+std::string RooflineFigure(const RooflineAnalysis& roofline, size_t number) {
+  std::string chart = report::RooflineSvg(roofline, fmt::format("roofline-{}", number));
+  if (chart.rfind("<svg", 0) != 0) return chart;  // an explanation instead of a chart
+  std::string ceiling = roofline.dominant_precision.empty()
+                            ? std::string("compute")
+                            : report::PrecisionLabel(roofline.dominant_precision);
+  return "<figure>" + chart + "<figcaption>Roofline (log-log). Thick lines: the kernel's roof (DRAM slope, " +
+         H(ceiling) +
+         " ceiling). Filled point: the kernel at its DRAM intensity; hollow points: the same work against "
+         "its L2 "
+         "and L1 traffic.</figcaption></figure>";
+}
+
+std::string Charts(const KernelDiagnosis& kernel, size_t number, const RenderOptions& options) {
+  std::string html = "<div class=\"charts\">" + RooflineFigure(kernel.roofline, number);
+  std::string stalls = report::StallBarsSvg(kernel.stalls, options.verbose ? 0 : 12);
+  html += stalls.empty()
+              ? "<p class=\"muted\">Warp stalls not collected (needs the WarpStateStats section).</p>"
+              : "<figure>" + stalls +
+                    "<figcaption>Warp stall reasons: share of stall cycles and cycles per issued "
+                    "instruction.</figcaption></figure>";
+  return html + "</div>";
+}
+
+std::string EvidenceTable(const Finding& finding) {
+  if (finding.evidence.empty()) return "";
+  std::string html = "<h4>Evidence</h4><table>" + HeaderRow({"metric", "value", "test"});
+  for (const Evidence& evidence : finding.evidence) {
+    html += "<tr>" + Cell("<code>" + H(evidence.metric) + "</code>") +
+            Cell(H(report::FormatMeasurement(evidence.value, evidence.unit)), true) +
+            Cell(H(report::ThresholdText(evidence))) + "</tr>";
+  }
+  return html + "</table>";
+}
+
+std::string RecommendationList(const Finding& finding) {
+  if (finding.recommendations.empty()) return "";
+  std::string html = "<h4>Recommendations</h4><ol>";
+  for (const Recommendation& recommendation : finding.recommendations) {
+    html += "<li><strong>" + H(recommendation.change) + "</strong>";
+    if (!recommendation.why.empty()) html += "<br>Why: " + H(recommendation.why);
+    if (!recommendation.expected_effect.empty())
+      html += "<br>Expected effect: " + H(recommendation.expected_effect);
+    html += "</li>";
+  }
+  return html + "</ol>";
+}
+
+std::string LocationTable(const Finding& finding) {
+  if (finding.locations.empty()) return "";
+  std::string html = "<h4>Locations</h4><table>" + HeaderRow({"source", "SASS", "share of stalls"});
+  for (const Location& location : finding.locations) {
+    bool has_sass = !location.sass_text.empty() || location.sass_offset != 0;
+    std::string sass =
+        has_sass ? fmt::format("<code>0x{:04x} {}</code>", location.sass_offset, H(location.sass_text)) : "-";
+    html += "<tr>" +
+            Cell(location.source_line.empty() ? "-" : "<code>" + H(location.source_line) + "</code>") +
+            Cell(sass) + Cell(H(report::FormatFraction(location.stall_share)), true) + "</tr>";
+  }
+  return html + "</table>";
+}
+
+std::string FindingArticle(const Finding& finding, size_t rank) {
+  std::string html =
+      fmt::format("<article class=\"finding {}\"><h4>{}. {} {}</h4>", SeverityClass(finding.severity), rank,
+                  SeverityBadge(finding.severity), H(finding.title));
+  html += "<p>Estimated gain <span class=\"gain\">" + H(report::GainText(finding)) + "</span>";
+  if (!finding.gain_method.empty())
+    html += " <span class=\"muted\">(method: " + H(finding.gain_method) + ")</span>";
+  html += " · confidence " + H(report::FormatFraction(finding.confidence)) + " · tool <code>" +
+          H(finding.tool) + "</code></p>";
+  if (!finding.root_cause.empty())
+    html += "<p><strong>Root cause.</strong> " + H(finding.root_cause) + "</p>";
+  return html + EvidenceTable(finding) + RecommendationList(finding) + LocationTable(finding) + "</article>";
+}
+
+std::string NotesSection(const KernelDiagnosis& kernel) {
+  std::string html;
+  if (!kernel.notes.empty()) {
+    html += "<h3>Notes</h3><ul>";
+    for (const std::string& note : kernel.notes) html += "<li>" + H(note) + "</li>";
+    html += "</ul>";
+  }
+  if (!kernel.roofline.missing_metrics.empty()) {
+    html += "<h3>Missing metrics</h3><p>" + H(report::kMissingMetricsAdvice) + ":</p><ul>";
+    for (const std::string& metric : kernel.roofline.missing_metrics)
+      html += "<li><code>" + H(metric) + "</code></li>";
+    html += "</ul>";
+  }
+  return html;
+}
+
+std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const RenderOptions& options) {
+  std::string html = fmt::format("<section class=\"kernel\" id=\"kernel-{}\">", number) +
+                     Identity(kernel, number) + Verdict(kernel);
+  html += "<h3>Stage 1: roofline</h3>" + KeyNumbers(kernel.roofline) + Charts(kernel, number, options) +
+          RooflineTables(kernel.roofline);
+  html += kernel.findings.empty() ? "<h3>Findings</h3><p>None.</p>"
+                                  : "<h3>Findings, ranked by estimated gain</h3>";
+  for (size_t index = 0; index < kernel.findings.size(); ++index) {
+    html += FindingArticle(kernel.findings[index], index + 1);
+  }
+  return html + NotesSection(kernel) + "</section>";
+}
+
+class HtmlRenderer : public Renderer {
+ public:
+  explicit HtmlRenderer(const RenderOptions& options) : options_(options) {}
+
+  std::string Render(const Diagnosis& diagnosis) const override {
+    std::string title = diagnosis.kernels.size() == 1 ? report::KernelTitle(diagnosis.kernels.front())
+                                                      : fmt::format("{} kernels", diagnosis.kernels.size());
+    std::string html =
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        "<title>kopt diagnosis: " +
+        H(title) + "</title><style>" + std::string(kStyle) + "</style></head>\n<body><main>" +
+        PageHeader(diagnosis) + SummaryTable(diagnosis);
+    for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
+      html += "\n" + KernelSection(diagnosis.kernels[index], index + 1, options_);
+    }
+    if (!diagnosis.notes.empty()) {
+      html += "<section><h3>Notes on the profile</h3><ul>";
+      for (const std::string& note : diagnosis.notes) html += "<li>" + H(note) + "</li>";
+      html += "</ul></section>";
+    }
+    return html + "<footer>Generated by kopt " + H(KOPT_VERSION) + ".</footer></main></body></html>\n";
+  }
+
+ private:
+  RenderOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> MakeHtmlRenderer(const RenderOptions& options) {
+  return std::make_unique<HtmlRenderer>(options);
+}
+
+}  // namespace kopt

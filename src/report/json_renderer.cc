@@ -1,0 +1,241 @@
+// JSON renderer: the Diagnosis as a versioned document (docs/json-schema.md).
+#include "report/json_renderer.h"
+
+#include <cmath>
+#include <string>
+
+#include "report/renderer.h"
+#include "report/summary.h"
+
+namespace kopt {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// {"value": v, "unit": "u"}; a non-finite value is written as null.
+Json Quantity(double value, std::string_view unit) {
+  Json quantity;
+  quantity["value"] = std::isfinite(value) ? Json(value) : Json(nullptr);
+  quantity["unit"] = std::string(unit);
+  return quantity;
+}
+
+// A quantity whose zero means "unknown" (peaks in the spec and the roofline): null then.
+Json KnownQuantity(double value, std::string_view unit) {
+  return value > 0 ? Quantity(value, unit) : Json(nullptr);
+}
+
+Json OptionalQuantity(const std::optional<double>& value, std::string_view unit) {
+  return value ? Quantity(*value, unit) : Json(nullptr);
+}
+
+Json OptionalText(const std::string& text) {
+  return text.empty() ? Json(nullptr) : Json(text);
+}
+
+Json StringList(const std::vector<std::string>& strings) {
+  Json list = Json::array();
+  for (const std::string& text : strings) list.push_back(text);
+  return list;
+}
+
+Json DimensionsJson(const LaunchDimensions& dimensions, std::string_view unit) {
+  Json json;
+  json["x"] = dimensions.x;
+  json["y"] = dimensions.y;
+  json["z"] = dimensions.z;
+  json["unit"] = std::string(unit);
+  return json;
+}
+
+Json GpuPeaksJson(const GpuSpec& gpu) {
+  Json peaks;
+  peaks["fp64"] = KnownQuantity(gpu.fp64_flops, "FLOP/s");
+  peaks["tensor_fp64"] = KnownQuantity(gpu.fp64_tensor_flops, "FLOP/s");
+  peaks["fp32"] = KnownQuantity(gpu.fp32_flops, "FLOP/s");
+  peaks["fp16"] = KnownQuantity(gpu.fp16_flops, "FLOP/s");
+  peaks["tensor_tf32"] = KnownQuantity(gpu.tf32_tensor_flops, "FLOP/s");
+  peaks["tensor_fp16"] = KnownQuantity(gpu.fp16_tensor_flops, "FLOP/s");
+  peaks["tensor_bf16"] = KnownQuantity(gpu.bf16_tensor_flops, "FLOP/s");
+  peaks["tensor_fp8"] = KnownQuantity(gpu.fp8_tensor_flops, "FLOP/s");
+  peaks["tensor_int8"] = KnownQuantity(gpu.int8_tensor_ops, "OP/s");
+  return peaks;
+}
+
+Json GpuJson(const GpuSpec& gpu) {
+  Json json;
+  json["key"] = gpu.key;
+  json["name"] = gpu.name;
+  json["device_names"] = StringList(gpu.device_names);
+  json["compute_capability"] = gpu.compute_capability;
+  json["sm_count"] = KnownQuantity(gpu.sm_count, "SM");
+  json["boost_clock"] = KnownQuantity(gpu.boost_clock_hz, "Hz");
+  json["memory_clock"] = KnownQuantity(gpu.memory_clock_hz, "Hz");
+  json["peaks"] = GpuPeaksJson(gpu);
+  json["dram_bandwidth"] = KnownQuantity(gpu.dram_bytes_per_second, "byte/s");
+  json["dram_capacity"] = KnownQuantity(gpu.dram_capacity_bytes, "byte");
+  json["l2_cache"] = KnownQuantity(gpu.l2_cache_bytes, "byte");
+  json["shared_memory_per_sm"] = KnownQuantity(gpu.shared_memory_per_sm_bytes, "byte");
+  json["registers_per_sm"] = KnownQuantity(gpu.registers_per_sm, "register");
+  json["max_warps_per_sm"] = KnownQuantity(gpu.max_warps_per_sm, "warp");
+  json["tdp"] = KnownQuantity(gpu.tdp_watts, "W");
+  json["source"] = gpu.source;
+  return json;
+}
+
+Json ComputeJson(const ComputeWork& work) {
+  std::string unit(report::OperationUnit(work.precision));
+  Json json;
+  json["precision"] = work.precision;
+  json["work"] = Quantity(work.operations, unit);
+  json["achieved"] = Quantity(work.achieved_per_second, unit + "/s");
+  json["peak"] = KnownQuantity(work.peak_per_second, unit + "/s");
+  json["percent_of_peak"] = work.peak_per_second > 0 ? Quantity(work.percent_of_peak, "%") : Json(nullptr);
+  json["peak_source"] = OptionalText(work.peak_source);
+  return json;
+}
+
+Json MemoryJson(const MemoryTraffic& traffic) {
+  Json json;
+  json["level"] = traffic.level;
+  json["bytes"] = Quantity(traffic.bytes, "byte");
+  json["achieved"] = Quantity(traffic.achieved_bytes_per_second, "byte/s");
+  json["peak"] = KnownQuantity(traffic.peak_bytes_per_second, "byte/s");
+  json["percent_of_peak"] =
+      traffic.peak_bytes_per_second > 0 ? Quantity(traffic.percent_of_peak, "%") : Json(nullptr);
+  json["peak_source"] = OptionalText(traffic.peak_source);
+  return json;
+}
+
+Json Stage1Json(const RooflineAnalysis& roofline) {
+  Json json;
+  json["bottleneck_class"] = std::string(BottleneckClassName(roofline.bottleneck));
+  json["reason"] = roofline.reason;
+  json["duration"] = Quantity(roofline.duration_ns, "ns");
+  json["floor"] = KnownQuantity(roofline.floor_ns, "ns");
+  json["speed_of_light"] = Quantity(roofline.speed_of_light_percent, "%");
+  json["sm_throughput"] = OptionalQuantity(roofline.sm_throughput_percent, "%");
+  json["memory_throughput"] = OptionalQuantity(roofline.memory_throughput_percent, "%");
+  json["total_work"] = Quantity(roofline.total_flops, "FLOP");
+  json["arithmetic_intensity"] = Quantity(roofline.arithmetic_intensity, "FLOP/byte");
+  json["ridge_point"] = KnownQuantity(roofline.ridge_point, "FLOP/byte");
+  json["dominant_precision"] = OptionalText(roofline.dominant_precision);
+  json["compute_percent_of_peak"] = Quantity(roofline.compute_percent_of_peak, "%");
+  json["busiest_memory_level"] = OptionalText(roofline.busiest_memory_level);
+  json["memory_percent_of_peak"] = Quantity(roofline.memory_percent_of_peak, "%");
+  json["compute"] = Json::array();
+  for (const ComputeWork& work : roofline.compute) json["compute"].push_back(ComputeJson(work));
+  json["memory"] = Json::array();
+  for (const MemoryTraffic& traffic : roofline.memory) json["memory"].push_back(MemoryJson(traffic));
+  json["missing_metrics"] = StringList(roofline.missing_metrics);
+  return json;
+}
+
+Json StallJson(const StallReason& stall) {
+  Json json;
+  json["name"] = stall.name;
+  json["cycles_per_issue"] = Quantity(stall.cycles_per_issue, "cycle/inst");
+  json["share"] = Quantity(stall.share, "fraction");
+  return json;
+}
+
+Json EvidenceJson(const Evidence& evidence) {
+  Json json;
+  json["metric"] = evidence.metric;
+  json["value"] = Quantity(evidence.value, evidence.unit);
+  json["comparison"] = OptionalText(evidence.comparison);
+  json["threshold"] =
+      evidence.comparison.empty() ? Json(nullptr) : Quantity(evidence.threshold, evidence.unit);
+  return json;
+}
+
+Json RecommendationJson(const Recommendation& recommendation, size_t rank) {
+  Json json;
+  json["rank"] = rank;
+  json["change"] = recommendation.change;
+  json["why"] = recommendation.why;
+  json["expected_effect"] = recommendation.expected_effect;
+  return json;
+}
+
+Json LocationJson(const Location& location) {
+  bool has_sass = !location.sass_text.empty() || location.sass_offset != 0;
+  Json json;
+  json["source_line"] = OptionalText(location.source_line);
+  json["sass_offset"] =
+      has_sass ? Quantity(static_cast<double>(location.sass_offset), "byte") : Json(nullptr);
+  json["sass_text"] = OptionalText(location.sass_text);
+  json["stall_share"] = Quantity(location.stall_share, "fraction");
+  return json;
+}
+
+Json FindingJson(const Finding& finding, size_t rank) {
+  Json json;
+  json["rank"] = rank;
+  json["tool"] = finding.tool;
+  json["title"] = finding.title;
+  json["severity"] = std::string(SeverityName(finding.severity));
+  json["estimated_gain"] = Quantity(finding.estimated_gain, "fraction");
+  json["gain_method"] = finding.gain_method;
+  json["confidence"] = Quantity(finding.confidence, "fraction");
+  json["root_cause"] = finding.root_cause;
+  json["evidence"] = Json::array();
+  for (const Evidence& evidence : finding.evidence) json["evidence"].push_back(EvidenceJson(evidence));
+  json["recommendations"] = Json::array();
+  for (size_t index = 0; index < finding.recommendations.size(); ++index) {
+    json["recommendations"].push_back(RecommendationJson(finding.recommendations[index], index + 1));
+  }
+  json["locations"] = Json::array();
+  for (const Location& location : finding.locations) json["locations"].push_back(LocationJson(location));
+  return json;
+}
+
+Json KernelJson(const KernelDiagnosis& kernel) {
+  Json json;
+  json["launch_id"] = kernel.launch_id;
+  json["kernel_name"] = kernel.kernel_name;
+  json["function_name"] = kernel.function_name;
+  json["grid"] = DimensionsJson(kernel.grid, "block");
+  json["block"] = DimensionsJson(kernel.block, "thread");
+  json["registers_per_thread"] = OptionalQuantity(kernel.registers_per_thread, "register/thread");
+  json["shared_memory_per_block"] = OptionalQuantity(kernel.shared_memory_per_block_bytes, "byte");
+  json["stage1"] = Stage1Json(kernel.roofline);
+  json["stalls"] = Json::array();
+  for (const StallReason& stall : kernel.stalls) json["stalls"].push_back(StallJson(stall));
+  json["findings"] = Json::array();
+  for (size_t index = 0; index < kernel.findings.size(); ++index) {
+    json["findings"].push_back(FindingJson(kernel.findings[index], index + 1));
+  }
+  json["notes"] = StringList(kernel.notes);
+  return json;
+}
+
+class JsonRenderer : public Renderer {
+ public:
+  std::string Render(const Diagnosis& diagnosis) const override {
+    // Invalid UTF-8 in untrusted names is replaced rather than thrown on.
+    return DiagnosisToJson(diagnosis).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+};
+
+}  // namespace
+
+nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis) {
+  Json json;
+  json["schema_version"] = std::string(kJsonSchemaVersion);
+  json["tool"] = "kopt";
+  json["version"] = KOPT_VERSION;
+  json["source"] = diagnosis.source;
+  json["device_name"] = diagnosis.device_name;
+  json["gpu"] = diagnosis.gpu ? GpuJson(*diagnosis.gpu) : Json(nullptr);
+  json["kernels"] = Json::array();
+  for (const KernelDiagnosis& kernel : diagnosis.kernels) json["kernels"].push_back(KernelJson(kernel));
+  json["notes"] = StringList(diagnosis.notes);
+  return json;
+}
+
+std::unique_ptr<Renderer> MakeJsonRenderer(const RenderOptions& /*options*/) {
+  return std::make_unique<JsonRenderer>();
+}
+
+}  // namespace kopt

@@ -1,0 +1,267 @@
+// Markdown renderer (GitHub-flavoured tables). Names (kernels, metrics, tools,
+// files) are written as code spans; free text is escaped, so untrusted
+// strings render literally and cannot inject HTML or break a table.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "report/format.h"
+#include "report/renderer.h"
+#include "report/summary.h"
+
+namespace kopt {
+namespace {
+
+using report::EscapeMarkdown;
+using report::MarkdownCode;
+
+std::string Row(const std::vector<std::string>& cells) {
+  std::string row = "|";
+  for (const std::string& cell : cells) row += " " + cell + " |";
+  return row + "\n";
+}
+
+// A table header: names, and per column ":" alignment (true = right).
+std::string Header(const std::vector<std::string>& names, const std::vector<bool>& right_aligned) {
+  std::string rule = "|";
+  for (size_t column = 0; column < names.size(); ++column) {
+    bool right = column < right_aligned.size() && right_aligned[column];
+    rule += right ? " ---: |" : " --- |";
+  }
+  return "\n" + Row(names) + rule + "\n";
+}
+
+std::string SeverityBadge(Severity severity) {
+  std::string name(SeverityName(severity));
+  for (char& character : name)
+    character = static_cast<char>(std::toupper(static_cast<unsigned char>(character)));
+  return "[" + name + "]";
+}
+
+std::string DocumentHeader(const Diagnosis& diagnosis) {
+  std::string text = "# kopt diagnosis\n" + Header({"", ""}, {});
+  if (!diagnosis.source.empty()) text += Row({"source", MarkdownCode(diagnosis.source)});
+  std::string device = EscapeMarkdown(diagnosis.device_name.empty() ? "unknown" : diagnosis.device_name);
+  if (diagnosis.gpu) device += " (spec: " + EscapeMarkdown(diagnosis.gpu->name) + ")";
+  text += Row({"device", device});
+  text += Row({"kernels", std::to_string(diagnosis.kernels.size())});
+  text += Row({"kopt", KOPT_VERSION});
+  return text;
+}
+
+std::string Summary(const Diagnosis& diagnosis) {
+  if (diagnosis.kernels.size() < 2) return "";
+  std::string text = "\n## Summary: kernels by duration\n";
+  text += Header({"#", "kernel", "duration", "share of time", "class", "speed of light", "top finding"},
+                 {true, false, true, true, false, true, false});
+  double total = report::TotalDurationNs(diagnosis);
+  for (size_t index : report::KernelsByDuration(diagnosis)) {
+    const KernelDiagnosis& kernel = diagnosis.kernels[index];
+    const Finding* primary = report::PrimaryFinding(kernel);
+    text += Row({std::to_string(index + 1), MarkdownCode(report::KernelTitle(kernel)),
+                 report::FormatDuration(kernel.roofline.duration_ns),
+                 total > 0 ? report::FormatFraction(kernel.roofline.duration_ns / total) : "n/a",
+                 std::string(BottleneckClassName(kernel.roofline.bottleneck)),
+                 report::FormatPercent(kernel.roofline.speed_of_light_percent),
+                 primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
+  }
+  return text;
+}
+
+std::string Identity(const KernelDiagnosis& kernel, size_t number) {
+  std::string text = fmt::format("\n## Kernel {}: {}\n\n", number, MarkdownCode(report::KernelTitle(kernel)));
+  if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
+    text += MarkdownCode(kernel.kernel_name) + "\n\n";
+  }
+  return text + EscapeMarkdown(report::IdentityLine(kernel)) + "\n";
+}
+
+// The verdict first, as a block quote: the class with its reason and the top finding.
+std::string Verdict(const KernelDiagnosis& kernel) {
+  std::string text =
+      fmt::format("\n> **Bottleneck: {}** — {}\n", BottleneckClassName(kernel.roofline.bottleneck),
+                  EscapeMarkdown(report::ReasonText(kernel.roofline)));
+  const Finding* primary = report::PrimaryFinding(kernel);
+  if (primary == nullptr)
+    return text + ">\n> **Top finding:** " + EscapeMarkdown(report::NoFindingText(kernel)) + "\n";
+  return text + fmt::format(">\n> **Top finding: {} {}** — estimated gain {}\n",
+                            SeverityBadge(primary->severity), EscapeMarkdown(primary->title),
+                            report::GainText(*primary));
+}
+
+std::string PeakCells(double peak, double percent, std::string_view unit, std::string* percent_cell) {
+  *percent_cell = peak > 0 ? report::FormatPercent(percent) : "n/a";
+  return peak > 0 ? report::FormatScaled(peak, unit) : "unknown";
+}
+
+std::string RooflineTables(const RooflineAnalysis& roofline) {
+  std::string text;
+  if (!roofline.compute.empty()) {
+    text += Header({"precision", "work", "achieved", "peak", "% of peak", "peak source"},
+                   {false, true, true, true, true, false});
+    for (const ComputeWork& work : roofline.compute) {
+      std::string unit(report::OperationUnit(work.precision)), percent;
+      std::string peak = PeakCells(work.peak_per_second, work.percent_of_peak, unit + "/s", &percent);
+      text += Row({EscapeMarkdown(report::PrecisionLabel(work.precision)),
+                   report::FormatScaled(work.operations, unit),
+                   report::FormatScaled(work.achieved_per_second, unit + "/s"), peak, percent,
+                   EscapeMarkdown(work.peak_source)});
+    }
+  }
+  if (!roofline.memory.empty()) {
+    text += Header({"memory level", "bytes", "achieved", "peak", "% of peak", "peak source"},
+                   {false, true, true, true, true, false});
+    for (const MemoryTraffic& traffic : roofline.memory) {
+      std::string percent;
+      std::string peak = PeakCells(traffic.peak_bytes_per_second, traffic.percent_of_peak, "B/s", &percent);
+      text +=
+          Row({EscapeMarkdown(report::MemoryLevelLabel(traffic.level)), report::FormatBytes(traffic.bytes),
+               report::FormatBandwidth(traffic.achieved_bytes_per_second), peak, percent,
+               EscapeMarkdown(traffic.peak_source)});
+    }
+  }
+  return text;
+}
+
+std::string Stage1(const RooflineAnalysis& roofline) {
+  std::string text = "\n### Stage 1: roofline\n\n";
+  text += fmt::format("- Duration: {}; speed of light: {}\n", report::FormatDuration(roofline.duration_ns),
+                      report::FormatPercent(roofline.speed_of_light_percent));
+  std::string floor = report::FloorText(roofline);
+  if (!floor.empty()) text += "- " + EscapeMarkdown(floor) + "\n";
+  text += "- Arithmetic intensity: " + report::IntensityText(roofline);
+  if (roofline.ridge_point > 0) {
+    text += fmt::format("; ridge point: {} ({})", report::FormatIntensity(roofline.ridge_point),
+                        EscapeMarkdown(report::PrecisionLabel(roofline.dominant_precision)));
+  }
+  text += "\n";
+  if (roofline.sm_throughput_percent || roofline.memory_throughput_percent) {
+    auto percent = [](const std::optional<double>& value) {
+      return value ? report::FormatPercent(*value) : std::string("n/a");
+    };
+    text += fmt::format("- ncu speed of light: SM {}, memory {}\n", percent(roofline.sm_throughput_percent),
+                        percent(roofline.memory_throughput_percent));
+  }
+  return text + RooflineTables(roofline);
+}
+
+std::string Stalls(const KernelDiagnosis& kernel, const RenderOptions& options) {
+  std::string text = "\n### Warp stalls\n";
+  if (kernel.stalls.empty()) return text + "\nNot collected (needs the WarpStateStats section).\n";
+  std::vector<StallReason> stalls = report::TopStalls(kernel.stalls, options.verbose ? 0 : 10);
+  text += Header({"reason", "share of stall cycles", "cycles per issued instruction"}, {false, true, true});
+  for (const StallReason& stall : stalls) {
+    text += Row({MarkdownCode(stall.name), report::FormatFraction(stall.share),
+                 report::FormatNumber(stall.cycles_per_issue)});
+  }
+  if (stalls.size() < kernel.stalls.size()) {
+    text += fmt::format("\n{} smaller reasons not shown.\n", kernel.stalls.size() - stalls.size());
+  }
+  return text;
+}
+
+std::string FindingEvidence(const Finding& finding) {
+  if (finding.evidence.empty()) return "";
+  std::string text = "\n**Evidence**\n" + Header({"metric", "value", "test"}, {false, true, false});
+  for (const Evidence& evidence : finding.evidence) {
+    text += Row({MarkdownCode(evidence.metric),
+                 EscapeMarkdown(report::FormatMeasurement(evidence.value, evidence.unit)),
+                 EscapeMarkdown(report::ThresholdText(evidence))});
+  }
+  return text;
+}
+
+std::string FindingRecommendations(const Finding& finding) {
+  if (finding.recommendations.empty()) return "";
+  std::string text = "\n**Recommendations**\n\n";
+  for (size_t index = 0; index < finding.recommendations.size(); ++index) {
+    const Recommendation& recommendation = finding.recommendations[index];
+    text += fmt::format("{}. **{}**", index + 1, EscapeMarkdown(recommendation.change));
+    if (!recommendation.why.empty()) text += " — " + EscapeMarkdown(recommendation.why);
+    if (!recommendation.expected_effect.empty()) {
+      text += " *Expected effect:* " + EscapeMarkdown(recommendation.expected_effect);
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+std::string FindingLocations(const Finding& finding) {
+  if (finding.locations.empty()) return "";
+  std::string text =
+      "\n**Locations**\n" + Header({"source", "SASS", "share of stalls"}, {false, false, true});
+  for (const Location& location : finding.locations) {
+    bool has_sass = !location.sass_text.empty() || location.sass_offset != 0;
+    text += Row(
+        {location.source_line.empty() ? "-" : MarkdownCode(location.source_line),
+         has_sass ? MarkdownCode(fmt::format("0x{:04x}  {}", location.sass_offset, location.sass_text)) : "-",
+         report::FormatFraction(location.stall_share)});
+  }
+  return text;
+}
+
+std::string FindingSection(const Finding& finding, size_t rank) {
+  std::string text = fmt::format("\n#### {}. {} {}\n\n", rank, SeverityBadge(finding.severity),
+                                 EscapeMarkdown(finding.title));
+  text += "- **Estimated gain:** " + report::GainText(finding);
+  if (!finding.gain_method.empty()) text += " (method: " + EscapeMarkdown(finding.gain_method) + ")";
+  text += "\n- **Confidence:** " + report::FormatFraction(finding.confidence) + "\n";
+  text += "- **Tool:** " + MarkdownCode(finding.tool) + "\n";
+  if (!finding.root_cause.empty()) text += "\n**Root cause.** " + EscapeMarkdown(finding.root_cause) + "\n";
+  return text + FindingEvidence(finding) + FindingRecommendations(finding) + FindingLocations(finding);
+}
+
+std::string NotesSection(const KernelDiagnosis& kernel) {
+  std::string text;
+  if (!kernel.notes.empty()) {
+    text += "\n### Notes\n\n";
+    for (const std::string& note : kernel.notes) text += "- " + EscapeMarkdown(note) + "\n";
+  }
+  if (!kernel.roofline.missing_metrics.empty()) {
+    text +=
+        "\n### Missing metrics\n\n" + EscapeMarkdown(std::string(report::kMissingMetricsAdvice)) + ":\n\n";
+    for (const std::string& metric : kernel.roofline.missing_metrics)
+      text += "- " + MarkdownCode(metric) + "\n";
+  }
+  return text;
+}
+
+std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const RenderOptions& options) {
+  std::string text =
+      Identity(kernel, number) + Verdict(kernel) + Stage1(kernel.roofline) + Stalls(kernel, options);
+  text +=
+      kernel.findings.empty() ? "\n### Findings\n\nNone.\n" : "\n### Findings, ranked by estimated gain\n";
+  for (size_t index = 0; index < kernel.findings.size(); ++index) {
+    text += FindingSection(kernel.findings[index], index + 1);
+  }
+  return text + NotesSection(kernel);
+}
+
+class MarkdownRenderer : public Renderer {
+ public:
+  explicit MarkdownRenderer(const RenderOptions& options) : options_(options) {}
+
+  std::string Render(const Diagnosis& diagnosis) const override {
+    std::string text = DocumentHeader(diagnosis) + Summary(diagnosis);
+    for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
+      text += KernelSection(diagnosis.kernels[index], index + 1, options_);
+    }
+    if (!diagnosis.notes.empty()) {
+      text += "\n## Notes on the profile\n\n";
+      for (const std::string& note : diagnosis.notes) text += "- " + EscapeMarkdown(note) + "\n";
+    }
+    return text;
+  }
+
+ private:
+  RenderOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> MakeMarkdownRenderer(const RenderOptions& options) {
+  return std::make_unique<MarkdownRenderer>(options);
+}
+
+}  // namespace kopt

@@ -1,0 +1,133 @@
+#include "report/summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+#include "report/format.h"
+
+namespace kopt::report {
+namespace {
+
+std::string UpperCase(std::string_view text) {
+  std::string upper(text);
+  for (char& character : upper)
+    character = static_cast<char>(std::toupper(static_cast<unsigned char>(character)));
+  return upper;
+}
+
+}  // namespace
+
+std::string PrecisionLabel(std::string_view precision) {
+  constexpr std::string_view kTensorPrefix = "tensor_";
+  if (precision.substr(0, kTensorPrefix.size()) == kTensorPrefix) {
+    return UpperCase(precision.substr(kTensorPrefix.size())) + " tensor";
+  }
+  return UpperCase(precision);
+}
+
+std::string MemoryLevelLabel(std::string_view level) {
+  return UpperCase(level);
+}
+
+std::string_view OperationUnit(std::string_view precision) {
+  return precision.find("int") != std::string_view::npos ? "OP" : "FLOP";
+}
+
+std::string DimensionsText(const LaunchDimensions& dimensions) {
+  return fmt::format("{}×{}×{}", dimensions.x, dimensions.y, dimensions.z);
+}
+
+std::string IdentityLine(const KernelDiagnosis& kernel) {
+  std::string line = fmt::format("launch {} · grid {} · block {}", kernel.launch_id,
+                                 DimensionsText(kernel.grid), DimensionsText(kernel.block));
+  if (kernel.registers_per_thread) {
+    line += fmt::format(" · {} registers/thread", FormatNumber(*kernel.registers_per_thread));
+  }
+  if (kernel.shared_memory_per_block_bytes) {
+    line += fmt::format(" · {} shared memory/block", FormatBytes(*kernel.shared_memory_per_block_bytes));
+  }
+  return line;
+}
+
+std::string KernelTitle(const KernelDiagnosis& kernel) {
+  if (!kernel.function_name.empty()) return kernel.function_name;
+  if (!kernel.kernel_name.empty()) return kernel.kernel_name;
+  return "kernel";
+}
+
+std::string ReasonText(const RooflineAnalysis& roofline) {
+  std::string prefix = UpperCase(BottleneckClassName(roofline.bottleneck)) + ":";
+  std::string_view reason = roofline.reason;
+  if (reason.size() > prefix.size() && UpperCase(reason.substr(0, prefix.size())) == prefix) {
+    reason.remove_prefix(prefix.size());
+    while (!reason.empty() && reason.front() == ' ') reason.remove_prefix(1);
+    std::string text(reason);
+    if (!text.empty()) text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+    return text;
+  }
+  return roofline.reason;
+}
+
+const Finding* PrimaryFinding(const KernelDiagnosis& kernel) {
+  return kernel.findings.empty() ? nullptr : &kernel.findings.front();
+}
+
+std::string NoFindingText(const KernelDiagnosis& kernel) {
+  if (!kernel.roofline.missing_metrics.empty()) {
+    return "none, but the profile lacks metrics the analysis needs (listed under missing metrics)";
+  }
+  return "none: no analysis tool found a problem";
+}
+
+std::string GainText(const Finding& finding) {
+  return FormatFraction(finding.estimated_gain) + " of kernel time";
+}
+
+std::string ThresholdText(const Evidence& evidence) {
+  if (evidence.comparison.empty()) return "";
+  return evidence.comparison + " " + FormatMeasurement(evidence.threshold, evidence.unit);
+}
+
+std::vector<StallReason> TopStalls(const std::vector<StallReason>& stalls, size_t count) {
+  std::vector<StallReason> sorted = stalls;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const StallReason& left, const StallReason& right) {
+    return left.share > right.share;
+  });
+  if (count != 0 && sorted.size() > count) sorted.resize(count);
+  return sorted;
+}
+
+std::string FloorText(const RooflineAnalysis& roofline) {
+  if (roofline.floor_ns <= 0) return "";
+  std::string text = "roofline floor " + FormatDuration(roofline.floor_ns);
+  if (roofline.duration_ns > 0) {
+    text += fmt::format(": the kernel takes {}× the least time its work needs at the ceilings",
+                        FormatNumber(roofline.duration_ns / roofline.floor_ns));
+  }
+  return text;
+}
+
+std::string IntensityText(const RooflineAnalysis& roofline) {
+  if (!(roofline.total_flops > 0)) return "none (no floating-point work)";
+  return FormatIntensity(roofline.arithmetic_intensity);
+}
+
+std::vector<size_t> KernelsByDuration(const Diagnosis& diagnosis) {
+  std::vector<size_t> order(diagnosis.kernels.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t left, size_t right) {
+    return diagnosis.kernels[left].roofline.duration_ns > diagnosis.kernels[right].roofline.duration_ns;
+  });
+  return order;
+}
+
+double TotalDurationNs(const Diagnosis& diagnosis) {
+  double total = 0;
+  for (const KernelDiagnosis& kernel : diagnosis.kernels) total += kernel.roofline.duration_ns;
+  return total;
+}
+
+}  // namespace kopt::report

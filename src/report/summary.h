@@ -1,0 +1,78 @@
+// What every report says, decided once for all formats: display names of
+// precisions and memory levels, the verdict line that puts the real
+// bottleneck first, the top stall reasons, and the order of kernels by time.
+//
+// Strings returned here are plain (not escaped); each renderer escapes them
+// for its format.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/diagnosis.h"
+
+namespace kopt::report {
+
+// "fp32" → "FP32", "tensor_fp16" → "FP16 tensor", anything else upper-cased.
+std::string PrecisionLabel(std::string_view precision);
+
+// "dram" → "DRAM", "l2" → "L2", "l1" → "L1"; anything else upper-cased.
+std::string MemoryLevelLabel(std::string_view level);
+
+// "OP" for integer precisions (tensor_int8), else "FLOP".
+std::string_view OperationUnit(std::string_view precision);
+
+// A launch's dimensions as "1024×1×1".
+std::string DimensionsText(const LaunchDimensions& dimensions);
+
+// "launch 3 · grid 1024×1×1 · block 256×1×1 · 32 registers/thread · 4 kB shared memory/block";
+// registers and shared memory are left out when unknown.
+std::string IdentityLine(const KernelDiagnosis& kernel);
+
+// The name to head a kernel's section with: the function name, else the
+// demangled name, else "kernel".
+std::string KernelTitle(const KernelDiagnosis& kernel);
+
+// The class's reason without a leading "<Class>: " the analysis may start it
+// with ("Memory-bound: DRAM is at ..." → "DRAM is at ..."), since every report
+// shows the class next to it.
+std::string ReasonText(const RooflineAnalysis& roofline);
+
+// The most important finding (findings are ranked by gain), or nullptr.
+const Finding* PrimaryFinding(const KernelDiagnosis& kernel);
+
+// What to say in place of the top finding when there is none: either no tool
+// found a problem, or metrics were missing (then the tools could not look).
+std::string NoFindingText(const KernelDiagnosis& kernel);
+
+// "12.5% of kernel time" (the gain as a share of the kernel's duration).
+std::string GainText(const Finding& finding);
+
+// "≥ 60%" style comparison text of one evidence row: comparison and threshold
+// formatted in the evidence's unit; empty when there is no comparison.
+std::string ThresholdText(const Evidence& evidence);
+
+// Up to `count` stall reasons, largest share first (all when count is 0).
+std::vector<StallReason> TopStalls(const std::vector<StallReason>& stalls, size_t count);
+
+// One line about the roofline floor: "floor 46.1 µs: the kernel takes 1.25× the least time its
+// work needs at the ceilings"; empty when no floor is known.
+std::string FloorText(const RooflineAnalysis& roofline);
+
+// "0.167 FLOP/B", or "none (no floating-point work)" when the kernel did none.
+std::string IntensityText(const RooflineAnalysis& roofline);
+
+// Indices of the kernels, longest duration first (stable for equal durations).
+std::vector<size_t> KernelsByDuration(const Diagnosis& diagnosis);
+
+// The sum of all kernels' durations (ns).
+double TotalDurationNs(const Diagnosis& diagnosis);
+
+// The metric collection advice shown next to missing metrics.
+inline constexpr std::string_view kMissingMetricsAdvice =
+    "Collect them with ncu --set full (or the sections kopt requests) to make the diagnosis complete";
+
+}  // namespace kopt::report

@@ -1,0 +1,380 @@
+#include "report/svg_charts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "report/format.h"
+#include "report/summary.h"
+
+namespace kopt::report {
+namespace {
+
+constexpr double kWidth = 760, kHeight = 470;
+constexpr double kLeft = 112, kRight = 24, kTop = 24, kBottom = 58;
+constexpr std::string_view kFont = "font-family=\"DejaVu Sans, Arial, sans-serif\"";
+// A white outline behind text, so labels stay readable where lines cross them.
+constexpr std::string_view kHalo =
+    "stroke=\"#fff\" stroke-width=\"4\" stroke-linejoin=\"round\" paint-order=\"stroke\"";
+
+// A logarithmic axis from 10^low_exponent to 10^high_exponent mapped onto a
+// pixel interval; ticks go at the whole decades inside it.
+struct LogAxis {
+  double low_exponent = 0, high_exponent = 1;
+  double pixel_start = 0, pixel_end = 1;  // pixel of 10^low_exponent, of 10^high_exponent
+
+  double Map(double value) const {
+    double fraction = (std::log10(value) - low_exponent) / (high_exponent - low_exponent);
+    return pixel_start + fraction * (pixel_end - pixel_start);
+  }
+  double Low() const { return std::pow(10.0, low_exponent); }
+  double High() const { return std::pow(10.0, high_exponent); }
+};
+
+struct Slope {
+  std::string label;
+  double bytes_per_second;
+  std::string color;
+  bool primary;
+};
+
+struct Ceiling {
+  std::string label;
+  double per_second;
+  std::string color;
+  bool primary;
+};
+
+struct KernelPoint {
+  std::string level;
+  double intensity;
+  double rate;
+};
+
+std::string Number(double value) {
+  return fmt::format("{:.1f}", value);
+}
+
+std::vector<Slope> SlopesOf(const RooflineAnalysis& roofline) {
+  static const std::vector<std::string> kColors = {"#1d4ed8", "#0891b2", "#7c3aed", "#64748b"};
+  std::vector<Slope> slopes;
+  for (const MemoryTraffic& traffic : roofline.memory) {
+    if (!(traffic.peak_bytes_per_second > 0) || !std::isfinite(traffic.peak_bytes_per_second)) continue;
+    std::string color = kColors[std::min(slopes.size(), kColors.size() - 1)];
+    slopes.push_back({MemoryLevelLabel(traffic.level) + " " + FormatBandwidth(traffic.peak_bytes_per_second),
+                      traffic.peak_bytes_per_second, color, traffic.level == "dram"});
+  }
+  return slopes;
+}
+
+std::vector<Ceiling> CeilingsOf(const RooflineAnalysis& roofline) {
+  static const std::vector<std::string> kColors = {"#b91c1c", "#c2410c", "#a16207", "#be185d", "#4d7c0f"};
+  std::vector<Ceiling> ceilings;
+  for (const ComputeWork& work : roofline.compute) {
+    if (!(work.peak_per_second > 0) || !std::isfinite(work.peak_per_second)) continue;
+    std::string unit(OperationUnit(work.precision));
+    std::string color = kColors[std::min(ceilings.size(), kColors.size() - 1)];
+    ceilings.push_back(
+        {PrecisionLabel(work.precision) + " " + FormatScaled(work.peak_per_second, unit + "/s"),
+         work.peak_per_second, color, work.precision == roofline.dominant_precision});
+  }
+  std::stable_sort(ceilings.begin(), ceilings.end(), [](const Ceiling& left, const Ceiling& right) {
+    return left.per_second > right.per_second;
+  });
+  return ceilings;
+}
+
+// The kernel at its intensity against each memory level (DRAM first).
+std::vector<KernelPoint> PointsOf(const RooflineAnalysis& roofline) {
+  std::vector<KernelPoint> points;
+  if (!(roofline.total_flops > 0) || !(roofline.duration_ns > 0)) return points;
+  double rate = roofline.total_flops / (roofline.duration_ns * 1e-9);
+  for (const MemoryTraffic& traffic : roofline.memory) {
+    if (!(traffic.bytes > 0)) continue;
+    double intensity = traffic.level == "dram" && roofline.arithmetic_intensity > 0
+                           ? roofline.arithmetic_intensity
+                           : roofline.total_flops / traffic.bytes;
+    points.push_back({traffic.level, intensity, rate});
+  }
+  std::stable_partition(points.begin(), points.end(),
+                        [](const KernelPoint& point) { return point.level == "dram"; });
+  return points;
+}
+
+// Decade-aligned axes covering every ridge point, ceiling and kernel point.
+std::pair<LogAxis, LogAxis> MakeAxes(const std::vector<Slope>& slopes, const std::vector<Ceiling>& ceilings,
+                                     const std::vector<KernelPoint>& points) {
+  std::vector<double> intensities, rates;
+  for (const KernelPoint& point : points) intensities.push_back(point.intensity), rates.push_back(point.rate);
+  for (const Ceiling& ceiling : ceilings) {
+    rates.push_back(ceiling.per_second);
+    for (const Slope& slope : slopes) intensities.push_back(ceiling.per_second / slope.bytes_per_second);
+  }
+  LogAxis x{-2, 3, kLeft, kWidth - kRight};
+  if (!intensities.empty()) {
+    auto [low, high] = std::minmax_element(intensities.begin(), intensities.end());
+    x.high_exponent = std::ceil(std::log10(*high) + 0.5);
+    x.low_exponent = std::max(std::floor(std::log10(*low) - 0.5), x.high_exponent - 9);
+  }
+  if (rates.empty()) {
+    for (const Slope& slope : slopes) rates.push_back(slope.bytes_per_second * x.High());
+  }
+  LogAxis y{9, 15, kHeight - kBottom, kTop};
+  if (!rates.empty()) {
+    auto [low, high] = std::minmax_element(rates.begin(), rates.end());
+    // Headroom above the highest ceiling for its label, without a wasted decade.
+    y.high_exponent = std::log10(*high) + 0.25;
+    y.low_exponent = std::floor(std::log10(*low) - 0.5);
+    y.low_exponent =
+        std::clamp(y.low_exponent, std::floor(y.high_exponent) - 8, std::floor(y.high_exponent) - 3);
+  }
+  return {x, y};
+}
+
+std::string TickLabel(double value, std::string_view unit) {
+  return unit.empty() ? FormatNumber(value) : FormatScaled(value, unit);
+}
+
+std::string GridAndTicks(const LogAxis& x, const LogAxis& y) {
+  std::string svg = "<g class=\"grid\" stroke=\"#e5e7eb\" stroke-width=\"1\">";
+  std::string labels = fmt::format("<g fill=\"#374151\" font-size=\"12\" {}>", kFont);
+  for (int exponent = static_cast<int>(std::ceil(x.low_exponent)); exponent <= x.high_exponent; ++exponent) {
+    double pixel = x.Map(std::pow(10.0, exponent));
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", Number(pixel), Number(kTop),
+                       Number(kHeight - kBottom));
+    labels +=
+        fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", Number(pixel),
+                    Number(kHeight - kBottom + 18), EscapeHtml(TickLabel(std::pow(10.0, exponent), "")));
+  }
+  for (int exponent = static_cast<int>(std::ceil(y.low_exponent)); exponent <= y.high_exponent; ++exponent) {
+    double pixel = y.Map(std::pow(10.0, exponent));
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", Number(kLeft), Number(pixel),
+                       Number(kWidth - kRight));
+    labels += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", Number(kLeft - 8),
+                          Number(pixel + 4), EscapeHtml(TickLabel(std::pow(10.0, exponent), "FLOP/s")));
+  }
+  svg += "</g>" + labels;
+  svg += fmt::format(
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">arithmetic intensity "
+      "(FLOP/byte, log scale)</text>",
+      Number((kLeft + kWidth - kRight) / 2), Number(kHeight - 14));
+  svg += fmt::format(
+      "<text transform=\"translate(16,{}) rotate(-90)\" text-anchor=\"middle\" "
+      "font-size=\"13\">performance (FLOP/s, log scale)</text></g>",
+      Number((kTop + kHeight - kBottom) / 2));
+  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#9ca3af\"/>",
+                     Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
+                     Number(kHeight - kTop - kBottom));
+  return svg;
+}
+
+std::string SlopeLines(const std::vector<Slope>& slopes, double top_ceiling, const LogAxis& x,
+                       const LogAxis& y, std::string_view clip_id) {
+  std::string svg = fmt::format("<g clip-path=\"url(#{})\" fill=\"none\">", clip_id);
+  for (const Slope& slope : slopes) {
+    double end = top_ceiling > 0 ? top_ceiling / slope.bytes_per_second : x.High();
+    end = std::min(end, x.High());
+    svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>",
+                       Number(x.Map(x.Low())), Number(y.Map(slope.bytes_per_second * x.Low())),
+                       Number(x.Map(end)), Number(y.Map(slope.bytes_per_second * end)), slope.color,
+                       slope.primary ? 3 : 1.5);
+  }
+  return svg + "</g>";
+}
+
+// Where along a slope's visible part (a fraction) its label goes: the first of
+// a few candidates whose label stays clear of the kernel's point.
+double LabelFraction(double start, double end, double bytes_per_second, size_t label_chars, const LogAxis& x,
+                     const LogAxis& y, const std::vector<std::pair<double, double>>& avoid) {
+  double clearance = static_cast<double>(label_chars) * 3.6 + 18;  // half the label's length and a margin
+  for (double fraction : {0.3, 0.15, 0.5, 0.7, 0.85}) {
+    double at = std::pow(10.0, std::log10(start) + fraction * (std::log10(end) - std::log10(start)));
+    double px = x.Map(at), py = y.Map(bytes_per_second * at);
+    bool clear = std::all_of(avoid.begin(), avoid.end(), [&](const std::pair<double, double>& point) {
+      return std::hypot(point.first - px, point.second - py) > clearance;
+    });
+    if (clear) return fraction;
+  }
+  return 0.3;
+}
+
+// Labels along each slope, rotated to the line's angle, placed clear of the
+// pixels in `avoid` (the kernel's point).
+std::string SlopeLabels(const std::vector<Slope>& slopes, double top_ceiling, const LogAxis& x,
+                        const LogAxis& y, const std::vector<std::pair<double, double>>& avoid) {
+  double pixels_per_decade_x = (x.pixel_end - x.pixel_start) / (x.high_exponent - x.low_exponent);
+  double pixels_per_decade_y = (y.pixel_start - y.pixel_end) / (y.high_exponent - y.low_exponent);
+  double angle = -std::atan2(pixels_per_decade_y, pixels_per_decade_x) * 180 / std::numbers::pi;
+  std::string svg = fmt::format("<g font-size=\"12\" {} {}>", kFont, kHalo);
+  for (const Slope& slope : slopes) {
+    double start = std::max(x.Low(), y.Low() / slope.bytes_per_second);
+    double end = std::min({x.High(), y.High() / slope.bytes_per_second,
+                           top_ceiling > 0 ? top_ceiling / slope.bytes_per_second : x.High()});
+    if (!(end > start)) continue;
+    double fraction =
+        LabelFraction(start, end, slope.bytes_per_second, DisplayWidth(slope.label), x, y, avoid);
+    double at = std::pow(10.0, std::log10(start) + fraction * (std::log10(end) - std::log10(start)));
+    svg += fmt::format(
+        "<text transform=\"translate({},{}) rotate({})\" y=\"-6\" text-anchor=\"middle\" "
+        "fill=\"{}\"{}>{}</text>",
+        Number(x.Map(at)), Number(y.Map(slope.bytes_per_second * at)), Number(angle), slope.color,
+        slope.primary ? " font-weight=\"bold\"" : "", EscapeHtml(slope.label));
+  }
+  return svg + "</g>";
+}
+
+// Ceilings from where they meet the fastest slope to the right edge; labels
+// at the right end, pushed apart vertically so they never overlap.
+std::string CeilingLines(const std::vector<Ceiling>& ceilings, double fastest_slope, const LogAxis& x,
+                         const LogAxis& y) {
+  std::string lines = "<g fill=\"none\">";
+  std::string labels = fmt::format("<g font-size=\"12\" text-anchor=\"end\" {} {}>", kFont, kHalo);
+  double previous_label = -1e9;
+  for (const Ceiling& ceiling : ceilings) {  // highest first: top of the chart first
+    double start = fastest_slope > 0 ? std::max(x.Low(), ceiling.per_second / fastest_slope) : x.Low();
+    double pixel = y.Map(ceiling.per_second);
+    lines += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"{4}\"{5}/>",
+        Number(x.Map(start)), Number(pixel), Number(kWidth - kRight), ceiling.color,
+        ceiling.primary ? 3 : 1.5, ceiling.primary ? "" : " stroke-dasharray=\"6 4\"");
+    double label = pixel - 6 - 11 < kTop ? pixel + 15 : pixel - 6;  // below the line at the very top
+    label = std::max(label, previous_label + 14);
+    previous_label = label;
+    labels += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\"{}>{}</text>", Number(kWidth - kRight - 6),
+                          Number(label), ceiling.color, ceiling.primary ? " font-weight=\"bold\"" : "",
+                          EscapeHtml(ceiling.label));
+  }
+  return lines + "</g>" + labels + "</g>";
+}
+
+std::pair<double, double> PointPixel(const KernelPoint& point, const LogAxis& x, const LogAxis& y) {
+  return {x.Map(std::clamp(point.intensity, x.Low(), x.High())),
+          y.Map(std::clamp(point.rate, y.Low(), y.High()))};
+}
+
+// The kernel's point (DRAM intensity) with its label; hollow markers at the
+// L2 and L1 intensities unless they would sit on top of another marker.
+std::string PointMarkers(const std::vector<KernelPoint>& points, const LogAxis& x, const LogAxis& y) {
+  std::string svg = fmt::format("<g font-size=\"12\" {}>", kFont);
+  std::vector<double> drawn;
+  for (const KernelPoint& point : points) drawn.push_back(PointPixel(point, x, y).first);
+  for (size_t index = points.size(); index-- > 0;) {  // DRAM last: on top
+    const KernelPoint* point = &points[index];
+    auto [px, py] = PointPixel(*point, x, y);
+    bool dram = point->level == "dram";
+    if (!dram) {
+      bool crowded = false;
+      for (size_t other = 0; other < index; ++other) crowded = crowded || std::fabs(drawn[other] - px) < 16;
+      if (crowded) continue;
+      svg += fmt::format(
+          "<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#fff\" stroke=\"#111827\" stroke-width=\"1.5\"/>"
+          "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#374151\" {}>{}</text>",
+          Number(px), Number(py), Number(px), Number(py - 9), kHalo,
+          EscapeHtml(MemoryLevelLabel(point->level)));
+      continue;
+    }
+    bool left = px > (kLeft + kWidth - kRight) / 2;
+    double label_y = py + 22 > kHeight - kBottom - 4 ? py - 12 : py + 22;
+    svg += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#111827\" stroke=\"#fff\" stroke-width=\"2\"/>",
+        Number(px), Number(py));
+    std::string label = "this kernel: " + FormatIntensity(point->intensity) + ", " + FormatRate(point->rate);
+    double label_width = static_cast<double>(DisplayWidth(label)) * 7.4 + 8;  // bold 12px, with padding
+    double label_x = left ? px - 10 : px + 10;
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" rx=\"3\" fill=\"#fff\" "
+        "fill-opacity=\"0.9\"/>",
+        Number(left ? label_x - label_width + 4 : label_x - 4), Number(label_y - 13), Number(label_width));
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-weight=\"bold\" fill=\"#111827\">{}</text>",
+        Number(label_x), Number(label_y), left ? "end" : "start", EscapeHtml(label));
+  }
+  return svg + "</g>";
+}
+
+std::string NoPointNote(const RooflineAnalysis& roofline) {
+  std::string note = "no floating-point work: the kernel has no point on this chart";
+  if (!roofline.busiest_memory_level.empty()) {
+    note += fmt::format(" ({} at {} of peak)", MemoryLevelLabel(roofline.busiest_memory_level),
+                        FormatPercent(roofline.memory_percent_of_peak));
+  }
+  // Bottom right: below every slope, where the roofline leaves the plot empty.
+  return fmt::format(
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"13\" fill=\"#111827\" {} {}>{}</text>",
+      Number(kWidth - kRight - 10), Number(kHeight - kBottom - 12), kFont, kHalo, EscapeHtml(note));
+}
+
+}  // namespace
+
+std::string RooflineSvg(const RooflineAnalysis& roofline, std::string_view chart_id) {
+  std::vector<Slope> slopes = SlopesOf(roofline);
+  std::vector<Ceiling> ceilings = CeilingsOf(roofline);
+  if (slopes.empty() && ceilings.empty()) {
+    return "<p class=\"muted\">No roofline chart: no compute or bandwidth ceiling is known for this "
+           "device.</p>";
+  }
+  std::vector<KernelPoint> points = PointsOf(roofline);
+  auto [x, y] = MakeAxes(slopes, ceilings, points);
+  std::string clip_id = "clip-" + EscapeHtml(chart_id);
+  double top_ceiling = ceilings.empty() ? 0 : ceilings.front().per_second;
+  double fastest_slope = 0;
+  for (const Slope& slope : slopes) fastest_slope = std::max(fastest_slope, slope.bytes_per_second);
+  std::string svg = fmt::format(
+      "<svg class=\"chart roofline\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
+      "aria-label=\"Roofline chart\" {2}><title>Roofline: arithmetic intensity against FLOP/s</title>",
+      kWidth, kHeight, kFont);
+  svg += fmt::format(
+      "<defs><clipPath id=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath></defs>",
+      clip_id, Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
+      Number(kHeight - kTop - kBottom));
+  svg += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>" + GridAndTicks(x, y);
+  svg += SlopeLines(slopes, top_ceiling, x, y, clip_id);
+  svg += CeilingLines(ceilings, fastest_slope, x, y);
+  std::vector<std::pair<double, double>> avoid;
+  if (!points.empty()) avoid.push_back(PointPixel(points.front(), x, y));
+  svg += SlopeLabels(slopes, top_ceiling, x, y, avoid);
+  svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y);
+  return svg + "</svg>";
+}
+
+std::string StallBarsSvg(const std::vector<StallReason>& stalls, size_t max_bars) {
+  std::vector<StallReason> shown = TopStalls(stalls, max_bars);
+  if (shown.empty()) return "";
+  constexpr double kRow = 26, kLabelWidth = 190, kValueWidth = 170, kChartWidth = 760;
+  double height = kRow * static_cast<double>(shown.size()) + 34;
+  double bar_space = kChartWidth - kLabelWidth - kValueWidth;
+  std::string svg = fmt::format(
+      "<svg class=\"chart stalls\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
+      "aria-label=\"Warp stall breakdown\" {2}><title>Warp stall reasons, share of stall cycles</title>"
+      "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>",
+      kChartWidth, Number(height), kFont);
+  for (size_t index = 0; index < shown.size(); ++index) {
+    const StallReason& stall = shown[index];
+    double top = 8 + kRow * static_cast<double>(index);
+    double share = std::isfinite(stall.share) ? std::clamp(stall.share, 0.0, 1.0) : 0.0;
+    svg +=
+        fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"13\" fill=\"#111827\">{}</text>",
+                    Number(kLabelWidth - 10), Number(top + 15), EscapeHtml(Truncate(stall.name, 26)));
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f3f4f6\"/>",
+                       Number(kLabelWidth), Number(top + 2), Number(bar_space), Number(kRow - 8));
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
+                       Number(kLabelWidth), Number(top + 2), Number(bar_space * share), Number(kRow - 8),
+                       index == 0 ? "#b91c1c" : "#6b7280");
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#111827\">{} · {} cycles/inst</text>",
+                       Number(kLabelWidth + bar_space + 8), Number(top + 15),
+                       EscapeHtml(FormatFraction(stall.share)),
+                       EscapeHtml(FormatNumber(stall.cycles_per_issue)));
+  }
+  double axis_y = 8 + kRow * static_cast<double>(shown.size()) + 14;
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#6b7280\">0%</text>",
+                     Number(kLabelWidth), Number(axis_y));
+  svg += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"#6b7280\">100% of stall "
+      "cycles</text>",
+      Number(kLabelWidth + bar_space), Number(axis_y));
+  return svg + "</svg>";
+}
+
+}  // namespace kopt::report

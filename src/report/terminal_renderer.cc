@@ -1,0 +1,399 @@
+// Terminal renderer: plain text for a terminal of options.width columns, with
+// ANSI colour (severity, class) only when options.color. Every string taken
+// from the diagnosis is passed through SanitizeForTerminal, so an untrusted
+// kernel name cannot emit escape sequences.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "report/format.h"
+#include "report/renderer.h"
+#include "report/summary.h"
+
+namespace kopt {
+namespace {
+
+using report::DisplayWidth;
+using report::PadLeft;
+using report::PadRight;
+
+std::string Clean(std::string_view text) {
+  return report::SanitizeForTerminal(text);
+}
+
+std::string_view SeverityColor(Severity severity) {
+  switch (severity) {
+    case Severity::kCritical: return "1;91";
+    case Severity::kMajor: return "1;31";
+    case Severity::kModerate: return "33";
+    case Severity::kMinor: return "36";
+    case Severity::kInfo: return "2";
+  }
+  return "0";
+}
+
+std::string_view ClassColor(BottleneckClass bottleneck) {
+  switch (bottleneck) {
+    case BottleneckClass::kMemoryBound: return "1;94";
+    case BottleneckClass::kComputeBound: return "1;95";
+    case BottleneckClass::kLatencyBound: return "1;93";
+    case BottleneckClass::kMixed: return "1;96";
+    case BottleneckClass::kUnknown: return "2";
+  }
+  return "0";
+}
+
+std::string UpperCase(std::string_view text) {
+  std::string upper(text);
+  for (char& character : upper)
+    character = static_cast<char>(std::toupper(static_cast<unsigned char>(character)));
+  return upper;
+}
+
+// A horizontal bar of `cells` characters filled to `percent` (0..100).
+std::string Bar(double percent, size_t cells) {
+  double clamped = std::isfinite(percent) ? std::clamp(percent, 0.0, 100.0) : 0.0;
+  auto filled = static_cast<size_t>(std::lround(clamped / 100.0 * static_cast<double>(cells)));
+  std::string bar;
+  for (size_t index = 0; index < cells; ++index) bar += index < filled ? "█" : "░";
+  return bar;
+}
+
+// Accumulates the report's lines; styles only when colour is on.
+class Writer {
+ public:
+  explicit Writer(const RenderOptions& options)
+      : color_(options.color), width_(std::max(options.width, 60)) {}
+
+  size_t width() const { return static_cast<size_t>(width_); }
+  std::string Style(std::string_view text, std::string_view code) const {
+    if (!color_ || text.empty()) return std::string(text);
+    return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
+  }
+  void Line(std::string_view text = "") { output_ += std::string(text) + "\n"; }
+  // Writes `text` wrapped to the width: the first line after `first_prefix`,
+  // continuation lines indented to the prefix's width.
+  void Wrapped(std::string_view first_prefix, std::string_view text) {
+    size_t indent = DisplayWidth(first_prefix);
+    size_t available = width() > indent + 20 ? width() - indent : 20;
+    std::vector<std::string> lines = report::WrapText(text, available);
+    for (size_t index = 0; index < lines.size(); ++index) {
+      Line((index == 0 ? std::string(first_prefix) : std::string(indent, ' ')) + lines[index]);
+    }
+  }
+  void Heading(std::string_view text) {
+    Line();
+    Line(Style(text, "1"));
+  }
+  std::string Take() { return std::move(output_); }
+
+ private:
+  bool color_;
+  int width_;
+  std::string output_;
+};
+
+// A table: the first row is the header; `right_aligned` per column. The last
+// column (keep long free text there) is cut to fit the width, or wrapped onto
+// continuation lines when `wrap_last`.
+struct Table {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right_aligned;
+  bool wrap_last = false;
+};
+
+void WriteTable(const Table& table, size_t indent, Writer& writer) {
+  if (table.rows.empty()) return;
+  size_t columns = table.rows.front().size();
+  std::vector<size_t> widths(columns, 0);
+  for (const auto& row : table.rows) {
+    for (size_t column = 0; column < columns && column < row.size(); ++column) {
+      widths[column] = std::max(widths[column], DisplayWidth(row[column]));
+    }
+  }
+  size_t used = indent;
+  for (size_t column = 0; column + 1 < columns; ++column) used += widths[column] + 2;
+  size_t last_width = writer.width() > used + 8 ? writer.width() - used : 8;
+  widths[columns - 1] = std::min(widths[columns - 1], last_width);
+  for (size_t row_index = 0; row_index < table.rows.size(); ++row_index) {
+    const auto& row = table.rows[row_index];
+    std::string line(indent, ' ');
+    std::vector<std::string> last_lines = {""};
+    for (size_t column = 0; column < columns && column < row.size(); ++column) {
+      if (column + 1 == columns) {
+        last_lines = table.wrap_last
+                         ? report::WrapText(row[column], widths[column])
+                         : std::vector<std::string>{report::Truncate(row[column], widths[column])};
+        break;
+      }
+      bool right = column < table.right_aligned.size() && table.right_aligned[column];
+      line += (right ? PadLeft(row[column], widths[column]) : PadRight(row[column], widths[column])) + "  ";
+    }
+    bool last_right = table.right_aligned.size() >= columns && table.right_aligned[columns - 1];
+    std::string continuation(used, ' ');
+    for (size_t index = 0; index < last_lines.size(); ++index) {
+      std::string cell = last_right ? PadLeft(last_lines[index], widths[columns - 1]) : last_lines[index];
+      std::string text = (index == 0 ? line : continuation) + cell;
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      writer.Line(row_index == 0 ? writer.Style(text, "2") : text);
+    }
+  }
+}
+
+void WriteHeader(const Diagnosis& diagnosis, Writer& writer) {
+  writer.Line(writer.Style(fmt::format("kopt {} · diagnosis", KOPT_VERSION), "1"));
+  if (!diagnosis.source.empty()) writer.Wrapped("source  ", Clean(diagnosis.source));
+  std::string device = Clean(diagnosis.device_name.empty() ? "unknown device" : diagnosis.device_name);
+  if (diagnosis.gpu) device += " · spec: " + Clean(diagnosis.gpu->name);
+  writer.Wrapped("device  ", device);
+  writer.Line(fmt::format("kernels {}", diagnosis.kernels.size()));
+}
+
+// With several kernels: where the time goes, longest first.
+void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
+  if (diagnosis.kernels.size() < 2) return;
+  writer.Heading("SUMMARY · kernels by duration");
+  Table table{{{"#", "kernel", "duration", "time", "class", "SoL", "top finding"}},
+              {true, false, true, true, false, true, false}};
+  double total = report::TotalDurationNs(diagnosis);
+  for (size_t index : report::KernelsByDuration(diagnosis)) {
+    const KernelDiagnosis& kernel = diagnosis.kernels[index];
+    const Finding* primary = report::PrimaryFinding(kernel);
+    std::string top = primary ? Clean(primary->title) : "no findings";
+    table.rows.push_back({std::to_string(index + 1), report::Truncate(Clean(report::KernelTitle(kernel)), 28),
+                          report::FormatDuration(kernel.roofline.duration_ns),
+                          total > 0 ? report::FormatFraction(kernel.roofline.duration_ns / total) : "n/a",
+                          writer.Style(BottleneckClassName(kernel.roofline.bottleneck),
+                                       ClassColor(kernel.roofline.bottleneck)),
+                          report::FormatPercent(kernel.roofline.speed_of_light_percent), top});
+  }
+  WriteTable(table, 2, writer);
+}
+
+void WriteIdentity(const KernelDiagnosis& kernel, size_t number, size_t count, Writer& writer) {
+  writer.Line();
+  writer.Line(writer.Style(std::string(writer.width(), '='), "2"));
+  writer.Wrapped(writer.Style(fmt::format("KERNEL {}/{}  ", number, count), "1"),
+                 writer.Style(Clean(report::KernelTitle(kernel)), "1"));
+  if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
+    writer.Wrapped("  ", Clean(kernel.kernel_name));
+  }
+  writer.Wrapped("  ", report::IdentityLine(kernel));
+}
+
+// The verdict first: the class with its reason, then the top finding.
+void WriteVerdict(const KernelDiagnosis& kernel, Writer& writer) {
+  const RooflineAnalysis& roofline = kernel.roofline;
+  writer.Line();
+  std::string class_badge =
+      writer.Style(UpperCase(BottleneckClassName(roofline.bottleneck)), ClassColor(roofline.bottleneck));
+  writer.Wrapped("BOTTLENECK   ", class_badge + " — " + Clean(report::ReasonText(roofline)));
+  const Finding* primary = report::PrimaryFinding(kernel);
+  if (primary == nullptr) {
+    writer.Wrapped("TOP FINDING  ", report::NoFindingText(kernel));
+    return;
+  }
+  std::string severity = writer.Style(fmt::format("[{}]", UpperCase(SeverityName(primary->severity))),
+                                      SeverityColor(primary->severity));
+  writer.Wrapped("TOP FINDING  ", fmt::format("{} {} — est. gain {}", severity, Clean(primary->title),
+                                              report::GainText(*primary)));
+}
+
+void WriteComputeTable(const RooflineAnalysis& roofline, bool verbose, Writer& writer) {
+  Table table{{{"compute", "work", "achieved", "peak", "of peak", "", "peak source"}},
+              {false, true, true, true, false, true, false},
+              verbose};
+  for (const ComputeWork& work : roofline.compute) {
+    std::string unit(report::OperationUnit(work.precision));
+    bool known = work.peak_per_second > 0;
+    table.rows.push_back({report::PrecisionLabel(Clean(work.precision)),
+                          report::FormatScaled(work.operations, unit),
+                          report::FormatScaled(work.achieved_per_second, unit + "/s"),
+                          known ? report::FormatScaled(work.peak_per_second, unit + "/s") : "unknown",
+                          known ? Bar(work.percent_of_peak, 10) : "",
+                          known ? report::FormatPercent(work.percent_of_peak) : "", Clean(work.peak_source)});
+  }
+  if (table.rows.size() > 1) WriteTable(table, 2, writer);
+}
+
+void WriteMemoryTable(const RooflineAnalysis& roofline, bool verbose, Writer& writer) {
+  Table table{{{"memory", "bytes", "achieved", "peak", "of peak", "", "peak source"}},
+              {false, true, true, true, false, true, false},
+              verbose};
+  for (const MemoryTraffic& traffic : roofline.memory) {
+    bool known = traffic.peak_bytes_per_second > 0;
+    table.rows.push_back({report::MemoryLevelLabel(Clean(traffic.level)), report::FormatBytes(traffic.bytes),
+                          report::FormatBandwidth(traffic.achieved_bytes_per_second),
+                          known ? report::FormatBandwidth(traffic.peak_bytes_per_second) : "unknown",
+                          known ? Bar(traffic.percent_of_peak, 10) : "",
+                          known ? report::FormatPercent(traffic.percent_of_peak) : "",
+                          Clean(traffic.peak_source)});
+  }
+  if (table.rows.size() > 1) WriteTable(table, 2, writer);
+}
+
+void WriteStage1(const RooflineAnalysis& roofline, bool verbose, Writer& writer) {
+  writer.Heading("STAGE 1 · ROOFLINE");
+  writer.Wrapped("  ",
+                 fmt::format("duration {} · speed of light {}", report::FormatDuration(roofline.duration_ns),
+                             report::FormatPercent(roofline.speed_of_light_percent)));
+  std::string floor = report::FloorText(roofline);
+  if (!floor.empty()) writer.Wrapped("  ", floor);
+  std::string intensity = "arithmetic intensity " + report::IntensityText(roofline);
+  if (roofline.ridge_point > 0) {
+    intensity += fmt::format(" · ridge point {} ({})", report::FormatIntensity(roofline.ridge_point),
+                             report::PrecisionLabel(Clean(roofline.dominant_precision)));
+  }
+  writer.Wrapped("  ", intensity);
+  if (roofline.sm_throughput_percent || roofline.memory_throughput_percent) {
+    writer.Wrapped(
+        "  ",
+        fmt::format(
+            "ncu speed of light: SM {} · memory {}",
+            roofline.sm_throughput_percent ? report::FormatPercent(*roofline.sm_throughput_percent) : "n/a",
+            roofline.memory_throughput_percent ? report::FormatPercent(*roofline.memory_throughput_percent)
+                                               : "n/a"));
+  }
+  if (!roofline.compute.empty() || !roofline.memory.empty()) writer.Line();
+  WriteComputeTable(roofline, verbose, writer);
+  if (!roofline.compute.empty() && !roofline.memory.empty()) writer.Line();
+  WriteMemoryTable(roofline, verbose, writer);
+}
+
+void WriteStalls(const KernelDiagnosis& kernel, const RenderOptions& options, Writer& writer) {
+  writer.Heading("WARP STALLS · share of stall cycles (cycles per issued instruction)");
+  if (kernel.stalls.empty()) {
+    writer.Line("  not collected (needs the WarpStateStats section)");
+    return;
+  }
+  std::vector<StallReason> stalls = report::TopStalls(kernel.stalls, options.verbose ? 0 : 8);
+  Table table{{{"reason", "", "share", "cycles"}}, {false, false, true, true}};
+  for (size_t index = 0; index < stalls.size(); ++index) {
+    std::string bar = Bar(stalls[index].share * 100, 30);
+    table.rows.push_back({Clean(stalls[index].name), index == 0 ? writer.Style(bar, "1") : bar,
+                          report::FormatFraction(stalls[index].share),
+                          report::FormatNumber(stalls[index].cycles_per_issue)});
+  }
+  WriteTable(table, 2, writer);
+  if (stalls.size() < kernel.stalls.size()) {
+    writer.Line(fmt::format("  … {} more (--verbose shows all)", kernel.stalls.size() - stalls.size()));
+  }
+}
+
+void WriteEvidence(const Finding& finding, Writer& writer) {
+  if (finding.evidence.empty()) return;
+  writer.Line("     Evidence");
+  Table table{{{"value", "test", "metric"}}, {true, false, false}, /*wrap_last=*/true};
+  for (const Evidence& evidence : finding.evidence) {
+    table.rows.push_back({report::FormatMeasurement(evidence.value, Clean(evidence.unit)),
+                          Clean(report::ThresholdText(evidence)), Clean(evidence.metric)});
+  }
+  WriteTable(table, 7, writer);
+}
+
+void WriteRecommendations(const Finding& finding, Writer& writer) {
+  if (finding.recommendations.empty()) return;
+  writer.Line("     Recommendations");
+  for (size_t index = 0; index < finding.recommendations.size(); ++index) {
+    const Recommendation& recommendation = finding.recommendations[index];
+    std::string number = fmt::format("       {}. ", index + 1);
+    writer.Wrapped(number, Clean(recommendation.change));
+    std::string indent(DisplayWidth(number), ' ');
+    if (!recommendation.why.empty()) writer.Wrapped(indent + "why: ", Clean(recommendation.why));
+    if (!recommendation.expected_effect.empty()) {
+      writer.Wrapped(indent + "effect: ", Clean(recommendation.expected_effect));
+    }
+  }
+}
+
+void WriteLocations(const Finding& finding, const RenderOptions& options, Writer& writer) {
+  if (finding.locations.empty()) return;
+  writer.Line("     Locations");
+  size_t shown = options.verbose ? finding.locations.size() : std::min<size_t>(finding.locations.size(), 5);
+  Table table{{{"stalls", "source", "SASS"}}, {true, false, false}, /*wrap_last=*/true};
+  for (size_t index = 0; index < shown; ++index) {
+    const Location& location = finding.locations[index];
+    std::string sass = location.sass_text.empty() && location.sass_offset == 0
+                           ? ""
+                           : fmt::format("0x{:04x} {}", location.sass_offset, Clean(location.sass_text));
+    table.rows.push_back({report::FormatFraction(location.stall_share),
+                          location.source_line.empty() ? "-" : Clean(location.source_line), sass});
+  }
+  WriteTable(table, 7, writer);
+  if (shown < finding.locations.size()) {
+    writer.Line(fmt::format("       … {} more locations", finding.locations.size() - shown));
+  }
+}
+
+void WriteFinding(const Finding& finding, size_t rank, const RenderOptions& options, Writer& writer) {
+  writer.Line();
+  std::string severity = writer.Style(fmt::format("[{}]", UpperCase(SeverityName(finding.severity))),
+                                      SeverityColor(finding.severity));
+  writer.Wrapped(fmt::format("  {}. ", rank), severity + " " + writer.Style(Clean(finding.title), "1"));
+  writer.Wrapped("     ", fmt::format("est. gain {} · confidence {} · tool {}", report::GainText(finding),
+                                      report::FormatFraction(finding.confidence), Clean(finding.tool)));
+  if (!finding.gain_method.empty()) writer.Wrapped("     gain method: ", Clean(finding.gain_method));
+  if (!finding.root_cause.empty()) writer.Wrapped("     Root cause: ", Clean(finding.root_cause));
+  WriteEvidence(finding, writer);
+  WriteRecommendations(finding, writer);
+  WriteLocations(finding, options, writer);
+}
+
+void WriteNotes(const KernelDiagnosis& kernel, Writer& writer) {
+  if (!kernel.notes.empty()) {
+    writer.Heading("NOTES");
+    for (const std::string& note : kernel.notes) writer.Wrapped("  - ", Clean(note));
+  }
+  const std::vector<std::string>& missing = kernel.roofline.missing_metrics;
+  if (!missing.empty()) {
+    writer.Heading("MISSING METRICS");
+    writer.Wrapped("  ", std::string(report::kMissingMetricsAdvice) + ":");
+    for (const std::string& metric : missing) writer.Wrapped("  - ", Clean(metric));
+  }
+}
+
+void WriteKernel(const KernelDiagnosis& kernel, size_t number, size_t count, const RenderOptions& options,
+                 Writer& writer) {
+  WriteIdentity(kernel, number, count, writer);
+  WriteVerdict(kernel, writer);
+  WriteStage1(kernel.roofline, options.verbose, writer);
+  WriteStalls(kernel, options, writer);
+  writer.Heading(kernel.findings.empty() ? "FINDINGS · none" : "FINDINGS · ranked by estimated gain");
+  for (size_t index = 0; index < kernel.findings.size(); ++index) {
+    WriteFinding(kernel.findings[index], index + 1, options, writer);
+  }
+  WriteNotes(kernel, writer);
+}
+
+class TerminalRenderer : public Renderer {
+ public:
+  explicit TerminalRenderer(const RenderOptions& options) : options_(options) {}
+
+  std::string Render(const Diagnosis& diagnosis) const override {
+    Writer writer(options_);
+    WriteHeader(diagnosis, writer);
+    WriteSummary(diagnosis, writer);
+    for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
+      WriteKernel(diagnosis.kernels[index], index + 1, diagnosis.kernels.size(), options_, writer);
+    }
+    if (!diagnosis.notes.empty()) {
+      writer.Heading("NOTES ON THE PROFILE");
+      for (const std::string& note : diagnosis.notes) writer.Wrapped("  - ", Clean(note));
+    }
+    return writer.Take();
+  }
+
+ private:
+  RenderOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> MakeTerminalRenderer(const RenderOptions& options) {
+  return std::make_unique<TerminalRenderer>(options);
+}
+
+}  // namespace kopt
