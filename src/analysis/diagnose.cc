@@ -52,8 +52,21 @@ void DiscountHalfConstantMoves(const Profile& profile, const KernelLaunch& launc
                          "moves (Rd, -RZ, RZ, …), no FP16 arithmetic.");
 }
 
+LaunchInputs InputsFor(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
+                       const std::vector<const KernelLaunch*>& launches) {
+  LaunchInputs inputs;
+  inputs.launch = &launch;
+  inputs.gpu = spec;
+  std::string function_name = launch.FunctionName();
+  if (profile.sass) inputs.sass = FindSassFunction(*profile.sass, function_name);
+  if (profile.ptxas) inputs.ptxas = FindPtxasFunction(*profile.ptxas, function_name);
+  inputs.source_page = FindSourcePage(profile.source_pages, function_name);
+  inputs.launches = &launches;
+  return inputs;
+}
+
 KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
-                               const DiagnoseOptions& options) {
+                               const std::vector<const KernelLaunch*>& launches, const DiagnoseOptions& options) {
   KernelDiagnosis kernel;
   kernel.launch_id = launch.launch_id;
   kernel.kernel_name = launch.kernel_name;
@@ -65,6 +78,7 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   kernel.roofline = AnalyzeRoofline(launch, spec, options.roofline);
   DiscountHalfConstantMoves(profile, launch, options.roofline, kernel);
   kernel.stalls = ExtractStallReasons(launch);
+  RunTools(InputsFor(profile, launch, spec, launches), options.tools, kernel);
   if (kernel.stalls.empty()) {
     kernel.notes.push_back("No warp-stall metrics: collect with ncu --set full (or --section WarpStateStats) for "
                            "the stall breakdown.");
@@ -90,8 +104,10 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
                                           "alone (kopt gpus lists the table).",
                                           diagnosis.device_name.empty() ? "unknown" : diagnosis.device_name));
   }
+  std::vector<const KernelLaunch*> launches;
+  for (const KernelLaunch& launch : profile.launches) launches.push_back(&launch);
   for (const KernelLaunch& launch : profile.launches) {
-    diagnosis.kernels.push_back(DiagnoseLaunch(profile, launch, spec, options));
+    diagnosis.kernels.push_back(DiagnoseLaunch(profile, launch, spec, launches, options));
   }
   return diagnosis;
 }

@@ -1,11 +1,13 @@
 // The analysis entry point: a Profile in, a Diagnosis out. Runs stage 1
-// (roofline and class) and the stall breakdown for every selected launch.
+// (roofline and class), the stall breakdown, and stage 2 (every relevant
+// micro-profiling tool, analysis/orchestrator.h) for every launch.
 // Deterministic: the same profile and options give the same diagnosis.
 #pragma once
 
 #include <string>
 
 #include "analysis/diagnosis.h"
+#include "analysis/orchestrator.h"
 #include "analysis/roofline.h"
 #include "hw/gpu_spec.h"
 #include "profile/profile.h"
@@ -17,6 +19,7 @@ struct DiagnoseOptions {
   // The spec row to use for ceilings the profile lacks; nullptr: matched from
   // the profile's device name (device__attribute_display_name).
   const GpuSpec* gpu = nullptr;
+  OrchestrationOptions tools;  // threshold overrides for the micro-profiling tools
 };
 
 Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options);

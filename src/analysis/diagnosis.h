@@ -46,7 +46,8 @@ struct Location {
 };
 
 struct Finding {
-  std::string tool;             // tool id, e.g. "uncoalesced_global_loads"
+  std::string tool;             // id of the finding: the tool id, or a variant the tool documents
+                                // ("low_occupancy_registers" from the low_occupancy tool)
   std::string title;
   Severity severity = Severity::kInfo;
   double estimated_gain = 0;    // fraction of kernel time, 0..1
@@ -56,6 +57,14 @@ struct Finding {
   std::vector<Recommendation> recommendations;  // in priority order
   std::vector<Location> locations;
   double confidence = 0;        // 0..1
+  std::vector<std::string> merged_tools;  // findings of other tools folded into this one (same root cause)
+};
+
+// A tool that could not run for lack of inputs, and what would add them.
+struct SkippedTool {
+  std::string tool;
+  std::vector<std::string> missing;  // metric names, or "SASS listing", "ptxas report", "ncu source page"
+  std::string how_to_collect;        // e.g. "ncu --set full" or "pass --sass FILE"
 };
 
 struct KernelDiagnosis {
@@ -67,7 +76,8 @@ struct KernelDiagnosis {
   std::optional<double> shared_memory_per_block_bytes;
   RooflineAnalysis roofline;
   std::vector<StallReason> stalls;    // largest first; empty when not collected
-  std::vector<Finding> findings;      // ranked by estimated gain
+  std::vector<Finding> findings;      // ranked by estimated gain (a "healthy" finding first)
+  std::vector<SkippedTool> skipped_tools;  // relevant tools whose inputs were missing
   std::vector<std::string> notes;     // data-quality remarks
 };
 

@@ -62,8 +62,11 @@ struct RooflineAnalysis {
   std::optional<double> sm_throughput_percent;
   std::optional<double> memory_throughput_percent;
   double speed_of_light_percent = 0;  // max of everything above: how close to any ceiling
-  // Roofline floor: the least time the work could take at the ceilings (ns).
+  // Roofline floor: the least time the work could take at the ceilings (ns):
+  // max(compute_floor_ns, memory_floor_ns).
   double floor_ns = 0;
+  double compute_floor_ns = 0;  // every precision's work at its peak, serialized
+  double memory_floor_ns = 0;   // the DRAM bytes at DRAM peak
   BottleneckClass bottleneck = BottleneckClass::kUnknown;
   std::string reason;                 // one sentence with the numbers that decide the class
   std::vector<std::string> missing_metrics;  // metrics stage 1 wanted but the profile lacked

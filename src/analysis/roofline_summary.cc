@@ -96,6 +96,8 @@ void ComputeFloor(RooflineAnalysis& analysis) {
       memory_seconds = traffic.bytes / traffic.peak_bytes_per_second;
     }
   }
+  analysis.compute_floor_ns = compute_seconds * 1e9;
+  analysis.memory_floor_ns = memory_seconds * 1e9;
   analysis.floor_ns = std::max(compute_seconds, memory_seconds) * 1e9;
 }
 

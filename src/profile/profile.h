@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "profile/kernel_launch.h"
+#include "profile/ncu_source_page.h"
 #include "profile/ptxas_report.h"
 #include "profile/sass.h"
 
@@ -17,6 +18,7 @@ struct Profile {
   std::vector<KernelLaunch> launches;  // in profiling order
   std::optional<SassListing> sass;     // absent unless collected or given
   std::optional<PtxasReport> ptxas;    // absent unless collected or given
+  std::vector<SourcePage> source_pages;  // ncu source page per kernel, when collected or given
 };
 
 }  // namespace kopt

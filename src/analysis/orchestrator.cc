@@ -1,0 +1,180 @@
+#include "analysis/orchestrator.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/quantity_format.h"
+
+namespace kopt {
+namespace {
+
+bool IsRelevant(const ToolDefinition& tool, BottleneckClass bottleneck) {
+  return tool.relevant_classes.empty() ||
+         std::find(tool.relevant_classes.begin(), tool.relevant_classes.end(), bottleneck) !=
+             tool.relevant_classes.end();
+}
+
+std::string HowToCollect(const std::vector<std::string>& missing) {
+  std::vector<std::string> ways;
+  auto add = [&ways](const std::string& way) {
+    if (std::find(ways.begin(), ways.end(), way) == ways.end()) ways.push_back(way);
+  };
+  for (const std::string& input : missing) {
+    if (input == "SASS listing") add("the SASS listing (cuobjdump -sass; kopt explain --sass FILE, or sass.txt beside the CSV)");
+    else if (input == "ptxas report") add("the ptxas report (nvcc -Xptxas -v; --ptxas FILE, or ptxas.txt beside the CSV)");
+    else if (input == "ncu source page") add("ncu's source page (ncu --import r.ncu-rep --csv --page source --print-source sass > source.csv beside the CSV)");
+    else if (input == "all launches") add("a profile of every launch of the program");
+    else add("ncu --set full");
+  }
+  std::string text;
+  for (size_t i = 0; i < ways.size(); ++i) text += (i ? "; " : "") + ways[i];
+  return text;
+}
+
+const ToolDefinition* ToolOfFinding(const Finding& finding) {
+  if (const ToolDefinition* tool = FindTool(finding.tool)) return tool;
+  for (const ToolDefinition& candidate : ToolRegistry()) {
+    const auto& ids = candidate.finding_ids;
+    if (std::find(ids.begin(), ids.end(), finding.tool) != ids.end()) return &candidate;
+  }
+  return nullptr;
+}
+
+// Folds the findings of subsumed tools into the finding of the tool that explains them.
+void MergeSharedRootCauses(std::vector<Finding>& findings) {
+  for (Finding& finding : findings) {
+    const ToolDefinition* tool = ToolOfFinding(finding);
+    if (!tool || tool->subsumes.empty()) continue;
+    for (Finding& other : findings) {
+      if (&other == &finding || other.tool.empty()) continue;
+      if (std::find(tool->subsumes.begin(), tool->subsumes.end(), other.tool) == tool->subsumes.end()) continue;
+      finding.evidence.insert(finding.evidence.end(), other.evidence.begin(), other.evidence.end());
+      finding.locations.insert(finding.locations.end(), other.locations.begin(), other.locations.end());
+      finding.merged_tools.push_back(other.tool);
+      finding.estimated_gain = std::max(finding.estimated_gain, other.estimated_gain);
+      other.tool.clear();  // marked for removal
+    }
+  }
+  findings.erase(std::remove_if(findings.begin(), findings.end(), [](const Finding& f) { return f.tool.empty(); }),
+                 findings.end());
+}
+
+// Caps the gain at what the roofline allows once the fix is made: a fix that
+// removes traffic can reach the compute floor at best, one that removes
+// instructions the memory floor, anything else the full floor.
+void CapAndGrade(const RooflineAnalysis& roofline, const OrchestrationOptions& options, Finding& finding) {
+  const ToolDefinition* tool = ToolOfFinding(finding);
+  GainBound bound = tool ? tool->gain_bound : GainBound::kHidesLatency;
+  double floor_ns = bound == GainBound::kReducesTraffic   ? roofline.compute_floor_ns
+                    : bound == GainBound::kReducesCompute ? roofline.memory_floor_ns
+                                                          : roofline.floor_ns;
+  const char* floor_name = bound == GainBound::kReducesTraffic   ? "compute floor"
+                           : bound == GainBound::kReducesCompute ? "memory floor"
+                                                                 : "roofline floor";
+  if (roofline.duration_ns > 0) {
+    double allowed = std::clamp(1.0 - floor_ns / roofline.duration_ns, 0.0, 1.0);
+    if (finding.estimated_gain > allowed) {
+      finding.estimated_gain = allowed;
+      finding.gain_method += fmt::format("; capped at {:.1f}%, what the roofline allows (1 − {} {} / duration {})",
+                                         allowed * 100, floor_name, FormatDuration(floor_ns),
+                                         FormatDuration(roofline.duration_ns));
+    }
+  }
+  finding.severity = finding.tool == "healthy" ? Severity::kInfo : SeverityForGain(finding.estimated_gain);
+  if (roofline.speed_of_light_percent >= options.healthy_percent && finding.severity > Severity::kMinor) {
+    finding.severity = Severity::kMinor;
+  }
+}
+
+// A kernel at high throughput that another tool shows doing wasted work (for
+// example 8x the DRAM bytes it needs) is not healthy.
+void WithdrawHealthyVerdictIfContradicted(const OrchestrationOptions& options, std::vector<Finding>& findings) {
+  const ToolDefinition* healthy = FindTool("healthy");
+  if (!healthy) return;
+  double max_other_gain = ResolveThresholds(*healthy, options)["max_other_gain"];
+  bool contradicted = std::any_of(findings.begin(), findings.end(), [&](const Finding& finding) {
+    return finding.tool != "healthy" && finding.estimated_gain >= max_other_gain;
+  });
+  if (!contradicted) return;
+  findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                [](const Finding& finding) { return finding.tool == "healthy"; }),
+                 findings.end());
+}
+
+}  // namespace
+
+Severity SeverityForGain(double gain) {
+  if (gain >= 0.5) return Severity::kCritical;
+  if (gain >= 0.25) return Severity::kMajor;
+  if (gain >= 0.10) return Severity::kModerate;
+  if (gain >= 0.02) return Severity::kMinor;
+  return Severity::kInfo;
+}
+
+std::map<std::string, double> ResolveThresholds(const ToolDefinition& tool, const OrchestrationOptions& options) {
+  std::map<std::string, double> values;
+  for (const ThresholdDefinition& threshold : tool.thresholds) values[threshold.name] = threshold.default_value;
+  if (auto overrides = options.threshold_overrides.find(tool.id); overrides != options.threshold_overrides.end()) {
+    for (const auto& [name, value] : overrides->second) {
+      if (values.count(name)) values[name] = value;
+    }
+  }
+  return values;
+}
+
+std::vector<std::string> MissingInputs(const ToolDefinition& tool, const LaunchInputs& inputs) {
+  std::vector<std::string> missing;
+  for (const RequiredInput& input : tool.required) {
+    if (input.optional) continue;
+    switch (input.source) {
+      case InputSource::kNcuMetric:
+        if (!inputs.launch->Metric(input.name)) missing.push_back(input.name);
+        break;
+      case InputSource::kSass:
+        if (!inputs.sass) missing.push_back("SASS listing");
+        break;
+      case InputSource::kPtxas:
+        if (!inputs.ptxas) missing.push_back("ptxas report");
+        break;
+      case InputSource::kSourcePage:
+        if (!inputs.source_page) missing.push_back("ncu source page");
+        break;
+      case InputSource::kLaunches:
+        if (!inputs.launches) missing.push_back("all launches");
+        break;
+    }
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  return missing;
+}
+
+void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel) {
+  std::vector<Finding> findings;
+  for (const ToolDefinition& tool : ToolRegistry()) {
+    if (!IsRelevant(tool, kernel.roofline.bottleneck)) continue;
+    std::vector<std::string> missing = MissingInputs(tool, inputs);
+    if (!missing.empty()) {
+      kernel.skipped_tools.push_back(SkippedTool{tool.id, missing, HowToCollect(missing)});
+      continue;
+    }
+    std::map<std::string, double> thresholds = ResolveThresholds(tool, options);
+    ToolContext context{*inputs.launch, kernel.roofline, kernel.stalls, inputs.gpu, inputs.sass, inputs.ptxas,
+                        inputs.source_page, inputs.launches, &thresholds};
+    if (auto finding = tool.analyze(context)) {
+      if (finding->tool.empty()) finding->tool = tool.id;
+      findings.push_back(std::move(*finding));
+    }
+  }
+  MergeSharedRootCauses(findings);
+  for (Finding& finding : findings) CapAndGrade(kernel.roofline, options, finding);
+  WithdrawHealthyVerdictIfContradicted(options, findings);
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    if ((a.tool == "healthy") != (b.tool == "healthy")) return a.tool == "healthy";
+    return a.estimated_gain > b.estimated_gain;
+  });
+  kernel.findings = std::move(findings);
+}
+
+}  // namespace kopt

@@ -1,0 +1,51 @@
+// Proactive orchestration (KernelPro's stage 2): for one launch, every
+// registered tool relevant to its stage-1 class runs, deterministically, in
+// registry order; none depends on being asked for. Then:
+//  - a tool whose required (non-optional) inputs are missing is reported as
+//    skipped, with what collection would add them;
+//  - findings sharing a root cause are merged (a tool's `subsumes` list);
+//  - each estimated gain is capped by what the roofline allows
+//    (1 − floor/duration), and severity follows from the capped gain;
+//  - on a kernel within `healthy_percent` of its ceiling no finding is above
+//    "minor";
+//  - findings are ranked: a "healthy" verdict first, then by estimated gain.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/diagnosis.h"
+#include "analysis/tool.h"
+
+namespace kopt {
+
+struct OrchestrationOptions {
+  // Threshold overrides: tool id → threshold name → value (from a config file).
+  std::map<std::string, std::map<std::string, double>> threshold_overrides;
+  double healthy_percent = 90;  // speed of light at or above this: the kernel is near its ceiling
+};
+
+// The inputs for one launch, as ToolContext needs them (without thresholds).
+struct LaunchInputs {
+  const KernelLaunch* launch = nullptr;
+  const GpuSpec* gpu = nullptr;
+  const SassFunction* sass = nullptr;
+  const PtxasFunctionReport* ptxas = nullptr;
+  const SourcePage* source_page = nullptr;
+  const std::vector<const KernelLaunch*>* launches = nullptr;
+};
+
+// Runs the tools over one kernel and fills kernel.findings and kernel.skipped_tools.
+void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel);
+
+// Severity for a capped gain (fraction of kernel time).
+Severity SeverityForGain(double gain);
+
+// Thresholds for one tool: its defaults with the overrides applied.
+std::map<std::string, double> ResolveThresholds(const ToolDefinition& tool, const OrchestrationOptions& options);
+
+// The required inputs of `tool` missing from `inputs` (metric names or input kinds).
+std::vector<std::string> MissingInputs(const ToolDefinition& tool, const LaunchInputs& inputs);
+
+}  // namespace kopt
