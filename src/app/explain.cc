@@ -63,6 +63,10 @@ Result<Profile> LoadCsvProfile(const std::string& csv_path, const ExplainOptions
                                                     profile.sass, notes));
   KOPT_RETURN_IF_ERROR(AttachCompanion<PtxasReport>(options.ptxas_path, directory / "ptxas.txt",
                                                     ParsePtxasReport, profile.ptxas, notes));
+  std::optional<std::vector<SourcePage>> source_pages;
+  KOPT_RETURN_IF_ERROR(AttachCompanion<std::vector<SourcePage>>(
+      options.source_page_path, directory / "source.csv", ParseNcuSourcePage, source_pages, notes));
+  if (source_pages) profile.source_pages = std::move(*source_pages);
   return profile;
 }
 

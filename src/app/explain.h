@@ -6,8 +6,8 @@
 //  - an Nsight Compute report (.ncu-rep), read through `ncu --import`;
 //  - a CUDA source file (.cu): built, run and profiled on the local GPU;
 //  - a program and its arguments (ExplainOptions::program_argv, after `--`).
-// A CSV may be accompanied by a SASS listing and a ptxas report (options, or
-// sass.txt / ptxas.txt beside it).
+// A CSV may be accompanied by a SASS listing, a ptxas report and an ncu
+// source page (options, or sass.txt / ptxas.txt / source.csv beside it).
 //
 // Writes the rendered diagnosis to `out`, or to options.output_path (written
 // whole to a temporary file, then renamed into place).
@@ -35,6 +35,7 @@ struct ExplainOptions {
   long long launch_count = 0;             // then keep this many; 0 = all
   std::string sass_path;                  // optional cuobjdump -sass / nvdisasm listing
   std::string ptxas_path;                 // optional nvcc -Xptxas -v output
+  std::string source_page_path;           // optional ncu --page source --csv --print-source sass export
   std::string gpu;                        // spec-table key or device name overriding the profile's device
   std::string work_directory;             // live collection: where the bundle goes (default: kopt-profile-<stem>)
   std::string section_set = "full";       // live collection: ncu --set

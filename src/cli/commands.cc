@@ -44,6 +44,8 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       ->check(CLI::NonNegativeNumber);
   command.add_option("--sass", options->sass_path, "SASS listing (cuobjdump -sass) for a CSV profile");
   command.add_option("--ptxas", options->ptxas_path, "ptxas report (nvcc -Xptxas -v) for a CSV profile");
+  command.add_option("--source-page", options->source_page_path,
+                     "ncu source page (--page source --csv --print-source sass) for a CSV profile");
   command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
   command.add_option("--work-dir", options->work_directory,
                      "Live collection: where the profile bundle is written (default kopt-profile-<name>)");

@@ -14,6 +14,7 @@
 
 #include "core/text.h"
 #include "profile/ncu_csv.h"
+#include "profile/ncu_source_page.h"
 #include "profile/ptxas_report.h"
 #include "profile/sass.h"
 
@@ -293,6 +294,34 @@ Result<Profile> ReadReport(const std::string& report_path, const CollectionOptio
   profile.source = report_path;
   profile.launches = std::move(launches);
   return profile;
+}
+
+// Exports the report's source page (per-SASS-instruction stall samples and
+// sectors) to source.csv and attaches it; any failure is a note.
+void AttachSourcePage(const std::string& report_path, const fs::path& work_directory,
+                      const CollectionOptions& options, CommandRunner& runner, Profile& profile,
+                      std::vector<std::string>& notes) {
+  std::vector<std::string> argv = {options.ncu, "--import",       report_path, "--csv",         "--page",
+                                   "source",    "--print-source", "sass",      "--print-units", "base"};
+  Result<CommandResult> result = runner.Run(ToolCommand(argv, options));
+  if (!result.ok() || !result->Succeeded()) {
+    std::string why = result.ok() ? DescribeCommandEnd(*result, options.timeout_seconds) +
+                                        Section("output", LastLines(CombinedOutput(*result), 5))
+                                  : result.status().message();
+    notes.push_back("`" + CommandLineForDisplay(argv) + "` failed (" + why +
+                    "): no per-instruction source page");
+    return;
+  }
+  std::string csv = StripNcuMessages(result->stdout_text);
+  fs::path source_page_path = work_directory / "source.csv";
+  Status written = WriteTextFile(source_page_path, csv);
+  if (!written.ok()) notes.push_back(written.message());
+  Result<std::vector<SourcePage>> pages = ParseNcuSourcePage(csv, source_page_path.string());
+  if (pages.ok()) {
+    profile.source_pages = std::move(pages).value();
+  } else {
+    notes.push_back("no per-instruction source page: " + pages.status().message());
+  }
 }
 
 // ---- profiling a program under ncu -----------------------------------------
@@ -600,6 +629,7 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   }
   AddWarningNotes(output, notes);
   KOPT_ASSIGN_OR_RETURN(Profile profile, ReadReport(report_path, options, runner, work_directory));
+  AttachSourcePage(report_path, work_directory, options, runner, profile, notes);
   profile.source = "ncu " + command;
   return profile;
 }

@@ -85,6 +85,8 @@ class NcuCollectorTest : public ::testing::Test {
     runner_.OnCommand("ncu", {"--set"}, ExitedWith(0, Fixture("collector/ncu_success.txt")),
                       WriteOutputOf("-o", ".ncu-rep"));
     runner_.OnCommand("ncu", {"--import"}, ExitedWith(0, Fixture("probe/raw_base.csv")));
+    runner_.OnCommand("ncu", {"--import", "source"},
+                      ExitedWith(0, Fixture("h200/uncoalesced_loads/source.csv")));
     runner_.OnCommand("cuobjdump", {"-sass"}, ExitedWith(0, Fixture("collector/sass.txt")));
   }
 
@@ -112,7 +114,7 @@ TEST_F(NcuCollectorTest, CudaSourceBuildsProfilesAndDisassembles) {
   ASSERT_TRUE(profile.ok()) << profile.status().message();
 
   const std::vector<CommandSpec>& commands = runner_.commands();
-  ASSERT_EQ(commands.size(), 5u);
+  ASSERT_EQ(commands.size(), 6u);
   EXPECT_EQ(commands[0].argv,
             (std::vector<std::string>{"nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"}));
   EXPECT_EQ(commands[1].argv, (std::vector<std::string>{"nvcc", "-O3", "-lineinfo", "-Xptxas", "-v",
@@ -123,7 +125,10 @@ TEST_F(NcuCollectorTest, CudaSourceBuildsProfilesAndDisassembles) {
                                                         "-f", "-o", ReportBase(), Binary()}));
   EXPECT_EQ(commands[3].argv, (std::vector<std::string>{"ncu", "--import", ReportBase() + ".ncu-rep", "--csv",
                                                         "--page", "raw", "--print-units", "base"}));
-  EXPECT_EQ(commands[4].argv, (std::vector<std::string>{"cuobjdump", "-sass", Binary()}));
+  EXPECT_EQ(commands[4].argv,
+            (std::vector<std::string>{"ncu", "--import", ReportBase() + ".ncu-rep", "--csv", "--page",
+                                      "source", "--print-source", "sass", "--print-units", "base"}));
+  EXPECT_EQ(commands[5].argv, (std::vector<std::string>{"cuobjdump", "-sass", Binary()}));
   for (const CommandSpec& command : commands) {
     EXPECT_EQ(EnvironmentValue(command, "LC_ALL"), "C") << command.argv[0];
   }
@@ -140,8 +145,51 @@ TEST_F(NcuCollectorTest, CudaSourceBuildsProfilesAndDisassembles) {
   EXPECT_EQ(ReadFile(work_ / "ptxas.txt"), Fixture("probe/ptxas.txt"));
   EXPECT_EQ(ReadFile(work_ / "sass.txt"), Fixture("collector/sass.txt"));
   EXPECT_EQ(ReadFile(work_ / "raw.csv"), Fixture("probe/raw_base.csv"));
+  EXPECT_EQ(ReadFile(work_ / "source.csv"), Fixture("h200/uncoalesced_loads/source.csv"));
+  ASSERT_EQ(profile->source_pages.size(), 1u);
+  EXPECT_EQ(profile->source_pages[0].rows.size(), 32u);
   EXPECT_TRUE(Contains(ReadFile(work_ / "ncu.log"), "==PROF== Report:"));
   EXPECT_TRUE(notes_.empty());  // the unmodified-clocks warning is expected: we ask for it
+}
+
+TEST_F(NcuCollectorTest, ProgramRunExportsTheSourcePage) {
+  runner_.OnCommand("ncu", {"--import", "source"},
+                    ExitedWith(0, "==PROF== Connected\n" + Fixture("h200/uncoalesced_loads/source.csv")));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::vector<CommandSpec> ncu = runner_.CommandsOf("ncu");
+  ASSERT_EQ(ncu.size(), 3u);
+  EXPECT_EQ(ncu[2].argv,
+            (std::vector<std::string>{"ncu", "--import", ReportBase() + ".ncu-rep", "--csv", "--page",
+                                      "source", "--print-source", "sass", "--print-units", "base"}));
+  EXPECT_EQ(EnvironmentValue(ncu[2], "LC_ALL"), "C");
+  EXPECT_EQ(ncu[2].timeout_seconds, 7);
+  EXPECT_EQ(ReadFile(work_ / "source.csv"), Fixture("h200/uncoalesced_loads/source.csv"));
+  ASSERT_EQ(profile->source_pages.size(), 1u);
+  EXPECT_NE(FindSourcePage(profile->source_pages, "uncoalesced_loads"), nullptr);
+  EXPECT_TRUE(notes_.empty());
+}
+
+TEST_F(NcuCollectorTest, SourcePageFailuresAreNotes) {
+  runner_.OnCommand("ncu", {"--import", "source"},
+                    ExitedWith(1, "", "==ERROR== Failed to export the page\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_TRUE(profile->source_pages.empty());
+  EXPECT_EQ(profile->launches.size(), 3u);
+  ASSERT_EQ(notes_.size(), 1u);
+  EXPECT_TRUE(Contains(notes_[0], "--page source")) << notes_[0];
+  EXPECT_TRUE(Contains(notes_[0], "Failed to export the page")) << notes_[0];
+  EXPECT_TRUE(Contains(notes_[0], "no per-instruction source page")) << notes_[0];
+
+  notes_.clear();
+  runner_.OnCommand("ncu", {"--import", "source"}, ExitedWith(0, Fixture("probe/raw_base.csv")));
+  profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_TRUE(profile->source_pages.empty());
+  ASSERT_EQ(notes_.size(), 1u);
+  EXPECT_TRUE(Contains(notes_[0], "no per-instruction source page: ")) << notes_[0];
+  EXPECT_TRUE(Contains(notes_[0], "source.csv:1:")) << notes_[0];
 }
 
 TEST_F(NcuCollectorTest, NcuWarningsBecomeNotes) {
@@ -292,7 +340,7 @@ TEST_F(NcuCollectorTest, UnreadablePtxasReportIsANote) {
 TEST_F(NcuCollectorTest, ProgramCommandLineKeepsArgumentsVerbatim) {
   Result<Profile> profile = CollectFromProgram({"./app", "--size", "1 024", "*"}, options_, runner_);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
-  ASSERT_EQ(runner_.CommandsOf("ncu").size(), 2u);
+  ASSERT_EQ(runner_.CommandsOf("ncu").size(), 3u);
   EXPECT_EQ(runner_.CommandsOf("ncu")[0].argv,
             (std::vector<std::string>{"ncu", "--set", "full", "--clock-control", "none", "--import-source",
                                       "yes", "--target-processes", "all", "-f", "-o", ReportBase(), "./app",

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/csv_reader.h"
 #include "core/text.h"
 #include "core/units.h"
 
@@ -17,116 +18,6 @@ constexpr std::array<std::string_view, 11> kFixedColumns = {
     "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
     "Stream", "Block Size", "Grid Size", "Device", "CC"};
 constexpr std::array<std::string_view, 2> kRequiredColumns = {"ID", "Kernel Name"};
-
-// One CSV record with the position it started at (1-based line).
-struct Record {
-  std::vector<std::string> fields;
-  int line = 0;
-};
-
-// A streaming RFC 4180 reader: quoted fields, "" escapes, newlines in quotes.
-class CsvReader {
- public:
-  // `first_line` is the 1-based line number of text[0] in the file.
-  CsvReader(std::string_view text, std::string_view file_name, int first_line)
-      : text_(text), file_name_(file_name), line_(first_line) {}
-
-  // Reads the next record into `record`; returns false at the end of input.
-  Result<bool> Next(Record& record) {
-    record.fields.clear();
-    if (position_ >= text_.size()) return false;
-    record.line = line_;
-    std::string field;
-    while (true) {
-      KOPT_ASSIGN_OR_RETURN(bool end_of_record, ReadField(field));
-      record.fields.push_back(std::move(field));
-      field.clear();
-      if (end_of_record) return true;
-    }
-  }
-
- private:
-  // Reads one field; returns true when it ended the record.
-  Result<bool> ReadField(std::string& field) {
-    if (position_ < text_.size() && text_[position_] == '"') return ReadQuotedField(field);
-    size_t start = position_;
-    while (position_ < text_.size()) {
-      char c = text_[position_];
-      if (c == ',') {
-        field.assign(text_.substr(start, position_ - start));
-        ++position_;
-        return false;
-      }
-      if (c == '\n' || c == '\r') break;
-      if (c == '"') {
-        return InvalidInput(fmt::format("{}:{}:{}: a quote inside an unquoted field; expected \"...\" around it",
-                                        file_name_, line_, position_ - line_start_ + 1));
-      }
-      ++position_;
-    }
-    field.assign(text_.substr(start, position_ - start));
-    ConsumeLineEnd();
-    return true;
-  }
-
-  Result<bool> ReadQuotedField(std::string& field) {
-    int open_line = line_;
-    size_t open_column = position_ - line_start_ + 1;
-    ++position_;  // opening quote
-    while (true) {
-      size_t quote = text_.find('"', position_);
-      if (quote == std::string_view::npos) {
-        return InvalidInput(fmt::format("{}:{}:{}: quoted field never closed (file truncated?); expected a "
-                                        "closing '\"'",
-                                        file_name_, open_line, open_column));
-      }
-      AppendCountingLines(text_.substr(position_, quote - position_), field);
-      position_ = quote + 1;
-      if (position_ < text_.size() && text_[position_] == '"') {
-        field.push_back('"');
-        ++position_;
-        continue;
-      }
-      break;
-    }
-    if (position_ >= text_.size()) return true;
-    char c = text_[position_];
-    if (c == ',') {
-      ++position_;
-      return false;
-    }
-    if (c == '\n' || c == '\r') {
-      ConsumeLineEnd();
-      return true;
-    }
-    return InvalidInput(fmt::format("{}:{}:{}: unexpected character after a closing quote; expected ',' or "
-                                    "the end of the line",
-                                    file_name_, line_, position_ - line_start_ + 1));
-  }
-
-  void AppendCountingLines(std::string_view chunk, std::string& field) {
-    for (size_t i = 0; i < chunk.size(); ++i) {
-      if (chunk[i] == '\n') {
-        ++line_;
-        line_start_ = position_ + i + 1;
-      }
-    }
-    field.append(chunk);
-  }
-
-  void ConsumeLineEnd() {
-    if (position_ < text_.size() && text_[position_] == '\r') ++position_;
-    if (position_ < text_.size() && text_[position_] == '\n') ++position_;
-    ++line_;
-    line_start_ = position_;
-  }
-
-  std::string_view text_;
-  std::string_view file_name_;
-  size_t position_ = 0;
-  size_t line_start_ = 0;
-  int line_;
-};
 
 // "(256, 1, 1)" → dimensions; nullopt when malformed.
 std::optional<LaunchDimensions> ParseDimensions(std::string_view text) {
@@ -169,7 +60,7 @@ int FixedColumnIndex(std::string_view name) {
   return -1;
 }
 
-Result<Layout> PlanColumns(const Record& header, const Record* units, std::string_view file_name) {
+Result<Layout> PlanColumns(const CsvRecord& header, const CsvRecord* units, std::string_view file_name) {
   Layout layout;
   layout.columns.resize(header.fields.size());
   std::array<bool, kFixedColumns.size()> seen{};
@@ -237,7 +128,7 @@ Status ReadFixedField(int fixed, const std::string& cell, int line, std::string_
   return Status::Ok();
 }
 
-Result<KernelLaunch> ReadLaunch(const Record& record, const Layout& layout, std::string_view file_name) {
+Result<KernelLaunch> ReadLaunch(const CsvRecord& record, const Layout& layout, std::string_view file_name) {
   KernelLaunch launch;
   launch.schema = layout.schema;
   launch.values.assign(layout.schema->size(), std::numeric_limits<double>::quiet_NaN());
@@ -262,19 +153,7 @@ Result<KernelLaunch> ReadLaunch(const Record& record, const Layout& layout, std:
   return launch;
 }
 
-// Skips ncu's own log lines (==PROF==, ==WARNING==) that precede the CSV when
-// ncu printed to stdout; returns the offset of the first CSV line.
-size_t SkipProfilerLogLines(std::string_view text) {
-  size_t position = 0;
-  while (position < text.size() && StartsWith(text.substr(position), "==")) {
-    size_t end = text.find('\n', position);
-    if (end == std::string_view::npos) return text.size();
-    position = end + 1;
-  }
-  return position;
-}
-
-bool IsUnitsRow(const Record& row, const Layout& layout) {
+bool IsUnitsRow(const CsvRecord& row, const Layout& layout) {
   for (size_t i = 0; i < row.fields.size(); ++i) {
     if (layout.columns[i].fixed >= 0 && !row.fields[i].empty()) return false;
   }
@@ -295,18 +174,17 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
                                     "--print-units base",
                                     file_name));
   }
-  size_t skipped = SkipProfilerLogLines(text);
   int skipped_lines = 0;
-  for (size_t i = 0; i < skipped; ++i) skipped_lines += text[i] == '\n';
+  size_t skipped = SkipProfilerLogLines(text, skipped_lines);
   CsvReader reader(text.substr(skipped), file_name, skipped_lines + 1);
-  Record header;
+  CsvRecord header;
   KOPT_ASSIGN_OR_RETURN(bool has_header, reader.Next(header));
   if (!has_header) return InvalidInput(fmt::format("{}: no CSV header found", file_name));
 
   // Read the second record before planning: it may be the units row.
-  Record second;
+  CsvRecord second;
   KOPT_ASSIGN_OR_RETURN(bool has_second, reader.Next(second));
-  auto check_width = [&](const Record& record) -> Status {
+  auto check_width = [&](const CsvRecord& record) -> Status {
     if (record.fields.size() == header.fields.size()) return Status::Ok();
     return InvalidInput(fmt::format("{}:{}: {} fields, but the header has {}; expected one field per column "
                                     "(file truncated or edited?)",
@@ -322,18 +200,18 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
   }
 
   std::vector<KernelLaunch> launches;
-  auto add_launch = [&](const Record& record) -> Status {
+  auto add_launch = [&](const CsvRecord& record) -> Status {
     KOPT_RETURN_IF_ERROR(check_width(record));
     KOPT_ASSIGN_OR_RETURN(KernelLaunch launch, ReadLaunch(record, layout, file_name));
     launches.push_back(std::move(launch));
     return Status::Ok();
   };
   if (has_second && !second_is_units) KOPT_RETURN_IF_ERROR(add_launch(second));
-  Record record;
+  CsvRecord record;
   while (true) {
     KOPT_ASSIGN_OR_RETURN(bool more, reader.Next(record));
     if (!more) break;
-    if (record.fields.size() == 1 && TrimWhitespace(record.fields[0]).empty()) continue;  // blank line
+    if (record.IsBlank()) continue;
     KOPT_RETURN_IF_ERROR(add_launch(record));
   }
   if (launches.empty()) {
