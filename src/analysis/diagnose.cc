@@ -104,8 +104,10 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
                                           "alone (kopt gpus lists the table).",
                                           diagnosis.device_name.empty() ? "unknown" : diagnosis.device_name));
   }
-  std::vector<const KernelLaunch*> launches;
-  for (const KernelLaunch& launch : profile.launches) launches.push_back(&launch);
+  std::vector<const KernelLaunch*> launches;  // the whole timeline, also launches not selected
+  for (const KernelLaunch& launch : profile.all_launches.empty() ? profile.launches : profile.all_launches) {
+    launches.push_back(&launch);
+  }
   for (const KernelLaunch& launch : profile.launches) {
     diagnosis.kernels.push_back(DiagnoseLaunch(profile, launch, spec, launches, options));
   }

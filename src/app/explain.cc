@@ -7,6 +7,7 @@
 
 #include "analysis/diagnose.h"
 #include "app/file_io.h"
+#include "app/tool_config.h"
 #include "core/text.h"
 #include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
@@ -142,6 +143,7 @@ std::string ListKernels(const Profile& profile) {
 }  // namespace
 
 Status SelectLaunches(const ExplainOptions& options, Profile& profile) {
+  if (profile.all_launches.empty()) profile.all_launches = profile.launches;
   std::vector<KernelLaunch> selected;
   if (!options.kernel_regex.empty()) {
     std::regex pattern;
@@ -181,6 +183,11 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
     gpu = FindGpu(options.gpu);
     if (!gpu) return InvalidInput(fmt::format("--gpu \"{}\": not in the GPU table (kopt gpus lists it)", options.gpu));
   }
+  DiagnoseOptions diagnose_options;  // the config is read first: a bad one fails before a long collection
+  diagnose_options.gpu = gpu;
+  if (!options.config_path.empty()) {
+    KOPT_ASSIGN_OR_RETURN(diagnose_options.tools, LoadToolConfig(options.config_path));
+  }
   std::vector<std::string> notes;
   KOPT_ASSIGN_OR_RETURN(Profile profile, LoadProfile(options, runner, notes));
   bool live = KindOf(options) == TargetKind::kCudaSource || KindOf(options) == TargetKind::kProgram;
@@ -188,8 +195,6 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   if (live) selection.launch_skip = selection.launch_count = 0;  // ncu applied them already
   KOPT_RETURN_IF_ERROR(SelectLaunches(selection, profile));
 
-  DiagnoseOptions diagnose_options;
-  diagnose_options.gpu = gpu;
   Diagnosis diagnosis = Diagnose(profile, diagnose_options);
   diagnosis.notes.insert(diagnosis.notes.end(), notes.begin(), notes.end());
 

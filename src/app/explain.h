@@ -39,6 +39,7 @@ struct ExplainOptions {
   std::string gpu;                        // spec-table key or device name overriding the profile's device
   std::string work_directory;             // live collection: where the bundle goes (default: kopt-profile-<stem>)
   std::string section_set = "full";       // live collection: ncu --set
+  std::string config_path;                // tool configuration (app/tool_config.h); empty: defaults
 };
 
 // Loads the profile TARGET names (see above), without filtering.

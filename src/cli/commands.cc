@@ -11,6 +11,7 @@
 
 #include "app/explain.h"
 #include "app/gpus.h"
+#include "app/rules.h"
 #include "core/subprocess.h"
 
 namespace kopt {
@@ -50,6 +51,8 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
   command.add_option("--work-dir", options->work_directory,
                      "Live collection: where the profile bundle is written (default kopt-profile-<name>)");
   command.add_option("--set", options->section_set, "Live collection: ncu section set")->capture_default_str();
+  command.add_option("--config", options->config_path,
+                     "Tool configuration (TOML): threshold overrides, see kopt rules");
   command.add_flag("--verbose,-v", options->verbose, "Include every detail");
   command.footer(
       "A program to profile may follow --: kopt explain [OPTIONS] -- PROGRAM [ARGS...]\n\nExamples:\n  kopt explain examples/profiles/h200/uncoalesced_loads/raw.csv\n"
@@ -80,10 +83,19 @@ std::function<Status()> DeclareGpus(CLI::App& command, const std::vector<std::st
   };
 }
 
+std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<RulesOptions>();
+  command.add_option("tool", options->tool, "Show only this tool");
+  command.add_option("--format,-f", options->format, "Output format: term, md or json")->capture_default_str();
+  command.add_option("--config", options->config_path, "Tool configuration (TOML) whose overrides to show");
+  return [options]() { return RunRules(*options, std::cout); };
+}
+
 const std::vector<Command>& CommandTable() {
   static const std::vector<Command> kCommands = {
       {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program", DeclareExplain},
       {"gpus", "List the GPU specification table and the GPUs of this machine", DeclareGpus},
+      {"rules", "List the micro-profiling tools: inputs, thresholds, triggers", DeclareRules},
   };
   return kCommands;
 }

@@ -1,0 +1,124 @@
+#include "app/rules.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/tool.h"
+#include "app/tool_config.h"
+#include "report/renderer.h"
+
+namespace kopt {
+namespace {
+
+std::string ClassesText(const ToolDefinition& tool) {
+  if (tool.relevant_classes.empty()) return "every class";
+  std::string text;
+  for (BottleneckClass bottleneck : tool.relevant_classes) {
+    text += (text.empty() ? "" : ", ") + std::string(BottleneckClassName(bottleneck));
+  }
+  return text;
+}
+
+std::string GainBoundText(GainBound bound) {
+  switch (bound) {
+    case GainBound::kReducesTraffic: return "reduces traffic (capped by the compute floor)";
+    case GainBound::kReducesCompute: return "reduces compute (capped by the memory floor)";
+    case GainBound::kHidesLatency: return "hides latency (capped by the roofline floor)";
+  }
+  return "";
+}
+
+std::string InputsText(const ToolDefinition& tool, bool optional) {
+  std::string text;
+  for (const RequiredInput& input : tool.required) {
+    if (input.optional != optional) continue;
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", InputSourceName(input.source), input.name);
+  }
+  return text.empty() ? "none" : text;
+}
+
+void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& values, bool markdown,
+               std::ostream& out) {
+  out << (markdown ? "## " : "") << tool.id << (markdown ? "" : "  ·  ") << (markdown ? "\n\n" : "") << tool.title
+      << " (" << tool.family << ")\n";
+  std::string bullet = markdown ? "- " : "    ";
+  out << bullet << "runs for: " << ClassesText(tool) << "\n";
+  out << bullet << "trigger: " << tool.trigger << "\n";
+  out << bullet << "inputs: " << InputsText(tool, false) << "\n";
+  out << bullet << "optional inputs: " << InputsText(tool, true) << "\n";
+  for (const ThresholdDefinition& threshold : tool.thresholds) {
+    double value = values.at(threshold.name);
+    out << bullet << "threshold " << threshold.name << " = " << fmt::format("{:g}", value)
+        << (threshold.unit.empty() ? "" : " " + threshold.unit)
+        << (value != threshold.default_value ? fmt::format(" (default {:g})", threshold.default_value) : "")
+        << ": " << threshold.description << "\n";
+  }
+  out << bullet << "gain: " << GainBoundText(tool.gain_bound) << "\n";
+  if (!tool.finding_ids.empty()) out << bullet << "finding ids: " << fmt::format("{}", fmt::join(tool.finding_ids, ", ")) << "\n";
+  if (!tool.subsumes.empty()) out << bullet << "explains also: " << fmt::format("{}", fmt::join(tool.subsumes, ", ")) << "\n";
+  out << "\n";
+}
+
+nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::string, double>& values) {
+  nlohmann::ordered_json json;
+  json["id"] = tool.id;
+  json["title"] = tool.title;
+  json["family"] = tool.family;
+  json["relevant_classes"] = nlohmann::ordered_json::array();
+  for (BottleneckClass bottleneck : tool.relevant_classes) json["relevant_classes"].push_back(BottleneckClassName(bottleneck));
+  json["trigger"] = tool.trigger;
+  json["inputs"] = nlohmann::ordered_json::array();
+  for (const RequiredInput& input : tool.required) {
+    json["inputs"].push_back({{"source", InputSourceName(input.source)}, {"name", input.name}, {"optional", input.optional}});
+  }
+  json["thresholds"] = nlohmann::ordered_json::array();
+  for (const ThresholdDefinition& threshold : tool.thresholds) {
+    json["thresholds"].push_back({{"name", threshold.name},
+                                  {"value", {{"value", values.at(threshold.name)}, {"unit", threshold.unit}}},
+                                  {"default", {{"value", threshold.default_value}, {"unit", threshold.unit}}},
+                                  {"description", threshold.description}});
+  }
+  json["gain_bound"] = GainBoundText(tool.gain_bound);
+  json["finding_ids"] = tool.finding_ids;
+  json["subsumes"] = tool.subsumes;
+  return json;
+}
+
+}  // namespace
+
+Status RunRules(const RulesOptions& options, std::ostream& out) {
+  if (options.format != "term" && options.format != "md" && options.format != "json") {
+    return InvalidInput(fmt::format("unknown format '{}' for rules: expected one of term, md, json", options.format));
+  }
+  OrchestrationOptions orchestration;
+  if (!options.config_path.empty()) {
+    KOPT_ASSIGN_OR_RETURN(orchestration, LoadToolConfig(options.config_path));
+  }
+  if (!options.tool.empty() && !FindTool(options.tool)) {
+    return NotFound(fmt::format("no tool \"{}\"; `kopt rules` lists them", options.tool));
+  }
+  nlohmann::ordered_json tools = nlohmann::ordered_json::array();
+  if (options.format == "md") out << "# kopt micro-profiling tools\n\n";
+  for (const ToolDefinition& tool : ToolRegistry()) {
+    if (!options.tool.empty() && tool.id != options.tool) continue;
+    auto values = ResolveThresholds(tool, orchestration);
+    if (options.format == "json") {
+      tools.push_back(ToolJson(tool, values));
+    } else {
+      WriteText(tool, values, options.format == "md", out);
+    }
+  }
+  if (options.format == "json") {
+    nlohmann::ordered_json root;
+    root["schema_version"] = std::string(kJsonSchemaVersion);
+    root["tool"] = "kopt";
+    root["tools"] = tools;
+    out << root.dump(2) << "\n";
+  } else if (options.tool.empty()) {
+    out << ToolRegistry().size() << " tools. Override thresholds with --config FILE ([tools.<id>] tables).\n";
+  }
+  return Status::Ok();
+}
+
+}  // namespace kopt

@@ -1,0 +1,93 @@
+#include "app/tool_config.h"
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
+#include "analysis/tool.h"
+#include "app/file_io.h"
+
+namespace kopt {
+namespace {
+
+std::string Where(std::string_view file_name, const toml::node& node) {
+  return fmt::format("{}:{}", file_name, node.source().begin.line);
+}
+
+Result<double> NumberOf(const toml::node& node, std::string_view file_name, std::string_view key) {
+  if (auto value = node.value<double>()) return *value;
+  return InvalidInput(fmt::format("{}: \"{}\" is not a number; expected a threshold value such as 0.25",
+                                  Where(file_name, node), key));
+}
+
+Status ReadToolTable(const toml::table& tools, std::string_view file_name, OrchestrationOptions& options) {
+  for (const auto& [tool_key, tool_node] : tools) {
+    std::string tool_id(tool_key.str());
+    const ToolDefinition* tool = FindTool(tool_id);
+    if (!tool) {
+      return InvalidInput(fmt::format("{}: [tools.{}]: no such tool; `kopt rules` lists the tools",
+                                      Where(file_name, tool_node), tool_id));
+    }
+    const toml::table* thresholds = tool_node.as_table();
+    if (!thresholds) {
+      return InvalidInput(fmt::format("{}: tools.{} must be a table of thresholds", Where(file_name, tool_node),
+                                      tool_id));
+    }
+    for (const auto& [name_key, value_node] : *thresholds) {
+      std::string name(name_key.str());
+      bool declared = std::any_of(tool->thresholds.begin(), tool->thresholds.end(),
+                                  [&](const ThresholdDefinition& threshold) { return threshold.name == name; });
+      if (!declared) {
+        return InvalidInput(fmt::format("{}: tools.{}.{}: the tool has no such threshold; `kopt rules` lists them",
+                                        Where(file_name, value_node), tool_id, name));
+      }
+      KOPT_ASSIGN_OR_RETURN(double value, NumberOf(value_node, file_name, tool_id + "." + name));
+      options.threshold_overrides[tool_id][name] = value;
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadOrchestrationTable(const toml::table& table, std::string_view file_name, OrchestrationOptions& options) {
+  for (const auto& [key, node] : table) {
+    if (key.str() != "healthy_percent") {
+      return InvalidInput(fmt::format("{}: orchestration.{}: unknown key; expected healthy_percent",
+                                      Where(file_name, node), key.str()));
+    }
+    KOPT_ASSIGN_OR_RETURN(options.healthy_percent, NumberOf(node, file_name, "orchestration.healthy_percent"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<OrchestrationOptions> ParseToolConfig(std::string_view text, std::string_view file_name) {
+  toml::table root;
+  try {
+    root = toml::parse(text, file_name);
+  } catch (const toml::parse_error& error) {
+    return InvalidInput(fmt::format("{}:{}:{}: {}", file_name, error.source().begin.line,
+                                    error.source().begin.column, error.description()));
+  }
+  OrchestrationOptions options;
+  for (const auto& [key, node] : root) {
+    const toml::table* table = node.as_table();
+    if (key.str() == "tools" && table) {
+      KOPT_RETURN_IF_ERROR(ReadToolTable(*table, file_name, options));
+    } else if (key.str() == "orchestration" && table) {
+      KOPT_RETURN_IF_ERROR(ReadOrchestrationTable(*table, file_name, options));
+    } else {
+      return InvalidInput(fmt::format("{}: unknown top-level key \"{}\"; expected the tables [tools.<id>] and "
+                                      "[orchestration]",
+                                      Where(file_name, node), key.str()));
+    }
+  }
+  return options;
+}
+
+Result<OrchestrationOptions> LoadToolConfig(const std::string& path) {
+  KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, 1 << 20));
+  return ParseToolConfig(text, path);
+}
+
+}  // namespace kopt

@@ -1,0 +1,36 @@
+#include "app/tool_config.h"
+
+#include <gtest/gtest.h>
+
+namespace kopt {
+namespace {
+
+TEST(ToolConfig, OverridesAThreshold) {
+  auto options = ParseToolConfig("[tools.healthy]\nmin_speed_of_light = 85\n\n[orchestration]\nhealthy_percent = 95\n",
+                                 "k.toml");
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_DOUBLE_EQ(options->threshold_overrides["healthy"]["min_speed_of_light"], 85);
+  EXPECT_DOUBLE_EQ(options->healthy_percent, 95);
+  auto thresholds = ResolveThresholds(*FindTool("healthy"), *options);
+  EXPECT_DOUBLE_EQ(thresholds["min_speed_of_light"], 85);
+  EXPECT_DOUBLE_EQ(thresholds["max_other_gain"], 0.10);
+}
+
+void ExpectError(const std::string& text, const std::string& fragment) {
+  auto options = ParseToolConfig(text, "k.toml");
+  ASSERT_FALSE(options.ok()) << text;
+  EXPECT_EQ(options.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_NE(options.status().message().find(fragment), std::string::npos) << options.status().message();
+}
+
+TEST(ToolConfig, BadInputNamesFileLineAndKey) {
+  ExpectError("[tools.no_such_tool]\nx = 1\n", "k.toml:1: [tools.no_such_tool]: no such tool");
+  ExpectError("[tools.healthy]\nno_such_threshold = 1\n", "k.toml:2: tools.healthy.no_such_threshold");
+  ExpectError("[tools.healthy]\nmin_speed_of_light = \"high\"\n", "is not a number");
+  ExpectError("[tools.healthy\n", "k.toml:1:");
+  ExpectError("colour = 1\n", "unknown top-level key \"colour\"");
+  ExpectError("[orchestration]\nspeed = 3\n", "orchestration.speed: unknown key");
+}
+
+}  // namespace
+}  // namespace kopt
