@@ -42,7 +42,8 @@ letter-spacing:.03em;background:#6b7280;vertical-align:1px}
 .class-latency{border-color:#b45309}.class-latency .badge.class,.badge.class-latency{background:#b45309}
 .class-mixed{border-color:#0e7490}.class-mixed .badge.class,.badge.class-mixed{background:#0e7490}
 .sev-critical{background:#7f1d1d}.sev-major{background:#dc2626}.sev-moderate{background:#d97706}
-.sev-minor{background:#0891b2}.sev-info{background:#6b7280}
+.sev-minor{background:#0891b2}.sev-info{background:#6b7280}.badge.healthy{background:#15803d}
+table.skipped td{font-size:13px}table.skipped td:first-child{min-width:240px}.merged{color:#374151}
 .cards{display:flex;flex-wrap:wrap;gap:10px;margin:10px 0}
 .card{border:1px solid #e5e7eb;border-radius:6px;padding:8px 14px;min-width:130px;background:#fff}
 .card .label{font-size:12px;color:#6b7280}.card .value{font-size:19px;font-weight:600}
@@ -84,6 +85,13 @@ std::string_view ClassCss(BottleneckClass bottleneck) {
 std::string SeverityBadge(Severity severity) {
   return fmt::format("<span class=\"badge {}\">{}</span>", SeverityClass(severity),
                      H(SeverityName(severity)));
+}
+
+// Names as escaped code elements, separated by commas.
+std::string CodeList(const std::vector<std::string>& names) {
+  std::string html;
+  for (const std::string& name : names) html += (html.empty() ? "" : ", ") + ("<code>" + H(name) + "</code>");
+  return html;
 }
 
 std::string Meter(double percent) {
@@ -149,6 +157,11 @@ std::string Verdict(const KernelDiagnosis& kernel) {
   const Finding* primary = report::PrimaryFinding(kernel);
   if (primary == nullptr) {
     return html + "<p><strong>Top finding:</strong> " + H(report::NoFindingText(kernel)) + "</p></div>";
+  }
+  if (report::IsHealthyVerdict(*primary)) {
+    return html + "<p><strong>Verdict:</strong> <span class=\"badge healthy\">healthy</span>" +
+           H(report::HealthyVerdictText(kernel, *primary).substr(std::string_view("healthy").size())) +
+           "</p></div>";
   }
   return html + fmt::format(
                     "<p><strong>Top finding:</strong> {} <strong>{}</strong> — estimated gain "
@@ -280,14 +293,32 @@ std::string FindingArticle(const Finding& finding, size_t rank) {
   std::string html =
       fmt::format("<article class=\"finding {}\"><h4>{}. {} {}</h4>", SeverityClass(finding.severity), rank,
                   SeverityBadge(finding.severity), H(finding.title));
-  html += "<p>Estimated gain <span class=\"gain\">" + H(report::GainText(finding)) + "</span>";
+  html += std::string(report::IsHealthyVerdict(finding) ? "<p>Next-order gain" : "<p>Estimated gain") +
+          " <span class=\"gain\">" + H(report::GainText(finding)) + "</span>";
   if (!finding.gain_method.empty())
     html += " <span class=\"muted\">(method: " + H(finding.gain_method) + ")</span>";
   html += " · confidence " + H(report::FormatFraction(finding.confidence)) + " · tool <code>" +
           H(finding.tool) + "</code></p>";
+  if (!finding.merged_tools.empty()) {
+    html += "<p class=\"merged\">Also explains: " + CodeList(finding.merged_tools) +
+            " <span class=\"muted\">(same root cause; their evidence is in the table below)</span></p>";
+  }
   if (!finding.root_cause.empty())
     html += "<p><strong>Root cause.</strong> " + H(finding.root_cause) + "</p>";
   return html + EvidenceTable(finding) + RecommendationList(finding) + LocationTable(finding) + "</article>";
+}
+
+std::string SkippedToolsSection(const KernelDiagnosis& kernel) {
+  if (kernel.skipped_tools.empty()) return "";
+  std::string html =
+      fmt::format("<h3>Skipped tools ({})</h3><p class=\"muted\">{}:</p><table class=\"skipped\">",
+                  kernel.skipped_tools.size(), H(report::kSkippedToolsIntro));
+  html += HeaderRow({"collect", "tools it would enable", "missing inputs"});
+  for (const report::SkippedToolGroup& group : report::GroupSkippedTools(kernel.skipped_tools)) {
+    html += "<tr>" + Cell(H(group.how_to_collect.empty() ? "unknown" : group.how_to_collect)) +
+            Cell(CodeList(group.tools)) + Cell(CodeList(group.missing)) + "</tr>";
+  }
+  return html + "</table>";
 }
 
 std::string NotesSection(const KernelDiagnosis& kernel) {
@@ -316,7 +347,7 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     html += FindingArticle(kernel.findings[index], index + 1);
   }
-  return html + NotesSection(kernel) + "</section>";
+  return html + SkippedToolsSection(kernel) + NotesSection(kernel) + "</section>";
 }
 
 class HtmlRenderer : public Renderer {

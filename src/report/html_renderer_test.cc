@@ -83,6 +83,28 @@ TEST(HtmlRenderTest, EscapesEverythingItEmbeds) {
   PositionOf(html, "&lt;img src=x onerror=alert(2)&gt; title");
   PositionOf(html, "&quot;&gt;&lt;svg onload=alert(3)&gt;");
   PositionOf(html, ">&lt;script&gt;stall&lt;/script&gt;</text>");  // inside the SVG
+  PositionOf(html, "<code>&lt;script&gt;merged&lt;/script&gt;</code>");
+  PositionOf(html, "<code>&lt;script&gt;skipped&lt;/script&gt;</code>");
+  PositionOf(html, "<code>&lt;b&gt;metric&lt;/b&gt; | pipe</code>");
+}
+
+TEST(HtmlRenderTest, HealthyVerdictSkippedAndMergedTools) {
+  std::string html = RenderHtml(render_test::HealthySkippedMergedSample());
+  size_t verdict =
+      PositionOf(html,
+                 "<strong>Verdict:</strong> <span class=\"badge healthy\">healthy</span> — at 94% of "
+                 "its FP32 ceiling; next-order gain ≤ 6%");
+  EXPECT_LT(verdict, PositionOf(html, "<h3>Stage 1: roofline</h3>"));
+  EXPECT_EQ(html.find("<strong>Top finding:</strong>"), std::string::npos);
+  PositionOf(html, "<p>Next-order gain <span class=\"gain\">6.0% of kernel time</span>");
+  PositionOf(html, "Also explains: <code>memory_latency</code>");
+  PositionOf(html, "<code>long_scoreboard share of stall cycles</code>");
+  size_t skipped = PositionOf(html, "<h3>Skipped tools (3)</h3>");
+  EXPECT_LT(PositionOf(html, "Register spills to local memory"), skipped);
+  PositionOf(html,
+             "<td>ncu --set full</td><td><code>shared_bank_conflicts</code>, "
+             "<code>uncoalesced_global_stores</code></td>");
+  PositionOf(html, "<code>l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum</code>");
 }
 
 TEST(HtmlRenderTest, ChartIdsAreUniquePerKernel) {
@@ -118,11 +140,13 @@ TEST(HtmlRenderTest, WritesSamplesWhenAsked) {
       {"finding", render_test::FindingSample()},
       {"missing_metrics", render_test::MissingMetricsSample()},
       {"hostile", render_test::HostileSample()},
-      {"several_kernels", render_test::SeveralKernelsSample()}};
+      {"several_kernels", render_test::SeveralKernelsSample()},
+      {"healthy_skipped_merged", render_test::HealthySkippedMergedSample()}};
   for (const auto& [name, diagnosis] : samples) {
-    for (ReportFormat format :
-         {ReportFormat::kTerminal, ReportFormat::kMarkdown, ReportFormat::kJson, ReportFormat::kHtml}) {
-      std::ofstream file(std::string(directory) + "/" + name + "." +
+    for (ReportFormat format : {ReportFormat::kTerminal, ReportFormat::kMarkdown, ReportFormat::kJson,
+                                ReportFormat::kHtml, ReportFormat::kFeedback}) {
+      std::string suffix = format == ReportFormat::kFeedback ? ".feedback." : ".";
+      std::ofstream file(std::string(directory) + "/" + name + suffix +
                          std::string(ReportFileExtension(format)));
       file << MakeRenderer(format, RenderOptions{})->Render(diagnosis);
     }

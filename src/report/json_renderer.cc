@@ -187,6 +187,15 @@ Json FindingJson(const Finding& finding, size_t rank) {
   }
   json["locations"] = Json::array();
   for (const Location& location : finding.locations) json["locations"].push_back(LocationJson(location));
+  json["merged_tools"] = StringList(finding.merged_tools);
+  return json;
+}
+
+Json SkippedToolJson(const SkippedTool& skipped) {
+  Json json;
+  json["tool"] = skipped.tool;
+  json["missing"] = StringList(skipped.missing);
+  json["how_to_collect"] = OptionalText(skipped.how_to_collect);
   return json;
 }
 
@@ -206,6 +215,9 @@ Json KernelJson(const KernelDiagnosis& kernel) {
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     json["findings"].push_back(FindingJson(kernel.findings[index], index + 1));
   }
+  json["skipped_tools"] = Json::array();
+  for (const SkippedTool& skipped : kernel.skipped_tools)
+    json["skipped_tools"].push_back(SkippedToolJson(skipped));
   json["notes"] = StringList(kernel.notes);
   return json;
 }

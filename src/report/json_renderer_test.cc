@@ -91,6 +91,37 @@ TEST(JsonRenderTest, FindingsInRankOrderWithEvidenceAndRecommendations) {
   ExpectEveryNumberHasAUnit(json, "$");
 }
 
+TEST(JsonRenderTest, SkippedToolsAndMergedTools) {
+  Json json = RenderAndParse(render_test::HealthySkippedMergedSample());
+  EXPECT_EQ(json["schema_version"], "1.1");
+  const Json& kernel = json["kernels"][0];
+  std::vector<std::string> keys;
+  for (const auto& item : kernel.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"launch_id", "kernel_name", "function_name", "grid", "block",
+                                            "registers_per_thread", "shared_memory_per_block", "stage1",
+                                            "stalls", "findings", "skipped_tools", "notes"}));
+  const Json& skipped = kernel["skipped_tools"];
+  ASSERT_EQ(skipped.size(), 3u);
+  EXPECT_EQ(skipped[0], (Json{{"tool", "shared_bank_conflicts"},
+                              {"missing", {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}},
+                              {"how_to_collect", "ncu --set full"}}));
+  EXPECT_EQ(skipped[2]["missing"][0], "SASS listing");
+  const Json& findings = kernel["findings"];
+  EXPECT_EQ(findings[0]["tool"], "healthy");
+  EXPECT_EQ(findings[0]["severity"], "info");
+  EXPECT_TRUE(findings[0]["merged_tools"].is_array());
+  EXPECT_TRUE(findings[0]["merged_tools"].empty());
+  EXPECT_EQ(findings[1]["merged_tools"], (Json{"memory_latency"}));
+  EXPECT_EQ(findings[1]["evidence"].size(), 4u);
+  ExpectEveryNumberHasAUnit(json, "$");
+}
+
+TEST(JsonRenderTest, SkippedToolsAlwaysPresent) {
+  Json json = RenderAndParse(render_test::FindingSample());
+  EXPECT_TRUE(json["kernels"][0]["skipped_tools"].is_array());
+  EXPECT_TRUE(json["kernels"][0]["skipped_tools"].empty());
+}
+
 TEST(JsonRenderTest, UnknownValuesAreNull) {
   Json json = RenderAndParse(render_test::MissingMetricsSample());
   EXPECT_TRUE(json["gpu"].is_null());
@@ -111,6 +142,8 @@ TEST(JsonRenderTest, UntrustedStringsRoundTrip) {
   Json json = RenderAndParse(diagnosis);
   EXPECT_EQ(json["kernels"][0]["kernel_name"], diagnosis.kernels[0].kernel_name);
   EXPECT_EQ(json["kernels"][0]["function_name"], render_test::kHostileName);
+  EXPECT_EQ(json["kernels"][0]["skipped_tools"][0]["how_to_collect"],
+            diagnosis.kernels[0].skipped_tools[0].how_to_collect);
 }
 
 TEST(JsonRenderTest, InvalidUtf8DoesNotThrow) {

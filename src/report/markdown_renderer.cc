@@ -32,6 +32,13 @@ std::string Header(const std::vector<std::string>& names, const std::vector<bool
   return "\n" + Row(names) + rule + "\n";
 }
 
+// Names as code spans, separated by commas.
+std::string CodeList(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + MarkdownCode(name);
+  return text;
+}
+
 std::string SeverityBadge(Severity severity) {
   std::string name(SeverityName(severity));
   for (char& character : name)
@@ -85,6 +92,9 @@ std::string Verdict(const KernelDiagnosis& kernel) {
   const Finding* primary = report::PrimaryFinding(kernel);
   if (primary == nullptr)
     return text + ">\n> **Top finding:** " + EscapeMarkdown(report::NoFindingText(kernel)) + "\n";
+  if (report::IsHealthyVerdict(*primary)) {
+    return text + ">\n> **Verdict:** " + EscapeMarkdown(report::HealthyVerdictText(kernel, *primary)) + "\n";
+  }
   return text + fmt::format(">\n> **Top finding: {} {}** — estimated gain {}\n",
                             SeverityBadge(primary->severity), EscapeMarkdown(primary->title),
                             report::GainText(*primary));
@@ -204,12 +214,29 @@ std::string FindingLocations(const Finding& finding) {
 std::string FindingSection(const Finding& finding, size_t rank) {
   std::string text = fmt::format("\n#### {}. {} {}\n\n", rank, SeverityBadge(finding.severity),
                                  EscapeMarkdown(finding.title));
-  text += "- **Estimated gain:** " + report::GainText(finding);
+  text += (report::IsHealthyVerdict(finding) ? "- **Next-order gain:** " : "- **Estimated gain:** ") +
+          report::GainText(finding);
   if (!finding.gain_method.empty()) text += " (method: " + EscapeMarkdown(finding.gain_method) + ")";
   text += "\n- **Confidence:** " + report::FormatFraction(finding.confidence) + "\n";
   text += "- **Tool:** " + MarkdownCode(finding.tool) + "\n";
+  if (!finding.merged_tools.empty()) {
+    text += "- **Also explains:** " + CodeList(finding.merged_tools) +
+            " (same root cause; their evidence is below)\n";
+  }
   if (!finding.root_cause.empty()) text += "\n**Root cause.** " + EscapeMarkdown(finding.root_cause) + "\n";
   return text + FindingEvidence(finding) + FindingRecommendations(finding) + FindingLocations(finding);
+}
+
+std::string SkippedToolsSection(const KernelDiagnosis& kernel) {
+  if (kernel.skipped_tools.empty()) return "";
+  std::string text = fmt::format("\n### Skipped tools ({})\n\n{}:\n\n", kernel.skipped_tools.size(),
+                                 EscapeMarkdown(report::kSkippedToolsIntro));
+  for (const report::SkippedToolGroup& group : report::GroupSkippedTools(kernel.skipped_tools)) {
+    text += "- **Collect:** " +
+            EscapeMarkdown(group.how_to_collect.empty() ? "unknown" : group.how_to_collect) +
+            "\n  - tools: " + CodeList(group.tools) + "\n  - missing: " + CodeList(group.missing) + "\n";
+  }
+  return text;
 }
 
 std::string NotesSection(const KernelDiagnosis& kernel) {
@@ -235,7 +262,7 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     text += FindingSection(kernel.findings[index], index + 1);
   }
-  return text + NotesSection(kernel);
+  return text + SkippedToolsSection(kernel) + NotesSection(kernel);
 }
 
 class MarkdownRenderer : public Renderer {

@@ -80,6 +80,24 @@ TEST(MarkdownRenderTest, EscapesUntrustedText) {
   PositionOf(text, "`a<b && c>d \\| e`");
 }
 
+TEST(MarkdownRenderTest, HealthyVerdictSkippedAndMergedTools) {
+  std::string text = RenderMarkdown(render_test::HealthySkippedMergedSample());
+  size_t verdict =
+      PositionOf(text, "> **Verdict:** healthy — at 94% of its FP32 ceiling; next-order gain ≤ 6%");
+  EXPECT_LT(verdict, PositionOf(text, "### Stage 1"));
+  EXPECT_EQ(text.find("**Top finding"), std::string::npos);
+  PositionOf(text, "- **Next-order gain:** 6.0% of kernel time");
+  PositionOf(text, "- **Estimated gain:** 4.0% of kernel time");
+  PositionOf(text, "- **Also explains:** `memory_latency`");
+  PositionOf(text, "`long_scoreboard share of stall cycles`");
+  size_t skipped = PositionOf(text, "### Skipped tools (3)");
+  EXPECT_LT(PositionOf(text, "#### 2. [MINOR] Register spills"), skipped);
+  PositionOf(
+      text, "- **Collect:** ncu --set full\n  - tools: `shared_bank_conflicts`, `uncoalesced_global_stores`");
+  PositionOf(text, "`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum`");
+  PositionOf(text, "  - missing: `SASS listing`");
+}
+
 TEST(MarkdownRenderTest, MissingMetrics) {
   std::string text = RenderMarkdown(render_test::MissingMetricsSample());
   PositionOf(text, "### Missing metrics");

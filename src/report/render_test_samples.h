@@ -345,6 +345,120 @@ inline Diagnosis HostileSample() {
   finding.locations[0].source_line = "evil.cu:1 <b>\"'";
   finding.locations[0].sass_text = "LDG <x>";
   finding.recommendations[0].change = "use <shared> & \x1b[2Jclear";
+  finding.merged_tools = {"<script>merged</script>"};
+  kernel.skipped_tools = {
+      {"<script>skipped</script>", {"<b>metric</b> | pipe"}, "ncu \x1b[31m<i>collect</i>"}};
+  return diagnosis;
+}
+
+// A healthy compute-bound FP32 kernel (94% of its FP32 ceiling): the healthy
+// verdict first, a minor finding that folded another tool's finding into it
+// (its evidence appended), and tools skipped for lack of inputs.
+inline Finding HealthyFinding() {
+  Finding finding;
+  finding.tool = "healthy";
+  finding.title = "Healthy: at 94% of its SM throughput ceiling";
+  finding.severity = Severity::kInfo;
+  finding.estimated_gain = 0.06;
+  finding.gain_method = "next-order gain: the gap to the ceiling, 1 − speed of light";
+  finding.evidence = {{"speed of light (max of SM and memory throughput)", 94.0, "%", ">=", 80.0},
+                      {"duration / roofline floor", 1.06, "x", "", 0}};
+  finding.root_cause =
+      "Nothing is wrong: the kernel is compute-bound and runs at 94% of the ceiling that bounds it.";
+  finding.recommendations = {{"Do less work per result: cheaper instructions or algorithmic savings",
+                              "At the compute ceiling only fewer or cheaper instructions make it faster",
+                              "time falls in proportion to the instructions removed"}};
+  finding.confidence = 0.9;
+  return finding;
+}
+
+inline Finding MergedSpillFinding() {
+  Finding finding;
+  finding.tool = "local_memory_spills";
+  finding.title = "Register spills to local memory";
+  finding.severity = Severity::kMinor;
+  finding.estimated_gain = 0.04;
+  finding.gain_method = "local-memory share of L1 traffic × long-scoreboard share";
+  finding.evidence = {{"ptxas spill stores", 48, "byte", ">", 0},
+                      {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", 1.2e6, "sector", ">", 0},
+                      {"local share of L1 sectors", 3.1, "%", ">=", 1.0},
+                      {"long_scoreboard share of stall cycles", 22.0, "%", ">=", 20.0}};
+  finding.root_cause =
+      "The unrolled accumulator array does not fit the 64-register budget, so ptxas spills it.";
+  finding.recommendations = {{"Drop __launch_bounds__(1024, 2) to (1024, 1)", "Frees registers",
+                              "spills disappear; about 4% faster"}};
+  finding.locations = {{"fma.cu:31", 0x1f0, "LDL.64 R8, [R1+0x10]", 0.12}};
+  finding.confidence = 0.7;
+  finding.merged_tools = {"memory_latency"};
+  return finding;
+}
+
+inline KernelDiagnosis HealthyFmaKernel() {
+  constexpr double kDuration = 120000;
+  constexpr double kFlops = 0.94 * 66.9e12 * kDuration * 1e-9;
+  KernelDiagnosis kernel;
+  kernel.launch_id = 2;
+  kernel.kernel_name = "fma_chain(float *, int)";
+  kernel.function_name = "fma_chain";
+  kernel.grid = {1056, 1, 1};
+  kernel.block = {1024, 1, 1};
+  kernel.registers_per_thread = 64;
+  RooflineAnalysis& roofline = kernel.roofline;
+  roofline.duration_ns = kDuration;
+  roofline.compute = {Work("fp32", kFlops, kDuration, 66.9e12, "spec table: NVIDIA H200 SXM")};
+  roofline.memory = {Traffic("dram", 4.3e6, kDuration, 4.81e12, "spec table: NVIDIA H200 SXM")};
+  roofline.total_flops = kFlops;
+  roofline.dominant_precision = "fp32";
+  roofline.arithmetic_intensity = kFlops / 4.3e6;
+  roofline.ridge_point = 66.9e12 / 4.81e12;
+  roofline.compute_percent_of_peak = 94.0;
+  roofline.busiest_memory_level = "dram";
+  roofline.memory_percent_of_peak = roofline.memory[0].percent_of_peak;
+  roofline.sm_throughput_percent = 94.0;
+  roofline.speed_of_light_percent = 94.0;
+  roofline.floor_ns = kFlops / 66.9e12 * 1e9;
+  roofline.bottleneck = BottleneckClass::kComputeBound;
+  roofline.reason =
+      "Compute-bound: FP32 arithmetic is at 94% of its ceiling, while DRAM is at 0% of its peak.";
+  kernel.stalls = Stalls({{"math_pipe_throttle", 5.0}, {"long_scoreboard", 1.5}, {"selected", 1.0}});
+  kernel.findings = {HealthyFinding(), MergedSpillFinding()};
+  kernel.skipped_tools = {
+      {"shared_bank_conflicts",
+       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"},
+       "ncu --set full"},
+      {"uncoalesced_global_stores", {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"}, "ncu --set full"},
+      {"fp64_in_float_code",
+       {"SASS listing"},
+       "the SASS listing (cuobjdump -sass; kopt explain --sass FILE)"}};
+  return kernel;
+}
+
+inline Diagnosis HealthySkippedMergedSample() {
+  Diagnosis diagnosis;
+  diagnosis.source = "tests/fixtures/h200/healthy_fp32_fma/raw.csv";
+  diagnosis.device_name = "NVIDIA H200";
+  diagnosis.gpu = H200Spec();
+  diagnosis.kernels.push_back(HealthyFmaKernel());
+  return diagnosis;
+}
+
+// A kernel with more findings than a bounded report shows: `count` findings
+// with falling gains, each with long evidence and several recommendations.
+inline Diagnosis ManyFindingsSample(size_t count) {
+  Diagnosis diagnosis = FindingSample();
+  KernelDiagnosis& kernel = diagnosis.kernels.front();
+  kernel.findings.clear();
+  for (size_t index = 0; index < count; ++index) {
+    Finding finding = UncoalescedLoadsFinding();
+    finding.tool = "tool_" + std::to_string(index);
+    finding.title = "Finding number " + std::to_string(index + 1);
+    finding.estimated_gain = 0.5 / static_cast<double>(index + 1);
+    finding.evidence.push_back({"extra_metric_" + std::to_string(index) + ".sum", 1, "", ">", 0});
+    finding.evidence.push_back({"second_extra_metric_" + std::to_string(index) + ".sum", 2, "", ">", 0});
+    finding.recommendations.push_back(finding.recommendations.front());
+    finding.recommendations.push_back(finding.recommendations.front());
+    kernel.findings.push_back(finding);
+  }
   return diagnosis;
 }
 

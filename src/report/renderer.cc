@@ -9,8 +9,9 @@ Result<ReportFormat> ParseReportFormat(std::string_view name) {
   if (name == "md" || name == "markdown") return ReportFormat::kMarkdown;
   if (name == "json") return ReportFormat::kJson;
   if (name == "html") return ReportFormat::kHtml;
+  if (name == "feedback") return ReportFormat::kFeedback;
   return InvalidInput("unknown report format '" + std::string(name) +
-                      "': expected one of term, md, json, html");
+                      "': expected one of term, md, json, html, feedback");
 }
 
 std::unique_ptr<Renderer> MakeRenderer(ReportFormat format, const RenderOptions& options) {
@@ -19,6 +20,7 @@ std::unique_ptr<Renderer> MakeRenderer(ReportFormat format, const RenderOptions&
     case ReportFormat::kMarkdown: return MakeMarkdownRenderer(options);
     case ReportFormat::kJson: return MakeJsonRenderer(options);
     case ReportFormat::kHtml: return MakeHtmlRenderer(options);
+    case ReportFormat::kFeedback: return MakeFeedbackRenderer(options);
   }
   return MakeTerminalRenderer(options);
 }
@@ -29,6 +31,7 @@ std::string_view ReportFileExtension(ReportFormat format) {
     case ReportFormat::kMarkdown: return "md";
     case ReportFormat::kJson: return "json";
     case ReportFormat::kHtml: return "html";
+    case ReportFormat::kFeedback: return "txt";
   }
   return "txt";
 }

@@ -1,6 +1,8 @@
 // Renderers of a Diagnosis: terminal (ANSI colour on a tty), Markdown, JSON
-// (versioned: docs/json-schema.md) and a self-contained HTML page with inline
-// SVG charts (roofline; warp-stall breakdown). One implementation per file.
+// (versioned: docs/json-schema.md), a self-contained HTML page with inline
+// SVG charts (roofline; warp-stall breakdown), and the compact feedback a
+// programmer agent receives (docs/feedback-format.md). One implementation per
+// file.
 //
 // HTML escapes every string it embeds: kernel names, source lines and file
 // names are untrusted.
@@ -17,9 +19,9 @@
 
 namespace kopt {
 
-enum class ReportFormat { kTerminal, kMarkdown, kJson, kHtml };
+enum class ReportFormat { kTerminal, kMarkdown, kJson, kHtml, kFeedback };
 
-// Parses "term", "md", "json", "html" (also "terminal", "markdown").
+// Parses "term", "md", "json", "html", "feedback" (also "terminal", "markdown").
 Result<ReportFormat> ParseReportFormat(std::string_view name);
 
 struct RenderOptions {
@@ -37,16 +39,19 @@ class Renderer {
 std::unique_ptr<Renderer> MakeRenderer(ReportFormat format, const RenderOptions& options);
 
 // One factory per implementation, each defined in its own file
-// (terminal_renderer.cc, markdown_renderer.cc, json_renderer.cc, html_renderer.cc).
+// (terminal_renderer.cc, markdown_renderer.cc, json_renderer.cc, html_renderer.cc,
+// feedback_renderer.cc).
 std::unique_ptr<Renderer> MakeTerminalRenderer(const RenderOptions& options);
 std::unique_ptr<Renderer> MakeMarkdownRenderer(const RenderOptions& options);
 std::unique_ptr<Renderer> MakeJsonRenderer(const RenderOptions& options);
 std::unique_ptr<Renderer> MakeHtmlRenderer(const RenderOptions& options);
+// The compact prompt section for a programmer agent (docs/feedback-format.md).
+std::unique_ptr<Renderer> MakeFeedbackRenderer(const RenderOptions& options);
 
-// The conventional file name extension of a format: "txt", "md", "json", "html".
+// The conventional file name extension of a format: "txt", "md", "json", "html" ("txt" for feedback).
 std::string_view ReportFileExtension(ReportFormat format);
 
 // The JSON schema version written as "schema_version" (docs/json-schema.md).
-inline constexpr std::string_view kJsonSchemaVersion = "1.0";
+inline constexpr std::string_view kJsonSchemaVersion = "1.1";
 
 }  // namespace kopt

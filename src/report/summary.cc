@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <numeric>
 
 #include "report/format.h"
@@ -84,6 +85,62 @@ std::string NoFindingText(const KernelDiagnosis& kernel) {
 
 std::string GainText(const Finding& finding) {
   return FormatFraction(finding.estimated_gain) + " of kernel time";
+}
+
+bool IsHealthyVerdict(const Finding& finding) {
+  return finding.tool == "healthy";
+}
+
+std::string_view GainLabel(const Finding& finding) {
+  return IsHealthyVerdict(finding) ? "next-order gain" : "est. gain";
+}
+
+std::string HealthyVerdictText(const KernelDiagnosis& kernel, const Finding& finding) {
+  const RooflineAnalysis& roofline = kernel.roofline;
+  std::string ceiling = "speed-of-light";
+  double percent = roofline.speed_of_light_percent;
+  if (roofline.bottleneck == BottleneckClass::kMemoryBound && !roofline.busiest_memory_level.empty() &&
+      roofline.memory_percent_of_peak > 0) {
+    ceiling = MemoryLevelLabel(roofline.busiest_memory_level);
+    percent = roofline.memory_percent_of_peak;
+  } else if (roofline.bottleneck == BottleneckClass::kComputeBound && !roofline.dominant_precision.empty() &&
+             roofline.compute_percent_of_peak > 0) {
+    ceiling = PrecisionLabel(roofline.dominant_precision);
+    percent = roofline.compute_percent_of_peak;
+  }
+  return fmt::format("healthy — at {:.0f}% of its {} ceiling; next-order gain ≤ {:.0f}%", percent, ceiling,
+                     std::ceil(finding.estimated_gain * 100 - 1e-9));
+}
+
+std::string MergedToolsText(const Finding& finding) {
+  if (finding.merged_tools.empty()) return "";
+  return "also explains: " + JoinList(finding.merged_tools);
+}
+
+std::vector<SkippedToolGroup> GroupSkippedTools(const std::vector<SkippedTool>& skipped) {
+  std::vector<SkippedToolGroup> groups;
+  for (const SkippedTool& tool : skipped) {
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const SkippedToolGroup& candidate) {
+      return candidate.how_to_collect == tool.how_to_collect;
+    });
+    if (group == groups.end())
+      group = groups.insert(groups.end(), SkippedToolGroup{tool.how_to_collect, {}, {}});
+    group->tools.push_back(tool.tool);
+    group->missing.insert(group->missing.end(), tool.missing.begin(), tool.missing.end());
+  }
+  for (SkippedToolGroup& group : groups) {
+    std::sort(group.missing.begin(), group.missing.end());
+    group.missing.erase(std::unique(group.missing.begin(), group.missing.end()), group.missing.end());
+  }
+  return groups;
+}
+
+std::string JoinList(const std::vector<std::string>& items, size_t limit) {
+  size_t shown = limit == 0 ? items.size() : std::min(limit, items.size());
+  std::string text;
+  for (size_t index = 0; index < shown; ++index) text += (index == 0 ? "" : ", ") + items[index];
+  if (shown < items.size()) text += fmt::format(" and {} more", items.size() - shown);
+  return text;
 }
 
 std::string ThresholdText(const Evidence& evidence) {

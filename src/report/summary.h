@@ -51,6 +51,35 @@ std::string NoFindingText(const KernelDiagnosis& kernel);
 // "12.5% of kernel time" (the gain as a share of the kernel's duration).
 std::string GainText(const Finding& finding);
 
+// True for the "healthy" verdict (the kernel is near its ceiling): its gain is
+// the next-order gain, not a problem's.
+bool IsHealthyVerdict(const Finding& finding);
+
+// "est. gain" for a problem, "next-order gain" for the healthy verdict.
+std::string_view GainLabel(const Finding& finding);
+
+// The verdict for a healthy kernel: "healthy — at 94% of its FP32 ceiling;
+// next-order gain ≤ 6%". The ceiling is the busiest memory level for a
+// memory-bound kernel, the dominant precision for a compute-bound one (with
+// that level's or precision's percent of peak), else speed of light. The gain
+// is the finding's, rounded up.
+std::string HealthyVerdictText(const KernelDiagnosis& kernel, const Finding& finding);
+
+// "also explains: a, b" for a finding with merged tools; empty otherwise.
+std::string MergedToolsText(const Finding& finding);
+
+// Skipped tools grouped by how to collect their inputs, in order of first
+// appearance: the tools, and the union of their missing inputs (sorted, unique).
+struct SkippedToolGroup {
+  std::string how_to_collect;
+  std::vector<std::string> tools;
+  std::vector<std::string> missing;
+};
+std::vector<SkippedToolGroup> GroupSkippedTools(const std::vector<SkippedTool>& skipped);
+
+// Joins `items` with ", ", listing at most `limit` (0: all) and then "and N more".
+std::string JoinList(const std::vector<std::string>& items, size_t limit = 0);
+
 // "≥ 60%" style comparison text of one evidence row: comparison and threshold
 // formatted in the evidence's unit; empty when there is no comparison.
 std::string ThresholdText(const Evidence& evidence);
@@ -70,6 +99,10 @@ std::vector<size_t> KernelsByDuration(const Diagnosis& diagnosis);
 
 // The sum of all kernels' durations (ns).
 double TotalDurationNs(const Diagnosis& diagnosis);
+
+// The heading sentence of the skipped-tools list.
+inline constexpr std::string_view kSkippedToolsIntro =
+    "Tools that could not run for lack of inputs, grouped by what collection would add them";
 
 // The metric collection advice shown next to missing metrics.
 inline constexpr std::string_view kMissingMetricsAdvice =

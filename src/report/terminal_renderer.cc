@@ -196,6 +196,11 @@ void WriteVerdict(const KernelDiagnosis& kernel, Writer& writer) {
     writer.Wrapped("TOP FINDING  ", report::NoFindingText(kernel));
     return;
   }
+  if (report::IsHealthyVerdict(*primary)) {
+    writer.Wrapped("VERDICT      ",
+                   writer.Style(Clean(report::HealthyVerdictText(kernel, *primary)), "1;32"));
+    return;
+  }
   std::string severity = writer.Style(fmt::format("[{}]", UpperCase(SeverityName(primary->severity))),
                                       SeverityColor(primary->severity));
   writer.Wrapped("TOP FINDING  ", fmt::format("{} {} — est. gain {}", severity, Clean(primary->title),
@@ -333,13 +338,29 @@ void WriteFinding(const Finding& finding, size_t rank, const RenderOptions& opti
   std::string severity = writer.Style(fmt::format("[{}]", UpperCase(SeverityName(finding.severity))),
                                       SeverityColor(finding.severity));
   writer.Wrapped(fmt::format("  {}. ", rank), severity + " " + writer.Style(Clean(finding.title), "1"));
-  writer.Wrapped("     ", fmt::format("est. gain {} · confidence {} · tool {}", report::GainText(finding),
-                                      report::FormatFraction(finding.confidence), Clean(finding.tool)));
+  writer.Wrapped("     ", fmt::format("{} {} · confidence {} · tool {}", report::GainLabel(finding),
+                                      report::GainText(finding), report::FormatFraction(finding.confidence),
+                                      Clean(finding.tool)));
+  std::string merged = report::MergedToolsText(finding);
+  if (!merged.empty()) writer.Wrapped("     ", Clean(merged) + " (their evidence is listed below)");
   if (!finding.gain_method.empty()) writer.Wrapped("     gain method: ", Clean(finding.gain_method));
   if (!finding.root_cause.empty()) writer.Wrapped("     Root cause: ", Clean(finding.root_cause));
   WriteEvidence(finding, writer);
   WriteRecommendations(finding, writer);
   WriteLocations(finding, options, writer);
+}
+
+// Which tools could not run, what they lacked, and how to collect it: one
+// entry per way of collecting.
+void WriteSkippedTools(const KernelDiagnosis& kernel, Writer& writer) {
+  if (kernel.skipped_tools.empty()) return;
+  writer.Heading(fmt::format("SKIPPED TOOLS · {} could not run", kernel.skipped_tools.size()));
+  writer.Wrapped("  ", std::string(report::kSkippedToolsIntro) + ":");
+  for (const report::SkippedToolGroup& group : report::GroupSkippedTools(kernel.skipped_tools)) {
+    writer.Wrapped("  - collect: ", Clean(group.how_to_collect.empty() ? "unknown" : group.how_to_collect));
+    writer.Wrapped("    tools:   ", Clean(report::JoinList(group.tools)));
+    writer.Wrapped("    missing: ", Clean(report::JoinList(group.missing)));
+  }
 }
 
 void WriteNotes(const KernelDiagnosis& kernel, Writer& writer) {
@@ -365,6 +386,7 @@ void WriteKernel(const KernelDiagnosis& kernel, size_t number, size_t count, con
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     WriteFinding(kernel.findings[index], index + 1, options, writer);
   }
+  WriteSkippedTools(kernel, writer);
   WriteNotes(kernel, writer);
 }
 

@@ -96,11 +96,14 @@ TEST(TerminalRenderTest, UntrustedTextCannotEmitEscapes) {
   EXPECT_EQ(text.find("\x1b[31mred"), std::string::npos);
   EXPECT_EQ(text.find("\x1b[2J"), std::string::npos);
   EXPECT_NE(text.find("?[31mred"), std::string::npos);
+  EXPECT_NE(text.find("ncu ?[31m<i>collect</i>"), std::string::npos);
+  EXPECT_NE(text.find("also explains: <script>merged</script>"), std::string::npos);
 }
 
 TEST(TerminalRenderTest, FitsOneHundredColumns) {
-  for (const Diagnosis& diagnosis : {render_test::MemoryBoundSample(), render_test::FindingSample(),
-                                     render_test::MissingMetricsSample(), render_test::HostileSample()}) {
+  for (const Diagnosis& diagnosis :
+       {render_test::MemoryBoundSample(), render_test::FindingSample(), render_test::MissingMetricsSample(),
+        render_test::HostileSample(), render_test::HealthySkippedMergedSample()}) {
     std::string text = RenderTerminal(diagnosis, /*color=*/true, /*verbose=*/true);
     size_t start = 0;
     while (start < text.size()) {
@@ -123,6 +126,26 @@ TEST(TerminalRenderTest, MissingMetricsAndNotes) {
   PositionOf(text, "FINDINGS · none");
   PositionOf(text, "TOP FINDING  none, but the profile lacks metrics");
   EXPECT_EQ(text.find("registers/thread"), std::string::npos);
+}
+
+TEST(TerminalRenderTest, HealthyVerdictSkippedAndMergedTools) {
+  std::string text = RenderTerminal(render_test::HealthySkippedMergedSample());
+  size_t verdict =
+      PositionOf(text, "VERDICT      healthy — at 94% of its FP32 ceiling; next-order gain ≤ 6%");
+  EXPECT_LT(verdict, PositionOf(text, "STAGE 1"));
+  EXPECT_EQ(text.find("TOP FINDING"), std::string::npos);
+  PositionOf(text, "next-order gain 6.0% of kernel time");
+  PositionOf(text, "est. gain 4.0% of kernel time");
+  PositionOf(text, "also explains: memory_latency");
+  // The merged finding's evidence stays visible.
+  PositionOf(text, "long_scoreboard share of stall cycles");
+  size_t skipped = PositionOf(text, "SKIPPED TOOLS · 3 could not run");
+  EXPECT_LT(PositionOf(text, "2. [MINOR] Register spills"), skipped);
+  PositionOf(text, "- collect: ncu --set full");
+  PositionOf(text, "tools:   shared_bank_conflicts, uncoalesced_global_stores");
+  PositionOf(text, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
+  PositionOf(text, "- collect: the SASS listing (cuobjdump -sass");
+  PositionOf(text, "missing: SASS listing");
 }
 
 TEST(TerminalRenderTest, SummaryRanksKernelsByDuration) {
