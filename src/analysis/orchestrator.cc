@@ -63,7 +63,7 @@ void MergeSharedRootCauses(std::vector<Finding>& findings) {
 // Caps the gain at what the roofline allows once the fix is made: a fix that
 // removes traffic can reach the compute floor at best, one that removes
 // instructions the memory floor, anything else the full floor.
-void CapAndGrade(const RooflineAnalysis& roofline, const OrchestrationOptions& options, Finding& finding) {
+void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
   const ToolDefinition* tool = ToolOfFinding(finding);
   GainBound bound = tool ? tool->gain_bound : GainBound::kHidesLatency;
   double floor_ns = bound == GainBound::kReducesTraffic   ? roofline.compute_floor_ns
@@ -82,9 +82,6 @@ void CapAndGrade(const RooflineAnalysis& roofline, const OrchestrationOptions& o
     }
   }
   finding.severity = finding.tool == "healthy" ? Severity::kInfo : SeverityForGain(finding.estimated_gain);
-  if (roofline.speed_of_light_percent >= options.healthy_percent && finding.severity > Severity::kMinor) {
-    finding.severity = Severity::kMinor;
-  }
 }
 
 // A kernel at high throughput that another tool shows doing wasted work (for
@@ -100,6 +97,17 @@ void WithdrawHealthyVerdictIfContradicted(const OrchestrationOptions& options, s
   findings.erase(std::remove_if(findings.begin(), findings.end(),
                                 [](const Finding& finding) { return finding.tool == "healthy"; }),
                  findings.end());
+}
+
+// On a kernel judged healthy and within `healthy_percent` of its ceiling, no
+// finding is above minor: what is left there is next-order polish. (A kernel
+// whose high throughput is waste, e.g. 32-way bank conflicts saturating L1,
+// has lost its healthy verdict above and keeps its severities.)
+void CapSeverityOnHealthyKernel(const RooflineAnalysis& roofline, const OrchestrationOptions& options,
+                                std::vector<Finding>& findings) {
+  bool healthy = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.tool == "healthy"; });
+  if (!healthy || roofline.speed_of_light_percent < options.healthy_percent) return;
+  for (Finding& finding : findings) finding.severity = std::min(finding.severity, Severity::kMinor);
 }
 
 }  // namespace
@@ -168,8 +176,9 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
     }
   }
   MergeSharedRootCauses(findings);
-  for (Finding& finding : findings) CapAndGrade(kernel.roofline, options, finding);
+  for (Finding& finding : findings) CapAndGrade(kernel.roofline, finding);
   WithdrawHealthyVerdictIfContradicted(options, findings);
+  CapSeverityOnHealthyKernel(kernel.roofline, options, findings);
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if ((a.tool == "healthy") != (b.tool == "healthy")) return a.tool == "healthy";
     return a.estimated_gain > b.estimated_gain;

@@ -6,8 +6,9 @@
 //  - findings sharing a root cause are merged (a tool's `subsumes` list);
 //  - each estimated gain is capped by what the roofline allows
 //    (1 − floor/duration), and severity follows from the capped gain;
-//  - on a kernel within `healthy_percent` of its ceiling no finding is above
-//    "minor";
+//  - on a kernel judged healthy (the "healthy" verdict stands: no other
+//    finding reaches its max_other_gain) and at or above `healthy_percent`
+//    speed of light, no finding is above "minor";
 //  - findings are ranked: a "healthy" verdict first, then by estimated gain.
 #pragma once
 

@@ -35,7 +35,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
   auto options = std::make_shared<ExplainOptions>();
   command.add_option("target", options->target,
                      "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file");
-  command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
+  command.add_option("--format,-f", options->format, "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent)")
       ->capture_default_str();
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
   command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
