@@ -49,7 +49,11 @@ void MergeSharedRootCauses(std::vector<Finding>& findings) {
     for (Finding& other : findings) {
       if (&other == &finding || other.tool.empty()) continue;
       if (std::find(tool->subsumes.begin(), tool->subsumes.end(), other.tool) == tool->subsumes.end()) continue;
-      finding.evidence.insert(finding.evidence.end(), other.evidence.begin(), other.evidence.end());
+      for (const Evidence& evidence : other.evidence) {  // rows both tools read appear once
+        bool seen = std::any_of(finding.evidence.begin(), finding.evidence.end(),
+                                [&](const Evidence& existing) { return existing.metric == evidence.metric; });
+        if (!seen) finding.evidence.push_back(evidence);
+      }
       finding.locations.insert(finding.locations.end(), other.locations.begin(), other.locations.end());
       finding.merged_tools.push_back(other.tool);
       finding.estimated_gain = std::max(finding.estimated_gain, other.estimated_gain);
