@@ -11,14 +11,14 @@
 //    fixed mapping written before looking at results). For a healthy kernel,
 //    ncu is right when no OPT rule claims a speedup of 10% or more.
 // Usage: diagnosis_accuracy [FIXTURE_DIR]. Prints a Markdown table.
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "analysis/diagnose.h"
 #include "app/explain.h"
@@ -50,8 +50,10 @@ const std::map<std::string, std::vector<std::string>> kRuleNames = {
 std::vector<std::string> CpiStallCauses(const std::string& description) {
   if (description.find("barrier") != std::string::npos) return {"barrier_stalls"};
   if (description.find("L1TEX") != std::string::npos) return {"memory_latency_low_mlp"};
-  if (description.find("MIO") != std::string::npos) return {"shared_bank_conflicts", "mufu_division_pressure"};
-  if (description.find("math pipe") != std::string::npos) return {"mufu_division_pressure", "accidental_fp64"};
+  if (description.find("MIO") != std::string::npos)
+    return {"shared_bank_conflicts", "mufu_division_pressure"};
+  if (description.find("math pipe") != std::string::npos)
+    return {"mufu_division_pressure", "accidental_fp64"};
   return {};
 }
 
@@ -74,7 +76,10 @@ std::vector<NcuRule> NcuRanking(const std::string& details_path) {
   bool quoted = false;
   for (char c : *text) {
     if (quoted) {
-      if (c == '"') quoted = false; else field.push_back(c);
+      if (c == '"')
+        quoted = false;
+      else
+        field.push_back(c);
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -90,25 +95,28 @@ std::vector<NcuRule> NcuRanking(const std::string& details_path) {
     auto it = std::find(rows[0].begin(), rows[0].end(), name);
     return it == rows[0].end() ? -1 : static_cast<int>(it - rows[0].begin());
   };
-  int id = column("ID"), rule = column("Rule Name"), type = column("Rule Type"), description = column("Rule Description"),
-      speedup = column("Estimated Speedup");
+  int id = column("ID"), rule = column("Rule Name"), type = column("Rule Type"),
+      description = column("Rule Description"), speedup = column("Estimated Speedup");
   std::string first_id = rows.size() > 1 ? rows[1][id] : "";
   for (size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    if (static_cast<int>(r.size()) <= speedup || r[id] != first_id || r[rule].empty() || r[type] != "OPT") continue;
+    if (static_cast<int>(r.size()) <= speedup || r[id] != first_id || r[rule].empty() || r[type] != "OPT")
+      continue;
     NcuRule entry{r[rule], r[description], kopt::ParseNumber(r[speedup]).value_or(0), {}};
     if (auto it = kRuleNames.find(entry.name); it != kRuleNames.end()) entry.causes = it->second;
     if (entry.name == "CPIStall") entry.causes = CpiStallCauses(entry.description);
     rules.push_back(entry);
   }
-  std::stable_sort(rules.begin(), rules.end(), [](const NcuRule& a, const NcuRule& b) { return a.speedup > b.speedup; });
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const NcuRule& a, const NcuRule& b) { return a.speedup > b.speedup; });
   return rules;
 }
 
 bool NcuNames(const std::vector<NcuRule>& rules, const std::string& planted, size_t depth) {
   if (planted == "healthy") return rules.empty() || rules[0].speedup < 10;
   for (size_t i = 0; i < rules.size() && i < depth; ++i) {
-    if (std::find(rules[i].causes.begin(), rules[i].causes.end(), planted) != rules[i].causes.end()) return true;
+    if (std::find(rules[i].causes.begin(), rules[i].causes.end(), planted) != rules[i].causes.end())
+      return true;
   }
   return false;
 }
@@ -137,7 +145,8 @@ Row Evaluate(const fs::path& directory, kopt::CommandRunner& runner) {
   const auto& findings = diagnosis.kernels.at(0).findings;
   row.kopt_top = findings.empty() ? "(none)" : findings[0].tool;
   row.kopt1 = !findings.empty() && findings[0].tool == row.planted;
-  for (size_t i = 0; i < findings.size() && i < 3; ++i) row.kopt3 = row.kopt3 || findings[i].tool == row.planted;
+  for (size_t i = 0; i < findings.size() && i < 3; ++i)
+    row.kopt3 = row.kopt3 || findings[i].tool == row.planted;
   auto rules = NcuRanking((directory / "details.csv").string());
   row.ncu_top = rules.empty() ? "(none)" : rules[0].name + (rules[0].name == "CPIStall" ? "" : "");
   row.ncu1 = NcuNames(rules, row.planted, 1);
@@ -160,7 +169,9 @@ int main(int argc, char** argv) {
   std::sort(directories.begin(), directories.end());
   auto runner = kopt::MakeSystemCommandRunner();
   int kopt1 = 0, kopt3 = 0, ncu1 = 0, ncu3 = 0;
-  std::printf("| kernel | planted bottleneck | kopt top finding | kopt top-1 | kopt top-3 | ncu top rule | ncu top-1 | ncu top-3 |\n");
+  std::printf(
+      "| kernel | planted bottleneck | kopt top finding | kopt top-1 | kopt top-3 | ncu top rule | ncu top-1 "
+      "| ncu top-3 |\n");
   std::printf("|---|---|---|:-:|:-:|---|:-:|:-:|\n");
   for (const fs::path& directory : directories) {
     Row row = Evaluate(directory, *runner);

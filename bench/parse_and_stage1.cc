@@ -54,8 +54,12 @@ double PythonCsvSeconds(const std::string& text, int repetitions) {
       "python3 -c \"import csv,sys,time\n"
       "def num(v):\n try: return float(v.replace(',', ''))\n except ValueError: return None\n"
       "times=[]\n"
-      "for _ in range(" + std::to_string(repetitions) + "):\n"
-      " t=time.perf_counter(); rows=list(csv.reader(open('" + path + "', newline='')));"
+      "for _ in range(" +
+      std::to_string(repetitions) +
+      "):\n"
+      " t=time.perf_counter(); rows=list(csv.reader(open('" +
+      path +
+      "', newline='')));"
       " values=[[num(v) for v in r[11:]] for r in rows[2:]]; times.append(time.perf_counter()-t)\n"
       "times.sort(); print(times[len(times)//2])\" 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
@@ -113,15 +117,16 @@ int main(int argc, char** argv) {
   std::printf("| step | time | per launch |\n|---|---:|---:|\n");
   std::printf("| parse | %.3f s | %.1f µs |\n", parse, parse / launches * 1e6);
   std::printf("| stage 1 (roofline, class) | %.3f s | %.1f µs |\n", stage1, stage1 / launches * 1e6);
-  std::printf("| **parse + stage 1** | **%.3f s** | %.1f µs |\n", parse + stage1, (parse + stage1) / launches * 1e6);
+  std::printf("| **parse + stage 1** | **%.3f s** | %.1f µs |\n", parse + stage1,
+              (parse + stage1) / launches * 1e6);
   std::printf("| whole diagnosis (stage 1, stalls, every tool) | %.3f s | %.1f µs |\n", diagnosis,
               diagnosis / launches * 1e6);
   std::printf("| parse + whole diagnosis | %.3f s | %.1f µs |\n\n", parse + diagnosis,
               (parse + diagnosis) / launches * 1e6);
   double python = PythonCsvSeconds(text, repetitions);
   if (python > 0) {
-    std::printf("peer, same export: Python csv.reader + float() %.3f s; kopt's parse is %.1fx faster\n", python,
-                python / parse);
+    std::printf("peer, same export: Python csv.reader + float() %.3f s; kopt's parse is %.1fx faster\n",
+                python, python / parse);
   }
   std::printf("target: parse + stage 1 under 1 s per 1,000 launches: %s\n",
               parse + stage1 < 1.0 * launches / 1000 ? "met" : "MISSED");

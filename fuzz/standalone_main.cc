@@ -18,8 +18,9 @@ namespace {
 
 std::string Mutate(const std::vector<std::string>& corpus, std::mt19937_64& random) {
   std::string input = corpus[random() % corpus.size()];
-  static const char* kInteresting[] = {"\"", ",", "\n", "\r\n", "\0", "\xff", "nan", "1e308", "-", "(", ")",
-                                       "/*", "*/", ";", ":", "9999999999999999999", ".", "\"\""};
+  static const char* kInteresting[] = {"\"", ",",   "\n", "\r\n", "\0", "\xff", "nan", "1e308",
+                                       "-",  "(",   ")",  "/*",   "*/", ";",    ":",   "9999999999999999999",
+                                       ".",  "\"\""};
   int steps = 1 + static_cast<int>(random() % 4);
   for (int step = 0; step < steps; ++step) {
     size_t position = input.empty() ? 0 : random() % (input.size() + 1);
@@ -28,7 +29,9 @@ std::string Mutate(const std::vector<std::string>& corpus, std::mt19937_64& rand
         if (!input.empty() && position < input.size()) input[position] = static_cast<char>(random());
         break;
       case 1: input.resize(position); break;
-      case 2: input.insert(position, kInteresting[random() % (sizeof(kInteresting) / sizeof(*kInteresting))]); break;
+      case 2:
+        input.insert(position, kInteresting[random() % (sizeof(kInteresting) / sizeof(*kInteresting))]);
+        break;
       case 3:
         if (!input.empty()) input.erase(position, random() % 64);
         break;

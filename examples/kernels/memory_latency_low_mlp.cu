@@ -5,39 +5,49 @@
 // stalls dominate and DRAM runs at about half its bandwidth even at full occupancy. The fix: walk several
 // lists per warp (independent chains), prefetch, or lay the data out so addresses are known in advance.
 // Usage: ./memory_latency_low_mlp [reps]
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include <cuda_runtime.h>
 
-#define CK(call)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) {                                                              \
+#define CK(call)                                                                             \
+  do {                                                                                       \
+    cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess) {                                                                 \
       fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                            \
-    }                                                                                     \
+      exit(1);                                                                               \
+    }                                                                                        \
   } while (0)
 
 // Non-zero pseudo-random values in [lo, hi) (lo > 0), generated on the device.
 __global__ void fill_random(float* p, size_t n, unsigned seed, float lo, float hi) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     unsigned h = (unsigned)i * 2654435761u ^ seed * 0x9e3779b9u;
-    h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
     p[i] = lo + (hi - lo) * ((h >> 8) * (1.0f / 16777216.0f));
   }
 }
 
 // Times `launch` reps times with CUDA events (after the first, profiled launch) and prints the median.
-template <class F> static void time_kernel(const char* name, int reps, F launch) {
+template <class F>
+static void time_kernel(const char* name, int reps, F launch) {
   if (reps <= 0) return;
   std::vector<float> t(reps);
   cudaEvent_t a, b;
-  CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
   for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a)); launch(); CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b)); CK(cudaEventElapsedTime(&t[r], a, b));
+    CK(cudaEventRecord(a));
+    launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaEventElapsedTime(&t[r], a, b));
   }
   std::sort(t.begin(), t.end());
   printf("TIME %s median_us=%.2f min_us=%.2f reps=%d\n", name, t[reps / 2] * 1e3f, t[0] * 1e3f, reps);
@@ -75,7 +85,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < num_nodes; ++i) next[i] = i;
   unsigned long long rng = 88172645463325252ull;
   for (int i = num_nodes - 1; i > 0; --i) {  // Sattolo: a single random cycle through all nodes
-    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
     std::swap(next[i], next[rng % i]);
   }
   for (int k = 0, cur = 0; k < num_nodes; ++k, cur = next[cur]) order[k] = cur;
@@ -100,10 +112,19 @@ int main(int argc, char** argv) {
   int o;  // lane 0 of warp 7 sums the links it followed
   CK(cudaMemcpy(&o, out + 7 * 32, sizeof(int), cudaMemcpyDeviceToHost));
   int acc = 0;
-  for (int s = 0, cur = start[7]; s < steps; ++s) { acc += next[cur]; cur = next[cur]; }
-  if (acc != o) { fprintf(stderr, "wrong result\n"); return 1; }
+  for (int s = 0, cur = start[7]; s < steps; ++s) {
+    acc += next[cur];
+    cur = next[cur];
+  }
+  if (acc != o) {
+    fprintf(stderr, "wrong result\n");
+    return 1;
+  }
   time_kernel("memory_latency_low_mlp", reps, launch);
-  CK(cudaFree(nodes)); CK(cudaFree(dnext)); CK(cudaFree(dstart)); CK(cudaFree(out));
+  CK(cudaFree(nodes));
+  CK(cudaFree(dnext));
+  CK(cudaFree(dstart));
+  CK(cudaFree(out));
   printf("ok\n");
   return 0;
 }

@@ -1,8 +1,8 @@
 #include "analysis/diagnose.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "analysis/stalls.h"
 
@@ -37,19 +37,21 @@ bool HalfInstructionsAreOnlyConstantMoves(const SassFunction& function) {
 
 // ncu counts those moves as HFMA thread instructions; drop the FP16 "work"
 // they would add to the roofline when the SASS proves it is not arithmetic.
-void DiscountHalfConstantMoves(const Profile& profile, const KernelLaunch& launch, const RooflineOptions& options,
-                               KernelDiagnosis& kernel) {
+void DiscountHalfConstantMoves(const Profile& profile, const KernelLaunch& launch,
+                               const RooflineOptions& options, KernelDiagnosis& kernel) {
   if (!profile.sass) return;
   const SassFunction* function = FindSassFunction(*profile.sass, launch.FunctionName());
   if (!function || !HalfInstructionsAreOnlyConstantMoves(*function)) return;
   auto& compute = kernel.roofline.compute;
-  auto half = std::find_if(compute.begin(), compute.end(), [](const ComputeWork& work) { return work.precision == "fp16"; });
+  auto half = std::find_if(compute.begin(), compute.end(),
+                           [](const ComputeWork& work) { return work.precision == "fp16"; });
   if (half == compute.end()) return;
   kernel.roofline.total_flops -= half->operations;
   compute.erase(half);
   SummarizeRoofline(launch, options, kernel.roofline);
-  kernel.notes.push_back("ncu's HFMA count is left out of the roofline: the SASS shows only HFMA2.MMA constant "
-                         "moves (Rd, -RZ, RZ, …), no FP16 arithmetic.");
+  kernel.notes.push_back(
+      "ncu's HFMA count is left out of the roofline: the SASS shows only HFMA2.MMA constant "
+      "moves (Rd, -RZ, RZ, …), no FP16 arithmetic.");
 }
 
 LaunchInputs InputsFor(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
@@ -66,7 +68,8 @@ LaunchInputs InputsFor(const Profile& profile, const KernelLaunch& launch, const
 }
 
 KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
-                               const std::vector<const KernelLaunch*>& launches, const DiagnoseOptions& options) {
+                               const std::vector<const KernelLaunch*>& launches,
+                               const DiagnoseOptions& options) {
   KernelDiagnosis kernel;
   kernel.launch_id = launch.launch_id;
   kernel.kernel_name = launch.kernel_name;
@@ -80,13 +83,15 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   kernel.stalls = ExtractStallReasons(launch);
   RunTools(InputsFor(profile, launch, spec, launches), options.tools, kernel);
   if (kernel.stalls.empty()) {
-    kernel.notes.push_back("No warp-stall metrics: collect with ncu --set full (or --section WarpStateStats) for "
-                           "the stall breakdown.");
+    kernel.notes.push_back(
+        "No warp-stall metrics: collect with ncu --set full (or --section WarpStateStats) for "
+        "the stall breakdown.");
   }
   if (!kernel.roofline.missing_metrics.empty()) {
-    kernel.notes.push_back(fmt::format("{} metric(s) that stage 1 uses are absent from this profile; ncu --set full "
-                                       "collects them.",
-                                       kernel.roofline.missing_metrics.size()));
+    kernel.notes.push_back(
+        fmt::format("{} metric(s) that stage 1 uses are absent from this profile; ncu --set full "
+                    "collects them.",
+                    kernel.roofline.missing_metrics.size()));
   }
   return kernel;
 }
@@ -100,9 +105,10 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
   if (spec) {
     diagnosis.gpu = *spec;
   } else {
-    diagnosis.notes.push_back(fmt::format("Device \"{}\" is not in kopt's GPU table; ceilings come from the profile "
-                                          "alone (kopt gpus lists the table).",
-                                          diagnosis.device_name.empty() ? "unknown" : diagnosis.device_name));
+    diagnosis.notes.push_back(
+        fmt::format("Device \"{}\" is not in kopt's GPU table; ceilings come from the profile "
+                    "alone (kopt gpus lists the table).",
+                    diagnosis.device_name.empty() ? "unknown" : diagnosis.device_name));
   }
   std::vector<const KernelLaunch*> launches;  // the whole timeline, also launches not selected
   for (const KernelLaunch& launch : profile.all_launches.empty() ? profile.launches : profile.all_launches) {

@@ -16,16 +16,16 @@ namespace kopt {
 
 // One warp-stall reason: ncu's smsp__average_warps_issue_stalled_<name>_per_issue_active.
 struct StallReason {
-  std::string name;            // "long_scoreboard"
-  double cycles_per_issue = 0; // warps stalled on it per issued instruction
-  double share = 0;            // fraction of all stall cycles, 0..1
+  std::string name;             // "long_scoreboard"
+  double cycles_per_issue = 0;  // warps stalled on it per issued instruction
+  double share = 0;             // fraction of all stall cycles, 0..1
 };
 
 enum class Severity { kInfo, kMinor, kModerate, kMajor, kCritical };
 std::string_view SeverityName(Severity severity);
 
 struct Evidence {
-  std::string metric;      // metric name or the computation's name
+  std::string metric;  // metric name or the computation's name
   double value = 0;
   std::string unit;
   std::string comparison;  // ">=", "<", ...
@@ -33,30 +33,30 @@ struct Evidence {
 };
 
 struct Recommendation {
-  std::string change;           // the concrete code-level change
+  std::string change;  // the concrete code-level change
   std::string why;
   std::string expected_effect;
 };
 
 struct Location {
-  std::string source_line;      // "kernel.cu:42" when known
+  std::string source_line;  // "kernel.cu:42" when known
   unsigned long long sass_offset = 0;
   std::string sass_text;
-  double stall_share = 0;       // fraction of the kernel's stall samples, 0..1
+  double stall_share = 0;  // fraction of the kernel's stall samples, 0..1
 };
 
 struct Finding {
-  std::string tool;             // id of the finding: the tool id, or a variant the tool documents
-                                // ("low_occupancy_registers" from the low_occupancy tool)
+  std::string tool;  // id of the finding: the tool id, or a variant the tool documents
+                     // ("low_occupancy_registers" from the low_occupancy tool)
   std::string title;
   Severity severity = Severity::kInfo;
-  double estimated_gain = 0;    // fraction of kernel time, 0..1
-  std::string gain_method;      // how estimated_gain was computed
+  double estimated_gain = 0;  // fraction of kernel time, 0..1
+  std::string gain_method;    // how estimated_gain was computed
   std::vector<Evidence> evidence;
   std::string root_cause;
   std::vector<Recommendation> recommendations;  // in priority order
   std::vector<Location> locations;
-  double confidence = 0;        // 0..1
+  double confidence = 0;                  // 0..1
   std::vector<std::string> merged_tools;  // findings of other tools folded into this one (same root cause)
 };
 
@@ -69,22 +69,22 @@ struct SkippedTool {
 
 struct KernelDiagnosis {
   long long launch_id = 0;
-  std::string kernel_name;      // demangled
+  std::string kernel_name;  // demangled
   std::string function_name;
   LaunchDimensions grid, block;
   std::optional<double> registers_per_thread;
   std::optional<double> shared_memory_per_block_bytes;
   RooflineAnalysis roofline;
-  std::vector<StallReason> stalls;    // largest first; empty when not collected
-  std::vector<Finding> findings;      // ranked by estimated gain (a "healthy" finding first)
+  std::vector<StallReason> stalls;         // largest first; empty when not collected
+  std::vector<Finding> findings;           // ranked by estimated gain (a "healthy" finding first)
   std::vector<SkippedTool> skipped_tools;  // relevant tools whose inputs were missing
-  std::vector<std::string> notes;     // data-quality remarks
+  std::vector<std::string> notes;          // data-quality remarks
 };
 
 struct Diagnosis {
-  std::string source;           // file or command that produced the profile
-  std::string device_name;      // as the profile reports it
-  std::optional<GpuSpec> gpu;   // the spec row used, if any
+  std::string source;          // file or command that produced the profile
+  std::string device_name;     // as the profile reports it
+  std::optional<GpuSpec> gpu;  // the spec row used, if any
   std::vector<KernelDiagnosis> kernels;
   std::vector<std::string> notes;
 };

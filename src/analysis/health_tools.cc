@@ -10,26 +10,30 @@ namespace {
 std::string UnitOfCeiling(const RooflineAnalysis& roofline) {
   if (roofline.bottleneck == BottleneckClass::kMemoryBound && !roofline.busiest_memory_level.empty()) {
     std::string level = roofline.busiest_memory_level;
-    return level == "dram" ? "DRAM bandwidth" : level == "l2" ? "L2 bandwidth" : "L1/shared-memory throughput";
+    return level == "dram" ? "DRAM bandwidth"
+           : level == "l2" ? "L2 bandwidth"
+                           : "L1/shared-memory throughput";
   }
   return "SM throughput";
 }
 
 Recommendation NextOrderRecommendation(const RooflineAnalysis& roofline) {
   if (roofline.bottleneck == BottleneckClass::kMemoryBound) {
-    return {"Move fewer bytes: fuse this kernel with its producer or consumer, or store the data in a narrower "
-            "type (bf16/fp8) if accuracy allows",
-            "At the bandwidth ceiling only less traffic makes it faster",
-            fmt::format("time falls in proportion to the bytes removed; the kernel already runs at {:.0f}% of "
-                        "the ceiling",
-                        roofline.speed_of_light_percent)};
+    return {
+        "Move fewer bytes: fuse this kernel with its producer or consumer, or store the data in a narrower "
+        "type (bf16/fp8) if accuracy allows",
+        "At the bandwidth ceiling only less traffic makes it faster",
+        fmt::format("time falls in proportion to the bytes removed; the kernel already runs at {:.0f}% of "
+                    "the ceiling",
+                    roofline.speed_of_light_percent)};
   }
-  return {"Do less work per result: cheaper instructions (fast-math intrinsics, tensor cores for matrix work) or "
-          "algorithmic savings",
-          "At the compute ceiling only fewer or cheaper instructions make it faster",
-          fmt::format("time falls in proportion to the instructions removed; the kernel already runs at {:.0f}% "
-                      "of the ceiling",
-                      roofline.speed_of_light_percent)};
+  return {
+      "Do less work per result: cheaper instructions (fast-math intrinsics, tensor cores for matrix work) or "
+      "algorithmic savings",
+      "At the compute ceiling only fewer or cheaper instructions make it faster",
+      fmt::format("time falls in proportion to the instructions removed; the kernel already runs at {:.0f}% "
+                  "of the ceiling",
+                  roofline.speed_of_light_percent)};
 }
 
 std::optional<Finding> AnalyzeHealthy(const ToolContext& context) {
@@ -44,13 +48,15 @@ std::optional<Finding> AnalyzeHealthy(const ToolContext& context) {
   finding.evidence.push_back(MakeEvidence("speed of light (max of SM and memory throughput)",
                                           roofline.speed_of_light_percent, "%", ">=", minimum));
   if (roofline.floor_ns > 0 && roofline.duration_ns > 0) {
-    finding.evidence.push_back(MakeEvidence("duration / roofline floor", roofline.duration_ns / roofline.floor_ns,
-                                            "x", "", 0));
+    finding.evidence.push_back(
+        MakeEvidence("duration / roofline floor", roofline.duration_ns / roofline.floor_ns, "x", "", 0));
   }
   finding.root_cause = fmt::format(
-      "Nothing is wrong: the kernel is {} and runs at {:.0f}% of the ceiling that bounds it. The remaining gain "
+      "Nothing is wrong: the kernel is {} and runs at {:.0f}% of the ceiling that bounds it. The remaining "
+      "gain "
       "is at most {:.0f}% of its time; look for bigger wins elsewhere in the program.",
-      BottleneckClassName(roofline.bottleneck), roofline.speed_of_light_percent, finding.estimated_gain * 100);
+      BottleneckClassName(roofline.bottleneck), roofline.speed_of_light_percent,
+      finding.estimated_gain * 100);
   finding.recommendations.push_back(NextOrderRecommendation(roofline));
   finding.confidence = 0.9;
   return finding;
@@ -63,13 +69,14 @@ std::vector<ToolDefinition> HealthTools() {
   healthy.id = "healthy";
   healthy.title = "Healthy kernel (near its speed-of-light ceiling)";
   healthy.family = "health";
-  healthy.required = {{InputSource::kNcuMetric, "gpu__time_duration.sum", false},
-                      {InputSource::kNcuMetric, "sm__throughput.avg.pct_of_peak_sustained_elapsed", false},
-                      {InputSource::kNcuMetric, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-                       false}};
+  healthy.required = {
+      {InputSource::kNcuMetric, "gpu__time_duration.sum", false},
+      {InputSource::kNcuMetric, "sm__throughput.avg.pct_of_peak_sustained_elapsed", false},
+      {InputSource::kNcuMetric, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", false}};
   healthy.thresholds = {
       {"min_speed_of_light", 80, "%",
-       "speed of light at or above which the kernel is near its ceiling (an H200 device-to-device copy tops out "
+       "speed of light at or above which the kernel is near its ceiling (an H200 device-to-device copy tops "
+       "out "
        "near 90% of the datasheet DRAM bandwidth)"},
       {"max_other_gain", 0.10, "fraction",
        "the verdict is withdrawn when another tool estimates at least this gain (the high throughput is then "

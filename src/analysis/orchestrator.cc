@@ -1,8 +1,8 @@
 #include "analysis/orchestrator.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "core/quantity_format.h"
 
@@ -21,11 +21,17 @@ std::string HowToCollect(const std::vector<std::string>& missing) {
     if (std::find(ways.begin(), ways.end(), way) == ways.end()) ways.push_back(way);
   };
   for (const std::string& input : missing) {
-    if (input == "SASS listing") add("the SASS listing (cuobjdump -sass; kopt explain --sass FILE, or sass.txt beside the CSV)");
-    else if (input == "ptxas report") add("the ptxas report (nvcc -Xptxas -v; --ptxas FILE, or ptxas.txt beside the CSV)");
-    else if (input == "ncu source page") add("ncu's source page (ncu --import r.ncu-rep --csv --page source --print-source sass > source.csv beside the CSV)");
-    else if (input == "all launches") add("a profile of every launch of the program");
-    else add("ncu --set full");
+    if (input == "SASS listing")
+      add("the SASS listing (cuobjdump -sass; kopt explain --sass FILE, or sass.txt beside the CSV)");
+    else if (input == "ptxas report")
+      add("the ptxas report (nvcc -Xptxas -v; --ptxas FILE, or ptxas.txt beside the CSV)");
+    else if (input == "ncu source page")
+      add("ncu's source page (ncu --import r.ncu-rep --csv --page source --print-source sass > source.csv "
+          "beside the CSV)");
+    else if (input == "all launches")
+      add("a profile of every launch of the program");
+    else
+      add("ncu --set full");
   }
   std::string text;
   for (size_t i = 0; i < ways.size(); ++i) text += (i ? "; " : "") + ways[i];
@@ -48,7 +54,8 @@ void MergeSharedRootCauses(std::vector<Finding>& findings) {
     if (!tool || tool->subsumes.empty()) continue;
     for (Finding& other : findings) {
       if (&other == &finding || other.tool.empty()) continue;
-      if (std::find(tool->subsumes.begin(), tool->subsumes.end(), other.tool) == tool->subsumes.end()) continue;
+      if (std::find(tool->subsumes.begin(), tool->subsumes.end(), other.tool) == tool->subsumes.end())
+        continue;
       for (const Evidence& evidence : other.evidence) {  // rows both tools read appear once
         bool seen = std::any_of(finding.evidence.begin(), finding.evidence.end(),
                                 [&](const Evidence& existing) { return existing.metric == evidence.metric; });
@@ -60,8 +67,9 @@ void MergeSharedRootCauses(std::vector<Finding>& findings) {
       other.tool.clear();  // marked for removal
     }
   }
-  findings.erase(std::remove_if(findings.begin(), findings.end(), [](const Finding& f) { return f.tool.empty(); }),
-                 findings.end());
+  findings.erase(
+      std::remove_if(findings.begin(), findings.end(), [](const Finding& f) { return f.tool.empty(); }),
+      findings.end());
 }
 
 // Caps the gain at what the roofline allows once the fix is made: a fix that
@@ -80,9 +88,9 @@ void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
     double allowed = std::clamp(1.0 - floor_ns / roofline.duration_ns, 0.0, 1.0);
     if (finding.estimated_gain > allowed) {
       finding.estimated_gain = allowed;
-      finding.gain_method += fmt::format("; capped at {:.1f}%, what the roofline allows (1 − {} {} / duration {})",
-                                         allowed * 100, floor_name, FormatDuration(floor_ns),
-                                         FormatDuration(roofline.duration_ns));
+      finding.gain_method += fmt::format(
+          "; capped at {:.1f}%, what the roofline allows (1 − {} {} / duration {})", allowed * 100,
+          floor_name, FormatDuration(floor_ns), FormatDuration(roofline.duration_ns));
     }
   }
   finding.severity = finding.tool == "healthy" ? Severity::kInfo : SeverityForGain(finding.estimated_gain);
@@ -90,7 +98,8 @@ void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
 
 // A kernel at high throughput that another tool shows doing wasted work (for
 // example 8x the DRAM bytes it needs) is not healthy.
-void WithdrawHealthyVerdictIfContradicted(const OrchestrationOptions& options, std::vector<Finding>& findings) {
+void WithdrawHealthyVerdictIfContradicted(const OrchestrationOptions& options,
+                                          std::vector<Finding>& findings) {
   const ToolDefinition* healthy = FindTool("healthy");
   if (!healthy) return;
   double max_other_gain = ResolveThresholds(*healthy, options)["max_other_gain"];
@@ -109,7 +118,8 @@ void WithdrawHealthyVerdictIfContradicted(const OrchestrationOptions& options, s
 // has lost its healthy verdict above and keeps its severities.)
 void CapSeverityOnHealthyKernel(const RooflineAnalysis& roofline, const OrchestrationOptions& options,
                                 std::vector<Finding>& findings) {
-  bool healthy = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.tool == "healthy"; });
+  bool healthy =
+      std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.tool == "healthy"; });
   if (!healthy || roofline.speed_of_light_percent < options.healthy_percent) return;
   for (Finding& finding : findings) finding.severity = std::min(finding.severity, Severity::kMinor);
 }
@@ -124,10 +134,13 @@ Severity SeverityForGain(double gain) {
   return Severity::kInfo;
 }
 
-std::map<std::string, double> ResolveThresholds(const ToolDefinition& tool, const OrchestrationOptions& options) {
+std::map<std::string, double> ResolveThresholds(const ToolDefinition& tool,
+                                                const OrchestrationOptions& options) {
   std::map<std::string, double> values;
-  for (const ThresholdDefinition& threshold : tool.thresholds) values[threshold.name] = threshold.default_value;
-  if (auto overrides = options.threshold_overrides.find(tool.id); overrides != options.threshold_overrides.end()) {
+  for (const ThresholdDefinition& threshold : tool.thresholds)
+    values[threshold.name] = threshold.default_value;
+  if (auto overrides = options.threshold_overrides.find(tool.id);
+      overrides != options.threshold_overrides.end()) {
     for (const auto& [name, value] : overrides->second) {
       if (values.count(name)) values[name] = value;
     }
@@ -172,8 +185,8 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
       continue;
     }
     std::map<std::string, double> thresholds = ResolveThresholds(tool, options);
-    ToolContext context{*inputs.launch, kernel.roofline, kernel.stalls, inputs.gpu, inputs.sass, inputs.ptxas,
-                        inputs.source_page, inputs.launches, &thresholds};
+    ToolContext context{*inputs.launch, kernel.roofline,    kernel.stalls,   inputs.gpu, inputs.sass,
+                        inputs.ptxas,   inputs.source_page, inputs.launches, &thresholds};
     if (auto finding = tool.analyze(context)) {
       if (finding->tool.empty()) finding->tool = tool.id;
       findings.push_back(std::move(*finding));

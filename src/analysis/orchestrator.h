@@ -44,7 +44,8 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
 Severity SeverityForGain(double gain);
 
 // Thresholds for one tool: its defaults with the overrides applied.
-std::map<std::string, double> ResolveThresholds(const ToolDefinition& tool, const OrchestrationOptions& options);
+std::map<std::string, double> ResolveThresholds(const ToolDefinition& tool,
+                                                const OrchestrationOptions& options);
 
 // The required inputs of `tool` missing from `inputs` (metric names or input kinds).
 std::vector<std::string> MissingInputs(const ToolDefinition& tool, const LaunchInputs& inputs);

@@ -1,9 +1,9 @@
 #include "analysis/roofline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "analysis/metric_reader.h"
 
@@ -14,7 +14,9 @@ constexpr double kSectorBytes = 32;
 // L1 bandwidth model when the profile has no L1 peak: 128 bytes per cycle per SM.
 constexpr double kL1BytesPerCyclePerSm = 128;
 
-double Percent(double achieved, double peak) { return peak > 0 ? 100.0 * achieved / peak : 0; }
+double Percent(double achieved, double peak) {
+  return peak > 0 ? 100.0 * achieved / peak : 0;
+}
 
 struct Context {
   MetricReader& reader;
@@ -58,7 +60,8 @@ std::optional<ComputeWork> ScalarWork(Context& context, const ScalarPrecision& p
   ComputeWork work;
   work.precision = precision.name;
   work.operations = adds.value_or(0) + multiplies.value_or(0) + 2 * fmas.value_or(0);
-  std::string peak_metric = fmt::format("sm__sass_thread_inst_executed_op_{}_pred_on.sum.peak_sustained", precision.fma);
+  std::string peak_metric =
+      fmt::format("sm__sass_thread_inst_executed_op_{}_pred_on.sum.peak_sustained", precision.fma);
   if (auto fma_per_cycle = context.reader.Peek(peak_metric); fma_per_cycle && context.sm_clock_hz > 0) {
     work.peak_per_second = 2 * *fma_per_cycle * context.sm_clock_hz;
     work.peak_source = fmt::format("profile: 2 × {} × {}", peak_metric, context.sm_clock_source);
@@ -80,9 +83,11 @@ constexpr TensorPrecision kTensorPrecisions[] = {
     {"tensor_fp16", "sm__ops_path_tensor_src_fp16.sum",
      "sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum.peak_sustained", &GpuSpec::fp16_tensor_flops},
     {"tensor_bf16", "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
-     "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.peak_sustained", &GpuSpec::bf16_tensor_flops},
+     "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.peak_sustained",
+     &GpuSpec::bf16_tensor_flops},
     {"tensor_tf32", "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
-     "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_off.sum.peak_sustained", &GpuSpec::tf32_tensor_flops},
+     "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_off.sum.peak_sustained",
+     &GpuSpec::tf32_tensor_flops},
     {"tensor_fp8", "sm__ops_path_tensor_src_fp8_sparsity_off.sum", "", &GpuSpec::fp8_tensor_flops},
     {"tensor_int8", "sm__ops_path_tensor_src_int8.sum",
      "sm__ops_path_tensor_op_igmma_src_int8_sparsity_off.sum.peak_sustained", &GpuSpec::int8_tensor_ops},
@@ -95,7 +100,8 @@ std::optional<ComputeWork> TensorWork(Context& context, const TensorPrecision& p
   ComputeWork work;
   work.precision = precision.name;
   work.operations = *operations;
-  auto per_cycle = *precision.dense_peak_metric ? context.reader.Peek(precision.dense_peak_metric) : std::nullopt;
+  auto per_cycle =
+      *precision.dense_peak_metric ? context.reader.Peek(precision.dense_peak_metric) : std::nullopt;
   if (per_cycle && context.sm_clock_hz > 0) {
     work.peak_per_second = *per_cycle * context.sm_clock_hz;
     work.peak_source = fmt::format("profile: {} × {}", precision.dense_peak_metric, context.sm_clock_source);
@@ -152,7 +158,8 @@ std::optional<MemoryTraffic> L2Traffic(Context& context) {
   auto percent = context.reader.Peek("lts__t_sectors.sum.pct_of_peak_sustained_elapsed");
   if (percent && *percent > 0 && context.duration_seconds > 0) {
     traffic.peak_bytes_per_second = traffic.bytes / context.duration_seconds / (*percent / 100);
-    traffic.peak_source = "profile: lts__t_sectors achieved rate ÷ lts__t_sectors.sum.pct_of_peak_sustained_elapsed";
+    traffic.peak_source =
+        "profile: lts__t_sectors achieved rate ÷ lts__t_sectors.sum.pct_of_peak_sustained_elapsed";
   }
   return traffic;
 }
@@ -171,8 +178,8 @@ std::optional<MemoryTraffic> L1Traffic(Context& context) {
   if (!sm_count && context.spec) sm_count = context.spec->sm_count;
   if (sm_count && context.sm_clock_hz > 0) {
     traffic.peak_bytes_per_second = kL1BytesPerCyclePerSm * *sm_count * context.sm_clock_hz;
-    traffic.peak_source = fmt::format("model: {} byte/cycle/SM × {} SMs × {}", kL1BytesPerCyclePerSm, *sm_count,
-                                      context.sm_clock_source);
+    traffic.peak_source = fmt::format("model: {} byte/cycle/SM × {} SMs × {}", kL1BytesPerCyclePerSm,
+                                      *sm_count, context.sm_clock_source);
   }
   return traffic;
 }
@@ -180,7 +187,8 @@ std::optional<MemoryTraffic> L1Traffic(Context& context) {
 void CollectMemory(Context& context, RooflineAnalysis& analysis) {
   for (auto level : {DramTraffic(context), L2Traffic(context), L1Traffic(context)}) {
     if (!level) continue;
-    level->achieved_bytes_per_second = context.duration_seconds > 0 ? level->bytes / context.duration_seconds : 0;
+    level->achieved_bytes_per_second =
+        context.duration_seconds > 0 ? level->bytes / context.duration_seconds : 0;
     level->percent_of_peak = Percent(level->achieved_bytes_per_second, level->peak_bytes_per_second);
     analysis.memory.push_back(*level);
   }
@@ -188,13 +196,15 @@ void CollectMemory(Context& context, RooflineAnalysis& analysis) {
 
 }  // namespace
 
-RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec, const RooflineOptions& options) {
+RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec,
+                                 const RooflineOptions& options) {
   MetricReader reader(launch);
   RooflineAnalysis analysis;
   Context context{reader, spec, 0, 0, ""};
   analysis.duration_ns = reader.Get("gpu__time_duration.sum").value_or(0);
   context.duration_seconds = analysis.duration_ns * 1e-9;
-  if (auto clock = reader.GetFirst({"smsp__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second"})) {
+  if (auto clock =
+          reader.GetFirst({"smsp__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second"})) {
     context.sm_clock_hz = *clock;
     context.sm_clock_source = "smsp__cycles_elapsed.avg.per_second";
   } else if (spec && spec->boost_clock_hz > 0) {
@@ -204,7 +214,8 @@ RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec
   CollectCompute(context, analysis);
   CollectMemory(context, analysis);
   analysis.sm_throughput_percent = reader.Get("sm__throughput.avg.pct_of_peak_sustained_elapsed");
-  analysis.memory_throughput_percent = reader.Get("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+  analysis.memory_throughput_percent =
+      reader.Get("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
   SummarizeRoofline(launch, options, analysis);
   analysis.missing_metrics = reader.missing();
   return analysis;

@@ -26,17 +26,18 @@ std::string_view BottleneckClassName(BottleneckClass bottleneck_class);  // "mem
 
 // Work done in one precision, against that precision's ceiling.
 struct ComputeWork {
-  std::string precision;      // "fp64", "fp32", "fp16", "tensor_fp16", "tensor_bf16", "tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_fp64"
-  double operations = 0;      // FLOP (OP for int8)
+  std::string precision;  // "fp64", "fp32", "fp16", "tensor_fp16", "tensor_bf16", "tensor_tf32",
+                          // "tensor_fp8", "tensor_int8", "tensor_fp64"
+  double operations = 0;  // FLOP (OP for int8)
   double achieved_per_second = 0;
-  double peak_per_second = 0;   // 0 when unknown
+  double peak_per_second = 0;  // 0 when unknown
   double percent_of_peak = 0;
-  std::string peak_source;    // "profile: ..." or "spec table: H200"
+  std::string peak_source;  // "profile: ..." or "spec table: H200"
 };
 
 // Traffic at one level of the memory hierarchy.
 struct MemoryTraffic {
-  std::string level;          // "dram", "l2", "l1"
+  std::string level;  // "dram", "l2", "l1"
   double bytes = 0;
   double achieved_bytes_per_second = 0;
   double peak_bytes_per_second = 0;  // 0 when unknown
@@ -49,12 +50,12 @@ struct RooflineAnalysis {
   std::vector<ComputeWork> compute;   // precisions with non-zero work, plus fp32 always
   std::vector<MemoryTraffic> memory;  // levels whose metrics were present
   double total_flops = 0;
-  std::string dominant_precision;     // the precision closest to its ceiling
-  double arithmetic_intensity = 0;    // total FLOP per DRAM byte (0 when no DRAM bytes)
-  double ridge_point = 0;             // dominant precision peak / DRAM peak, FLOP/byte
-  double compute_percent_of_peak = 0; // the dominant precision's percent of its ceiling
-  double memory_percent_of_peak = 0;  // the busiest memory level's percent of its ceiling
-  std::string busiest_memory_level;   // "dram", "l2", "l1"; empty when no level was measured
+  std::string dominant_precision;      // the precision closest to its ceiling
+  double arithmetic_intensity = 0;     // total FLOP per DRAM byte (0 when no DRAM bytes)
+  double ridge_point = 0;              // dominant precision peak / DRAM peak, FLOP/byte
+  double compute_percent_of_peak = 0;  // the dominant precision's percent of its ceiling
+  double memory_percent_of_peak = 0;   // the busiest memory level's percent of its ceiling
+  std::string busiest_memory_level;    // "dram", "l2", "l1"; empty when no level was measured
   // True when the busiest level was chosen by ncu's unit throughput (e.g.
   // l1tex__throughput for shared-memory traffic) rather than by bytes moved.
   bool busiest_memory_from_unit_throughput = false;
@@ -68,7 +69,7 @@ struct RooflineAnalysis {
   double compute_floor_ns = 0;  // every precision's work at its peak, serialized
   double memory_floor_ns = 0;   // the DRAM bytes at DRAM peak
   BottleneckClass bottleneck = BottleneckClass::kUnknown;
-  std::string reason;                 // one sentence with the numbers that decide the class
+  std::string reason;                        // one sentence with the numbers that decide the class
   std::vector<std::string> missing_metrics;  // metrics stage 1 wanted but the profile lacked
 };
 
@@ -85,7 +86,8 @@ struct RooflineOptions {
 // Fills the derived fields (dominant precision, intensity, ridge point, speed
 // of light, floor, class and reason) from `analysis.compute`/`memory`. Exposed
 // for tests; AnalyzeRoofline calls it.
-void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& options, RooflineAnalysis& analysis);
+void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& options,
+                       RooflineAnalysis& analysis);
 
 RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec,
                                  const RooflineOptions& options = {});

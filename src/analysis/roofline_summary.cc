@@ -1,9 +1,9 @@
 // The derived half of stage 1: from the work and traffic collected in
 // roofline.cc to the speed of light, the floor and the bottleneck class.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "analysis/roofline.h"
 #include "core/quantity_format.h"
@@ -51,7 +51,7 @@ void PickDominantPrecision(RooflineAnalysis& analysis) {
 }
 
 const char* UnitThroughputMetric(const std::string& level) {
-  return level == "dram"  ? "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+  return level == "dram" ? "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
          : level == "l2" ? "lts__throughput.avg.pct_of_peak_sustained_elapsed"
                          : "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
 }
@@ -125,8 +125,8 @@ std::string MemorySentence(const RooflineAnalysis& analysis, double memory_perce
 std::string ComputeSentence(const RooflineAnalysis& analysis, double compute_percent) {
   std::string sentence = fmt::format("the SM is at {:.0f}% of its peak", compute_percent);
   if (!analysis.dominant_precision.empty()) {
-    sentence += fmt::format(" ({} arithmetic at {:.0f}% of its ceiling)", PrecisionLabel(analysis.dominant_precision),
-                            analysis.compute_percent_of_peak);
+    sentence += fmt::format(" ({} arithmetic at {:.0f}% of its ceiling)",
+                            PrecisionLabel(analysis.dominant_precision), analysis.compute_percent_of_peak);
   }
   return sentence;
 }
@@ -137,12 +137,14 @@ void Classify(const KernelLaunch& launch, const RooflineOptions& options, double
   std::string compute = ComputeSentence(analysis, compute_percent);
   if (std::max(compute_percent, memory_percent) < options.bound_percent) {
     analysis.bottleneck = BottleneckClass::kLatencyBound;
-    analysis.reason = fmt::format("Neither unit is near its ceiling ({}; {}, both under {:.0f}%): warps wait on "
-                                  "latency rather than throughput",
-                                  compute, memory, options.bound_percent);
+    analysis.reason = fmt::format(
+        "Neither unit is near its ceiling ({}; {}, both under {:.0f}%): warps wait on "
+        "latency rather than throughput",
+        compute, memory, options.bound_percent);
     auto waves = launch.Metric("launch__waves_per_multiprocessor");
     if (waves && *waves < 1) {
-      analysis.reason += fmt::format(", and the grid fills only {:.0f}% of one wave of the GPU", *waves * 100);
+      analysis.reason +=
+          fmt::format(", and the grid fills only {:.0f}% of one wave of the GPU", *waves * 100);
     }
     analysis.reason += ".";
     return;
@@ -166,18 +168,22 @@ void Classify(const KernelLaunch& launch, const RooflineOptions& options, double
 
 }  // namespace
 
-void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& options, RooflineAnalysis& analysis) {
+void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& options,
+                       RooflineAnalysis& analysis) {
   PickDominantPrecision(analysis);
   PickBusiestMemoryLevel(launch, options, analysis);
   ComputeFloor(analysis);
-  double compute_percent = std::max(analysis.sm_throughput_percent.value_or(0), analysis.compute_percent_of_peak);
-  double memory_percent = std::max(analysis.memory_throughput_percent.value_or(0), analysis.memory_percent_of_peak);
+  double compute_percent =
+      std::max(analysis.sm_throughput_percent.value_or(0), analysis.compute_percent_of_peak);
+  double memory_percent =
+      std::max(analysis.memory_throughput_percent.value_or(0), analysis.memory_percent_of_peak);
   analysis.speed_of_light_percent = std::max(compute_percent, memory_percent);
   if (analysis.duration_ns <= 0 || (analysis.compute.empty() && analysis.memory.empty() &&
                                     !analysis.sm_throughput_percent && !analysis.memory_throughput_percent)) {
     analysis.bottleneck = BottleneckClass::kUnknown;
-    analysis.reason = "Unknown: the profile lacks the duration and throughput metrics stage 1 needs (collect with "
-                      "ncu --set full, or at least --section SpeedOfLight).";
+    analysis.reason =
+        "Unknown: the profile lacks the duration and throughput metrics stage 1 needs (collect with "
+        "ncu --set full, or at least --section SpeedOfLight).";
     return;
   }
   Classify(launch, options, compute_percent, memory_percent, analysis);

@@ -87,22 +87,25 @@ KernelLaunch SyntheticLaunch(std::vector<std::pair<std::string, double>> metrics
 }
 
 TEST(Roofline, ClassifiesComputeLatencyAndMixed) {
-  auto compute = AnalyzeRoofline(SyntheticLaunch({{"gpu__time_duration.sum", 1000},
-                                                  {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 90},
-                                                  {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 20}}),
-                                 nullptr);
+  auto compute = AnalyzeRoofline(
+      SyntheticLaunch({{"gpu__time_duration.sum", 1000},
+                       {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 90},
+                       {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 20}}),
+      nullptr);
   EXPECT_EQ(compute.bottleneck, BottleneckClass::kComputeBound);
-  auto latency = AnalyzeRoofline(SyntheticLaunch({{"gpu__time_duration.sum", 1000},
-                                                  {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 20},
-                                                  {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 30},
-                                                  {"launch__waves_per_multiprocessor", 0.25}}),
-                                 nullptr);
+  auto latency = AnalyzeRoofline(
+      SyntheticLaunch({{"gpu__time_duration.sum", 1000},
+                       {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 20},
+                       {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 30},
+                       {"launch__waves_per_multiprocessor", 0.25}}),
+      nullptr);
   EXPECT_EQ(latency.bottleneck, BottleneckClass::kLatencyBound);
   EXPECT_NE(latency.reason.find("25% of one wave"), std::string::npos) << latency.reason;
-  auto mixed = AnalyzeRoofline(SyntheticLaunch({{"gpu__time_duration.sum", 1000},
-                                                {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 75},
-                                                {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 80}}),
-                               nullptr);
+  auto mixed = AnalyzeRoofline(
+      SyntheticLaunch({{"gpu__time_duration.sum", 1000},
+                       {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 75},
+                       {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 80}}),
+      nullptr);
   EXPECT_EQ(mixed.bottleneck, BottleneckClass::kMixed);
 }
 
@@ -110,8 +113,9 @@ TEST(Roofline, MissingMetricsAreListedNotZeroed) {
   auto analysis = AnalyzeRoofline(SyntheticLaunch({{"launch__grid_size", 10}}), nullptr);
   EXPECT_EQ(analysis.bottleneck, BottleneckClass::kUnknown);
   EXPECT_FALSE(analysis.missing_metrics.empty());
-  EXPECT_NE(std::find(analysis.missing_metrics.begin(), analysis.missing_metrics.end(), "gpu__time_duration.sum"),
-            analysis.missing_metrics.end());
+  EXPECT_NE(
+      std::find(analysis.missing_metrics.begin(), analysis.missing_metrics.end(), "gpu__time_duration.sum"),
+      analysis.missing_metrics.end());
 }
 
 TEST(Stalls, LongScoreboardDominatesTheGather) {

@@ -45,9 +45,9 @@ struct RequiredInput {
 };
 
 struct ThresholdDefinition {
-  std::string name;         // "min_excess_sector_ratio"
+  std::string name;  // "min_excess_sector_ratio"
   double default_value = 0;
-  std::string unit;         // "%", "sector/request", "µs", "" ...
+  std::string unit;  // "%", "sector/request", "µs", "" ...
   std::string description;
 };
 
@@ -60,7 +60,7 @@ struct ToolContext {
   const GpuSpec* gpu = nullptr;
   const SassFunction* sass = nullptr;
   const PtxasFunctionReport* ptxas = nullptr;
-  const SourcePage* source_page = nullptr;          // ncu --page source for this kernel
+  const SourcePage* source_page = nullptr;                     // ncu --page source for this kernel
   const std::vector<const KernelLaunch*>* launches = nullptr;  // every launch of the profile, in order
   const std::map<std::string, double>* thresholds = nullptr;   // this tool's thresholds, overrides applied
 
@@ -80,14 +80,14 @@ enum class GainBound {
 };
 
 struct ToolDefinition {
-  std::string id;                      // "uncoalesced_loads"
-  std::string title;                   // "Uncoalesced global loads"
-  std::string family;                  // "memory", "occupancy", "compute", "launch", "health"
+  std::string id;      // "uncoalesced_loads"
+  std::string title;   // "Uncoalesced global loads"
+  std::string family;  // "memory", "occupancy", "compute", "launch", "health"
   std::vector<RequiredInput> required;
   std::vector<ThresholdDefinition> thresholds;
   // Stage-1 classes for which the tool runs; empty: every class.
   std::vector<BottleneckClass> relevant_classes;
-  std::string trigger;                 // the condition in words, with threshold names
+  std::string trigger;                   // the condition in words, with threshold names
   std::vector<std::string> finding_ids;  // ids its findings may carry; empty: just `id`
   // Tools whose findings share this tool's root cause: when both fire, theirs
   // are merged into this one's as extra evidence.

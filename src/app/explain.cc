@@ -1,9 +1,9 @@
 #include "app/explain.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <regex>
-
-#include <fmt/format.h>
 
 #include "analysis/diagnose.h"
 #include "app/file_io.h"
@@ -77,41 +77,48 @@ CollectionOptions CollectionOptionsFor(const ExplainOptions& options, const std:
   collection.launch_skip = options.launch_skip;
   collection.launch_count = options.launch_count;
   collection.section_set = options.section_set;
-  collection.work_directory = options.work_directory.empty() ? "kopt-profile-" + stem : options.work_directory;
+  collection.work_directory =
+      options.work_directory.empty() ? "kopt-profile-" + stem : options.work_directory;
   return collection;
 }
 
 Status MakeWorkDirectory(const std::string& directory) {
   std::error_code error;
   fs::create_directories(directory, error);
-  if (error) return InvalidInput(fmt::format("{}: cannot create the profile directory: {}", directory, error.message()));
+  if (error)
+    return InvalidInput(
+        fmt::format("{}: cannot create the profile directory: {}", directory, error.message()));
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<Profile> LoadProfile(const ExplainOptions& options, CommandRunner& runner, std::vector<std::string>& notes) {
+Result<Profile> LoadProfile(const ExplainOptions& options, CommandRunner& runner,
+                            std::vector<std::string>& notes) {
   switch (KindOf(options)) {
     case TargetKind::kCsv: return LoadCsvProfile(options.target, options, notes);
     case TargetKind::kBundleDirectory: {
       fs::path csv = fs::path(options.target) / "raw.csv";
       std::error_code error;
       if (!fs::is_regular_file(csv, error)) {
-        return NotFound(fmt::format("{}: a directory without raw.csv; expected a profile bundle (raw.csv, and "
-                                    "optionally sass.txt and ptxas.txt) or a file",
-                                    options.target));
+        return NotFound(
+            fmt::format("{}: a directory without raw.csv; expected a profile bundle (raw.csv, and "
+                        "optionally sass.txt and ptxas.txt) or a file",
+                        options.target));
       }
       return LoadCsvProfile(csv.string(), options, notes);
     }
     case TargetKind::kNcuReport: {
       std::error_code error;
-      if (!fs::exists(options.target, error)) return NotFound(fmt::format("{}: no such file", options.target));
+      if (!fs::exists(options.target, error))
+        return NotFound(fmt::format("{}: no such file", options.target));
       CollectionOptions collection = CollectionOptionsFor(options, fs::path(options.target).stem().string());
       return ImportNcuReport(options.target, collection, runner);
     }
     case TargetKind::kCudaSource: {
       std::error_code error;
-      if (!fs::is_regular_file(options.target, error)) return NotFound(fmt::format("{}: no such file", options.target));
+      if (!fs::is_regular_file(options.target, error))
+        return NotFound(fmt::format("{}: no such file", options.target));
       CollectionOptions collection = CollectionOptionsFor(options, fs::path(options.target).stem().string());
       KOPT_RETURN_IF_ERROR(MakeWorkDirectory(collection.work_directory));
       return CollectFromCudaSource(options.target, collection, runner, notes);
@@ -150,23 +157,23 @@ Status SelectLaunches(const ExplainOptions& options, Profile& profile) {
     try {
       pattern = std::regex(options.kernel_regex, std::regex::ECMAScript);
     } catch (const std::regex_error& error) {
-      return InvalidInput(fmt::format("--kernel \"{}\": not a valid regular expression ({})", options.kernel_regex,
-                                      error.what()));
+      return InvalidInput(fmt::format("--kernel \"{}\": not a valid regular expression ({})",
+                                      options.kernel_regex, error.what()));
     }
     for (KernelLaunch& launch : profile.launches) {
       if (std::regex_search(launch.kernel_name, pattern)) selected.push_back(std::move(launch));
     }
     if (selected.empty()) {
-      return NotFound(fmt::format("--kernel \"{}\" matches no kernel in {}; its kernels are: {}", options.kernel_regex,
-                                  profile.source, ListKernels(profile)));
+      return NotFound(fmt::format("--kernel \"{}\" matches no kernel in {}; its kernels are: {}",
+                                  options.kernel_regex, profile.source, ListKernels(profile)));
     }
   } else {
     selected = std::move(profile.launches);
   }
   long long skip = std::min<long long>(options.launch_skip, selected.size());
   if (options.launch_skip > 0 && skip == static_cast<long long>(selected.size())) {
-    return NotFound(fmt::format("--launch-skip {} skips all {} matching launch(es) in {}", options.launch_skip,
-                                selected.size(), profile.source));
+    return NotFound(fmt::format("--launch-skip {} skips all {} matching launch(es) in {}",
+                                options.launch_skip, selected.size(), profile.source));
   }
   selected.erase(selected.begin(), selected.begin() + skip);
   if (options.launch_count > 0 && static_cast<long long>(selected.size()) > options.launch_count) {
@@ -181,7 +188,9 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   const GpuSpec* gpu = nullptr;
   if (!options.gpu.empty()) {
     gpu = FindGpu(options.gpu);
-    if (!gpu) return InvalidInput(fmt::format("--gpu \"{}\": not in the GPU table (kopt gpus lists it)", options.gpu));
+    if (!gpu)
+      return InvalidInput(
+          fmt::format("--gpu \"{}\": not in the GPU table (kopt gpus lists it)", options.gpu));
   }
   DiagnoseOptions diagnose_options;  // the config is read first: a bad one fails before a long collection
   diagnose_options.gpu = gpu;

@@ -30,20 +30,21 @@ struct ExplainOptions {
   std::string output_path;                // empty: `out`
   bool color = false;                     // ANSI colour in the terminal format
   bool verbose = false;
-  std::string kernel_regex;               // ECMAScript regex searched in the demangled kernel name
-  long long launch_skip = 0;              // skip this many matching launches
-  long long launch_count = 0;             // then keep this many; 0 = all
-  std::string sass_path;                  // optional cuobjdump -sass / nvdisasm listing
-  std::string ptxas_path;                 // optional nvcc -Xptxas -v output
-  std::string source_page_path;           // optional ncu --page source --csv --print-source sass export
-  std::string gpu;                        // spec-table key or device name overriding the profile's device
-  std::string work_directory;             // live collection: where the bundle goes (default: kopt-profile-<stem>)
-  std::string section_set = "full";       // live collection: ncu --set
-  std::string config_path;                // tool configuration (app/tool_config.h); empty: defaults
+  std::string kernel_regex;          // ECMAScript regex searched in the demangled kernel name
+  long long launch_skip = 0;         // skip this many matching launches
+  long long launch_count = 0;        // then keep this many; 0 = all
+  std::string sass_path;             // optional cuobjdump -sass / nvdisasm listing
+  std::string ptxas_path;            // optional nvcc -Xptxas -v output
+  std::string source_page_path;      // optional ncu --page source --csv --print-source sass export
+  std::string gpu;                   // spec-table key or device name overriding the profile's device
+  std::string work_directory;        // live collection: where the bundle goes (default: kopt-profile-<stem>)
+  std::string section_set = "full";  // live collection: ncu --set
+  std::string config_path;           // tool configuration (app/tool_config.h); empty: defaults
 };
 
 // Loads the profile TARGET names (see above), without filtering.
-Result<Profile> LoadProfile(const ExplainOptions& options, CommandRunner& runner, std::vector<std::string>& notes);
+Result<Profile> LoadProfile(const ExplainOptions& options, CommandRunner& runner,
+                            std::vector<std::string>& notes);
 
 // Keeps the launches that match the kernel regex, then applies skip/count.
 // No match: NotFound listing the kernels the profile has.

@@ -1,13 +1,13 @@
 #include "app/file_io.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <unistd.h>
 
 namespace kopt {
 
@@ -24,7 +24,8 @@ Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes) {
   if (!stream) return InvalidInput(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
   auto size = std::filesystem::file_size(path, error);
   if (!error && size > max_bytes) {
-    return InvalidInput(fmt::format("{}: {} bytes, more than the {} bytes kopt reads", path, size, max_bytes));
+    return InvalidInput(
+        fmt::format("{}: {} bytes, more than the {} bytes kopt reads", path, size, max_bytes));
   }
   std::ostringstream buffer;
   buffer << stream.rdbuf();

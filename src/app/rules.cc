@@ -40,8 +40,8 @@ std::string InputsText(const ToolDefinition& tool, bool optional) {
 
 void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& values, bool markdown,
                std::ostream& out) {
-  out << (markdown ? "## " : "") << tool.id << (markdown ? "" : "  ·  ") << (markdown ? "\n\n" : "") << tool.title
-      << " (" << tool.family << ")\n";
+  out << (markdown ? "## " : "") << tool.id << (markdown ? "" : "  ·  ") << (markdown ? "\n\n" : "")
+      << tool.title << " (" << tool.family << ")\n";
   std::string bullet = markdown ? "- " : "    ";
   out << bullet << "runs for: " << ClassesText(tool) << "\n";
   out << bullet << "trigger: " << tool.trigger << "\n";
@@ -55,8 +55,10 @@ void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& 
         << ": " << threshold.description << "\n";
   }
   out << bullet << "gain: " << GainBoundText(tool.gain_bound) << "\n";
-  if (!tool.finding_ids.empty()) out << bullet << "finding ids: " << fmt::format("{}", fmt::join(tool.finding_ids, ", ")) << "\n";
-  if (!tool.subsumes.empty()) out << bullet << "explains also: " << fmt::format("{}", fmt::join(tool.subsumes, ", ")) << "\n";
+  if (!tool.finding_ids.empty())
+    out << bullet << "finding ids: " << fmt::format("{}", fmt::join(tool.finding_ids, ", ")) << "\n";
+  if (!tool.subsumes.empty())
+    out << bullet << "explains also: " << fmt::format("{}", fmt::join(tool.subsumes, ", ")) << "\n";
   out << "\n";
 }
 
@@ -66,11 +68,13 @@ nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::
   json["title"] = tool.title;
   json["family"] = tool.family;
   json["relevant_classes"] = nlohmann::ordered_json::array();
-  for (BottleneckClass bottleneck : tool.relevant_classes) json["relevant_classes"].push_back(BottleneckClassName(bottleneck));
+  for (BottleneckClass bottleneck : tool.relevant_classes)
+    json["relevant_classes"].push_back(BottleneckClassName(bottleneck));
   json["trigger"] = tool.trigger;
   json["inputs"] = nlohmann::ordered_json::array();
   for (const RequiredInput& input : tool.required) {
-    json["inputs"].push_back({{"source", InputSourceName(input.source)}, {"name", input.name}, {"optional", input.optional}});
+    json["inputs"].push_back(
+        {{"source", InputSourceName(input.source)}, {"name", input.name}, {"optional", input.optional}});
   }
   json["thresholds"] = nlohmann::ordered_json::array();
   for (const ThresholdDefinition& threshold : tool.thresholds) {
@@ -89,7 +93,8 @@ nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::
 
 Status RunRules(const RulesOptions& options, std::ostream& out) {
   if (options.format != "term" && options.format != "md" && options.format != "json") {
-    return InvalidInput(fmt::format("unknown format '{}' for rules: expected one of term, md, json", options.format));
+    return InvalidInput(
+        fmt::format("unknown format '{}' for rules: expected one of term, md, json", options.format));
   }
   OrchestrationOptions orchestration;
   if (!options.config_path.empty()) {

@@ -1,7 +1,6 @@
 #include "app/tool_config.h"
 
 #include <fmt/format.h>
-
 #include <toml++/toml.h>
 
 #include "analysis/tool.h"
@@ -30,16 +29,18 @@ Status ReadToolTable(const toml::table& tools, std::string_view file_name, Orche
     }
     const toml::table* thresholds = tool_node.as_table();
     if (!thresholds) {
-      return InvalidInput(fmt::format("{}: tools.{} must be a table of thresholds", Where(file_name, tool_node),
-                                      tool_id));
+      return InvalidInput(
+          fmt::format("{}: tools.{} must be a table of thresholds", Where(file_name, tool_node), tool_id));
     }
     for (const auto& [name_key, value_node] : *thresholds) {
       std::string name(name_key.str());
-      bool declared = std::any_of(tool->thresholds.begin(), tool->thresholds.end(),
-                                  [&](const ThresholdDefinition& threshold) { return threshold.name == name; });
+      bool declared =
+          std::any_of(tool->thresholds.begin(), tool->thresholds.end(),
+                      [&](const ThresholdDefinition& threshold) { return threshold.name == name; });
       if (!declared) {
-        return InvalidInput(fmt::format("{}: tools.{}.{}: the tool has no such threshold; `kopt rules` lists them",
-                                        Where(file_name, value_node), tool_id, name));
+        return InvalidInput(
+            fmt::format("{}: tools.{}.{}: the tool has no such threshold; `kopt rules` lists them",
+                        Where(file_name, value_node), tool_id, name));
       }
       KOPT_ASSIGN_OR_RETURN(double value, NumberOf(value_node, file_name, tool_id + "." + name));
       options.threshold_overrides[tool_id][name] = value;
@@ -48,13 +49,15 @@ Status ReadToolTable(const toml::table& tools, std::string_view file_name, Orche
   return Status::Ok();
 }
 
-Status ReadOrchestrationTable(const toml::table& table, std::string_view file_name, OrchestrationOptions& options) {
+Status ReadOrchestrationTable(const toml::table& table, std::string_view file_name,
+                              OrchestrationOptions& options) {
   for (const auto& [key, node] : table) {
     if (key.str() != "healthy_percent") {
       return InvalidInput(fmt::format("{}: orchestration.{}: unknown key; expected healthy_percent",
                                       Where(file_name, node), key.str()));
     }
-    KOPT_ASSIGN_OR_RETURN(options.healthy_percent, NumberOf(node, file_name, "orchestration.healthy_percent"));
+    KOPT_ASSIGN_OR_RETURN(options.healthy_percent,
+                          NumberOf(node, file_name, "orchestration.healthy_percent"));
   }
   return Status::Ok();
 }
@@ -77,9 +80,10 @@ Result<OrchestrationOptions> ParseToolConfig(std::string_view text, std::string_
     } else if (key.str() == "orchestration" && table) {
       KOPT_RETURN_IF_ERROR(ReadOrchestrationTable(*table, file_name, options));
     } else {
-      return InvalidInput(fmt::format("{}: unknown top-level key \"{}\"; expected the tables [tools.<id>] and "
-                                      "[orchestration]",
-                                      Where(file_name, node), key.str()));
+      return InvalidInput(
+          fmt::format("{}: unknown top-level key \"{}\"; expected the tables [tools.<id>] and "
+                      "[orchestration]",
+                      Where(file_name, node), key.str()));
     }
   }
   return options;

@@ -6,8 +6,8 @@ namespace kopt {
 namespace {
 
 TEST(ToolConfig, OverridesAThreshold) {
-  auto options = ParseToolConfig("[tools.healthy]\nmin_speed_of_light = 85\n\n[orchestration]\nhealthy_percent = 95\n",
-                                 "k.toml");
+  auto options = ParseToolConfig(
+      "[tools.healthy]\nmin_speed_of_light = 85\n\n[orchestration]\nhealthy_percent = 95\n", "k.toml");
   ASSERT_TRUE(options.ok()) << options.status().message();
   EXPECT_DOUBLE_EQ(options->threshold_overrides["healthy"]["min_speed_of_light"], 85);
   EXPECT_DOUBLE_EQ(options->healthy_percent, 95);

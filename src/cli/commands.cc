@@ -35,7 +35,9 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
   auto options = std::make_shared<ExplainOptions>();
   command.add_option("target", options->target,
                      "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file");
-  command.add_option("--format,-f", options->format, "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent)")
+  command
+      .add_option("--format,-f", options->format,
+                  "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent)")
       ->capture_default_str();
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
   command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
@@ -50,12 +52,14 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
   command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
   command.add_option("--work-dir", options->work_directory,
                      "Live collection: where the profile bundle is written (default kopt-profile-<name>)");
-  command.add_option("--set", options->section_set, "Live collection: ncu section set")->capture_default_str();
+  command.add_option("--set", options->section_set, "Live collection: ncu section set")
+      ->capture_default_str();
   command.add_option("--config", options->config_path,
                      "Tool configuration (TOML): threshold overrides, see kopt rules");
   command.add_flag("--verbose,-v", options->verbose, "Include every detail");
   command.footer(
-      "A program to profile may follow --: kopt explain [OPTIONS] -- PROGRAM [ARGS...]\n\nExamples:\n  kopt explain examples/profiles/h200/uncoalesced_loads/raw.csv\n"
+      "A program to profile may follow --: kopt explain [OPTIONS] -- PROGRAM [ARGS...]\n\nExamples:\n  kopt "
+      "explain examples/profiles/h200/uncoalesced_loads/raw.csv\n"
       "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096");
   return [options, &program_argv]() {
     options->program_argv = program_argv;
@@ -73,7 +77,8 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
 
 std::function<Status()> DeclareGpus(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<GpusOptions>();
-  command.add_option("--format,-f", options->format, "Output format: term, md or json")->capture_default_str();
+  command.add_option("--format,-f", options->format, "Output format: term, md or json")
+      ->capture_default_str();
   command.add_flag("!--no-live", options->query_live, "Do not query the GPUs of this machine");
   return [options]() {
     if (const char* skip = std::getenv("KOPT_NO_GPU_QUERY"); skip && std::string(skip) == "1") {
@@ -86,14 +91,16 @@ std::function<Status()> DeclareGpus(CLI::App& command, const std::vector<std::st
 std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<RulesOptions>();
   command.add_option("tool", options->tool, "Show only this tool");
-  command.add_option("--format,-f", options->format, "Output format: term, md or json")->capture_default_str();
+  command.add_option("--format,-f", options->format, "Output format: term, md or json")
+      ->capture_default_str();
   command.add_option("--config", options->config_path, "Tool configuration (TOML) whose overrides to show");
   return [options]() { return RunRules(*options, std::cout); };
 }
 
 const std::vector<Command>& CommandTable() {
   static const std::vector<Command> kCommands = {
-      {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program", DeclareExplain},
+      {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program",
+       DeclareExplain},
       {"gpus", "List the GPU specification table and the GPUs of this machine", DeclareGpus},
       {"rules", "List the micro-profiling tools: inputs, thresholds, triggers", DeclareRules},
   };

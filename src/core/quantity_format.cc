@@ -1,8 +1,8 @@
 #include "core/quantity_format.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace kopt {
 namespace {
@@ -30,9 +30,15 @@ std::string FormatWithPrefix(double value, const std::string& unit) {
   return ThreeSignificantDigits(value) + " " + unit;
 }
 
-std::string FormatBytes(double bytes) { return FormatWithPrefix(bytes, "B"); }
-std::string FormatBytesPerSecond(double bytes_per_second) { return FormatWithPrefix(bytes_per_second, "B/s"); }
-std::string FormatFlops(double operations) { return FormatWithPrefix(operations, "FLOP"); }
+std::string FormatBytes(double bytes) {
+  return FormatWithPrefix(bytes, "B");
+}
+std::string FormatBytesPerSecond(double bytes_per_second) {
+  return FormatWithPrefix(bytes_per_second, "B/s");
+}
+std::string FormatFlops(double operations) {
+  return FormatWithPrefix(operations, "FLOP");
+}
 std::string FormatFlopsPerSecond(double operations_per_second) {
   return FormatWithPrefix(operations_per_second, "FLOP/s");
 }
@@ -45,6 +51,8 @@ std::string FormatDuration(double nanoseconds) {
   return ThreeSignificantDigits(nanoseconds) + " ns";
 }
 
-std::string FormatPercent(double percent) { return fmt::format("{:.1f}%", percent); }
+std::string FormatPercent(double percent) {
+  return fmt::format("{:.1f}%", percent);
+}
 
 }  // namespace kopt

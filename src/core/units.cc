@@ -8,12 +8,13 @@ namespace {
 
 // Unit words that may carry a decimal prefix in ncu's auto-scaled output.
 constexpr std::array<std::string_view, 14> kScalableWords = {
-    "byte", "hz", "inst", "cycle", "sector", "sectors", "warp", "thread",
-    "request", "block", "branches", "sample", "register", "pass"};
+    "byte",   "hz",      "inst",  "cycle",    "sector", "sectors",  "warp",
+    "thread", "request", "block", "branches", "sample", "register", "pass"};
 
 double PrefixFactor(char prefix) {
   switch (prefix) {
-    case 'K': case 'k': return 1e3;
+    case 'K':
+    case 'k': return 1e3;
     case 'M': return 1e6;
     case 'G': return 1e9;
     case 'T': return 1e12;

@@ -46,7 +46,9 @@ std::optional<std::string> KernelLaunch::Text(std::string_view name) const {
   return std::nullopt;
 }
 
-std::string KernelLaunch::FunctionName() const { return FunctionNameOf(kernel_name); }
+std::string KernelLaunch::FunctionName() const {
+  return FunctionNameOf(kernel_name);
+}
 
 std::string FunctionNameOf(std::string_view demangled) {
   // Find the '(' that opens the parameter list: the last top-level '(' that is

@@ -45,20 +45,20 @@ class MetricSchema {
 };
 
 struct KernelLaunch {
-  long long launch_id = 0;       // ncu's "ID": the launch's position among profiled launches
+  long long launch_id = 0;  // ncu's "ID": the launch's position among profiled launches
   long long process_id = 0;
   std::string process_name;
   std::string host_name;
-  std::string kernel_name;       // demangled as ncu prints it, e.g. "saxpy(const float *, float *, float, int)"
+  std::string kernel_name;  // demangled as ncu prints it, e.g. "saxpy(const float *, float *, float, int)"
   long long context_id = 0;
   long long stream_id = 0;
   LaunchDimensions block;
   LaunchDimensions grid;
-  std::string device;            // ncu's "Device" column (the ordinal)
+  std::string device;              // ncu's "Device" column (the ordinal)
   std::string compute_capability;  // "9.0"
 
   std::shared_ptr<const MetricSchema> schema;
-  std::vector<double> values;    // aligned with schema; NaN = absent or not numeric
+  std::vector<double> values;                            // aligned with schema; NaN = absent or not numeric
   std::vector<std::pair<int, std::string>> text_values;  // non-numeric cells: (column, text)
 
   // The metric's value in base units, or nullopt when absent or non-numeric.

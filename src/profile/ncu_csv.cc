@@ -1,11 +1,11 @@
 #include "profile/ncu_csv.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "core/csv_reader.h"
 #include "core/text.h"
@@ -15,8 +15,8 @@ namespace kopt {
 namespace {
 
 constexpr std::array<std::string_view, 11> kFixedColumns = {
-    "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
-    "Stream", "Block Size", "Grid Size", "Device", "CC"};
+    "ID",     "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
+    "Stream", "Block Size", "Grid Size",    "Device",    "CC"};
 constexpr std::array<std::string_view, 2> kRequiredColumns = {"ID", "Kernel Name"};
 
 // "(256, 1, 1)" → dimensions; nullopt when malformed.
@@ -43,8 +43,8 @@ bool IsAbsentMarker(std::string_view cell) {
 
 // How one header column is read.
 struct ColumnPlan {
-  int fixed = -1;         // index into kFixedColumns, or -1 for a metric
-  int metric = -1;        // index into the schema
+  int fixed = -1;          // index into kFixedColumns, or -1 for a metric
+  int metric = -1;         // index into the schema
   double unit_factor = 1;  // multiplies values into base units
 };
 
@@ -106,8 +106,8 @@ Status ReadFixedField(int fixed, const std::string& cell, int line, std::string_
   auto dimensions_or_error = [&](LaunchDimensions& out) -> Status {
     auto dimensions = ParseDimensions(cell);
     if (!dimensions) {
-      return InvalidInput(fmt::format("{}:{}: column \"{}\" is \"{}\"; expected \"(x, y, z)\"", file_name, line,
-                                      kFixedColumns[fixed], Abbreviate(cell, 40)));
+      return InvalidInput(fmt::format("{}:{}: column \"{}\" is \"{}\"; expected \"(x, y, z)\"", file_name,
+                                      line, kFixedColumns[fixed], Abbreviate(cell, 40)));
     }
     out = *dimensions;
     return Status::Ok();
@@ -147,8 +147,8 @@ Result<KernelLaunch> ReadLaunch(const CsvRecord& record, const Layout& layout, s
     }
   }
   if (launch.kernel_name.empty()) {
-    return InvalidInput(fmt::format("{}:{}: empty \"Kernel Name\"; expected the kernel's name", file_name,
-                                    record.line));
+    return InvalidInput(
+        fmt::format("{}:{}: empty \"Kernel Name\"; expected the kernel's name", file_name, record.line));
   }
   return launch;
 }
@@ -164,15 +164,17 @@ bool IsUnitsRow(const CsvRecord& row, const Layout& layout) {
 
 Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name) {
   if (TrimWhitespace(text).empty()) {
-    return InvalidInput(fmt::format("{}: the file is empty; expected an Nsight Compute raw-page CSV export "
-                                    "(ncu --csv --page raw --print-units base)",
-                                    file_name));
+    return InvalidInput(
+        fmt::format("{}: the file is empty; expected an Nsight Compute raw-page CSV export "
+                    "(ncu --csv --page raw --print-units base)",
+                    file_name));
   }
   if (LooksBinary(text)) {
-    return InvalidInput(fmt::format("{}: binary data, not CSV; for an .ncu-rep report pass the file with the "
-                                    ".ncu-rep extension, or export it: ncu --import FILE --csv --page raw "
-                                    "--print-units base",
-                                    file_name));
+    return InvalidInput(
+        fmt::format("{}: binary data, not CSV; for an .ncu-rep report pass the file with the "
+                    ".ncu-rep extension, or export it: ncu --import FILE --csv --page raw "
+                    "--print-units base",
+                    file_name));
   }
   int skipped_lines = 0;
   size_t skipped = SkipProfilerLogLines(text, skipped_lines);
@@ -186,10 +188,10 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
   KOPT_ASSIGN_OR_RETURN(bool has_second, reader.Next(second));
   auto check_width = [&](const CsvRecord& record) -> Status {
     if (record.fields.size() == header.fields.size()) return Status::Ok();
-    return InvalidInput(fmt::format("{}:{}: {} fields, but the header has {}; expected one field per column "
-                                    "(file truncated or edited?)",
-                                    file_name, record.line, record.fields.size(),
-                                    header.fields.size()));
+    return InvalidInput(
+        fmt::format("{}:{}: {} fields, but the header has {}; expected one field per column "
+                    "(file truncated or edited?)",
+                    file_name, record.line, record.fields.size(), header.fields.size()));
   };
   if (has_second) KOPT_RETURN_IF_ERROR(check_width(second));
 
@@ -215,9 +217,10 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
     KOPT_RETURN_IF_ERROR(add_launch(record));
   }
   if (launches.empty()) {
-    return InvalidInput(fmt::format("{}: the export lists no kernel launch (header{} only); expected one row per "
-                                    "profiled launch",
-                                    file_name, second_is_units ? " and units row" : ""));
+    return InvalidInput(
+        fmt::format("{}: the export lists no kernel launch (header{} only); expected one row per "
+                    "profiled launch",
+                    file_name, second_is_units ? " and units row" : ""));
   }
   return launches;
 }

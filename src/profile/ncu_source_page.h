@@ -24,10 +24,10 @@
 namespace kopt {
 
 struct SourcePageRow {
-  unsigned long long address = 0;  // absolute PC as ncu prints it
-  unsigned long long offset = 0;   // address minus the kernel's first address: the SASS offset
-  std::string source;              // the SASS text, e.g. "LDG.E R3, desc[UR6][R2.64]"
-  std::optional<double> stall_samples;             // Warp Stall Sampling (All Samples)
+  unsigned long long address = 0;       // absolute PC as ncu prints it
+  unsigned long long offset = 0;        // address minus the kernel's first address: the SASS offset
+  std::string source;                   // the SASS text, e.g. "LDG.E R3, desc[UR6][R2.64]"
+  std::optional<double> stall_samples;  // Warp Stall Sampling (All Samples)
   std::optional<double> stall_samples_not_issued;  // Warp Stall Sampling (Not-issued Samples)
   std::optional<double> instructions_executed;
   std::optional<double> thread_instructions_executed;

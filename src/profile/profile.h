@@ -14,13 +14,13 @@
 namespace kopt {
 
 struct Profile {
-  std::string source;                 // where it came from: a file path or "ncu ./app"
+  std::string source;                  // where it came from: a file path or "ncu ./app"
   std::vector<KernelLaunch> launches;  // in profiling order; the ones to diagnose
   // Every launch read, before any kernel or launch selection: the program's
   // launch timeline (launch counts, durations). Empty: same as `launches`.
   std::vector<KernelLaunch> all_launches;
-  std::optional<SassListing> sass;     // absent unless collected or given
-  std::optional<PtxasReport> ptxas;    // absent unless collected or given
+  std::optional<SassListing> sass;       // absent unless collected or given
+  std::optional<PtxasReport> ptxas;      // absent unless collected or given
   std::vector<SourcePage> source_pages;  // ncu source page per kernel, when collected or given
 };
 

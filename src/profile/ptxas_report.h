@@ -15,14 +15,14 @@
 namespace kopt {
 
 struct PtxasFunctionReport {
-  std::string mangled_name;       // "_Z5saxpyPKfPffi"
+  std::string mangled_name;  // "_Z5saxpyPKfPffi"
   std::string demangled_name;
-  std::string architecture;       // "sm_90"
-  int registers = 0;              // per thread
-  int barriers = 0;               // named barriers used
-  long long shared_memory_bytes = 0;   // static smem per block
-  long long constant_memory_bytes = 0; // cmem[0] where printed (older toolkits)
-  long long stack_frame_bytes = 0;     // per thread
+  std::string architecture;             // "sm_90"
+  int registers = 0;                    // per thread
+  int barriers = 0;                     // named barriers used
+  long long shared_memory_bytes = 0;    // static smem per block
+  long long constant_memory_bytes = 0;  // cmem[0] where printed (older toolkits)
+  long long stack_frame_bytes = 0;      // per thread
   long long cumulative_stack_bytes = 0;
   long long spill_store_bytes = 0;
   long long spill_load_bytes = 0;

@@ -19,29 +19,29 @@
 namespace kopt {
 
 enum class InstructionClass {
-  kFp32,             // FFMA, FADD, FMUL, FMNMX, FSETP, FSEL, FCHK, ...
-  kFp64,             // DFMA, DADD, DMUL, DSETP, DMNMX, ...
-  kFp16,             // HFMA2, HADD2, HMUL2, HSETP2, ... (packed half/bf16 on the FMA pipe)
-  kInteger,          // IMAD, IADD3, LOP3, SHF, ISETP, IABS, LEA, VIADD, POPC, FLO, ...
-  kConversion,       // F2F, F2I, I2F, F2FP, I2FP, FRND
-  kSpecialFunction,  // MUFU.*
-  kTensorHmma,       // HMMA, IMMA, DMMA, BMMA: mma.sync (Ampere-style) tensor core path
-  kTensorWarpgroup,  // HGMMA, QGMMA, IGMMA, BGMMA: Hopper wgmma
-  kGlobalLoad,       // LDG
-  kGlobalStore,      // STG
-  kSharedLoad,       // LDS, LDSM
-  kSharedStore,      // STS, STSM
-  kLocalLoad,        // LDL
-  kLocalStore,       // STL
-  kConstantLoad,     // LDC, ULDC
-  kGenericLoadStore, // LD, ST (generic address space)
-  kAsyncCopy,        // LDGSTS, LDGDEPBAR, UTMALDG, UTMASTG, UBLKCP, UTMAPF, ...
-  kGlobalAtomic,     // ATOMG, ATOM, RED, REDG
-  kSharedAtomic,     // ATOMS
-  kBranch,           // BRA, BRX, JMP, JMX, CALL, RET, EXIT, BSSY, BSYNC, WARPSYNC
-  kBarrier,          // BAR, MEMBAR, SYNCS.*, WARPGROUP.*, DEPBAR, ERRBAR, FENCE
-  kMove,             // MOV, SHFL, S2R, S2UR, CS2R, SEL, PRMT, R2UR, ...
-  kOther,            // NOP and anything not classified
+  kFp32,              // FFMA, FADD, FMUL, FMNMX, FSETP, FSEL, FCHK, ...
+  kFp64,              // DFMA, DADD, DMUL, DSETP, DMNMX, ...
+  kFp16,              // HFMA2, HADD2, HMUL2, HSETP2, ... (packed half/bf16 on the FMA pipe)
+  kInteger,           // IMAD, IADD3, LOP3, SHF, ISETP, IABS, LEA, VIADD, POPC, FLO, ...
+  kConversion,        // F2F, F2I, I2F, F2FP, I2FP, FRND
+  kSpecialFunction,   // MUFU.*
+  kTensorHmma,        // HMMA, IMMA, DMMA, BMMA: mma.sync (Ampere-style) tensor core path
+  kTensorWarpgroup,   // HGMMA, QGMMA, IGMMA, BGMMA: Hopper wgmma
+  kGlobalLoad,        // LDG
+  kGlobalStore,       // STG
+  kSharedLoad,        // LDS, LDSM
+  kSharedStore,       // STS, STSM
+  kLocalLoad,         // LDL
+  kLocalStore,        // STL
+  kConstantLoad,      // LDC, ULDC
+  kGenericLoadStore,  // LD, ST (generic address space)
+  kAsyncCopy,         // LDGSTS, LDGDEPBAR, UTMALDG, UTMASTG, UBLKCP, UTMAPF, ...
+  kGlobalAtomic,      // ATOMG, ATOM, RED, REDG
+  kSharedAtomic,      // ATOMS
+  kBranch,            // BRA, BRX, JMP, JMX, CALL, RET, EXIT, BSSY, BSYNC, WARPSYNC
+  kBarrier,           // BAR, MEMBAR, SYNCS.*, WARPGROUP.*, DEPBAR, ERRBAR, FENCE
+  kMove,              // MOV, SHFL, S2R, S2UR, CS2R, SEL, PRMT, R2UR, ...
+  kOther,             // NOP and anything not classified
   kCount
 };
 
@@ -54,13 +54,13 @@ struct SassInstruction {
   std::string modifiers;          // ".E.128.CONSTANT" (with leading dot), or empty
   std::string operands;           // text between opcode and ';'
   InstructionClass instruction_class = InstructionClass::kOther;
-  int access_bits = 0;            // width of a memory access in bits (32 when no width suffix); 0 otherwise
+  int access_bits = 0;  // width of a memory access in bits (32 when no width suffix); 0 otherwise
 };
 
 struct SassFunction {
-  std::string mangled_name;       // as in "Function : _Z5saxpyPKfPffi"
-  std::string demangled_name;     // Demangle(mangled_name)
-  std::string architecture;       // "sm_90", from the listing header when present
+  std::string mangled_name;    // as in "Function : _Z5saxpyPKfPffi"
+  std::string demangled_name;  // Demangle(mangled_name)
+  std::string architecture;    // "sm_90", from the listing header when present
   std::vector<SassInstruction> instructions;
 
   // Static counts. Instructions predicated @!PT/@!UPT never execute (compiler
