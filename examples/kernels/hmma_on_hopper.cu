@@ -3,55 +3,10 @@
 // M = N = K = 4096: a 128x128x32 shared-memory tiled wmma kernel (8 warps, 64x32 per warp). Its SASS shows
 // HMMA.16816 and no HGMMA; it reaches about 110 TFLOP/s on the H200, far below the chip's fp16 peak.
 // Usage: ./hmma_on_hopper [reps]
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#define CK(call)                                                                             \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
-
-// Non-zero pseudo-random values in [lo, hi) (lo > 0), generated on the device.
-__global__ void fill_random(float* p, size_t n, unsigned seed, float lo, float hi) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    unsigned h = (unsigned)i * 2654435761u ^ seed * 0x9e3779b9u;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    p[i] = lo + (hi - lo) * ((h >> 8) * (1.0f / 16777216.0f));
-  }
-}
-
-// Times `launch` reps times with CUDA events (after the first, profiled launch) and prints the median.
-template <class F>
-static void time_kernel(const char* name, int reps, F launch) {
-  if (reps <= 0) return;
-  std::vector<float> t(reps);
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&t[r], a, b));
-  }
-  std::sort(t.begin(), t.end());
-  printf("TIME %s median_us=%.2f min_us=%.2f reps=%d\n", name, t[reps / 2] * 1e3f, t[0] * 1e3f, reps);
-}
 #include <cuda_fp16.h>
 #include <mma.h>
+
+#include "example_common.cuh"
 using namespace nvcuda;
 
 __global__ void __launch_bounds__(256)
@@ -92,14 +47,12 @@ __global__ void to_half(const float* f, __half* h, size_t n) {
 }
 
 int main(int argc, char** argv) {
-  int reps = argc > 1 ? atoi(argv[1]) : 0;
+  const int reps = reps_arg(argc, argv);
   const int M = 4096, N = 4096, K = 4096;
-  float *tmp, *C;
-  __half *A, *B;
-  CK(cudaMalloc(&tmp, (size_t)M * K * sizeof(float)));
-  CK(cudaMalloc(&A, (size_t)M * K * sizeof(__half)));
-  CK(cudaMalloc(&B, (size_t)K * N * sizeof(__half)));
-  CK(cudaMalloc(&C, (size_t)M * N * sizeof(float)));
+  float* tmp = device_alloc<float>((size_t)M * K);
+  __half* A = device_alloc<__half>((size_t)M * K);
+  __half* B = device_alloc<__half>((size_t)K * N);
+  float* C = device_alloc<float>((size_t)M * N);
   fill_random<<<1024, 256>>>(tmp, (size_t)M * K, 13, 0.5f, 1.5f);
   CK(cudaGetLastError());
   to_half<<<1024, 256>>>(tmp, A, (size_t)M * K);
@@ -124,16 +77,10 @@ int main(int argc, char** argv) {
     double ref = 0;
     for (int k = 0; k < K; ++k)
       ref += (double)__half2float(hA[(size_t)r * K + k]) * __half2float(hB[(size_t)k * N + c]);
-    if (fabs(ref - hC[(size_t)r * N + c]) > 1e-3 * fabs(ref)) {
-      fprintf(stderr, "wrong result\n");
-      return 1;
-    }
+    if (fabs(ref - hC[(size_t)r * N + c]) > 1e-3 * fabs(ref)) fail("wrong result\n");
   }
   time_kernel("hmma_on_hopper", reps, launch);
-  CK(cudaFree(tmp));
-  CK(cudaFree(A));
-  CK(cudaFree(B));
-  CK(cudaFree(C));
+  free_device({tmp, A, B, C});
   printf("ok\n");
   return 0;
 }

@@ -5,53 +5,7 @@
 // stalls dominate and DRAM runs at about half its bandwidth even at full occupancy. The fix: walk several
 // lists per warp (independent chains), prefetch, or lay the data out so addresses are known in advance.
 // Usage: ./memory_latency_low_mlp [reps]
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#define CK(call)                                                                             \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
-
-// Non-zero pseudo-random values in [lo, hi) (lo > 0), generated on the device.
-__global__ void fill_random(float* p, size_t n, unsigned seed, float lo, float hi) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    unsigned h = (unsigned)i * 2654435761u ^ seed * 0x9e3779b9u;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    p[i] = lo + (hi - lo) * ((h >> 8) * (1.0f / 16777216.0f));
-  }
-}
-
-// Times `launch` reps times with CUDA events (after the first, profiled launch) and prints the median.
-template <class F>
-static void time_kernel(const char* name, int reps, F launch) {
-  if (reps <= 0) return;
-  std::vector<float> t(reps);
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&t[r], a, b));
-  }
-  std::sort(t.begin(), t.end());
-  printf("TIME %s median_us=%.2f min_us=%.2f reps=%d\n", name, t[reps / 2] * 1e3f, t[0] * 1e3f, reps);
-}
+#include "example_common.cuh"
 
 __global__ void memory_latency_low_mlp(const int* __restrict__ nodes, const int* __restrict__ start,
                                        int* __restrict__ out, int steps) {
@@ -76,10 +30,9 @@ __global__ void set_links(int* nodes, const int* next, int num_nodes) {
 }
 
 int main(int argc, char** argv) {
-  int reps = argc > 1 ? atoi(argv[1]) : 0;
+  const int reps = reps_arg(argc, argv);
   const int num_nodes = 1 << 22, steps = 256;  // 4M x 128 B = 512 MB
-  int sms = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = sm_count();
   const int blocks = sms * 8, threads = blocks * 256, warps = threads / 32;  // one full wave
   std::vector<int> next(num_nodes), order(num_nodes), start(warps);
   for (int i = 0; i < num_nodes; ++i) next[i] = i;
@@ -92,11 +45,10 @@ int main(int argc, char** argv) {
   }
   for (int k = 0, cur = 0; k < num_nodes; ++k, cur = next[cur]) order[k] = cur;
   for (int w = 0; w < warps; ++w) start[w] = order[(size_t)w * (num_nodes / warps)];  // disjoint stretches
-  int *nodes, *dnext, *dstart, *out;
-  CK(cudaMalloc(&nodes, (size_t)num_nodes * 32 * sizeof(int)));
-  CK(cudaMalloc(&dnext, num_nodes * sizeof(int)));
-  CK(cudaMalloc(&dstart, warps * sizeof(int)));
-  CK(cudaMalloc(&out, threads * sizeof(int)));
+  int* nodes = device_alloc<int>((size_t)num_nodes * 32);
+  int* dnext = device_alloc<int>(num_nodes);
+  int* dstart = device_alloc<int>(warps);
+  int* out = device_alloc<int>(threads);
   CK(cudaMemcpy(dnext, next.data(), num_nodes * sizeof(int), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dstart, start.data(), warps * sizeof(int), cudaMemcpyHostToDevice));
   fill_int<<<4096, 256>>>(nodes, (size_t)num_nodes * 32, 20);
@@ -109,22 +61,15 @@ int main(int argc, char** argv) {
   };
   launch();
   CK(cudaDeviceSynchronize());
-  int o;  // lane 0 of warp 7 sums the links it followed
-  CK(cudaMemcpy(&o, out + 7 * 32, sizeof(int), cudaMemcpyDeviceToHost));
+  int o = read_back(out + 7 * 32);  // lane 0 of warp 7 sums the links it followed
   int acc = 0;
   for (int s = 0, cur = start[7]; s < steps; ++s) {
     acc += next[cur];
     cur = next[cur];
   }
-  if (acc != o) {
-    fprintf(stderr, "wrong result\n");
-    return 1;
-  }
+  if (acc != o) fail("wrong result\n");
   time_kernel("memory_latency_low_mlp", reps, launch);
-  CK(cudaFree(nodes));
-  CK(cudaFree(dnext));
-  CK(cudaFree(dstart));
-  CK(cudaFree(out));
+  free_device({nodes, dnext, dstart, out});
   printf("ok\n");
   return 0;
 }
