@@ -89,7 +89,11 @@ T read_back(const T* p) {
 // Result check failed: prints the printf-style message to stderr and exits with status 1.
 template <class... A>
 [[noreturn]] void fail(const char* fmt, A... args) {
-  fprintf(stderr, fmt, args...);
+  if constexpr (sizeof...(A) == 0) {
+    fputs(fmt, stderr);
+  } else {
+    fprintf(stderr, fmt, args...);
+  }
   exit(1);
 }
 

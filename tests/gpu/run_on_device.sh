@@ -33,10 +33,12 @@ ncu --version >> "$out/device.txt"
 run_case gpus 0 "$kopt" gpus
 KOPT_LIVE_GPU_TESTS=1 run_case live_unit_tests 0 "$kopt_tests" --gtest_filter='*Live*:*GpuQuery*'
 
-cp examples/kernels/uncoalesced_loads.cu examples/kernels/healthy_dram_copy.cu "$work/"
+cp examples/kernels/uncoalesced_loads.cu examples/kernels/healthy_dram_copy.cu examples/kernels/example_common.cuh "$work/"
 run_case explain_cu_term 0 "$kopt" explain "$work/uncoalesced_loads.cu" --work-dir "$work/bundle_cu"
 run_case explain_cu_json 0 "$kopt" explain "$work/bundle_cu" -f json -o "$out/explain_cu.json"
 run_case explain_cu_html 0 "$kopt" explain "$work/bundle_cu" -f html -o "$out/explain_cu.html"
+run_case explain_cu_feedback 0 "$kopt" explain "$work/bundle_cu" -f feedback
+run_case bundle_has_source_page 0 test -s "$work/bundle_cu/source.csv"
 report=$(ls "$work"/bundle_cu/*.ncu-rep 2>/dev/null | head -1)
 run_case explain_ncu_rep 0 "$kopt" explain "$report" -f md
 
