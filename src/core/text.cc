@@ -37,6 +37,18 @@ std::vector<std::string_view> SplitLines(std::string_view text) {
   return lines;
 }
 
+Status ForEachLine(std::string_view text, const std::function<Status(std::string_view, size_t)>& visit) {
+  size_t line_number = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    KOPT_RETURN_IF_ERROR(visit(text.substr(start, end - start), ++line_number));
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 // Copies `text` without thousands separators into `out`; false when a

@@ -1,10 +1,13 @@
 // Small text utilities shared by the parsers. Pure functions, thread-safe.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/status.h"
 
 namespace kopt {
 
@@ -12,6 +15,10 @@ std::string_view TrimWhitespace(std::string_view text);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 std::vector<std::string_view> SplitLines(std::string_view text);  // handles \n and \r\n
+
+// Calls `visit` for every line of `text` (without its '\n'; a '\r' before it
+// is kept) with its 1-based number; stops at and returns the first non-OK status.
+Status ForEachLine(std::string_view text, const std::function<Status(std::string_view, size_t)>& visit);
 
 // Parses a decimal number as printed by profilers: optional sign, thousands
 // separators (",") between digit groups, optional fraction and exponent.

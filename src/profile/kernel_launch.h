@@ -77,6 +77,18 @@ struct KernelLaunch {
 // return type, keeps namespaces and template arguments. "void k<1>(int)" → "k<1>".
 std::string FunctionNameOf(std::string_view demangled);
 
+// The first entry (of a parsed SASS listing or ptxas report: anything with
+// `mangled_name` and `demangled_name`) that is `function_name` mangled, or
+// whose demangled FunctionNameOf equals FunctionNameOf(function_name); nullptr.
+template <typename Entry>
+const Entry* FindByFunctionName(const std::vector<Entry>& entries, std::string_view function_name) {
+  std::string wanted = FunctionNameOf(function_name);
+  for (const Entry& entry : entries) {
+    if (entry.mangled_name == function_name || FunctionNameOf(entry.demangled_name) == wanted) return &entry;
+  }
+  return nullptr;
+}
+
 // Demangles an Itanium-ABI name ("_Z5saxpyPKfPffi"); returns the input when it
 // is not a mangled name.
 std::string Demangle(std::string_view mangled);

@@ -313,25 +313,14 @@ Result<PtxasReport> ParsePtxasReport(std::string_view text, std::string_view fil
         "{}: binary data, not a ptxas report; expected the text nvcc -Xptxas -v prints", file_name));
   }
   PtxasReportParser parser(file_name);
-  size_t line_number = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    KOPT_RETURN_IF_ERROR(parser.ParseLine(text.substr(start, end - start), ++line_number));
-    start = end + 1;
-  }
+  KOPT_RETURN_IF_ERROR(ForEachLine(text, [&parser](std::string_view line, size_t line_number) {
+    return parser.ParseLine(line, line_number);
+  }));
   return parser.Finish();
 }
 
 const PtxasFunctionReport* FindPtxasFunction(const PtxasReport& report, std::string_view function_name) {
-  std::string wanted = FunctionNameOf(function_name);
-  for (const PtxasFunctionReport& function : report.functions) {
-    if (function.mangled_name == function_name || FunctionNameOf(function.demangled_name) == wanted) {
-      return &function;
-    }
-  }
-  return nullptr;
+  return FindByFunctionName(report.functions, function_name);
 }
 
 }  // namespace kopt

@@ -445,25 +445,14 @@ Result<SassListing> ParseSass(std::string_view text, std::string_view file_name)
                     file_name));
   }
   SassListingParser parser(file_name);
-  size_t line_number = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    KOPT_RETURN_IF_ERROR(parser.ParseLine(text.substr(start, end - start), ++line_number));
-    start = end + 1;
-  }
+  KOPT_RETURN_IF_ERROR(ForEachLine(text, [&parser](std::string_view line, size_t line_number) {
+    return parser.ParseLine(line, line_number);
+  }));
   return parser.Finish();
 }
 
 const SassFunction* FindSassFunction(const SassListing& listing, std::string_view function_name) {
-  std::string wanted = FunctionNameOf(function_name);
-  for (const SassFunction& function : listing.functions) {
-    if (function.mangled_name == function_name || FunctionNameOf(function.demangled_name) == wanted) {
-      return &function;
-    }
-  }
-  return nullptr;
+  return FindByFunctionName(listing.functions, function_name);
 }
 
 }  // namespace kopt
