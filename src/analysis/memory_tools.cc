@@ -38,14 +38,6 @@ double MetricOr(const ToolContext& context, std::string_view name, double fallba
   return context.Metric(name).value_or(fallback);
 }
 
-double Clamp01(double value) {
-  return std::clamp(value, 0.0, 1.0);
-}
-
-double SafeRatio(double numerator, double denominator) {
-  return denominator > 0 ? numerator / denominator : 0;
-}
-
 // The share of elapsed time the SMs had resident warps; stall shares only
 // describe those cycles. 1 when the cycle counters are missing.
 double SmActiveFraction(const ToolContext& context) {

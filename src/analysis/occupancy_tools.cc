@@ -31,10 +31,6 @@
 namespace kopt {
 namespace {
 
-double Clamp01(double value) {
-  return std::clamp(value, 0.0, 1.0);
-}
-
 double Percent(double fraction) {
   return fraction * 100;
 }

@@ -101,6 +101,10 @@ const std::vector<ToolDefinition>& ToolRegistry();
 const ToolDefinition* FindTool(std::string_view id);
 
 // Helpers for tool implementations.
+inline double Clamp01(double value) { return value < 0 ? 0 : value > 1 ? 1 : value; }
+inline double SafeRatio(double numerator, double denominator) {
+  return denominator > 0 ? numerator / denominator : 0;
+}
 Evidence MakeEvidence(std::string metric, double value, std::string unit, std::string comparison,
                       double threshold);
 
