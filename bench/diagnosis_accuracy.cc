@@ -148,7 +148,7 @@ Row Evaluate(const fs::path& directory, kopt::CommandRunner& runner) {
   for (size_t i = 0; i < findings.size() && i < 3; ++i)
     row.kopt3 = row.kopt3 || findings[i].tool == row.planted;
   auto rules = NcuRanking((directory / "details.csv").string());
-  row.ncu_top = rules.empty() ? "(none)" : rules[0].name + (rules[0].name == "CPIStall" ? "" : "");
+  row.ncu_top = rules.empty() ? "(none)" : rules[0].name;
   row.ncu1 = NcuNames(rules, row.planted, 1);
   row.ncu3 = NcuNames(rules, row.planted, 3);
   return row;

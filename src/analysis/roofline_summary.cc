@@ -15,10 +15,21 @@ namespace {
 // unknown. They also count work that moves no bytes (L2 tag lookups, fills),
 // so they overstate a level next to the byte rates; ncu's SpeedOfLight
 // breakdown (gpu__compute_memory_throughput) follows the byte rates too.
-const char* UnitThroughputMetric(const std::string& level);
+const char* UnitThroughputMetric(const std::string& level) {
+  return level == "dram" ? "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+         : level == "l2" ? "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+                         : "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
+}
 
 double UnitThroughputPercent(const KernelLaunch& launch, const std::string& level) {
   return launch.Metric(UnitThroughputMetric(level)).value_or(0);
+}
+
+const MemoryTraffic* FindLevel(const RooflineAnalysis& analysis, const std::string& level) {
+  for (const MemoryTraffic& traffic : analysis.memory) {
+    if (traffic.level == level) return &traffic;
+  }
+  return nullptr;
 }
 
 std::string LevelLabel(const std::string& level) {
@@ -40,20 +51,11 @@ void PickDominantPrecision(RooflineAnalysis& analysis) {
   if (!dominant) return;
   analysis.dominant_precision = dominant->precision;
   analysis.compute_percent_of_peak = dominant->percent_of_peak;
-  const MemoryTraffic* dram = nullptr;
-  for (const MemoryTraffic& traffic : analysis.memory) {
-    if (traffic.level == "dram") dram = &traffic;
-  }
+  const MemoryTraffic* dram = FindLevel(analysis, "dram");
   if (dram && dram->bytes > 0) analysis.arithmetic_intensity = analysis.total_flops / dram->bytes;
   if (dram && dram->peak_bytes_per_second > 0) {
     analysis.ridge_point = dominant->peak_per_second / dram->peak_bytes_per_second;
   }
-}
-
-const char* UnitThroughputMetric(const std::string& level) {
-  return level == "dram" ? "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
-         : level == "l2" ? "lts__throughput.avg.pct_of_peak_sustained_elapsed"
-                         : "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
 }
 
 // The busiest level by bytes moved against its byte peak. When ncu's memory
@@ -90,12 +92,9 @@ void ComputeFloor(RooflineAnalysis& analysis) {
   for (const ComputeWork& work : analysis.compute) {
     if (work.peak_per_second > 0) compute_seconds += work.operations / work.peak_per_second;
   }
-  double memory_seconds = 0;
-  for (const MemoryTraffic& traffic : analysis.memory) {
-    if (traffic.level == "dram" && traffic.peak_bytes_per_second > 0) {
-      memory_seconds = traffic.bytes / traffic.peak_bytes_per_second;
-    }
-  }
+  const MemoryTraffic* dram = FindLevel(analysis, "dram");
+  double memory_seconds =
+      dram && dram->peak_bytes_per_second > 0 ? dram->bytes / dram->peak_bytes_per_second : 0;
   analysis.compute_floor_ns = compute_seconds * 1e9;
   analysis.memory_floor_ns = memory_seconds * 1e9;
   analysis.floor_ns = std::max(compute_seconds, memory_seconds) * 1e9;
@@ -109,17 +108,15 @@ std::string MemorySentence(const RooflineAnalysis& analysis, double memory_perce
     return fmt::format("{} is at {:.0f}% of its peak ({})", LevelLabel(analysis.busiest_memory_level),
                        analysis.memory_percent_of_peak, UnitThroughputMetric(analysis.busiest_memory_level));
   }
-  for (const MemoryTraffic& traffic : analysis.memory) {
-    if (traffic.level != analysis.busiest_memory_level) continue;
-    std::string sentence = fmt::format("{} is at {:.0f}% of its peak", LevelLabel(traffic.level),
-                                       analysis.memory_percent_of_peak);
-    if (traffic.peak_bytes_per_second > 0) {
-      sentence += fmt::format(" ({} of {})", FormatBytesPerSecond(traffic.achieved_bytes_per_second),
-                              FormatBytesPerSecond(traffic.peak_bytes_per_second));
-    }
-    return sentence;
+  const MemoryTraffic* busiest = FindLevel(analysis, analysis.busiest_memory_level);
+  std::string sentence =
+      fmt::format("{} is at {:.0f}% of its peak", LevelLabel(analysis.busiest_memory_level),
+                  analysis.memory_percent_of_peak);
+  if (busiest && busiest->peak_bytes_per_second > 0) {
+    sentence += fmt::format(" ({} of {})", FormatBytesPerSecond(busiest->achieved_bytes_per_second),
+                            FormatBytesPerSecond(busiest->peak_bytes_per_second));
   }
-  return fmt::format("memory is at {:.0f}% of its peak", analysis.memory_percent_of_peak);
+  return sentence;
 }
 
 std::string ComputeSentence(const RooflineAnalysis& analysis, double compute_percent) {
