@@ -6,16 +6,14 @@
 #include <sstream>
 
 #include "analysis/stalls.h"
+#include "fixture_reader.h"
 #include "profile/ncu_csv.h"
 
 namespace kopt {
 namespace {
 
 std::vector<KernelLaunch> ProbeLaunches() {
-  std::ifstream stream(std::string(KOPT_FIXTURE_DIR) + "/probe/raw_base.csv");
-  std::stringstream buffer;
-  buffer << stream.rdbuf();
-  auto launches = ParseNcuRawCsv(buffer.str(), "raw_base.csv");
+  auto launches = ParseNcuRawCsv(ReadFixture("probe/raw_base.csv"), "raw_base.csv");
   EXPECT_TRUE(launches.ok());
   return std::move(launches).value();
 }

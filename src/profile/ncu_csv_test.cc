@@ -5,15 +5,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "fixture_reader.h"
+
 namespace kopt {
 namespace {
-
-std::string ReadFixture(const std::string& relative_path) {
-  std::ifstream stream(std::string(KOPT_FIXTURE_DIR) + "/" + relative_path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
 
 constexpr const char* kHeader =
     "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block "

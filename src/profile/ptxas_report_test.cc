@@ -7,15 +7,10 @@
 #include <sstream>
 #include <string>
 
+#include "fixture_reader.h"
+
 namespace kopt {
 namespace {
-
-std::string ReadFixture(const std::string& relative_path) {
-  std::ifstream stream(std::string(KOPT_FIXTURE_DIR) + "/" + relative_path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
 
 // The reference sample of ../shared/reference/ncu_sass_gpus.md §4 (CUDA 13.0).
 constexpr const char* kCuda13Sample =

@@ -10,17 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "fixture_reader.h"
 #include "profile/ptxas_report.h"
 
 namespace kopt {
 namespace {
-
-std::string ReadFixture(const std::string& relative_path) {
-  std::ifstream stream(std::string(KOPT_FIXTURE_DIR) + "/" + relative_path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
 
 // A one-function cuobjdump listing holding `instruction_lines` (each a full
 // instruction text such as "LDG.E R2, desc[UR4][R2.64] ;").
