@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/narrative.h"
 #include "analysis/roofline.h"
 #include "hw/gpu_spec.h"
 
@@ -87,6 +88,11 @@ struct Diagnosis {
   std::optional<GpuSpec> gpu;  // the spec row used, if any
   std::vector<KernelDiagnosis> kernels;
   std::vector<std::string> notes;
+  // `kopt explain --llm` and the hypothesis pass (analysis/narrative.h); the
+  // renderers show them after the deterministic report.
+  std::optional<Narrative> narrative;  // absent: no narrative was asked for
+  std::vector<HypothesisOutcome> hypotheses;
+  bool hypotheses_run = false;  // the pass ran: an empty list then means "nothing predicted"
 };
 
 }  // namespace kopt
