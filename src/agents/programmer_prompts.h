@@ -63,7 +63,7 @@ struct OptimizeInput {
 
 struct ProgrammerRequest {
   llm::ChatRequest request;           // purpose "generate", "repair" or "optimize"
-  std::vector<PromptRecord> prompts;  // system then user template, for the run record
+  std::vector<PromptRecord> prompts;  // system, contract, user templates: for the run record
 };
 
 // Template ids used (each mode has "<mode>_system" and "<mode>_user").
