@@ -30,9 +30,9 @@ struct NumericClaim {
 
 // A prompt template used for the narrative (prompts/<id>), for the run record.
 struct PromptTemplateUse {
-  std::string id;       // "explain/system"
-  std::string version;  // the template's own version line, e.g. "1"
-  std::string hash;     // SHA-256 of the template file's bytes, hex
+  std::string id;    // "explain/system"
+  int version = 0;   // the template header's version
+  std::string hash;  // SHA-256 of the template file's bytes, lowercase hex
 };
 
 struct Narrative {
@@ -64,12 +64,14 @@ struct HypothesisEvidence {
 };
 
 struct HypothesisOutcome {
-  std::string kernel;       // function name the prediction is about; empty: the whole program
-  std::string prediction;   // "uncoalesced global loads"
-  std::string source;       // where it came from: "static: SASS", "static: source", "llm"
+  std::string kernel;       // function name it was checked against; empty: none matched
+  std::string prediction;   // "Strided or column-wise global access"
+  std::string origin;       // "static" (rules over source, SASS, ptxas) or "llm"
+  std::string location;     // "kernel.cu:12, 14" when it points at source lines; may be empty
   std::string rationale;    // why it was predicted
   std::string verdict;      // "confirmed", "refuted", "undecided"
-  std::string explanation;  // why that verdict, in words
+  std::string finding;      // the finding id that confirmed it; empty otherwise
+  std::string explanation;  // why that verdict, with the numbers
   std::vector<HypothesisEvidence> evidence;
 };
 
