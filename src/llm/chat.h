@@ -61,8 +61,8 @@ struct ChatResponse {
   TokenUsage usage;                 // summed over choices / calls
   double cost_usd = 0;              // from the price table; valid when cost_known
   bool cost_known = false;
-  bool from_cache = false;  // served by the response cache (no network)
-  bool replayed = false;    // served by a recorded transcript (no network)
+  bool from_cache = false;     // served by the response cache (no network)
+  bool replayed = false;       // served by a recorded transcript (no network)
   double latency_seconds = 0;  // wall time including retries
   int attempts = 1;            // HTTP attempts made (1 + retries)
 };

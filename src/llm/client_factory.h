@@ -3,10 +3,10 @@
 // Composition, innermost first:
 //   HttpTransport (curl unless given) -> provider (OpenAI-compatible or
 //   Anthropic wire format) -> retries with backoff and the concurrency limit
-//   -> response cache (when cache_dir is set) -> transcript recorder (record
-//   mode) -> usage metering (cost per call, UsageLedger).
-// Replay mode replaces everything below metering with the transcript
-// replayer: no key, no transport, no network.
+//   -> response cache (when cache_dir is set) -> usage metering (cost per
+//   call, UsageLedger) -> transcript recorder (record mode).
+// Replay mode is the transcript replayer under metering: no key, no
+// transport, no network.
 //
 // Every error message, log line, cache file and transcript line passes
 // through a SecretRedactor that knows the key.

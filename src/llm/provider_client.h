@@ -6,7 +6,10 @@
 // once.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "llm/chat.h"
 #include "llm/config.h"
@@ -20,8 +23,8 @@ struct AttemptOutcome {
   Result<ChatResponse> result = Internal("no attempt made");
   // Failure only: 429, 408, 5xx, 529 or a network error.
   bool retryable = false;
-  // Failure only: the server's Retry-After, in seconds from now.
-  std::optional<double> retry_after_seconds;
+  // Failure only: the server's Retry-After header value as sent ("" when none).
+  std::string retry_after;
 };
 
 // Borrowed collaborators of a provider client; they must outlive it.
@@ -44,6 +47,34 @@ class ProviderChatClient : public ChatClient {
 // Concatenates the choices of `parts` and sums their usage and attempts
 // (n separate calls presented as one response).
 ChatResponse MergeResponses(std::vector<ChatResponse> parts);
+
+// What an error body says (each wire format has its own extractor).
+struct ServerError {
+  std::string message;  // the server's own words, "" when none
+  std::string type_or_code;
+  bool context_length_exceeded = false;
+};
+
+// Context for one exchange: the endpoint and model for messages, the
+// variables that hold the key (for the 401 hint).
+struct ExchangeContext {
+  std::string url;
+  std::string model;
+  std::string key_variables;  // e.g. "KOPT_LLM_API_KEY / OPENAI_API_KEY"
+  std::string Where() const;  // "<url> (model <model>)"
+};
+
+// POSTs `request`, logs the attempt, and turns the answer into an outcome:
+// 2xx -> parse_body(body); other statuses -> a clear error (401/403 the key,
+// 404 model or path, 400 context length, 429/408/5xx/529 retryable);
+// network errors -> retryable. Every message is redacted.
+AttemptOutcome ExchangeJson(const ProviderEnvironment& environment, const HttpRequest& request,
+                            const ExchangeContext& context,
+                            const std::function<Result<ChatResponse>(std::string_view body)>& parse_body,
+                            const std::function<ServerError(std::string_view body)>& extract_error);
+
+// The first `limit` bytes of `body`, quoted, for error messages.
+std::string QuoteExcerpt(std::string_view body, size_t limit = 200);
 
 // Parses a Retry-After header value: delta seconds, or an HTTP date
 // (IMF-fixdate) relative to `now_unix_seconds`. nullopt when unparsable.

@@ -50,9 +50,10 @@ class UsageLedger {
   std::map<std::string, UsageTotals> by_purpose_;
 };
 
-// The outermost layer of a client: fills ChatResponse::cost_usd and
-// cost_known from the price table and records every call in the ledger.
-// `ledger` borrowed, may be null.
+// Fills ChatResponse::cost_usd and cost_known from the price table (a
+// replayed response keeps its recorded cost, so a replay reproduces the
+// recording) and records every call in the ledger. Sits above the cache and
+// below the transcript recorder. `ledger` borrowed, may be null.
 class MeteredChatClient : public ChatClient {
  public:
   MeteredChatClient(std::unique_ptr<ChatClient> inner, std::map<std::string, ModelPrice> prices,
