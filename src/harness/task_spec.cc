@@ -1,0 +1,219 @@
+#include "harness/task_spec.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "app/file_io.h"
+#include "harness/size_expression.h"
+
+namespace kopt {
+namespace {
+
+constexpr std::array<std::string_view, 7> kDataTypeNames = {"f64", "f32", "f16", "bf16", "i64", "i32", "u8"};
+constexpr std::array<std::string_view, 7> kDataTypeCNames = {"double",  "float",   "__half", "__nv_bfloat16",
+                                                             "int64_t", "int32_t", "uint8_t"};
+constexpr std::array<int64_t, 7> kDataTypeBytes = {8, 4, 2, 2, 8, 4, 1};
+constexpr std::array<std::string_view, 3> kRoleNames = {"input", "output", "inout"};
+constexpr std::array<std::string_view, 4> kScalarTypeNames = {"i32", "i64", "f32", "f64"};
+constexpr std::array<std::string_view, 4> kScalarTypeCNames = {"int", "int64_t", "float", "double"};
+constexpr std::array<std::string_view, 7> kInitKindNames = {"none",      "normal", "uniform", "heavy_tailed",
+                                                            "int_range", "zeros",  "ones"};
+
+template <typename Enum, size_t N>
+std::optional<Enum> ParseName(const std::array<std::string_view, N>& names, std::string_view name) {
+  for (size_t index = 0; index < N; ++index) {
+    if (names[index] == name) return static_cast<Enum>(index);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view DataTypeName(DataType dtype) {
+  return kDataTypeNames[static_cast<int>(dtype)];
+}
+std::string_view TensorRoleName(TensorRole role) {
+  return kRoleNames[static_cast<int>(role)];
+}
+std::string_view ScalarTypeName(ScalarType type) {
+  return kScalarTypeNames[static_cast<int>(type)];
+}
+std::string_view InitKindName(InitKind kind) {
+  return kInitKindNames[static_cast<int>(kind)];
+}
+std::optional<DataType> ParseDataType(std::string_view name) {
+  return ParseName<DataType>(kDataTypeNames, name);
+}
+std::optional<TensorRole> ParseTensorRole(std::string_view name) {
+  return ParseName<TensorRole>(kRoleNames, name);
+}
+std::optional<ScalarType> ParseScalarType(std::string_view name) {
+  return ParseName<ScalarType>(kScalarTypeNames, name);
+}
+std::optional<InitKind> ParseInitKind(std::string_view name) {
+  return ParseName<InitKind>(kInitKindNames, name);
+}
+int64_t DataTypeBytes(DataType dtype) {
+  return kDataTypeBytes[static_cast<int>(dtype)];
+}
+bool IsIntegerDataType(DataType dtype) {
+  return dtype == DataType::kI64 || dtype == DataType::kI32 || dtype == DataType::kU8;
+}
+bool IsIntegerScalarType(ScalarType type) {
+  return type == ScalarType::kI32 || type == ScalarType::kI64;
+}
+std::string_view DataTypeCName(DataType dtype) {
+  return kDataTypeCNames[static_cast<int>(dtype)];
+}
+std::string_view ScalarTypeCName(ScalarType type) {
+  return kScalarTypeCNames[static_cast<int>(type)];
+}
+
+double ScalarSpec::AsDouble() const {
+  return IsIntegerScalarType(type) ? static_cast<double>(integer_value) : real_value;
+}
+
+Tolerance DefaultTolerance(DataType dtype) {
+  switch (dtype) {
+    case DataType::kF64: return {1e-9, 1e-12};
+    case DataType::kF32: return {1e-4, 1e-5};
+    case DataType::kF16: return {1e-2, 1e-3};
+    case DataType::kBF16: return {2e-2, 1e-2};
+    default: return {0, 0};
+  }
+}
+
+int64_t TaskSpec::TotalTensorBytes() const {
+  int64_t total = 0;
+  for (const TensorSpec& tensor : tensors) total += tensor.bytes;
+  return total;
+}
+
+int64_t TaskSpec::PeakTensorBytes() const {
+  int64_t peak = TotalTensorBytes();
+  for (const VariantSpec& variant : variants) peak = std::max(peak, variant.total_bytes);
+  return peak;
+}
+
+const TensorSpec* TaskSpec::FindTensor(std::string_view tensor_name) const {
+  for (const TensorSpec& tensor : tensors) {
+    if (tensor.name == tensor_name) return &tensor;
+  }
+  return nullptr;
+}
+
+const ScalarSpec* TaskSpec::FindScalar(std::string_view scalar_name) const {
+  for (const ScalarSpec& scalar : scalars) {
+    if (scalar.name == scalar_name) return &scalar;
+  }
+  return nullptr;
+}
+
+std::string EntryPrototype(const TaskSpec& task) {
+  std::string parameters;
+  for (const TensorSpec& tensor : task.tensors) {
+    std::string_view qualifier = tensor.role == TensorRole::kInput ? "const " : "";
+    parameters += fmt::format("{}{}* {}, ", qualifier, DataTypeCName(tensor.dtype), tensor.name);
+  }
+  for (const ScalarSpec& scalar : task.scalars) {
+    parameters += fmt::format("{} {}, ", ScalarTypeCName(scalar.type), scalar.name);
+  }
+  return fmt::format("extern \"C\" void {}({}cudaStream_t stream);", task.entry, parameters);
+}
+
+namespace {
+
+const ScalarSpec* FindIn(const std::vector<ScalarSpec>& scalars, std::string_view name) {
+  for (const ScalarSpec& scalar : scalars) {
+    if (scalar.name == name) return &scalar;
+  }
+  return nullptr;
+}
+
+Status ApplyOverride(std::vector<ScalarSpec>& scalars, const std::string& name, double value) {
+  auto scalar = std::find_if(scalars.begin(), scalars.end(),
+                             [&](const ScalarSpec& candidate) { return candidate.name == name; });
+  if (scalar == scalars.end()) return InvalidInput(fmt::format("\"{}\" is not a scalar of the task", name));
+  if (!IsIntegerScalarType(scalar->type)) {
+    scalar->real_value = value;
+    return Status::Ok();
+  }
+  double limit = scalar->type == ScalarType::kI32 ? 2147483647.0 : 9.2e18;
+  if (value != std::floor(value) || std::fabs(value) > limit) {
+    return InvalidInput(fmt::format("{} = {} is not a {} value", name, value, ScalarTypeName(scalar->type)));
+  }
+  scalar->integer_value = static_cast<int64_t>(value);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ResolveTensorShape(TensorSpec& tensor, const std::vector<ScalarSpec>& scalars) {
+  std::vector<int64_t> shape;
+  int64_t elements = 1;
+  for (const ShapeDimension& dimension : tensor.shape_expression) {
+    int64_t size = dimension.literal;
+    if (!dimension.scalar.empty()) {
+      const ScalarSpec* scalar = FindIn(scalars, dimension.scalar);
+      if (!scalar || !IsIntegerScalarType(scalar->type)) {
+        return InvalidInput(fmt::format("\"{}\" is not an integer scalar of the task", dimension.scalar));
+      }
+      size = scalar->integer_value;
+    }
+    if (size <= 0) {
+      return InvalidInput(fmt::format("dimension {} ({}) is {}; dimensions must be positive",
+                                      shape.size() + 1,
+                                      dimension.scalar.empty() ? "literal" : dimension.scalar, size));
+    }
+    if (__builtin_mul_overflow(elements, size, &elements)) {
+      return InvalidInput("the element count overflows 64 bits");
+    }
+    shape.push_back(size);
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(elements, DataTypeBytes(tensor.dtype), &bytes)) {
+    return InvalidInput(
+        fmt::format("{} elements of {} overflow a 64-bit byte count", elements, DataTypeName(tensor.dtype)));
+  }
+  tensor.shape = std::move(shape);
+  tensor.elements = elements;
+  tensor.bytes = bytes;
+  return Status::Ok();
+}
+
+Result<VariantSpec> ResolveVariant(const TaskSpec& task,
+                                   const std::vector<std::pair<std::string, double>>& overrides,
+                                   std::string_view where) {
+  VariantSpec variant;
+  variant.scalars = task.scalars;
+  for (const auto& [name, value] : overrides) {
+    KOPT_RETURN_IF_ERROR(ApplyOverride(variant.scalars, name, value).WithContext(std::string(where)));
+  }
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    TensorSpec tensor = task.tensors[index];
+    KOPT_RETURN_IF_ERROR(ResolveTensorShape(tensor, variant.scalars)
+                             .WithContext(fmt::format("{}: tensor \"{}\" shape", where, tensor.name)));
+    if (__builtin_add_overflow(variant.total_bytes, tensor.bytes, &variant.total_bytes)) {
+      return InvalidInput(fmt::format("{}: the tensors' total size overflows 64 bits", where));
+    }
+    variant.shapes.push_back(std::move(tensor.shape));
+  }
+  if (!task.flops_expression.empty()) {
+    auto lookup = [&](std::string_view name) -> std::optional<double> {
+      const ScalarSpec* scalar = FindIn(variant.scalars, name);
+      return scalar ? std::optional<double>(scalar->AsDouble()) : std::nullopt;
+    };
+    auto flops = EvaluateSizeExpression(task.flops_expression, lookup);
+    if (!flops.ok()) return flops.status().WithContext(fmt::format("{}: task.flops", where));
+    variant.flops = *flops;
+  }
+  return variant;
+}
+
+}  // namespace kopt
