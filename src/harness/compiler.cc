@@ -1,0 +1,313 @@
+#include "harness/compiler.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "app/file_io.h"
+#include "core/sha256.h"
+#include "harness/wrapper_source.h"
+
+namespace kopt {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kDefaultNvcc = "/usr/local/cuda/bin/nvcc";
+constexpr std::string_view kResultSchema = "kopt.compile/1";
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool IsWordCharacter(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// `word` occurs in `line` as a whole identifier.
+bool ContainsWord(std::string_view line, std::string_view word) {
+  for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
+    bool left = at == 0 || !IsWordCharacter(line[at - 1]);
+    size_t end = at + word.size();
+    bool right = end >= line.size() || !IsWordCharacter(line[end]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    lines.push_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+bool Contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+nlohmann::json ResultToJson(const CompileResult& result, const Compiler& compiler) {
+  return {{"schema", kResultSchema},
+          {"outcome", CompileOutcomeName(result.outcome)},
+          {"message", result.message},
+          {"command_line", result.command_line},
+          {"compile_seconds", result.compile_seconds},
+          {"cache_key", result.cache_key},
+          {"architecture", compiler.options().architecture}};
+}
+
+// Reads a cache entry; nullopt when it is absent or incomplete (then it is rebuilt).
+std::optional<CompileResult> ReadCacheEntry(const std::string& entry) {
+  auto text = ReadWholeFile(entry + "/result.json", 1 << 20);
+  if (!text.ok()) return std::nullopt;
+  nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
+  if (!json.is_object() || json.value("schema", "") != kResultSchema) return std::nullopt;
+  CompileResult result;
+  std::string outcome = json.value("outcome", "");
+  if (outcome == "ok") {
+    result.outcome = CompileOutcome::kOk;
+  } else if (outcome == "missing_entry_point") {
+    result.outcome = CompileOutcome::kMissingEntryPoint;
+  } else if (outcome != "compile_error") {
+    return std::nullopt;
+  }
+  auto output = ReadWholeFile(entry + "/compiler_output.txt");
+  if (!output.ok()) return std::nullopt;
+  result.compiler_output = std::move(output).value();
+  result.message = json.value("message", "");
+  result.command_line = json.value("command_line", "");
+  result.compile_seconds = json.value("compile_seconds", 0.0);
+  if (result.Ok()) {
+    result.library_path = entry + "/candidate.so";
+    std::error_code error;
+    if (!fs::is_regular_file(result.library_path, error)) return std::nullopt;
+  }
+  return result;
+}
+
+// A fresh directory beside the cache entries for one compile.
+Result<std::string> MakeTemporaryDirectory(const std::string& cache_directory, const std::string& key) {
+  static std::atomic<uint64_t> counter{0};
+  std::string path = fmt::format("{}/.tmp-{}-{}-{}", cache_directory, key.substr(0, 16), getpid(), counter++);
+  std::error_code error;
+  fs::remove_all(path, error);
+  if (!fs::create_directories(path, error) || error) {
+    return InvalidInput(fmt::format("compile cache {}: cannot create the directory {}: {}", cache_directory,
+                                    path, error.message()));
+  }
+  return path;
+}
+
+}  // namespace
+
+std::string_view CompileOutcomeName(CompileOutcome outcome) {
+  switch (outcome) {
+    case CompileOutcome::kOk: return "ok";
+    case CompileOutcome::kMissingEntryPoint: return "missing_entry_point";
+    default: return "compile_error";
+  }
+}
+
+Result<std::string> FindNvcc(CommandRunner& runner, const char* environment_value) {
+  if (environment_value && *environment_value) {
+    std::string found = runner.FindProgram(environment_value);
+    if (found.empty()) {
+      return NotFound(fmt::format("KOPT_NVCC={}: not an executable program; expected the path of nvcc",
+                                  environment_value));
+    }
+    return found;
+  }
+  std::string found = runner.FindProgram("nvcc");
+  if (found.empty()) found = runner.FindProgram(std::string(kDefaultNvcc));
+  if (found.empty()) {
+    return NotFound(
+        fmt::format("nvcc not found (searched KOPT_NVCC, PATH, {}); install the CUDA toolkit or set "
+                    "KOPT_NVCC to nvcc's path",
+                    kDefaultNvcc));
+  }
+  return found;
+}
+
+bool OutputShowsMissingEntryPoint(std::string_view compiler_output, std::string_view entry) {
+  std::vector<std::string_view> lines = SplitLines(compiler_output);
+  for (size_t index = 0; index < lines.size(); ++index) {
+    std::string_view line = lines[index];
+    bool names_entry = ContainsWord(line, entry);
+    if (names_entry && (Contains(line, "undefined reference") || Contains(line, "undefined symbol")))
+      return true;
+    if (names_entry && (Contains(line, "\"C\" linkage") || Contains(line, "conflicting declaration") ||
+                        Contains(line, "incompatible"))) {
+      return true;
+    }
+    // EDG names no function here; the next line echoes the offending source line.
+    if (Contains(line, "cannot overload functions distinguished by return type alone") &&
+        index + 1 < lines.size() && ContainsWord(lines[index + 1], entry)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Compiler::Compiler(CommandRunner& runner, CompilerOptions options, std::string nvcc_path,
+                   std::string nvcc_version)
+    : runner_(runner),
+      options_(std::move(options)),
+      nvcc_path_(std::move(nvcc_path)),
+      nvcc_version_(std::move(nvcc_version)) {
+  flags_ = {"-O3",     "-std=c++17", "-lineinfo",  "-arch=" + options_.architecture,
+            "-cudart", "shared",     "-Xcompiler", "-fPIC",
+            "-shared", "-Xlinker",   "-z,defs"};
+  flags_.insert(flags_.end(), options_.extra_flags.begin(), options_.extra_flags.end());
+}
+
+Result<std::unique_ptr<Compiler>> Compiler::Create(CommandRunner& runner, CompilerOptions options) {
+  if (options.architecture.empty() || options.cache_directory.empty()) {
+    return Internal("Compiler::Create: architecture and cache_directory are required");
+  }
+  std::string nvcc = options.nvcc_path;
+  if (nvcc.empty()) {
+    KOPT_ASSIGN_OR_RETURN(nvcc, FindNvcc(runner, std::getenv("KOPT_NVCC")));
+  }
+  CommandSpec spec;
+  spec.argv = {nvcc, "--version"};
+  spec.timeout_seconds = 60;
+  KOPT_ASSIGN_OR_RETURN(CommandResult version, runner.Run(spec));
+  if (!version.Succeeded()) {
+    return Unavailable(fmt::format("{} --version failed ({}): {}", nvcc, DescribeCommandEnd(version, 60),
+                                   version.stderr_text));
+  }
+  std::error_code error;
+  options.cache_directory = fs::absolute(options.cache_directory, error).lexically_normal().string();
+  fs::create_directories(options.cache_directory, error);
+  if (error) {
+    return InvalidInput(
+        fmt::format("compile cache {}: cannot create it: {}", options.cache_directory, error.message()));
+  }
+  return std::unique_ptr<Compiler>(new Compiler(runner, std::move(options), nvcc, version.stdout_text));
+}
+
+std::string Compiler::CacheKey(const std::string& wrapper, const std::string& candidate) const {
+  Sha256 hasher;
+  hasher.UpdateField("wrapper", wrapper);
+  hasher.UpdateField("candidate", candidate);
+  std::string flags;
+  for (const std::string& flag : flags_) flags += flag + '\0';
+  hasher.UpdateField("flags", flags);
+  hasher.UpdateField("nvcc_version", nvcc_version_);
+  hasher.UpdateField("architecture", options_.architecture);
+  return hasher.FinishHex();
+}
+
+Result<CompileResult> Compiler::Compile(const TaskSpec& task, const std::string& candidate_path) const {
+  Clock::time_point start = Clock::now();
+  std::error_code error;
+  std::string absolute = fs::absolute(candidate_path, error).lexically_normal().string();
+  KOPT_ASSIGN_OR_RETURN(std::string candidate, ReadWholeFile(absolute, size_t{64} << 20));
+  KOPT_ASSIGN_OR_RETURN(std::string wrapper, GenerateWrapperSource(task, absolute));
+  std::string key = CacheKey(wrapper, candidate);
+  std::string entry = options_.cache_directory + "/" + key;
+  if (std::optional<CompileResult> cached = ReadCacheEntry(entry)) {
+    cached->cache_key = key;
+    cached->cache_entry = entry;
+    cached->cache_hit = true;
+    cached->seconds = SecondsSince(start);
+    return *cached;
+  }
+  fs::remove_all(entry, error);  // an incomplete entry from an interrupted run
+  KOPT_ASSIGN_OR_RETURN(CompileResult result, RunNvcc(task, wrapper, key));
+  result.seconds = SecondsSince(start);
+  return result;
+}
+
+namespace {
+
+CompileResult ClassifyFinishedCompile(const TaskSpec& task, const CommandResult& run,
+                                      const std::string& library) {
+  CompileResult result;
+  result.compiler_output = run.stdout_text + run.stderr_text;
+  std::error_code error;
+  if (run.Succeeded() && fs::is_regular_file(library, error)) {
+    result.outcome = CompileOutcome::kOk;
+    result.message = "compiled";
+  } else if (OutputShowsMissingEntryPoint(result.compiler_output, task.entry)) {
+    result.outcome = CompileOutcome::kMissingEntryPoint;
+    result.message =
+        fmt::format("the candidate does not define the entry point with the expected signature; expected: {}",
+                    EntryPrototype(task));
+  } else {
+    result.outcome = CompileOutcome::kCompileError;
+    result.message = run.Succeeded() ? "nvcc reported success but wrote no shared object"
+                                     : fmt::format("nvcc failed ({})", DescribeCommandEnd(run, 0));
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<CompileResult> Compiler::RunNvcc(const TaskSpec& task, const std::string& wrapper,
+                                        const std::string& key) const {
+  KOPT_ASSIGN_OR_RETURN(std::string temporary, MakeTemporaryDirectory(options_.cache_directory, key));
+  std::error_code error;
+  auto discard = [&] { fs::remove_all(temporary, error); };
+  Status written = WriteFileAtomically(temporary + "/wrapper.cu", wrapper);
+  if (!written.ok()) {
+    discard();
+    return written;
+  }
+  CommandSpec spec;
+  spec.argv = {nvcc_path_};
+  spec.argv.insert(spec.argv.end(), flags_.begin(), flags_.end());
+  spec.argv.insert(spec.argv.end(), {"-o", temporary + "/candidate.so", temporary + "/wrapper.cu"});
+  spec.working_directory = temporary;
+  spec.timeout_seconds = options_.timeout_seconds;
+  spec.max_output_bytes = size_t{16} << 20;
+  Clock::time_point start = Clock::now();
+  Result<CommandResult> run = runner_.Run(spec);
+  double seconds = SecondsSince(start);
+  if (!run.ok()) {
+    discard();
+    return run.status().WithContext("running nvcc");
+  }
+  std::string entry = options_.cache_directory + "/" + key;
+  CompileResult result;
+  if (run->timed_out || run->signaled) {  // not the candidate's verdict: load or a crashed tool; not cached
+    discard();
+    result.compiler_output = run->stdout_text + run->stderr_text;
+    result.message =
+        fmt::format("nvcc did not finish ({})", DescribeCommandEnd(*run, options_.timeout_seconds));
+  } else {
+    result = ClassifyFinishedCompile(task, *run, temporary + "/candidate.so");
+  }
+  result.command_line = CommandLineForDisplay(spec.argv);
+  result.compile_seconds = seconds;
+  result.cache_key = key;
+  result.cache_entry = entry;
+  if (run->timed_out || run->signaled) return result;
+  Status stored = WriteFileAtomically(temporary + "/compiler_output.txt", result.compiler_output);
+  if (stored.ok())
+    stored = WriteFileAtomically(temporary + "/result.json", ResultToJson(result, *this).dump(2));
+  if (!stored.ok()) {
+    discard();
+    return stored.WithContext("compile cache");
+  }
+  fs::rename(temporary, entry, error);
+  if (error) {  // another compile of the same key finished first: keep its entry
+    discard();
+    if (!ReadCacheEntry(entry)) {
+      return InvalidInput(fmt::format("compile cache: cannot move {} to {}", temporary, entry));
+    }
+  }
+  if (result.Ok()) result.library_path = entry + "/candidate.so";
+  return result;
+}
+
+}  // namespace kopt
