@@ -42,7 +42,8 @@ struct Narrative {
   std::vector<NumericClaim> claims;  // every numeric claim of the final text, in order
   bool regenerated = false;          // the first answer had unsupported claims and was redone
   std::vector<std::string> first_attempt_unsupported;  // the claims that caused the regeneration
-  std::string model;                                   // the model the server says answered
+  std::string regeneration_error;  // the regeneration call failed: why (the first answer is kept, marked)
+  std::string model;               // the model the server says answered
   std::vector<PromptTemplateUse> templates;
   long long input_tokens = 0;  // summed over the calls, token
   long long output_tokens = 0;

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <iostream>
+#include <optional>
 #include <regex>
 
 #include "analysis/diagnose.h"
+#include "app/explain_llm.h"
 #include "app/file_io.h"
 #include "app/tool_config.h"
 #include "core/text.h"
@@ -184,6 +187,11 @@ Status SelectLaunches(const ExplainOptions& options, Profile& profile) {
 }
 
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out) {
+  return RunExplain(options, runner, out, std::cerr);
+}
+
+Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
+                  std::ostream& log) {
   KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format));
   const GpuSpec* gpu = nullptr;
   if (!options.gpu.empty()) {
@@ -204,8 +212,16 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   if (live) selection.launch_skip = selection.launch_count = 0;  // ncu applied them already
   KOPT_RETURN_IF_ERROR(SelectLaunches(selection, profile));
 
+  // The LLM side (--llm, --hypotheses) never fails the command.
+  StreamLogSink log_sink(log);
+  std::optional<LlmSession> session;
+  if (options.llm) session = LlmSession::Open(options, options.verbose ? &log_sink : nullptr);
+  KernelSource source;
+  if (options.hypotheses || options.llm) source = LoadKernelSource(options, notes);
+
   Diagnosis diagnosis = Diagnose(profile, diagnose_options);
   diagnosis.notes.insert(diagnosis.notes.end(), notes.begin(), notes.end());
+  if (session) AddNarrative(profile, source, *session, diagnosis);
 
   RenderOptions render_options;
   render_options.color = options.color && options.output_path.empty();

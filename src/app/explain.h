@@ -40,6 +40,17 @@ struct ExplainOptions {
   std::string work_directory;        // live collection: where the bundle goes (default: kopt-profile-<stem>)
   std::string section_set = "full";  // live collection: ncu --set
   std::string config_path;           // tool configuration (app/tool_config.h); empty: defaults
+  // Kernel source shown to the hypothesis pass and the LLM (default: TARGET
+  // when it is a .cu file); empty: none.
+  std::string source_path;
+  bool hypotheses = false;  // run the hypothesis pass (static rules; --llm adds the LLM's)
+  // `--llm`: a narrative written by an LLM, every number checked against the
+  // evidence (agents/explanation_agent.h). An LLM failure never fails the
+  // command: the report says why the narrative is missing.
+  bool llm = false;
+  std::string llm_config_path;  // TOML with an [llm] table (docs/llm.md); empty: environment only
+  std::string llm_record_path;  // record every exchange to this transcript
+  std::string llm_replay_path;  // answer from this transcript only (no network, no key)
 };
 
 // Loads the profile TARGET names (see above), without filtering.
@@ -50,6 +61,9 @@ Result<Profile> LoadProfile(const ExplainOptions& options, CommandRunner& runner
 // No match: NotFound listing the kernels the profile has.
 Status SelectLaunches(const ExplainOptions& options, Profile& profile);
 
+// `log` receives the --verbose lines of the llm layer (already redacted) and
+// is where nothing else goes; the three-argument form uses std::cerr.
+Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log);
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out);
 
 }  // namespace kopt

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/bench.h"
 #include "app/explain.h"
 #include "app/gpus.h"
 #include "app/rules.h"
@@ -56,11 +57,29 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       ->capture_default_str();
   command.add_option("--config", options->config_path,
                      "Tool configuration (TOML): threshold overrides, see kopt rules");
-  command.add_flag("--verbose,-v", options->verbose, "Include every detail");
+  command.add_flag("--verbose,-v", options->verbose,
+                   "Include every detail (with --llm: log every LLM call to stderr)");
+  command.add_option(
+      "--source", options->source_path,
+      "Kernel source (.cu) for the hypotheses and the LLM (default: TARGET when it is a .cu file)");
+  command.add_flag("--hypotheses", options->hypotheses,
+                   "Predict bottlenecks from the source, SASS and ptxas report, then confirm or refute them");
+  command.add_flag(
+      "--llm", options->llm,
+      "Add a narrative written by an LLM, every number checked against the evidence (docs/explain-llm.md)");
+  command.add_option("--llm-config", options->llm_config_path,
+                     "LLM configuration (TOML, [llm] table; docs/llm.md)");
+  auto* record = command.add_option("--llm-record", options->llm_record_path,
+                                    "Record every LLM exchange to this transcript (JSON lines)");
+  command
+      .add_option("--llm-replay", options->llm_replay_path,
+                  "Answer LLM calls from this transcript only (no network, no key)")
+      ->excludes(record);
   command.footer(
       "A program to profile may follow --: kopt explain [OPTIONS] -- PROGRAM [ARGS...]\n\nExamples:\n  kopt "
       "explain examples/profiles/h200/uncoalesced_loads/raw.csv\n"
-      "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096");
+      "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096\n"
+      "  kopt explain raw.csv --llm --llm-config llm.toml");
   return [options, &program_argv]() {
     options->program_argv = program_argv;
     if (options->target.empty() && options->program_argv.empty()) {
@@ -68,6 +87,11 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
     }
     if (!options->target.empty() && !options->program_argv.empty()) {
       return InvalidInput("explain takes a TARGET or a program after --, not both");
+    }
+    bool llm_options = !options->llm_config_path.empty() || !options->llm_record_path.empty() ||
+                       !options->llm_replay_path.empty();
+    if (llm_options && !options->llm) {
+      return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     }
     options->color = ColorWanted();
     auto runner = MakeSystemCommandRunner();
@@ -97,12 +121,55 @@ std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::s
   return [options]() { return RunRules(*options, std::cout); };
 }
 
+std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<BenchOptions>();
+  auto seed = std::make_shared<long long>(-1);
+  command.add_option("task", options->task_directory, "Task directory (task.toml + reference.cu)")->required();
+  command.add_option("candidates", options->candidate_paths,
+                     "Candidate .cu files (default: TASK_DIR/candidates/*.cu)");
+  command.add_option("--workspace,-w", options->workspace, "Workspace directory (results database)")
+      ->capture_default_str();
+  command.add_option("--format,-f", options->format, "Output format: term, md or json")->capture_default_str();
+  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  command.add_option("--seeds", options->seeds, "Correctness seeds per candidate (default: the task's)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--seed", *seed, "Derive the seeds from this number (reproduce a run; default: random)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_flag("!--no-time", options->time, "Check correctness only, do not time");
+  command.add_flag("--energy", options->energy, "Measure joules per launch (NVML)");
+  command.add_option("--jobs,-j", options->jobs, "Parallel compiles (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--timeout", options->timeout_seconds, "Watchdog per child process, seconds")
+      ->capture_default_str();
+  command.add_option("--max-noise", options->max_noise, "Stop timing at this relative stdev (fraction)")
+      ->capture_default_str();
+  command.add_option("--min-samples", options->min_samples, "Timing samples at least")->capture_default_str();
+  command.add_option("--timing-seconds", options->timing_seconds, "Stop timing after this much time, seconds")
+      ->capture_default_str();
+  command.add_flag("--warm", options->warm, "Warm-cache timing (no L2 flush before each sample)");
+  command.add_option("--arch", options->arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
+  command.add_flag("--rerun", options->rerun, "Measure again what the workspace already has");
+  command.add_option("--device", options->device, "CUDA device ordinal")->capture_default_str();
+  command.add_flag("--compile-only", options->compile_only, "Only compile (no GPU needed)");
+  command.footer(
+      "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "
+      "on bad input.\n\nExamples:\n  kopt bench examples/tasks/saxpy\n"
+      "  kopt bench examples/tasks/softmax my_softmax.cu --format json -o result.json");
+  return [options, seed]() {
+    if (*seed >= 0) options->seed = static_cast<uint64_t>(*seed);
+    options->progress = isatty(STDERR_FILENO);
+    auto runner = MakeSystemCommandRunner();
+    return RunBench(*options, DefaultBenchEnvironment(*runner, std::cerr), std::cout);
+  };
+}
+
 const std::vector<Command>& CommandTable() {
   static const std::vector<Command> kCommands = {
       {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program",
        DeclareExplain},
       {"gpus", "List the GPU specification table and the GPUs of this machine", DeclareGpus},
       {"rules", "List the micro-profiling tools: inputs, thresholds, triggers", DeclareRules},
+      {"bench", "Verify and time candidate kernels against a task's reference", DeclareBench},
   };
   return kCommands;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/format.h"
+#include "report/narrative_section.h"
 #include "report/renderer.h"
 #include "report/summary.h"
 #include "report/svg_charts.h"
@@ -58,6 +59,9 @@ article.sev-moderate{border-left-color:#d97706}article.sev-minor{border-left-col
 article.sev-info{border-left-color:#6b7280}
 .gain{font-weight:600}.muted{color:#6b7280}ol li{margin:4px 0}
 footer{color:#6b7280;font-size:12px;margin:24px 0}
+section.narrative,section.hypotheses{background:#fff;border:1px solid #d1d5db;border-radius:8px;padding:20px;margin:22px 0}
+mark.unsupported{background:#fee2e2;color:#991b1b;font-weight:600}
+.verdict-confirmed{background:#15803d}.verdict-refuted{background:#b91c1c}.verdict-undecided{background:#6b7280}
 )";
 
 std::string_view SeverityClass(Severity severity) {
@@ -350,6 +354,85 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   return html + SkippedToolsSection(kernel) + NotesSection(kernel) + "</section>";
 }
 
+// Escaped text with the unsupported markers highlighted (the marker has no
+// character EscapeHtml changes, so it survives escaping as is).
+std::string NarrativeHtml(std::string_view text) {
+  std::string escaped = H(text);
+  std::string marker(report::kUnsupportedMarker);
+  std::string html;
+  size_t start = 0;
+  for (size_t found = escaped.find(marker); found != std::string::npos; found = escaped.find(marker, start)) {
+    html += escaped.substr(start, found - start) + "<mark class=\"unsupported\">" + marker + "</mark>";
+    start = found + marker.size();
+  }
+  return html + escaped.substr(start);
+}
+
+std::string NarrativeBlocksHtml(const Narrative& narrative) {
+  std::string html;
+  std::string open_list;  // "ul" or "ol" while a list is open
+  for (const report::NarrativeBlock& block : report::SplitNarrative(narrative.text)) {
+    std::string wanted = block.kind == report::NarrativeBlockKind::kBullet     ? "ul"
+                         : block.kind == report::NarrativeBlockKind::kNumbered ? "ol"
+                                                                               : "";
+    if (open_list != wanted) {
+      if (!open_list.empty()) html += "</" + open_list + ">";
+      if (!wanted.empty()) html += "<" + wanted + ">";
+      open_list = wanted;
+    }
+    switch (block.kind) {
+      case report::NarrativeBlockKind::kHeading: html += "<h4>" + NarrativeHtml(block.text) + "</h4>"; break;
+      case report::NarrativeBlockKind::kBullet:
+      case report::NarrativeBlockKind::kNumbered: html += "<li>" + NarrativeHtml(block.text) + "</li>"; break;
+      case report::NarrativeBlockKind::kParagraph: html += "<p>" + NarrativeHtml(block.text) + "</p>"; break;
+      case report::NarrativeBlockKind::kCode: html += "<pre><code>" + H(block.text) + "</code></pre>"; break;
+    }
+  }
+  if (!open_list.empty()) html += "</" + open_list + ">";
+  return html;
+}
+
+std::string NarrativeSection(const Diagnosis& diagnosis) {
+  if (!diagnosis.narrative) return "";
+  const Narrative& narrative = *diagnosis.narrative;
+  std::string html = "<section class=\"narrative\" id=\"narrative\"><h3>Narrative</h3>";
+  if (!narrative.present()) {
+    return html + "<p>Not available: " + H(narrative.missing_reason) +
+           " <span class=\"muted\">(the deterministic report above is complete)</span></p></section>";
+  }
+  html +=
+      "<p class=\"muted\">Written by an LLM from the evidence above; every number checked against it.</p>" +
+      NarrativeBlocksHtml(narrative);
+  html += "<p><strong>Checked:</strong> " + NarrativeHtml(report::ClaimSummary(narrative)) + "</p>";
+  std::string regeneration = report::RegenerationText(narrative);
+  if (!regeneration.empty()) html += "<p class=\"muted\">" + H(regeneration) + "</p>";
+  return html + "<p class=\"muted\">" + H(report::NarrativeProvenance(narrative)) + "</p></section>";
+}
+
+std::string HypothesesSection(const Diagnosis& diagnosis) {
+  if (!diagnosis.hypotheses_run) return "";
+  std::string html =
+      "<section class=\"hypotheses\" id=\"hypotheses\"><h3>Hypotheses</h3><p class=\"muted\">Predicted from "
+      "the source, SASS and ptxas report before the profile was read, then checked against the "
+      "diagnosis.</p>";
+  if (diagnosis.hypotheses.empty()) return html + "<p>None predicted.</p></section>";
+  html += "<table>" +
+          HeaderRow({"verdict", "prediction", "from", "why predicted", "verdict reason and evidence"});
+  for (const HypothesisOutcome& hypothesis : diagnosis.hypotheses) {
+    std::string verdict_class = hypothesis.verdict == "confirmed" || hypothesis.verdict == "refuted"
+                                    ? hypothesis.verdict
+                                    : std::string("undecided");
+    html += "<tr>" +
+            Cell("<span class=\"badge verdict-" + verdict_class + "\">" + H(hypothesis.verdict) + "</span>") +
+            Cell(H(hypothesis.prediction)) + Cell(H(report::HypothesisOriginText(hypothesis))) +
+            Cell(H(hypothesis.rationale)) +
+            Cell(H(hypothesis.explanation) + "<br><span class=\"muted\">" +
+                 H(report::HypothesisEvidenceText(hypothesis)) + "</span>") +
+            "</tr>";
+  }
+  return html + "</table></section>";
+}
+
 class HtmlRenderer : public Renderer {
  public:
   explicit HtmlRenderer(const RenderOptions& options) : options_(options) {}
@@ -371,6 +454,7 @@ class HtmlRenderer : public Renderer {
       for (const std::string& note : diagnosis.notes) html += "<li>" + H(note) + "</li>";
       html += "</ul></section>";
     }
+    html += HypothesesSection(diagnosis) + NarrativeSection(diagnosis);
     return html + "<footer>Generated by kopt " + H(KOPT_VERSION) + ".</footer></main></body></html>\n";
   }
 

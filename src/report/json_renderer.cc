@@ -222,6 +222,60 @@ Json KernelJson(const KernelDiagnosis& kernel) {
   return json;
 }
 
+Json ClaimJson(const NumericClaim& claim) {
+  Json json;
+  json["text"] = claim.text;
+  json["offset"] = claim.offset;
+  json["value"] = Quantity(claim.value, claim.unit);
+  json["supported"] = claim.supported;
+  if (claim.supported) {
+    json["evidence"] =
+        Json{{"label", claim.evidence_label}, {"value", Quantity(claim.evidence_value, claim.evidence_unit)}};
+  } else {
+    json["evidence"] = nullptr;
+  }
+  return json;
+}
+
+Json NarrativeJson(const Narrative& narrative) {
+  Json json;
+  json["text"] = OptionalText(narrative.text);
+  json["missing_reason"] = OptionalText(narrative.missing_reason);
+  json["model"] = OptionalText(narrative.model);
+  json["prompt_templates"] = Json::array();
+  for (const PromptTemplateUse& use : narrative.templates) {
+    json["prompt_templates"].push_back(Json{{"id", use.id}, {"version", use.version}, {"sha256", use.hash}});
+  }
+  json["regenerated"] = narrative.regenerated;
+  json["first_attempt_unsupported"] = StringList(narrative.first_attempt_unsupported);
+  json["regeneration_error"] = OptionalText(narrative.regeneration_error);
+  json["unsupported_claims"] = Quantity(static_cast<double>(narrative.UnsupportedCount()), "claim");
+  json["claims"] = Json::array();
+  for (const NumericClaim& claim : narrative.claims) json["claims"].push_back(ClaimJson(claim));
+  json["input_tokens"] = Quantity(static_cast<double>(narrative.input_tokens), "token");
+  json["output_tokens"] = Quantity(static_cast<double>(narrative.output_tokens), "token");
+  json["replayed"] = narrative.replayed;
+  return json;
+}
+
+Json HypothesisJson(const HypothesisOutcome& hypothesis) {
+  Json json;
+  json["prediction"] = hypothesis.prediction;
+  json["origin"] = hypothesis.origin;
+  json["kernel"] = OptionalText(hypothesis.kernel);
+  json["location"] = OptionalText(hypothesis.location);
+  json["rationale"] = OptionalText(hypothesis.rationale);
+  json["verdict"] = hypothesis.verdict;
+  json["finding"] = OptionalText(hypothesis.finding);
+  json["explanation"] = OptionalText(hypothesis.explanation);
+  json["evidence"] = Json::array();
+  for (const HypothesisEvidence& evidence : hypothesis.evidence) {
+    json["evidence"].push_back(
+        Json{{"metric", evidence.metric}, {"value", Quantity(evidence.value, evidence.unit)}});
+  }
+  return json;
+}
+
 class JsonRenderer : public Renderer {
  public:
   std::string Render(const Diagnosis& diagnosis) const override {
@@ -243,6 +297,14 @@ nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis) {
   json["kernels"] = Json::array();
   for (const KernelDiagnosis& kernel : diagnosis.kernels) json["kernels"].push_back(KernelJson(kernel));
   json["notes"] = StringList(diagnosis.notes);
+  json["hypotheses"] = Json(nullptr);
+  if (diagnosis.hypotheses_run) {
+    json["hypotheses"] = Json::array();
+    for (const HypothesisOutcome& hypothesis : diagnosis.hypotheses) {
+      json["hypotheses"].push_back(HypothesisJson(hypothesis));
+    }
+  }
+  json["narrative"] = diagnosis.narrative ? NarrativeJson(*diagnosis.narrative) : Json(nullptr);
   return json;
 }
 

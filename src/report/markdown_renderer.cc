@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/format.h"
+#include "report/narrative_section.h"
 #include "report/renderer.h"
 #include "report/summary.h"
 
@@ -265,6 +266,63 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   return text + SkippedToolsSection(kernel) + NotesSection(kernel);
 }
 
+std::string HypothesesSection(const Diagnosis& diagnosis) {
+  if (!diagnosis.hypotheses_run) return "";
+  std::string text =
+      "\n## Hypotheses\n\nPredicted from the source, SASS and ptxas report before the profile was "
+      "read, then checked against the diagnosis.\n\n";
+  if (diagnosis.hypotheses.empty()) return text + "None predicted.\n";
+  text += "| verdict | prediction | from | evidence |\n|---|---|---|---|\n";
+  for (const HypothesisOutcome& hypothesis : diagnosis.hypotheses) {
+    std::string evidence = report::HypothesisEvidenceText(hypothesis);
+    std::string why = hypothesis.explanation.empty() ? "" : hypothesis.explanation;
+    text += "| **" + EscapeMarkdown(hypothesis.verdict) + "** | " + EscapeMarkdown(hypothesis.prediction) +
+            " | " + EscapeMarkdown(report::HypothesisOriginText(hypothesis)) + " | " +
+            EscapeMarkdown(why + (why.empty() || evidence.empty() ? "" : " ") + evidence) + " |\n";
+  }
+  return text;
+}
+
+std::string NarrativeBlocks(const Narrative& narrative) {
+  std::string text;
+  for (const report::NarrativeBlock& block : report::SplitNarrative(narrative.text)) {
+    switch (block.kind) {
+      case report::NarrativeBlockKind::kHeading:
+        text += "\n#### " + EscapeMarkdown(block.text) + "\n\n";
+        break;
+      case report::NarrativeBlockKind::kBullet: text += "- " + EscapeMarkdown(block.text) + "\n"; break;
+      case report::NarrativeBlockKind::kNumbered:
+        text += EscapeMarkdown(block.marker) + " " + EscapeMarkdown(block.text) + "\n";
+        break;
+      case report::NarrativeBlockKind::kParagraph: text += "\n" + EscapeMarkdown(block.text) + "\n\n"; break;
+      case report::NarrativeBlockKind::kCode: {
+        std::string fence = "```";
+        while (block.text.find(fence) != std::string::npos) fence += "`";
+        text += "\n" + fence + "\n" + block.text + fence + "\n\n";
+        break;
+      }
+    }
+  }
+  return text;
+}
+
+std::string NarrativeSection(const Diagnosis& diagnosis) {
+  if (!diagnosis.narrative) return "";
+  const Narrative& narrative = *diagnosis.narrative;
+  if (!narrative.present()) {
+    return "\n## Narrative\n\nNot available: " + EscapeMarkdown(narrative.missing_reason) +
+           " (the deterministic report above is complete).\n";
+  }
+  std::string text =
+      "\n## Narrative\n\n*Written by an LLM from the evidence above; every number checked against "
+      "it.*\n" +
+      NarrativeBlocks(narrative);
+  text += "\n**Checked:** " + EscapeMarkdown(report::ClaimSummary(narrative)) + "\n";
+  std::string regeneration = report::RegenerationText(narrative);
+  if (!regeneration.empty()) text += "\n" + EscapeMarkdown(regeneration) + "\n";
+  return text + "\n" + EscapeMarkdown(report::NarrativeProvenance(narrative)) + "\n";
+}
+
 class MarkdownRenderer : public Renderer {
  public:
   explicit MarkdownRenderer(const RenderOptions& options) : options_(options) {}
@@ -278,7 +336,7 @@ class MarkdownRenderer : public Renderer {
       text += "\n## Notes on the profile\n\n";
       for (const std::string& note : diagnosis.notes) text += "- " + EscapeMarkdown(note) + "\n";
     }
-    return text;
+    return text + HypothesesSection(diagnosis) + NarrativeSection(diagnosis);
   }
 
  private:

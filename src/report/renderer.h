@@ -52,6 +52,6 @@ std::unique_ptr<Renderer> MakeFeedbackRenderer(const RenderOptions& options);
 std::string_view ReportFileExtension(ReportFormat format);
 
 // The JSON schema version written as "schema_version" (docs/json-schema.md).
-inline constexpr std::string_view kJsonSchemaVersion = "1.1";
+inline constexpr std::string_view kJsonSchemaVersion = "1.2";
 
 }  // namespace kopt

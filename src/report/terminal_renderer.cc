@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/format.h"
+#include "report/narrative_section.h"
 #include "report/renderer.h"
 #include "report/summary.h"
 
@@ -390,6 +391,85 @@ void WriteKernel(const KernelDiagnosis& kernel, size_t number, size_t count, con
   WriteNotes(kernel, writer);
 }
 
+std::string_view VerdictColor(std::string_view verdict) {
+  if (verdict == "confirmed") return "1;32";
+  if (verdict == "refuted") return "1;31";
+  return "33";
+}
+
+void WriteHypotheses(const Diagnosis& diagnosis, Writer& writer) {
+  if (!diagnosis.hypotheses_run) return;
+  writer.Heading(fmt::format("HYPOTHESES · {} predicted from the source before the profile was read",
+                             diagnosis.hypotheses.size()));
+  for (const HypothesisOutcome& hypothesis : diagnosis.hypotheses) {
+    writer.Line();
+    std::string verdict =
+        writer.Style("[" + UpperCase(hypothesis.verdict) + "]", VerdictColor(hypothesis.verdict));
+    writer.Wrapped("  ", verdict + " " + Clean(hypothesis.prediction));
+    writer.Wrapped("     from: ", Clean(report::HypothesisOriginText(hypothesis)));
+    if (!hypothesis.rationale.empty())
+      writer.Wrapped("     predicted because: ", Clean(hypothesis.rationale));
+    if (!hypothesis.explanation.empty()) writer.Wrapped("     verdict: ", Clean(hypothesis.explanation));
+    std::string evidence = report::HypothesisEvidenceText(hypothesis);
+    if (!evidence.empty()) writer.Wrapped("     evidence: ", Clean(evidence));
+  }
+}
+
+// Unsupported markers stand out in colour.
+std::string StyleMarkers(const std::string& text, const Writer& writer) {
+  std::string marker(report::kUnsupportedMarker);
+  std::string styled;
+  size_t start = 0;
+  for (size_t found = text.find(marker); found != std::string::npos; found = text.find(marker, start)) {
+    styled += text.substr(start, found - start) + writer.Style(marker, "1;91");
+    start = found + marker.size();
+  }
+  return styled + text.substr(start);
+}
+
+void WriteNarrativeBlocks(const Narrative& narrative, Writer& writer) {
+  for (const report::NarrativeBlock& block : report::SplitNarrative(narrative.text)) {
+    switch (block.kind) {
+      case report::NarrativeBlockKind::kHeading:
+        writer.Line();
+        writer.Wrapped("  ", writer.Style(Clean(block.text), "1"));
+        break;
+      case report::NarrativeBlockKind::kBullet:
+        writer.Wrapped("  - ", StyleMarkers(Clean(block.text), writer));
+        break;
+      case report::NarrativeBlockKind::kNumbered:
+        writer.Wrapped("  " + Clean(block.marker) + " ", StyleMarkers(Clean(block.text), writer));
+        break;
+      case report::NarrativeBlockKind::kParagraph:
+        writer.Wrapped("  ", StyleMarkers(Clean(block.text), writer));
+        break;
+      case report::NarrativeBlockKind::kCode:
+        for (size_t start = 0, end = 0; start < block.text.size(); start = end + 1) {
+          end = std::min(block.text.find('\n', start), block.text.size());
+          writer.Line("      " + Clean(std::string_view(block.text).substr(start, end - start)));
+        }
+        break;
+    }
+  }
+}
+
+void WriteNarrative(const Diagnosis& diagnosis, Writer& writer) {
+  if (!diagnosis.narrative) return;
+  const Narrative& narrative = *diagnosis.narrative;
+  if (!narrative.present()) {
+    writer.Heading("NARRATIVE · not available");
+    writer.Wrapped("  ", Clean(narrative.missing_reason) + " (the deterministic report above is complete)");
+    return;
+  }
+  writer.Heading("NARRATIVE · written by an LLM from the evidence above; every number checked");
+  WriteNarrativeBlocks(narrative, writer);
+  writer.Line();
+  writer.Wrapped("  checked: ", StyleMarkers(Clean(report::ClaimSummary(narrative)), writer));
+  std::string regeneration = report::RegenerationText(narrative);
+  if (!regeneration.empty()) writer.Wrapped("  ", Clean(regeneration));
+  writer.Wrapped("  ", Clean(report::NarrativeProvenance(narrative)));
+}
+
 class TerminalRenderer : public Renderer {
  public:
   explicit TerminalRenderer(const RenderOptions& options) : options_(options) {}
@@ -405,6 +485,8 @@ class TerminalRenderer : public Renderer {
       writer.Heading("NOTES ON THE PROFILE");
       for (const std::string& note : diagnosis.notes) writer.Wrapped("  - ", Clean(note));
     }
+    WriteHypotheses(diagnosis, writer);
+    WriteNarrative(diagnosis, writer);
     return writer.Take();
   }
 

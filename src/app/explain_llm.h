@@ -1,0 +1,68 @@
+// The LLM side of `kopt explain`: the hypothesis pass (agents/hypotheses.h)
+// and the narrative (agents/explanation_agent.h), added to a Diagnosis.
+//
+// Nothing here fails the command: a bad LLM configuration, a missing prompt
+// directory, an unreachable endpoint or a bad answer become a one-line reason
+// in Diagnosis::narrative (or a note for the hypotheses' LLM pass), and the
+// deterministic report stays whole. API keys never reach the report: every
+// llm-layer error and log line is redacted there (llm/secret_redactor.h).
+//
+// Thread safety: one explain run at a time per LlmSession.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <string>
+
+#include "analysis/diagnosis.h"
+#include "app/explain.h"
+#include "llm/chat.h"
+#include "llm/log_sink.h"
+#include "profile/profile.h"
+
+namespace kopt {
+
+// The kernel source the hypotheses and the digest see.
+struct KernelSource {
+  std::string file_name;  // as shown ("uncoalesced_loads.cu")
+  std::string text;       // empty: none
+};
+
+// Reads options.source_path, else TARGET when it is a .cu file; a file that
+// cannot be read becomes a note.
+KernelSource LoadKernelSource(const ExplainOptions& options, std::vector<std::string>& notes);
+
+// The LLM client and prompt directory of one explain run, or why there is none.
+class LlmSession {
+ public:
+  // Builds the client from --llm-config, the environment, --llm-record and
+  // --llm-replay; `log` gets the --verbose lines (may be null).
+  static LlmSession Open(const ExplainOptions& options, llm::LogSink* log);
+
+  llm::ChatClient* client() const { return client_.get(); }  // null when unavailable
+  const std::string& prompt_directory() const { return prompt_directory_; }
+  const std::string& failure() const { return failure_; }  // one line; empty when ready
+
+ private:
+  std::unique_ptr<llm::ChatClient> client_;
+  std::string prompt_directory_;
+  std::string failure_;
+};
+
+// The checked narrative (or why it is missing) into diagnosis.narrative.
+void AddNarrative(const Profile& profile, const KernelSource& source, const LlmSession& session,
+                  Diagnosis& diagnosis);
+
+// A LogSink that writes "kopt: llm: <line>" lines to a stream.
+class StreamLogSink : public llm::LogSink {
+ public:
+  explicit StreamLogSink(std::ostream& stream) : stream_(stream) {}
+  void Log(std::string_view line) override;
+
+ private:
+  std::mutex mutex_;
+  std::ostream& stream_;
+};
+
+}  // namespace kopt
