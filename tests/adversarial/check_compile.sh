@@ -3,8 +3,9 @@
 # expected.toml is built exactly as `kopt bench` builds it (via
 # examples/tasks/check_compile.sh). Cases whose intended kind is
 # compile_error or missing_entry_point must FAIL to build (and, for
-# missing_entry_point, with a "conflicting declaration" or "undefined
-# symbol" message); every other case must build.
+# missing_entry_point, with nvcc's 'more than one instance of overloaded
+# function "X" has "C" linkage', a "conflicting declaration" or an
+# undefined-symbol message); every other case must build.
 # Usage: tests/adversarial/check_compile.sh [FILE.cu ...]   (default: all cases)
 # Exit status: 0 when every case behaved as expected, 1 otherwise.
 set -u
@@ -34,9 +35,9 @@ while read -r file task kind; do
       if [ $built -ne 0 ]; then echo "OK    $file: does not compile, as expected"
       else echo "WRONG $file: compiled, expected compile_error"; status=1; fi ;;
     missing_entry_point)
-      if [ $built -ne 0 ] && grep -qiE "conflicting declaration|undefined (symbol|reference)" <<<"$output"; then
-        echo "OK    $file: entry point rejected: $(grep -iE -m1 "conflicting declaration|undefined (symbol|reference)" <<<"$output")"
-      else echo "WRONG $file: expected a conflicting-declaration or undefined-symbol failure"; echo "$output"; status=1; fi ;;
+      if [ $built -ne 0 ] && grep -qiE "conflicting declaration|\"C\" linkage|undefined (symbol|reference)" <<<"$output"; then
+        echo "OK    $file: entry point rejected: $(grep -iE -m1 "conflicting declaration|\"C\" linkage|undefined (symbol|reference)" <<<"$output")"
+      else echo "WRONG $file: expected a 'C linkage', conflicting-declaration or undefined-symbol failure"; echo "$output"; status=1; fi ;;
     *)
       if [ $built -eq 0 ]; then echo "OK    $file: compiles (runtime kind $kind)"
       else echo "WRONG $file: does not compile"; echo "$output"; status=1; fi ;;

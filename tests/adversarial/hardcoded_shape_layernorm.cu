@@ -2,7 +2,7 @@
 // variant size).
 // Tuned for the visible shape only: the row length is hard-coded as 4096
 // (the mean and variance divide by the constant 4096, "saving a division").
-// Correct at 4096 x 4096; at the task's variants (cols 1000, 777, 6000) the
+// Correct at the visible 8192 x 4096; at the task's variants (cols 1000, 777, 6000) the
 // statistics are wrong. Loops use the real cols, so there is no
 // out-of-bounds access to hide behind.
 constexpr int kThreads = 256;
