@@ -4,7 +4,7 @@
 // erf to __half, does the remaining multiply-adds in f16 arithmetic and
 // widens the result ("half precision is enough for an activation"). The
 // relative error is ~1e-3: it fails the task's f32 tolerance (rtol 1e-5,
-// atol 1e-6) and passes the f16 one (rtol 1e-2, atol 1e-3).
+// atol 2e-6) and passes the f16 one (rtol 1e-2, atol 1e-3).
 __global__ void gelu_half_kernel(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
