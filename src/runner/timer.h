@@ -1,0 +1,104 @@
+// Kernel timing in kopt-runner, nvbench-grade (docs/harness-protocol.md §3
+// `timing`; measurement.md §1 and §5). CUDA runtime code: compiled into
+// kopt-runner only.
+//
+// TimeCandidate, for one candidate already loaded and checked:
+//  1. warm-up by time: back-to-back launches for request.warmup_seconds
+//     (idle SM clocks are low: 345 MHz idle, 1980 MHz under load on our H200);
+//  2. the empty-call overhead: a 4-byte cudaMemsetAsync on the stream,
+//     bracketed exactly like a sample, 20 times; overhead = median device-wide
+//     time - median event time (DecideSideStream uses it);
+//  3. samples until NoiseStoppingRule says stop. One sample:
+//       [cold: cudaMemsetAsync over a flush buffer of 2 x the L2 size, then
+//        cudaStreamSynchronize: the next launch finds no input in L2]
+//       stream gate closed (cuStreamWaitValue32 on a host-mapped word: the
+//         stream waits while the host queues the rest, as nvbench's blocking
+//         kernel does, so launch latency is not timed)
+//       start event, launch(input set), stop event, all on the harness stream
+//       host clock t0; gate opened
+//       cudaDeviceSynchronize (waits for work on every stream); host clock t1
+//     event time = stop - start; device-wide time = t1 - t0.
+//     Input sets rotate (sample k uses set k mod input_sets) when
+//     request.rotate_input_sets, so a working set that fits in L2 is not
+//     timed from the cache in hot mode.
+//  4. SM clock from NVML (at most once per millisecond) per sample; a sample
+//     below 75% of the maximum SM clock is discarded (ThrottleFilter) and the
+//     timer sleeps the recovery delay.
+// The gate needs the driver's stream memory operations; when they are
+// missing, or the candidate's launch blocks the host (it synchronizes, which
+// the ABI forbids: a probe with a watchdog thread detects it), samples are
+// taken without the gate and TimingMeasurement::blocked_launch is false.
+//
+// Errors: a failed CUDA call returns its Status (KOPT_CUDA_CHECK, so
+// FailureForStatus recovers the failure kind); a launch function's Status is
+// returned as it is. NVML problems never fail the timing: the clock is then
+// not measured (sm_clock_mean_mhz 0).
+//
+// Thread safety: one call at a time per device; the launch function is called
+// on the calling thread only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.h"
+#include "harness/runner_request.h"
+#include "harness/timing_statistics.h"
+#include "hw/nvml.h"
+
+namespace kopt::runner {
+
+// Enqueues one call of the candidate (kopt_launch) for input set `input_set`
+// (0 <= input_set < input_sets) on `stream`, without synchronizing; returns
+// the launch's error (cudaGetLastError right after the call) as a Status.
+using LaunchFunction = std::function<Status(int input_set, cudaStream_t stream)>;
+
+struct TimerContext {
+  cudaStream_t stream = nullptr;     // the harness stream the candidate is given
+  int device = 0;                    // CUDA ordinal (current device of the calling thread)
+  int input_sets = 1;                // K >= 1 prepared input sets
+  const NvmlDevice* nvml = nullptr;  // null when NVML is unavailable
+};
+
+// The timing result: the protocol's `timing` event fields plus extras.
+struct TimingMeasurement {
+  SampleStatistics event;        // kept samples timed by events on the harness stream, s
+  SampleStatistics device_wide;  // the same samples' device-wide brackets, s
+  StopReason stop_reason = StopReason::kContinue;
+  double gpu_seconds = 0;  // summed event time of the kept samples
+  bool cold = true;
+  int64_t input_sets = 1;
+  double sm_clock_mean_mhz = 0;  // mean over kept samples; 0 when NVML is unavailable
+  double sm_clock_max_mhz = 0;   // NVML's maximum SM clock; 0 when unavailable
+  int64_t throttled_samples_discarded = 0;
+  bool throttle_gave_up = false;  // the clock stayed below 75% for 20 samples in a row: kept anyway
+  double empty_call_overhead_s = 0;
+  double warmup_s = 0;  // wall time of the warm-up
+  int64_t warmup_launches = 0;
+  double sampling_wall_s = 0;   // wall time of step 3
+  bool blocked_launch = false;  // samples were queued behind the stream gate
+  std::string note;             // why the gate was not used, or that NVML clocks were unavailable
+
+  // The side-stream decision on these medians (the caller emits the failure).
+  SideStreamDecision SideStream() const;
+  // The protocol's event struct (RunnerEventToJson serializes it).
+  TimingEvent ToEvent() const;
+  // {"event": "timing", <protocol fields>, <extras: iqr_s, stdev_s,
+  //  empty_call_overhead_s, warmup_s, warmup_launches, sampling_wall_s,
+  //  blocked_launch, sm_clock_max_mhz, throttle_gave_up, note>}.
+  nlohmann::json ToJson() const;
+};
+
+// The stopping options a request asks for.
+StoppingOptions StoppingOptionsFrom(const TimingRequest& request);
+
+// Times `launch` as described above. The candidate must already have passed
+// its correctness rounds (a sticky error here is still reported as a Status).
+Result<TimingMeasurement> TimeCandidate(const LaunchFunction& launch, const TimerContext& context,
+                                        const TimingRequest& request);
+
+}  // namespace kopt::runner
