@@ -1,0 +1,13 @@
+// Fuzz target for the Anthropic messages response-body parser.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "llm/anthropic_chat.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view body(reinterpret_cast<const char*>(data), size);
+  auto response = kopt::llm::ParseAnthropicResponseBody(body, "fuzz");
+  (void)response;
+  return 0;
+}
