@@ -211,6 +211,10 @@ Result<VariantSpec> ResolveVariant(const TaskSpec& task,
     };
     auto flops = EvaluateSizeExpression(task.flops_expression, lookup);
     if (!flops.ok()) return flops.status().WithContext(fmt::format("{}: task.flops", where));
+    if (!std::isfinite(*flops) || *flops < 0) {
+      return InvalidInput(
+          fmt::format("{}: task.flops gives {}; expected a finite number >= 0", where, *flops));
+    }
     variant.flops = *flops;
   }
   return variant;

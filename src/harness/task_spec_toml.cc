@@ -551,6 +551,10 @@ Status ResolveMainSize(const TaskTomlReader& reader, ParsedTask& parsed) {
       return InvalidInput(
           fmt::format("{}:{}: task.flops: {}", reader.file(), parsed.flops_line, flops.status().message()));
     }
+    if (!std::isfinite(*flops) || *flops < 0) {
+      return InvalidInput(fmt::format("{}:{}: task.flops: \"{}\" gives {}; expected a finite number >= 0",
+                                      reader.file(), parsed.flops_line, spec.flops_expression, *flops));
+    }
     spec.flops = *flops;
   }
   if (!spec.min_bytes_expression.empty()) {
@@ -558,6 +562,11 @@ Status ResolveMainSize(const TaskTomlReader& reader, ParsedTask& parsed) {
     if (!bytes.ok()) {
       return InvalidInput(fmt::format("{}:{}: task.min_bytes: {}", reader.file(), parsed.min_bytes_line,
                                       bytes.status().message()));
+    }
+    if (!std::isfinite(*bytes) || *bytes < 0) {
+      return InvalidInput(fmt::format("{}:{}: task.min_bytes: \"{}\" gives {}; expected a finite number >= 0",
+                                      reader.file(), parsed.min_bytes_line, spec.min_bytes_expression,
+                                      *bytes));
     }
     spec.min_bytes = *bytes;
   } else {
