@@ -217,10 +217,15 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   std::optional<LlmSession> session;
   if (options.llm) session = LlmSession::Open(options, options.verbose ? &log_sink : nullptr);
   KernelSource source;
-  if (options.hypotheses || options.llm) source = LoadKernelSource(options, notes);
+  std::optional<agents::HypothesisSet> predictions;  // made before the diagnosis: they see no metrics
+  if (options.hypotheses || options.llm) {
+    source = LoadKernelSource(options, notes);
+    predictions = PredictHypothesesFor(profile, source, session ? &*session : nullptr);
+  }
 
   Diagnosis diagnosis = Diagnose(profile, diagnose_options);
   diagnosis.notes.insert(diagnosis.notes.end(), notes.begin(), notes.end());
+  if (predictions) AddCheckedHypotheses(*predictions, diagnosis);
   if (session) AddNarrative(profile, source, *session, diagnosis);
 
   RenderOptions render_options;

@@ -35,6 +35,29 @@ llm::LlmConfigOverrides OverridesFor(const ExplainOptions& options) {
   return overrides;
 }
 
+std::string LocationOf(const agents::Hypothesis& hypothesis) {
+  if (hypothesis.source_lines.empty()) return "";
+  std::string lines;
+  for (int line : hypothesis.source_lines) lines += (lines.empty() ? "" : ", ") + std::to_string(line);
+  return (hypothesis.source_file.empty() ? "line" : hypothesis.source_file + ":") + lines;
+}
+
+HypothesisOutcome OutcomeOf(const agents::CheckedHypothesis& checked) {
+  HypothesisOutcome outcome;
+  outcome.kernel = checked.kernel;
+  outcome.prediction = checked.hypothesis.title;
+  outcome.origin = std::string(agents::HypothesisOriginName(checked.hypothesis.origin));
+  outcome.location = LocationOf(checked.hypothesis);
+  outcome.rationale = checked.hypothesis.reason;
+  outcome.verdict = std::string(agents::HypothesisVerdictName(checked.verdict));
+  outcome.finding = checked.finding;
+  outcome.explanation = checked.explanation;
+  for (const Evidence& evidence : checked.evidence) {
+    outcome.evidence.push_back({evidence.metric, evidence.value, evidence.unit});
+  }
+  return outcome;
+}
+
 }  // namespace
 
 void StreamLogSink::Log(std::string_view line) {
@@ -79,6 +102,28 @@ LlmSession LlmSession::Open(const ExplainOptions& options, llm::LogSink* log) {
   session.client_ = std::move(client).value();
   session.prompt_directory_ = std::move(directory).value();
   return session;
+}
+
+agents::HypothesisSet PredictHypothesesFor(const Profile& profile, const KernelSource& source,
+                                           const LlmSession* session) {
+  agents::HypothesisInputs inputs;
+  inputs.source_file = source.file_name;
+  inputs.source = source.text;
+  inputs.sass = profile.sass ? &*profile.sass : nullptr;
+  inputs.ptxas = profile.ptxas ? &*profile.ptxas : nullptr;
+  llm::ChatClient* client = session ? session->client() : nullptr;
+  return agents::PredictHypotheses(inputs, client, client ? session->prompt_directory() : "");
+}
+
+void AddCheckedHypotheses(const agents::HypothesisSet& predictions, Diagnosis& diagnosis) {
+  diagnosis.hypotheses_run = true;
+  for (const agents::CheckedHypothesis& checked :
+       agents::CheckHypotheses(predictions.hypotheses, diagnosis)) {
+    diagnosis.hypotheses.push_back(OutcomeOf(checked));
+  }
+  if (predictions.llm_error) {
+    diagnosis.notes.push_back(OneLine("LLM hypotheses not used: " + *predictions.llm_error));
+  }
 }
 
 void AddNarrative(const Profile& profile, const KernelSource& source, const LlmSession& session,

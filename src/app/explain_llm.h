@@ -15,6 +15,7 @@
 #include <ostream>
 #include <string>
 
+#include "agents/hypotheses.h"
 #include "analysis/diagnosis.h"
 #include "app/explain.h"
 #include "llm/chat.h"
@@ -49,6 +50,15 @@ class LlmSession {
   std::string prompt_directory_;
   std::string failure_;
 };
+
+// Predictions from the source, SASS and ptxas report (and the LLM's when
+// `session` has a client), made before the diagnosis: they see no metrics.
+agents::HypothesisSet PredictHypothesesFor(const Profile& profile, const KernelSource& source,
+                                           const LlmSession* session);
+
+// Checks the predictions against `diagnosis` and fills diagnosis.hypotheses;
+// an LLM-pass failure becomes a note.
+void AddCheckedHypotheses(const agents::HypothesisSet& predictions, Diagnosis& diagnosis);
 
 // The checked narrative (or why it is missing) into diagnosis.narrative.
 void AddNarrative(const Profile& profile, const KernelSource& source, const LlmSession& session,
