@@ -73,6 +73,9 @@ struct RunnerFailure {
   FailureKind kind = FailureKind::kLaunchFailure;
   std::string message;
   bool sticky = false;  // the CUDA context is unusable; make no further CUDA call
+  // The reference or the environment failed, not the candidate (kopt-runner
+  // exits 4 instead of 3; docs/harness-protocol.md §3).
+  bool not_candidate = false;
 };
 
 // Converts a phase's error Status into a failure: when the Status came from a

@@ -1,0 +1,40 @@
+// Deterministic host-side contents of the task's tensors: the same (tensor
+// name, init, dtype, element count, seed) always gives the same bytes, on any
+// machine (own generators: SplitMix64, Box-Muller, Marsaglia-Tsang gamma; no
+// std:: distributions, whose output is implementation-defined).
+//
+// Values are drawn in double, then converted to the tensor's dtype (f16/bf16
+// round to nearest even, see float16.h; integers are drawn as integers).
+// Output tensors (init none) are filled with the poison: every byte 0xFF,
+// which is a NaN in every floating dtype and -1 / 255 in the integer ones.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "harness/runner_request.h"
+
+namespace kopt::runner {
+
+inline constexpr std::byte kPoisonByte{0xFF};
+
+// The generator state for one tensor: mixes the round's seed with the
+// tensor's name, so tensors of one round differ and rounds differ.
+uint64_t TensorSeed(uint64_t round_seed, const std::string& tensor_name);
+
+// Fills `bytes` (element_count * DtypeBytes(dtype) bytes) with values drawn
+// from `init` for `dtype` with generator seed `seed`. InitKind::kNone fills
+// the poison.
+void FillTensor(const TensorInit& init, Dtype dtype, uint64_t seed, std::span<std::byte> bytes);
+
+// The contents of `tensor` for round `round_seed` (poison for outputs).
+std::vector<std::byte> GenerateTensor(const TensorDecl& tensor, uint64_t round_seed);
+
+// Sets every byte to the poison.
+void FillPoison(std::span<std::byte> bytes);
+
+}  // namespace kopt::runner

@@ -1,0 +1,175 @@
+#include "harness/output_comparison.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "harness/float16.h"
+#include "harness/input_generator.h"
+
+namespace kopt::runner {
+namespace {
+
+template <typename T>
+T Load(const std::byte* source) {
+  T value;
+  std::memcpy(&value, source, sizeof(T));
+  return value;
+}
+
+// The element's value as double (integers exactly up to 2^53).
+double DecodeElement(Dtype dtype, const std::byte* source) {
+  switch (dtype) {
+    case Dtype::kF64: return Load<double>(source);
+    case Dtype::kF32: return Load<float>(source);
+    case Dtype::kF16: return HalfBitsToFloat(Load<uint16_t>(source));
+    case Dtype::kBf16: return Bfloat16BitsToFloat(Load<uint16_t>(source));
+    case Dtype::kI64: return static_cast<double>(Load<int64_t>(source));
+    case Dtype::kI32: return Load<int32_t>(source);
+    case Dtype::kU8: return Load<uint8_t>(source);
+  }
+  return 0.0;
+}
+
+bool IsPoison(const std::byte* element, size_t element_bytes) {
+  for (size_t index = 0; index < element_bytes; ++index) {
+    if (element[index] != kPoisonByte) return false;
+  }
+  return true;
+}
+
+bool IntegersEqual(Dtype dtype, const std::byte* got, const std::byte* expected) {
+  return std::memcmp(got, expected, DtypeBytes(dtype)) == 0;
+}
+
+// Whether one element passes; updates the error maxima and NaN count.
+bool ElementPasses(Dtype dtype, const std::byte* got_bytes, const std::byte* expected_bytes,
+                   Tolerance tolerance, OutputCheck& check) {
+  if (!IsFloatingDtype(dtype) && IntegersEqual(dtype, got_bytes, expected_bytes)) return true;
+  double got = DecodeElement(dtype, got_bytes);
+  double expected = DecodeElement(dtype, expected_bytes);
+  if (std::isnan(expected)) return std::isnan(got);
+  if (std::isnan(got)) {
+    ++check.nan_count;
+    return false;
+  }
+  if (std::isinf(expected) || std::isinf(got)) return got == expected;
+  double difference = std::fabs(got - expected);
+  check.max_abs_error = std::max(check.max_abs_error, difference);
+  if (expected != 0.0) check.max_rel_error = std::max(check.max_rel_error, difference / std::fabs(expected));
+  return difference <= tolerance.atol + tolerance.rtol * std::fabs(expected);
+}
+
+}  // namespace
+
+OutputCheck CompareOutput(const std::string& name, Dtype dtype, std::span<const std::byte> got,
+                          std::span<const std::byte> expected, Tolerance tolerance) {
+  OutputCheck check;
+  check.name = name;
+  size_t element_bytes = DtypeBytes(dtype);
+  size_t elements = std::min(got.size(), expected.size()) / element_bytes;
+  for (size_t index = 0; index < elements; ++index) {
+    const std::byte* got_element = got.data() + index * element_bytes;
+    const std::byte* expected_element = expected.data() + index * element_bytes;
+    bool passes;
+    if (IsPoison(got_element, element_bytes) && !IsPoison(expected_element, element_bytes)) {
+      ++check.unwritten;
+      passes = false;
+    } else {
+      passes = ElementPasses(dtype, got_element, expected_element, tolerance, check);
+    }
+    if (!passes) {
+      if (check.mismatches == 0) check.first_mismatch_index = static_cast<int64_t>(index);
+      ++check.mismatches;
+    }
+  }
+  return check;
+}
+
+std::optional<Tolerance> LowerPrecisionTolerance(Dtype dtype) {
+  if (dtype == Dtype::kF64) return DefaultTolerance(Dtype::kF32);
+  if (dtype == Dtype::kF32) {
+    Tolerance half = DefaultTolerance(Dtype::kF16);
+    Tolerance bfloat = DefaultTolerance(Dtype::kBf16);
+    return Tolerance{std::max(half.rtol, bfloat.rtol), std::max(half.atol, bfloat.atol)};
+  }
+  return std::nullopt;
+}
+
+OutputVerdict JudgeOutput(const std::string& name, Dtype dtype, std::span<const std::byte> got,
+                          std::span<const std::byte> expected, Tolerance tolerance) {
+  OutputVerdict verdict;
+  verdict.check = CompareOutput(name, dtype, got, expected, tolerance);
+  if (verdict.check.mismatches == 0) return verdict;
+  if (verdict.check.unwritten > 0) {
+    verdict.failure = FailureKind::kUnwrittenOutput;
+    return verdict;
+  }
+  verdict.failure = FailureKind::kWrongOutput;
+  std::optional<Tolerance> lower = LowerPrecisionTolerance(dtype);
+  if (lower && verdict.check.nan_count == 0 &&
+      CompareOutput(name, dtype, got, expected, *lower).mismatches == 0) {
+    verdict.failure = FailureKind::kPrecisionLoss;
+  }
+  return verdict;
+}
+
+std::optional<FailureKind> RoundFailure(const std::vector<OutputVerdict>& verdicts) {
+  for (FailureKind kind :
+       {FailureKind::kUnwrittenOutput, FailureKind::kWrongOutput, FailureKind::kPrecisionLoss}) {
+    for (const OutputVerdict& verdict : verdicts) {
+      if (verdict.failure == kind) return kind;
+    }
+  }
+  return std::nullopt;
+}
+
+double ElementValue(Dtype dtype, std::span<const std::byte> bytes, size_t index) {
+  return DecodeElement(dtype, bytes.data() + index * DtypeBytes(dtype));
+}
+
+std::string DescribeOutputMismatch(const OutputCheck& check, int64_t element_count, Dtype dtype,
+                                   std::span<const std::byte> got, std::span<const std::byte> expected,
+                                   Tolerance tolerance) {
+  std::string text = fmt::format("output \"{}\": {} of {} elements differ beyond rtol {}, atol {}",
+                                 check.name, check.mismatches, element_count, tolerance.rtol, tolerance.atol);
+  if (check.first_mismatch_index >= 0) {
+    size_t index = static_cast<size_t>(check.first_mismatch_index);
+    text += fmt::format("; first at index {}: got {}, expected {}", index, ElementValue(dtype, got, index),
+                        ElementValue(dtype, expected, index));
+  }
+  if (check.unwritten > 0 || check.nan_count > 0) {
+    text += fmt::format(" ({} unwritten, {} NaN)", check.unwritten, check.nan_count);
+  }
+  return text;
+}
+
+uint64_t FingerprintBytes(std::span<const std::byte> bytes) {
+  uint64_t hash = 0x9E3779B97F4A7C15ull ^ bytes.size();
+  size_t offset = 0;
+  for (; offset + 8 <= bytes.size(); offset += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + offset, 8);
+    hash = (hash ^ word) * 0xFF51AFD7ED558CCDull;
+    hash ^= hash >> 32;
+  }
+  for (; offset < bytes.size(); ++offset) {
+    hash = (hash ^ static_cast<uint64_t>(bytes[offset])) * 0x100000001B3ull;
+  }
+  return hash ^ (hash >> 29);
+}
+
+bool IsConstantOutput(const std::vector<uint64_t>& candidate_fingerprints,
+                      const std::vector<uint64_t>& reference_fingerprints) {
+  if (candidate_fingerprints.size() < 2 || candidate_fingerprints.size() != reference_fingerprints.size()) {
+    return false;
+  }
+  auto all_equal = [](const std::vector<uint64_t>& values) {
+    return std::all_of(values.begin(), values.end(), [&](uint64_t value) { return value == values.front(); });
+  };
+  return all_equal(candidate_fingerprints) && !all_equal(reference_fingerprints);
+}
+
+}  // namespace kopt::runner

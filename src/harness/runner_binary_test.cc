@@ -1,0 +1,85 @@
+// Runs the kopt-runner binary on bad requests (no GPU needed: the request is
+// refused before any CUDA call). The binary is found through $KOPT_RUNNER, or
+// beside this test binary's build tree (<build>/tests/kopt_tests ->
+// <build>/src/kopt-runner); the tests skip when it was not built (no CUDA
+// toolkit).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/subprocess.h"
+
+namespace kopt {
+namespace {
+
+std::string RunnerPath() {
+  if (const char* from_environment = std::getenv("KOPT_RUNNER")) return from_environment;
+  std::error_code error;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return "";
+  std::filesystem::path candidate = self.parent_path().parent_path() / "src" / "kopt-runner";
+  return std::filesystem::exists(candidate) ? candidate.string() : "";
+}
+
+class RunnerBinary : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    runner_ = RunnerPath();
+    if (runner_.empty())
+      GTEST_SKIP() << "kopt-runner not built (no CUDA toolkit); set KOPT_RUNNER to test it";
+    directory_ = std::filesystem::temp_directory_path() / ("kopt_runner_test_" + std::to_string(getpid()));
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override {
+    std::error_code error;
+    std::filesystem::remove_all(directory_, error);
+  }
+  CommandResult RunOn(const std::string& request_text) {
+    std::string path = (directory_ / "request.json").string();
+    std::ofstream(path) << request_text;
+    CommandSpec spec;
+    spec.argv = {runner_, path};
+    spec.timeout_seconds = 60;
+    Result<CommandResult> result = MakeSystemCommandRunner()->Run(spec);
+    EXPECT_TRUE(result.ok()) << result.status().message();
+    return result.ok() ? *result : CommandResult{};
+  }
+  std::string runner_;
+  std::filesystem::path directory_;
+};
+
+const char* kRequestWithBadDtype = R"({"schema": "kopt.runner.request/1",
+  "task": {"name": "t", "entry": "f",
+           "tensors": [{"name": "x", "dtype": "f32", "shape": [4], "role": "input", "init": {"kind": "ones"}},
+                       {"name": "y", "dtype": "fp32", "shape": [4], "role": "output", "init": {"kind": "none"}}],
+           "scalars": []},
+  "candidate_library": "/nonexistent/c.so", "reference_library": "/nonexistent/r.so",
+  "seeds": [1], "check": true, "timing": null, "energy": null, "device": 0})";
+
+TEST_F(RunnerBinary, BadRequestExitsTwoNamingTheField) {
+  CommandResult result = RunOn(kRequestWithBadDtype);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.stderr_text.find("task.tensors[1].dtype: \"fp32\" is not a dtype; expected one of"),
+            std::string::npos)
+      << result.stderr_text;
+  EXPECT_EQ(result.stdout_text, "");  // no events for a bad request
+}
+
+TEST_F(RunnerBinary, InvalidJsonAndMissingFileExitTwo) {
+  CommandResult invalid = RunOn("{\"schema\": ");
+  EXPECT_EQ(invalid.exit_code, 2);
+  EXPECT_NE(invalid.stderr_text.find("not valid JSON"), std::string::npos) << invalid.stderr_text;
+  CommandSpec spec;
+  spec.argv = {runner_, (directory_ / "absent.json").string()};
+  Result<CommandResult> missing = MakeSystemCommandRunner()->Run(spec);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(missing->exit_code, 2);
+  EXPECT_NE(missing->stderr_text.find("absent.json"), std::string::npos) << missing->stderr_text;
+}
+
+}  // namespace
+}  // namespace kopt

@@ -1,0 +1,238 @@
+#include "runner/correctness.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "harness/input_generator.h"
+#include "harness/output_comparison.h"
+
+namespace kopt::runner {
+namespace {
+
+// A failure for a non-OK status (nullopt when OK). `not_candidate`: the
+// reference's or the environment's fault.
+std::optional<RunnerFailure> AsFailure(const Status& status, bool not_candidate = false) {
+  if (status.ok()) return std::nullopt;
+  RunnerFailure failure = FailureForStatus(status, FailureKind::kLaunchFailure);
+  failure.not_candidate = not_candidate;
+  if (not_candidate) failure.message = "the reference failed: " + failure.message;
+  return failure;
+}
+
+// One call of `library` and a wait for it: the launch error first (a
+// configuration the device refuses), then cudaDeviceSynchronize (faults
+// while running; waits for every stream, so side-stream work is included).
+std::optional<RunnerFailure> CallAndWait(const KernelLibrary& library, const DeviceTensors& tensors,
+                                         const ScalarArguments& scalars, cudaStream_t stream,
+                                         bool is_reference) {
+  library.Launch(tensors.Pointers(), scalars.Pointers(), stream);
+  cudaError_t launch_error = cudaGetLastError();
+  if (launch_error != cudaSuccess) {
+    std::optional<RunnerFailure> failure = AsFailure(
+        CheckCudaResult(launch_error, "kopt_launch (launch error)", __FILE__, __LINE__), is_reference);
+    failure->kind = FailureKindForLaunchError(launch_error);
+    return failure;
+  }
+  return AsFailure(KOPT_CUDA_STATUS(cudaDeviceSynchronize()), is_reference);
+}
+
+std::optional<RunnerFailure> UploadAll(const std::vector<std::vector<std::byte>>& contents,
+                                       DeviceTensors& tensors, bool is_reference) {
+  for (size_t index = 0; index < contents.size(); ++index) {
+    if (auto failure = AsFailure(tensors.Upload(index, contents[index]), is_reference)) return failure;
+  }
+  return std::nullopt;
+}
+
+std::optional<RunnerFailure> CompareInput(const TensorDecl& tensor, const std::vector<std::byte>& before,
+                                          const std::vector<std::byte>& after) {
+  if (before == after) return std::nullopt;
+  size_t differing = 0, first = before.size();
+  for (size_t offset = 0; offset < before.size(); ++offset) {
+    if (before[offset] != after[offset]) {
+      first = std::min(first, offset);
+      ++differing;
+    }
+  }
+  return RunnerFailure{
+      FailureKind::kInputMutated,
+      fmt::format("input \"{}\" changed during the candidate's call: {} of {} bytes differ, first "
+                  "at byte {}",
+                  tensor.name, differing, before.size(), first)};
+}
+
+std::optional<RunnerFailure> CheckInputsUnchanged(const RunnerTask& task, const DeviceTensors& tensors,
+                                                  const std::vector<std::vector<std::byte>>& contents) {
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    if (task.tensors[index].role != TensorRole::kInput) continue;
+    Result<std::vector<std::byte>> after = tensors.Download(index);
+    if (!after.ok()) return AsFailure(after.status());
+    if (auto failure = CompareInput(task.tensors[index], contents[index], *after)) return failure;
+  }
+  return std::nullopt;
+}
+
+// Copies back every written tensor (empty vectors for inputs).
+std::optional<RunnerFailure> DownloadWritten(const RunnerTask& task, const DeviceTensors& tensors,
+                                             std::vector<std::vector<std::byte>>& written,
+                                             bool is_reference) {
+  written.assign(task.tensors.size(), {});
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    if (!task.tensors[index].IsWritten()) continue;
+    Result<std::vector<std::byte>> contents = tensors.Download(index);
+    if (!contents.ok()) return AsFailure(contents.status(), is_reference);
+    written[index] = std::move(contents).value();
+  }
+  return std::nullopt;
+}
+
+struct RoundResult {
+  CheckEvent event;
+  std::optional<RunnerFailure> failure;
+  std::vector<uint64_t> candidate_fingerprints;  // one per written tensor
+  std::vector<uint64_t> reference_fingerprints;
+};
+
+void JudgeRound(const RunnerTask& task, const std::vector<std::vector<std::byte>>& got,
+                const std::vector<std::vector<std::byte>>& expected, RoundResult& result) {
+  std::vector<OutputVerdict> verdicts;
+  std::string first_failure_message;
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    const TensorDecl& tensor = task.tensors[index];
+    if (!tensor.IsWritten()) continue;
+    Tolerance tolerance = task.ToleranceFor(tensor.dtype);
+    OutputVerdict verdict = JudgeOutput(tensor.name, tensor.dtype, got[index], expected[index], tolerance);
+    if (verdict.failure && first_failure_message.empty()) {
+      first_failure_message = DescribeOutputMismatch(verdict.check, tensor.ElementCount(), tensor.dtype,
+                                                     got[index], expected[index], tolerance);
+    }
+    result.event.outputs.push_back(verdict.check);
+    result.candidate_fingerprints.push_back(FingerprintBytes(got[index]));
+    result.reference_fingerprints.push_back(FingerprintBytes(expected[index]));
+    verdicts.push_back(std::move(verdict));
+  }
+  std::optional<FailureKind> kind = RoundFailure(verdicts);
+  result.event.passed = !kind.has_value();
+  if (kind) result.failure = RunnerFailure{*kind, first_failure_message};
+}
+
+// Steps 1-5 of a round (see the header); the event is complete only when
+// the comparison was reached (failure before it: event.outputs empty).
+RoundResult RunRound(const CheckContext& context, const RunnerTask& task, DeviceTensors& candidate,
+                     DeviceTensors& reference, uint64_t seed) {
+  RoundResult result;
+  result.event.seed = seed;
+  std::vector<std::vector<std::byte>> contents;
+  for (const TensorDecl& tensor : task.tensors) contents.push_back(GenerateTensor(tensor, seed));
+  ScalarArguments scalars(task.scalars);
+  std::vector<std::vector<std::byte>> got, expected;
+  result.failure = UploadAll(contents, candidate, false);
+  if (!result.failure)
+    result.failure = CallAndWait(*context.candidate, candidate, scalars, context.stream, false);
+  if (!result.failure) result.failure = CheckInputsUnchanged(task, candidate, contents);
+  if (!result.failure) result.failure = DownloadWritten(task, candidate, got, false);
+  if (!result.failure) result.failure = UploadAll(contents, reference, true);
+  if (!result.failure)
+    result.failure = CallAndWait(*context.reference, reference, scalars, context.stream, true);
+  if (!result.failure) result.failure = DownloadWritten(task, reference, expected, true);
+  if (!result.failure) JudgeRound(task, got, expected, result);
+  return result;
+}
+
+uint64_t VariantSeed(const RunnerRequest& request, size_t variant_index) {
+  uint64_t base = request.seeds.empty() ? 0 : request.seeds[variant_index % request.seeds.size()];
+  return base ^ (0x9E3779B97F4A7C15ull * (variant_index + 1));
+}
+
+std::optional<RunnerFailure> ConstantOutputFailure(const RunnerTask& task,
+                                                   const std::vector<RoundResult>& rounds) {
+  if (rounds.size() < 2) return std::nullopt;
+  size_t written_index = 0;
+  for (const TensorDecl& tensor : task.tensors) {
+    if (!tensor.IsWritten()) continue;
+    std::vector<uint64_t> candidate, reference;
+    for (const RoundResult& round : rounds) {
+      candidate.push_back(round.candidate_fingerprints[written_index]);
+      reference.push_back(round.reference_fingerprints[written_index]);
+    }
+    if (IsConstantOutput(candidate, reference)) {
+      return RunnerFailure{
+          FailureKind::kConstantOutput,
+          fmt::format("output \"{}\" was identical for all {} seeds while the reference's changed",
+                      tensor.name, rounds.size())};
+    }
+    ++written_index;
+  }
+  return std::nullopt;
+}
+
+std::optional<RunnerFailure> RunVariants(const CheckContext& context, const RunnerRequest& request) {
+  for (size_t index = 0; index < request.check_variants.size(); ++index) {
+    RunnerTask resized = ApplyVariant(request.task, request.check_variants[index]);
+    Result<MainSizeTensors> tensors = AllocateMainSize(resized);
+    if (!tensors.ok()) return AsFailure(tensors.status());
+    RoundResult round =
+        RunRound(context, resized, *tensors->candidate, *tensors->reference, VariantSeed(request, index));
+    round.event.variant = static_cast<int>(index);
+    if (!round.event.outputs.empty()) context.events->Emit(round.event);
+    if (round.failure) {
+      round.failure->message = fmt::format("size variant {}: {}", index, round.failure->message);
+      return round.failure;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<MainSizeTensors> AllocateMainSize(const RunnerTask& task) {
+  MainSizeTensors tensors;
+  KOPT_ASSIGN_OR_RETURN(tensors.candidate, DeviceTensors::Allocate(task));
+  KOPT_ASSIGN_OR_RETURN(tensors.reference, DeviceTensors::Allocate(task));
+  return tensors;
+}
+
+std::optional<RunnerFailure> RunCorrectnessRounds(const CheckContext& context, const RunnerRequest& request,
+                                                  MainSizeTensors& main_size) {
+  std::vector<RoundResult> rounds;
+  for (uint64_t seed : request.seeds) {
+    RoundResult round = RunRound(context, request.task, *main_size.candidate, *main_size.reference, seed);
+    if (!round.event.outputs.empty()) context.events->Emit(round.event);
+    if (round.failure) return round.failure;
+    rounds.push_back(std::move(round));
+  }
+  if (auto failure = ConstantOutputFailure(request.task, rounds)) return failure;
+  return RunVariants(context, request);
+}
+
+std::optional<RunnerFailure> CheckStaleOutput(const CheckContext& context, const RunnerTask& task,
+                                              DeviceTensors& timed, DeviceTensors& reference, uint64_t seed) {
+  RoundResult round = RunRound(context, task, timed, reference, seed);
+  if (!round.failure) return std::nullopt;
+  FailureKind kind = round.failure->kind;
+  if (kind == FailureKind::kUnwrittenOutput || kind == FailureKind::kWrongOutput ||
+      kind == FailureKind::kPrecisionLoss) {
+    round.failure->kind = FailureKind::kStaleOutput;
+    round.failure->message =
+        "after timing, fresh inputs in the timed buffers gave old or unwritten outputs: " +
+        round.failure->message;
+  }
+  return round.failure;
+}
+
+Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors) {
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    KOPT_RETURN_IF_ERROR(tensors.Upload(index, GenerateTensor(task.tensors[index], seed)));
+  }
+  return Status::Ok();
+}
+
+Status LaunchOnce(const KernelLibrary& library, const DeviceTensors& tensors, const ScalarArguments& scalars,
+                  cudaStream_t stream) {
+  library.Launch(tensors.Pointers(), scalars.Pointers(), stream);
+  return CheckCudaResult(cudaGetLastError(), "kopt_launch (launch error)", __FILE__, __LINE__);
+}
+
+}  // namespace kopt::runner

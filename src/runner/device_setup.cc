@@ -1,0 +1,73 @@
+#include "runner/device_setup.h"
+
+#include <fmt/format.h>
+
+#include "runner/cuda_check.h"
+
+namespace kopt::runner {
+namespace {
+
+Status CheckOrdinal(int ordinal) {
+  int count = 0;
+  KOPT_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (ordinal >= count) {
+    // Recorded as a CUDA failure so that FailureForStatus gives device_unavailable.
+    Status status = KOPT_CUDA_STATUS(cudaErrorInvalidDevice);
+    return status.WithContext(
+        fmt::format("device {} requested; this machine has {} CUDA device(s)", ordinal, count));
+  }
+  return Status::Ok();
+}
+
+Result<DeviceEvent> DescribeDevice(int ordinal) {
+  cudaDeviceProp properties{};
+  KOPT_CUDA_CHECK(cudaGetDeviceProperties(&properties, ordinal));
+  int clock_khz = 0;
+  KOPT_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ordinal));
+  DeviceEvent event;
+  event.name = properties.name;
+  event.compute_capability = fmt::format("{}.{}", properties.major, properties.minor);
+  event.l2_bytes = properties.l2CacheSize;
+  event.memory_bytes = static_cast<int64_t>(properties.totalGlobalMem);
+  event.sm_clock_max_mhz = clock_khz / 1000.0;
+  return event;
+}
+
+void OpenNvml(DeviceSetup& setup) {
+  char bus_id[64] = {};
+  Status bus = KOPT_CUDA_STATUS(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), setup.ordinal));
+  if (!bus.ok()) {
+    setup.nvml_unavailable_reason = bus.message();
+    return;
+  }
+  Result<std::unique_ptr<NvmlDevice>> nvml = NvmlDevice::OpenByPciBusId(kNvmlLibrary, bus_id);
+  if (!nvml.ok()) {
+    setup.nvml_unavailable_reason = nvml.status().message();
+    return;
+  }
+  setup.nvml = std::move(nvml).value();
+  if (Result<double> maximum = setup.nvml->MaxSmClockMhz(); maximum.ok() && *maximum > 0) {
+    setup.event.sm_clock_max_mhz = *maximum;
+  }
+  setup.event.nvml = true;
+}
+
+}  // namespace
+
+Result<DeviceSetup> SetUpDevice(int ordinal, bool open_nvml) {
+  KOPT_RETURN_IF_ERROR(CheckOrdinal(ordinal));
+  DeviceSetup setup;
+  setup.ordinal = ordinal;
+  KOPT_CUDA_CHECK(cudaSetDevice(ordinal));
+  KOPT_CUDA_CHECK(cudaFree(nullptr));  // creates the context now, not inside the first timed call
+  KOPT_ASSIGN_OR_RETURN(setup.event, DescribeDevice(ordinal));
+  KOPT_CUDA_CHECK(cudaStreamCreateWithFlags(&setup.stream, cudaStreamNonBlocking));
+  if (open_nvml) {
+    OpenNvml(setup);
+  } else {
+    setup.nvml_unavailable_reason = "NVML not opened: neither timing nor energy was requested";
+  }
+  return setup;
+}
+
+}  // namespace kopt::runner

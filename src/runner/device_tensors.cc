@@ -1,0 +1,56 @@
+#include "runner/device_tensors.h"
+
+#include <cstring>
+
+#include "runner/cuda_check.h"
+
+namespace kopt::runner {
+
+Result<std::unique_ptr<DeviceTensors>> DeviceTensors::Allocate(const RunnerTask& task) {
+  std::unique_ptr<DeviceTensors> tensors(new DeviceTensors());
+  for (const TensorDecl& tensor : task.tensors) {
+    void* pointer = nullptr;
+    size_t bytes = static_cast<size_t>(tensor.ByteCount());
+    KOPT_CUDA_CHECK(cudaMalloc(&pointer, bytes));
+    tensors->pointers_.push_back(pointer);
+    tensors->byte_counts_.push_back(bytes);
+  }
+  return tensors;
+}
+
+DeviceTensors::~DeviceTensors() {
+  for (void* pointer : pointers_) cudaFree(pointer);  // errors ignored: nothing to do about them here
+}
+
+Status DeviceTensors::Upload(size_t index, std::span<const std::byte> contents) {
+  if (contents.size() != byte_counts_[index]) {
+    return Internal("DeviceTensors::Upload: host contents do not match the tensor's byte size");
+  }
+  KOPT_CUDA_CHECK(cudaMemcpy(pointers_[index], contents.data(), contents.size(), cudaMemcpyHostToDevice));
+  return Status::Ok();
+}
+
+Result<std::vector<std::byte>> DeviceTensors::Download(size_t index) const {
+  std::vector<std::byte> contents(byte_counts_[index]);
+  KOPT_CUDA_CHECK(cudaMemcpy(contents.data(), pointers_[index], contents.size(), cudaMemcpyDeviceToHost));
+  return contents;
+}
+
+ScalarArguments::ScalarArguments(const std::vector<ScalarDecl>& scalars) {
+  for (const ScalarDecl& scalar : scalars) {
+    auto store = [&](const auto& value) {
+      auto bytes = std::make_unique<std::byte[]>(sizeof(value));
+      std::memcpy(bytes.get(), &value, sizeof(value));
+      pointers_.push_back(bytes.get());
+      storage_.push_back(std::move(bytes));
+    };
+    switch (scalar.type) {
+      case ScalarType::kI32: store(static_cast<int32_t>(scalar.integer_value)); break;
+      case ScalarType::kI64: store(static_cast<int64_t>(scalar.integer_value)); break;
+      case ScalarType::kF32: store(static_cast<float>(scalar.float_value)); break;
+      case ScalarType::kF64: store(scalar.float_value); break;
+    }
+  }
+}
+
+}  // namespace kopt::runner

@@ -1,0 +1,57 @@
+// kopt-runner REQUEST.json: the child process that checks, times and
+// measures one compiled candidate (docs/harness-protocol.md §3-4).
+//
+// stdout: JSON-lines events only. stderr: a message for a bad request.
+// Exit codes: 0 passed, 2 bad request, 3 the candidate failed, 4 not the
+// candidate's fault (no device, reference failure); see run_request.h.
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "app/file_io.h"
+#include "harness/runner_request.h"
+#include "runner/event_sink.h"
+#include "runner/run_request.h"
+
+namespace {
+
+constexpr size_t kMaxRequestBytes = size_t{64} << 20;
+
+// No core dumps (a crashing candidate must not leave gigabytes behind); CPU
+// time as the request says (SIGXCPU ends a host-side infinite loop even if
+// the parent's watchdog is late).
+void SetResourceLimits(const kopt::runner::RunnerRequest& request) {
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  if (request.cpu_seconds) {
+    rlim_t seconds = static_cast<rlim_t>(std::ceil(*request.cpu_seconds));
+    rlimit cpu{seconds, seconds + 1};  // soft: SIGXCPU; hard: SIGKILL one second later
+    setrlimit(RLIMIT_CPU, &cpu);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace kopt::runner;
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: kopt-runner REQUEST.json (docs/harness-protocol.md §3)\n");
+    return kExitBadRequest;
+  }
+  std::string path = argv[1];
+  kopt::Result<std::string> text = kopt::ReadWholeFile(path, kMaxRequestBytes);
+  if (!text.ok()) {
+    std::fprintf(stderr, "kopt-runner: %s\n", text.status().message().c_str());
+    return kExitBadRequest;
+  }
+  kopt::Result<RunnerRequest> request = ParseRunnerRequest(*text, path);
+  if (!request.ok()) {
+    std::fprintf(stderr, "kopt-runner: %s\n", request.status().message().c_str());
+    return kExitBadRequest;
+  }
+  SetResourceLimits(*request);
+  StdoutEventSink events;
+  return RunRequest(*request, events);
+}
