@@ -13,6 +13,10 @@
 #   noop         exit 3, failure unwritten_output
 #   fixed_size   exit 3, failure wrong_output or unwritten_output at the variant size
 #   oob          exit 3, failure illegal_address (sticky error: runner exits at once)
+#   mutate       exit 3, failure input_mutated
+#   side_stream  exit 3, failure side_stream (correct outputs, work on its own stream)
+#   big_smem     exit 3, failure too_many_resources (300 KiB of dynamic shared memory)
+#   energy       exit 0 with an energy event (available when NVML works)
 #   missing .so  exit 3, failure load_error
 #   bad request  exit 2, message naming the field
 # Skips (exit 0 with a message) when there is no GPU, nvcc or python3.
@@ -106,8 +110,40 @@ extern "C" void affine(const float* x, float* y, int n, float b, cudaStream_t st
   affine_oob<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n, b);
 }
 CU
+build mutate <<'CU'
+__global__ void affine_mutate(const float* x, float* y, int n, float b) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i] + b;
+  if (i == 0) const_cast<float*>(x)[n - 1] = 0.0f;  // writes its input
+}
+extern "C" void affine(const float* x, float* y, int n, float b, cudaStream_t stream) {
+  affine_mutate<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n, b);
+}
+CU
+build side_stream <<'CU'
+__global__ void affine_slow(const float* x, float* y, int n, float b) {
+  long long start = clock64();
+  while (clock64() - start < 200000) {}  // about 100 us
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = 2.0f * x[i] + b;
+}
+extern "C" void affine(const float* x, float* y, int n, float b, cudaStream_t) {
+  static cudaStream_t side = [] { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); return s; }();
+  affine_slow<<<4, 256, 0, side>>>(x, y, n, b);  // not on the harness stream
+}
+CU
+build big_smem <<'CU'
+__global__ void affine_smem(const float* x, float* y, int n, float b) {
+  extern __shared__ float buffer[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  buffer[threadIdx.x] = i < n ? x[i] : 0.0f;
+  if (i < n) y[i] = 2.0f * buffer[threadIdx.x] + b;
+}
+extern "C" void affine(const float* x, float* y, int n, float b, cudaStream_t stream) {
+  affine_smem<<<(n + 255) / 256, 256, 300 * 1024, stream>>>(x, y, n, b);
+}
+CU
 
-write_request() {  # $1 candidate .so, $2 request path
+write_request() {  # $1 candidate .so, $2 request path, [$3 energy JSON]
   cat > "$2" <<JSON
 {"schema": "kopt.runner.request/1",
  "task": {"name": "affine", "entry": "affine",
@@ -122,14 +158,14 @@ write_request() {  # $1 candidate .so, $2 request path
  "check": true,
  "timing": {"warmup_seconds": 0.05, "min_samples": 10, "max_samples": 200, "max_relative_stdev": 0.05,
             "min_gpu_seconds": 0.0001, "timeout_seconds": 2.0, "cold": false, "rotate_input_sets": true},
- "energy": null, "device": 0, "cpu_seconds": 60}
+ "energy": ${3:-null}, "device": 0, "cpu_seconds": 60}
 JSON
 }
 
 failures=0
-check_case() {  # $1 name, $2 expected exit, $3 python condition over `events` (list of dicts)
+check_case() {  # $1 name, $2 expected exit, $3 python condition over `events` (list of dicts), [$4 library, $5 energy]
   local name=$1 want=$2 condition=$3
-  write_request "$work/$name.so" "$work/$name.request.json"
+  write_request "$work/${4:-$name}.so" "$work/$name.request.json" "${5:-null}"
   timeout 120 "$runner" "$work/$name.request.json" > "$work/$name.events" 2> "$work/$name.stderr"
   local got=$?
   if python3 - "$work/$name.events" "$condition" <<'PY'
@@ -155,6 +191,10 @@ check_case wrong 3 'failure["kind"] == "wrong_output" and "index 500" in failure
 check_case noop 3 'failure["kind"] == "unwritten_output" and checks[0]["outputs"][0]["unwritten"] == 1000'
 check_case fixed_size 3 'failure["kind"] in ("wrong_output", "unwritten_output") and "variant 0" in failure["message"]'
 check_case oob 3 'failure["kind"] == "illegal_address" and events[-1]["ok"] is False'
+check_case mutate 3 'failure["kind"] == "input_mutated" and "\"x\"" in failure["message"]'
+check_case side_stream 3 'failure["kind"] == "side_stream" and "timing" in kinds'
+check_case big_smem 3 'failure["kind"] == "too_many_resources"'
+check_case energy 0 'any(e["event"] == "energy" and (e["available"] or "reason" in e) for e in events) and events[-1]["ok"] is True' correct '{"window_seconds": 1.0, "idle_seconds": 0.5}'
 check_case missing 3 'failure["kind"] == "load_error" and "no such file" in failure["message"]'
 
 # A bad request: exit 2 and a message naming the field, no events.
