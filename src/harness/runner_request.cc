@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -99,7 +101,8 @@ class FieldReader {
     const json* value = Find(key);
     if (value == nullptr && fallback) return *fallback;
     if (value == nullptr) return Error(PathOf(key), "missing; expected a number");
-    if (!value->is_number()) return Error(PathOf(key), "expected a number");
+    if (!value->is_number() || !std::isfinite(value->get<double>()))
+      return Error(PathOf(key), "expected a number");
     return value->get<double>();
   }
   Result<int64_t> Integer(std::string_view key, std::optional<int64_t> fallback = std::nullopt) const {
@@ -232,7 +235,8 @@ Result<ScalarDecl> ScalarValueFromJson(ScalarDecl scalar, const json& value, con
     }
     scalar.float_value = static_cast<double>(scalar.integer_value);
   } else {
-    if (!value.is_number()) return reader.Error(path, "expected a number");
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+      return reader.Error(path, "expected a number");
     scalar.float_value = value.get<double>();
   }
   return scalar;
