@@ -1,9 +1,12 @@
 #include "harness/input_generator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <thread>
+#include <vector>
 
 #include "harness/float16.h"
 
@@ -121,6 +124,11 @@ void StoreElement(Dtype dtype, std::byte* destination, const TensorInit& init, G
 
 }  // namespace
 
+uint64_t ChunkSeed(uint64_t tensor_seed, size_t chunk) {
+  Generator mixer(tensor_seed ^ (0xD1B54A32D192ED03ull * (static_cast<uint64_t>(chunk) + 1)));
+  return mixer.NextBits();
+}
+
 uint64_t TensorSeed(uint64_t round_seed, const std::string& tensor_name) {
   uint64_t hash = 0xCBF29CE484222325ull;  // FNV-1a over the name
   for (unsigned char character : tensor_name) hash = (hash ^ character) * 0x100000001B3ull;
@@ -141,11 +149,29 @@ void FillTensor(const TensorInit& init, Dtype dtype, uint64_t seed, std::span<st
     std::fill(bytes.begin(), bytes.end(), std::byte{0});
     return;
   }
-  Generator generator(seed);
   size_t element_bytes = DtypeBytes(dtype);
-  for (size_t offset = 0; offset + element_bytes <= bytes.size(); offset += element_bytes) {
-    StoreElement(dtype, bytes.data() + offset, init, generator);
+  size_t elements = bytes.size() / element_bytes;
+  size_t chunks = (elements + kChunkElements - 1) / kChunkElements;
+  auto fill_chunk = [&](size_t chunk) {
+    Generator generator(ChunkSeed(seed, chunk));
+    size_t end = std::min(elements, (chunk + 1) * kChunkElements);
+    for (size_t element = chunk * kChunkElements; element < end; ++element) {
+      StoreElement(dtype, bytes.data() + element * element_bytes, init, generator);
+    }
+  };
+  size_t workers = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  if (workers <= 1) {
+    for (size_t chunk = 0; chunk < chunks; ++chunk) fill_chunk(chunk);
+    return;
   }
+  std::atomic<size_t> next_chunk{0};
+  std::vector<std::thread> threads;
+  for (size_t worker = 0; worker < workers; ++worker) {
+    threads.emplace_back([&] {
+      for (size_t chunk = next_chunk++; chunk < chunks; chunk = next_chunk++) fill_chunk(chunk);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
 }
 
 std::vector<std::byte> GenerateTensor(const TensorDecl& tensor, uint64_t round_seed) {

@@ -8,7 +8,7 @@
 // Output tensors (init none) are filled with the poison: every byte 0xFF,
 // which is a NaN in every floating dtype and -1 / 255 in the integer ones.
 //
-// Thread safety: pure functions.
+// Thread safety: pure functions (FillTensor starts and joins its own threads).
 #pragma once
 
 #include <cstddef>
@@ -26,9 +26,17 @@ inline constexpr std::byte kPoisonByte{0xFF};
 // tensor's name, so tensors of one round differ and rounds differ.
 uint64_t TensorSeed(uint64_t round_seed, const std::string& tensor_name);
 
+// Elements are drawn in chunks of this many, each chunk from its own
+// generator (ChunkSeed), so chunks fill in parallel and the result does not
+// depend on the number of threads.
+inline constexpr size_t kChunkElements = size_t{1} << 16;
+
+// The generator seed of chunk `chunk` of a tensor whose seed is `tensor_seed`.
+uint64_t ChunkSeed(uint64_t tensor_seed, size_t chunk);
+
 // Fills `bytes` (element_count * DtypeBytes(dtype) bytes) with values drawn
-// from `init` for `dtype` with generator seed `seed`. InitKind::kNone fills
-// the poison.
+// from `init` for `dtype` with generator seed `seed`, on up to
+// hardware_concurrency threads. InitKind::kNone fills the poison.
 void FillTensor(const TensorInit& init, Dtype dtype, uint64_t seed, std::span<std::byte> bytes);
 
 // The contents of `tensor` for round `round_seed` (poison for outputs).

@@ -30,8 +30,9 @@ std::optional<RunnerFailure> CallAndWait(const KernelLibrary& library, const Dev
   library.Launch(tensors.Pointers(), scalars.Pointers(), stream);
   cudaError_t launch_error = cudaGetLastError();
   if (launch_error != cudaSuccess) {
-    std::optional<RunnerFailure> failure = AsFailure(
-        CheckCudaResult(launch_error, "kopt_launch (launch error)", __FILE__, __LINE__), is_reference);
+    std::optional<RunnerFailure> failure =
+        AsFailure(CheckCudaResult(launch_error, "cudaGetLastError() after kopt_launch", __FILE__, __LINE__),
+                  is_reference);
     failure->kind = FailureKindForLaunchError(launch_error);
     return failure;
   }
@@ -232,7 +233,7 @@ Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors
 Status LaunchOnce(const KernelLibrary& library, const DeviceTensors& tensors, const ScalarArguments& scalars,
                   cudaStream_t stream) {
   library.Launch(tensors.Pointers(), scalars.Pointers(), stream);
-  return CheckCudaResult(cudaGetLastError(), "kopt_launch (launch error)", __FILE__, __LINE__);
+  return CheckCudaResult(cudaGetLastError(), "cudaGetLastError() after kopt_launch", __FILE__, __LINE__);
 }
 
 }  // namespace kopt::runner
