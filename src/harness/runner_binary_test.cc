@@ -9,7 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/subprocess.h"
 
@@ -38,11 +41,13 @@ class RunnerBinary : public ::testing::Test {
     std::error_code error;
     std::filesystem::remove_all(directory_, error);
   }
-  CommandResult RunOn(const std::string& request_text) {
+  CommandResult RunOn(const std::string& request_text,
+                      std::vector<std::pair<std::string, std::string>> environment = {}) {
     std::string path = (directory_ / "request.json").string();
     std::ofstream(path) << request_text;
     CommandSpec spec;
     spec.argv = {runner_, path};
+    spec.environment = std::move(environment);
     spec.timeout_seconds = 60;
     Result<CommandResult> result = MakeSystemCommandRunner()->Run(spec);
     EXPECT_TRUE(result.ok()) << result.status().message();
@@ -79,6 +84,26 @@ TEST_F(RunnerBinary, InvalidJsonAndMissingFileExitTwo) {
   ASSERT_TRUE(missing.ok());
   EXPECT_EQ(missing->exit_code, 2);
   EXPECT_NE(missing->stderr_text.find("absent.json"), std::string::npos) << missing->stderr_text;
+}
+
+TEST_F(RunnerBinary, NoVisibleDeviceIsDeviceUnavailableExitFour) {
+  std::string request = kRequestWithBadDtype;
+  request.replace(request.find("\"fp32\""), 6, "\"f32\"");
+  // No device visible: the same on a GPU machine and on one without a driver.
+  CommandResult result = RunOn(request, {{"CUDA_VISIBLE_DEVICES", ""}});
+  EXPECT_EQ(result.exit_code, 4) << result.stdout_text << result.stderr_text;
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < result.stdout_text.size();) {
+    size_t end = result.stdout_text.find('\n', start);
+    lines.push_back(result.stdout_text.substr(start, end - start));
+    start = end == std::string::npos ? end : end + 1;
+  }
+  ASSERT_EQ(lines.size(), 2u) << result.stdout_text;
+  nlohmann::json failure = nlohmann::json::parse(lines[0]);
+  EXPECT_EQ(failure["event"], "failure");
+  EXPECT_EQ(failure["kind"], "device_unavailable");
+  EXPECT_FALSE(failure["message"].get<std::string>().empty());
+  EXPECT_EQ(nlohmann::json::parse(lines[1]), nlohmann::json::parse(R"({"event": "done", "ok": false})"));
 }
 
 }  // namespace

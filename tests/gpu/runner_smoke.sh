@@ -18,6 +18,7 @@
 #   big_smem     exit 3, failure too_many_resources (300 KiB of dynamic shared memory)
 #   energy       exit 0 with an energy event (available when NVML works)
 #   missing .so  exit 3, failure load_error
+#   no device    exit 4, failure device_unavailable (CUDA_VISIBLE_DEVICES empty)
 #   bad request  exit 2, message naming the field
 # Skips (exit 0 with a message) when there is no GPU, nvcc or python3.
 set -u
@@ -196,6 +197,16 @@ check_case side_stream 3 'failure["kind"] == "side_stream" and "timing" in kinds
 check_case big_smem 3 'failure["kind"] == "too_many_resources"'
 check_case energy 0 'any(e["event"] == "energy" and (e["available"] or "reason" in e) for e in events) and events[-1]["ok"] is True' correct '{"window_seconds": 1.0, "idle_seconds": 0.5}'
 check_case missing 3 'failure["kind"] == "load_error" and "no such file" in failure["message"]'
+
+# No visible device: exit 4, failure device_unavailable.
+write_request "$work/correct.so" "$work/nodevice.request.json"
+CUDA_VISIBLE_DEVICES= "$runner" "$work/nodevice.request.json" > "$work/nodevice.events" 2> "$work/nodevice.stderr"
+got=$?
+if [ $got = 4 ] && grep -q '"kind":"device_unavailable"' "$work/nodevice.events"; then
+  echo "runner_smoke: ok   no_device (exit 4)"
+else
+  echo "runner_smoke: FAIL no_device: exit $got"; cat "$work/nodevice.events"; failures=$((failures + 1))
+fi
 
 # A bad request: exit 2 and a message naming the field, no events.
 write_request "$work/correct.so" "$work/bad.request.json"
