@@ -75,10 +75,17 @@ struct HypothesisSet {
 HypothesisSet PredictHypotheses(const HypothesisInputs& inputs, llm::ChatClient* client,
                                 const std::string& prompt_directory);
 
+struct LlmHypothesisParse {
+  std::vector<Hypothesis> hypotheses;  // origin kLlm, ids "llm_1", "llm_2", ...
+  int dropped = 0;                     // entries without any known finding id, or malformed
+  std::vector<std::string> problems;   // why each dropped entry was dropped
+};
+
 // Parses the LLM's answer (a JSON array, or an object with a "hypotheses"
-// array, possibly inside a ```json fence or surrounded by prose). Entries
-// whose finding ids are all unknown are dropped and counted in the error.
-Result<std::vector<Hypothesis>> ParseLlmHypotheses(std::string_view answer, std::string_view source_file);
+// array, possibly inside a ```json fence or surrounded by prose). Finding ids
+// not in KnownFindingIds() are removed from an entry; an entry left with none
+// is dropped and counted. Invalid JSON or no array is an error.
+Result<LlmHypothesisParse> ParseLlmHypotheses(std::string_view answer, std::string_view source_file);
 
 enum class HypothesisVerdict { kConfirmed, kRefuted, kUndecided };
 std::string_view HypothesisVerdictName(HypothesisVerdict verdict);  // "confirmed", "refuted", "undecided"

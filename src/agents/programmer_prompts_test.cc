@@ -1,0 +1,137 @@
+#include "agents/programmer_prompts.h"
+
+#include <gtest/gtest.h>
+
+namespace kopt::agents {
+namespace {
+
+const std::string kPrompts = std::string(KOPT_FIXTURE_DIR) + "/../../prompts";
+
+ProgrammerTask SoftmaxTask() {
+  ProgrammerTask task;
+  task.name = "softmax";
+  task.entry_point = "softmax";
+  task.entry_signature =
+      "extern \"C\" void softmax(const float* x, float* y, int rows, int cols, cudaStream_t stream);";
+  task.task_toml = "name = \"softmax\"\nentry = \"softmax\"\n";
+  task.reference_source = "// REFERENCE BODY {{not a placeholder}}\n";
+  task.architecture = "sm_90a";
+  return task;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> Ids(const ProgrammerRequest& request) {
+  std::vector<std::string> ids;
+  for (const PromptRecord& record : request.prompts) ids.push_back(record.id);
+  return ids;
+}
+
+TEST(ProgrammerPrompts, GenerateCarriesTaskReferenceAndContract) {
+  auto built = BuildGenerateRequest(kPrompts, SoftmaxTask());
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  const llm::ChatRequest& request = built->request;
+  EXPECT_EQ(request.purpose, "generate");
+  ASSERT_EQ(request.messages.size(), 1u);
+  EXPECT_EQ(request.messages[0].role, llm::Role::kUser);
+  const std::string& user = request.messages[0].content;
+  EXPECT_TRUE(Contains(user, "name = \"softmax\"")) << user;
+  EXPECT_TRUE(Contains(user, "// REFERENCE BODY {{not a placeholder}}")) << user;
+  EXPECT_TRUE(Contains(user, "cudaStream_t stream);"));
+  // The contract's rules are in the system prompt, with the signature and architecture.
+  EXPECT_TRUE(Contains(request.system_prompt, "extern \"C\" void softmax(const float* x"))
+      << request.system_prompt;
+  EXPECT_TRUE(Contains(request.system_prompt, "sm_90a"));
+  EXPECT_TRUE(Contains(request.system_prompt, "cudaDeviceSynchronize"));
+  EXPECT_TRUE(Contains(request.system_prompt, "whole `.cu` file"));
+  EXPECT_EQ(Ids(*built), (std::vector<std::string>{"programmer/generate_system", "programmer/contract",
+                                                   "programmer/generate_user"}));
+  for (const PromptRecord& record : built->prompts) {
+    EXPECT_GE(record.version, 1);
+    EXPECT_EQ(record.template_sha256.size(), 64u);
+    EXPECT_EQ(record.text_sha256.size(), 64u);
+  }
+  EXPECT_EQ(built->prompts.back().text_sha256, Sha256Hex(user));
+}
+
+TEST(ProgrammerPrompts, RepairWithCompilerOutputVerbatim) {
+  RepairInput input;
+  input.previous_source = "__global__ void broken( {\n";
+  input.compiler_output = "candidate.cu(1): error: expected a \")\"\n  {{weird}} text";
+  auto built = BuildRepairRequest(kPrompts, SoftmaxTask(), input);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  EXPECT_EQ(built->request.purpose, "repair");
+  const std::string& user = built->request.messages[0].content;
+  EXPECT_TRUE(Contains(user, *input.compiler_output)) << user;
+  EXPECT_TRUE(Contains(user, input.previous_source));
+  EXPECT_TRUE(Contains(user, "did not compile"));
+}
+
+TEST(ProgrammerPrompts, RepairWithCorrectnessFailure) {
+  RepairInput input;
+  input.previous_source = "// candidate\n";
+  input.correctness_failure =
+      CorrectnessFailure{"wrong_output", "y differs from the reference", 0.25, 1.5, 4096};
+  auto built = BuildRepairRequest(kPrompts, SoftmaxTask(), input);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  const std::string& user = built->request.messages[0].content;
+  EXPECT_TRUE(Contains(user, "`wrong_output`: y differs from the reference")) << user;
+  EXPECT_TRUE(Contains(user, "max absolute error: 0.25"));
+  EXPECT_TRUE(Contains(user, "max relative error: 1.5"));
+  EXPECT_TRUE(Contains(user, "mismatched elements: 4096"));
+}
+
+TEST(ProgrammerPrompts, RepairNeedsExactlyOneFailure) {
+  RepairInput neither;
+  neither.previous_source = "x";
+  EXPECT_FALSE(BuildRepairRequest(kPrompts, SoftmaxTask(), neither).ok());
+  RepairInput both = neither;
+  both.compiler_output = "e";
+  both.correctness_failure = CorrectnessFailure{"crash", "m", {}, {}, {}};
+  EXPECT_FALSE(BuildRepairRequest(kPrompts, SoftmaxTask(), both).ok());
+}
+
+TEST(ProgrammerPrompts, OptimizeCarriesFeedbackTimingAndNotes) {
+  OptimizeInput input;
+  input.previous_source = "// current\n";
+  input.feedback_text = "kernel softmax: memory-bound, 41.2% of DRAM peak\n- uncoalesced_loads ...";
+  input.reference_time_seconds = 200e-6;
+  input.previous_time_seconds = 50e-6;
+  input.best_time_seconds = 40e-6;
+  input.memory_notes = {"tried shared-memory tiling: 1.1x, kept", "tried float4 loads: wrong_output"};
+  auto built = BuildOptimizeRequest(kPrompts, SoftmaxTask(), input);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  EXPECT_EQ(built->request.purpose, "optimize");
+  const std::string& user = built->request.messages[0].content;
+  EXPECT_TRUE(Contains(user, input.feedback_text)) << user;
+  EXPECT_TRUE(Contains(user, "- reference: 200 µs"));
+  EXPECT_TRUE(Contains(user, "- current implementation: 50 µs (speedup 4x over the reference)")) << user;
+  EXPECT_TRUE(Contains(user, "- best so far: 40 µs (speedup 5x over the reference)"));
+  EXPECT_TRUE(Contains(user, "- tried shared-memory tiling: 1.1x, kept\n- tried float4 loads: wrong_output"));
+  EXPECT_EQ(Ids(*built).back(), "programmer/optimize_user");
+}
+
+TEST(ProgrammerPrompts, OptimizeWithoutMeasurementsSaysSo) {
+  OptimizeInput input;
+  input.previous_source = "// current\n";
+  auto built = BuildOptimizeRequest(kPrompts, SoftmaxTask(), input);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  const std::string& user = built->request.messages[0].content;
+  EXPECT_TRUE(Contains(user, "no measurements yet"));
+  EXPECT_TRUE(Contains(user, "none yet"));
+  EXPECT_TRUE(Contains(user, "(no analysis available)"));
+}
+
+TEST(ProgrammerPrompts, ErrorsAreData) {
+  ProgrammerTask no_entry = SoftmaxTask();
+  no_entry.entry_signature.clear();
+  EXPECT_FALSE(BuildGenerateRequest(kPrompts, no_entry).ok());
+  auto missing_directory = BuildGenerateRequest("/nonexistent/prompts", SoftmaxTask());
+  ASSERT_FALSE(missing_directory.ok());
+  EXPECT_NE(missing_directory.status().message().find("/nonexistent/prompts"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kopt::agents
