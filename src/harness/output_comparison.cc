@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "harness/float16.h"
 #include "harness/input_generator.h"
@@ -56,9 +57,13 @@ bool ElementPasses(Dtype dtype, const std::byte* got_bytes, const std::byte* exp
     return false;
   }
   if (std::isinf(expected) || std::isinf(got)) return got == expected;
-  double difference = std::fabs(got - expected);
+  // Clamped so that the event's JSON stays finite (f64 outputs of opposite huge values).
+  double difference = std::min(std::fabs(got - expected), std::numeric_limits<double>::max());
   check.max_abs_error = std::max(check.max_abs_error, difference);
-  if (expected != 0.0) check.max_rel_error = std::max(check.max_rel_error, difference / std::fabs(expected));
+  if (expected != 0.0) {
+    double relative = std::min(difference / std::fabs(expected), std::numeric_limits<double>::max());
+    check.max_rel_error = std::max(check.max_rel_error, relative);
+  }
   return difference <= tolerance.atol + tolerance.rtol * std::fabs(expected);
 }
 

@@ -85,6 +85,15 @@ TEST(OutputComparison, InfinitiesMustMatchExactly) {
   EXPECT_EQ(check.first_mismatch_index, 1);
 }
 
+TEST(OutputComparison, ErrorsStayFiniteForHugeDoubles) {
+  std::vector<double> expected = {-1e308, 1e-300};
+  std::vector<double> got = {1e308, 1e300};
+  OutputCheck check = CompareOutput("z", Dtype::kF64, Bytes(got), Bytes(expected), Tolerance{1e-9, 1e-12});
+  EXPECT_EQ(check.mismatches, 2);
+  EXPECT_TRUE(std::isfinite(check.max_abs_error));
+  EXPECT_TRUE(std::isfinite(check.max_rel_error));
+}
+
 TEST(OutputComparison, IntegersCompareExactlyAndMinusOneIsNotUnwritten) {
   std::vector<int32_t> expected = {-1, 5, 7};
   std::vector<int32_t> got = {-1, 5, 8};  // -1 is the poison's bit pattern, but expected too
