@@ -18,6 +18,8 @@
 #   big_smem     exit 3, failure too_many_resources (300 KiB of dynamic shared memory)
 #   energy       exit 0 with an energy event (available when NVML works)
 #   missing .so  exit 3, failure load_error
+#   accumulate   a second task (inout, u8, i64 and f64 scalars): reference vs itself exit 0;
+#                a candidate rounding through bf16: exit 3, precision_loss
 #   no device    exit 4, failure device_unavailable (CUDA_VISIBLE_DEVICES empty)
 #   bad request  exit 2, message naming the field
 # Skips (exit 0 with a message) when there is no GPU, nvcc or python3.
@@ -197,6 +199,71 @@ check_case side_stream 3 'failure["kind"] == "side_stream" and "timing" in kinds
 check_case big_smem 3 'failure["kind"] == "too_many_resources"'
 check_case energy 0 'any(e["event"] == "energy" and (e["available"] or "reason" in e) for e in events) and events[-1]["ok"] is True' correct '{"window_seconds": 1.0, "idle_seconds": 0.5}'
 check_case missing 3 'failure["kind"] == "load_error" and "no such file" in failure["message"]'
+
+# A second task: an inout f32 tensor, i64 and f64 scalars, a u8 input
+# (acc[i] += s * x[i] * k[i]); a candidate that rounds through bf16 is
+# precision_loss.
+write_wrapper_accumulate() {  # $1 candidate.cu, $2 wrapper.cu
+  cat > "$2" <<WRAPPER
+#include <cstdint>
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" void accumulate(const float* x, const uint8_t* k, float* acc, int64_t n, double s, cudaStream_t stream);
+#include "$1"
+extern "C" int kopt_abi_version(void) { return 1; }
+extern "C" void kopt_launch(void* const* tensors, const void* const* scalars, cudaStream_t stream) {
+  accumulate(static_cast<const float*>(tensors[0]), static_cast<const uint8_t*>(tensors[1]),
+             static_cast<float*>(tensors[2]), *static_cast<const int64_t*>(scalars[0]),
+             *static_cast<const double*>(scalars[1]), stream);
+}
+WRAPPER
+}
+build_accumulate() {  # $1 name; candidate source on stdin
+  cat > "$work/$1.cu"
+  write_wrapper_accumulate "$work/$1.cu" "$work/$1_wrapper.cu"
+  "$nvcc" -O3 -std=c++17 -arch="$arch" -cudart shared -Xcompiler -fPIC -shared -Xlinker -z,defs \
+    -o "$work/$1.so" "$work/$1_wrapper.cu" 2> "$work/$1.nvcc.txt" || { cat "$work/$1.nvcc.txt"; exit 1; }
+}
+build_accumulate acc_reference <<'CU'
+__global__ void acc_kernel(const float* x, const uint8_t* k, float* acc, int64_t n, double s) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) acc[i] += (float)(s * x[i] * k[i]);
+}
+extern "C" void accumulate(const float* x, const uint8_t* k, float* acc, int64_t n, double s, cudaStream_t stream) {
+  acc_kernel<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(x, k, acc, n, s);
+}
+CU
+build_accumulate acc_bf16 <<'CU'
+__global__ void acc_kernel(const float* x, const uint8_t* k, float* acc, int64_t n, double s) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) acc[i] = __bfloat162float(__float2bfloat16(acc[i] + (float)(s * x[i] * k[i])));
+}
+extern "C" void accumulate(const float* x, const uint8_t* k, float* acc, int64_t n, double s, cudaStream_t stream) {
+  acc_kernel<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(x, k, acc, n, s);
+}
+CU
+for name in acc_reference acc_bf16; do
+  cat > "$work/$name.request.json" <<JSON
+{"schema": "kopt.runner.request/1",
+ "task": {"name": "accumulate", "entry": "accumulate",
+          "tensors": [{"name": "x", "dtype": "f32", "shape": [4096], "role": "input", "init": {"kind": "uniform", "low": 1.0, "high": 2.0}},
+                      {"name": "k", "dtype": "u8", "shape": [4096], "role": "input", "init": {"kind": "int_range", "low": 1, "high": 9}},
+                      {"name": "acc", "dtype": "f32", "shape": [4096], "role": "inout", "init": {"kind": "normal", "mean": 10.0, "stddev": 1.0}}],
+          "scalars": [{"name": "n", "type": "i64", "value": 4096}, {"name": "s", "type": "f64", "value": 0.25}],
+          "tolerances": {"f32": {"rtol": 1e-5, "atol": 1e-6}}},
+ "candidate_library": "$work/$name.so", "reference_library": "$work/acc_reference.so",
+ "seeds": [5, 6], "check": true, "timing": null, "energy": null, "device": 0}
+JSON
+done
+"$runner" "$work/acc_reference.request.json" > "$work/acc_reference.events" 2>&1; got_reference=$?
+"$runner" "$work/acc_bf16.request.json" > "$work/acc_bf16.events" 2>&1; got_bf16=$?
+if [ $got_reference = 0 ] && [ $got_bf16 = 3 ] && grep -q '"kind":"precision_loss"' "$work/acc_bf16.events"; then
+  echo "runner_smoke: ok   inout_scalars (exit 0) and precision_loss (exit 3)"
+else
+  echo "runner_smoke: FAIL inout/precision_loss: exits $got_reference $got_bf16"
+  cat "$work/acc_reference.events" "$work/acc_bf16.events"; failures=$((failures + 1))
+fi
 
 # No visible device: exit 4, failure device_unavailable.
 write_request "$work/correct.so" "$work/nodevice.request.json"
