@@ -62,7 +62,7 @@ HypothesisOutcome OutcomeOf(const agents::CheckedHypothesis& checked) {
 
 void StreamLogSink::Log(std::string_view line) {
   std::lock_guard lock(mutex_);
-  stream_ << "kopt: llm: " << line << "\n";
+  stream_ << "kopt: " << line << "\n";
 }
 
 KernelSource LoadKernelSource(const ExplainOptions& options, std::vector<std::string>& notes) {

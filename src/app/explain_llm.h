@@ -64,7 +64,7 @@ void AddCheckedHypotheses(const agents::HypothesisSet& predictions, Diagnosis& d
 void AddNarrative(const Profile& profile, const KernelSource& source, const LlmSession& session,
                   Diagnosis& diagnosis);
 
-// A LogSink that writes "kopt: llm: <line>" lines to a stream.
+// A LogSink that writes "kopt: <line>" lines to a stream (the llm layer starts its lines with "llm: ").
 class StreamLogSink : public llm::LogSink {
  public:
   explicit StreamLogSink(std::ostream& stream) : stream_(stream) {}

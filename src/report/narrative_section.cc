@@ -118,11 +118,15 @@ std::string RegenerationText(const Narrative& narrative) {
 }
 
 std::string HypothesisEvidenceText(const HypothesisOutcome& hypothesis) {
+  constexpr size_t kShown = 4;
   std::string text;
-  for (const HypothesisEvidence& evidence : hypothesis.evidence) {
+  for (size_t index = 0; index < hypothesis.evidence.size() && index < kShown; ++index) {
+    const HypothesisEvidence& evidence = hypothesis.evidence[index];
     text += fmt::format("{}{} = {}", text.empty() ? "" : "; ", evidence.metric,
                         FormatMeasurement(evidence.value, evidence.unit));
   }
+  if (hypothesis.evidence.size() > kShown)
+    text += fmt::format("; … {} more", hypothesis.evidence.size() - kShown);
   return text;
 }
 

@@ -42,7 +42,7 @@ std::string NarrativeProvenance(const Narrative& narrative);
 // "regenerated once: the first answer had unsupported numbers (3.5×)"; empty when not regenerated.
 std::string RegenerationText(const Narrative& narrative);
 
-// The evidence of a hypothesis as "metric = value unit; …".
+// The evidence of a hypothesis as "metric = value unit; …" (the first four rows, then "… N more").
 std::string HypothesisEvidenceText(const HypothesisOutcome& hypothesis);
 
 // "kernel.cu:12 · static" style origin/location line.

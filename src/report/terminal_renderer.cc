@@ -399,6 +399,10 @@ std::string_view VerdictColor(std::string_view verdict) {
 
 void WriteHypotheses(const Diagnosis& diagnosis, Writer& writer) {
   if (!diagnosis.hypotheses_run) return;
+  if (diagnosis.hypotheses.empty()) {
+    writer.Heading("HYPOTHESES · none predicted from the source, SASS and ptxas report");
+    return;
+  }
   writer.Heading(fmt::format("HYPOTHESES · {} predicted from the source before the profile was read",
                              diagnosis.hypotheses.size()));
   for (const HypothesisOutcome& hypothesis : diagnosis.hypotheses) {

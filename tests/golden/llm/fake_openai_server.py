@@ -4,7 +4,7 @@ transcripts of `kopt explain --llm` (tests/golden/llm/README.md); the golden
 tests themselves replay the transcripts with no network.
 
 Usage: fake_openai_server.py PORT FIRST_ANSWER_FILE [REGENERATED_ANSWER_FILE]
-  - a request whose system prompt asks for hypotheses gets HYPOTHESES below;
+  - a request whose prompt asks for hypotheses gets HYPOTHESES below;
   - a request with three messages (a regeneration) gets REGENERATED_ANSWER_FILE;
   - any other request gets FIRST_ANSWER_FILE.
 Serves until killed.
@@ -22,8 +22,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         messages = request.get("messages", [])
-        system = " ".join(m.get("content", "") for m in messages if m.get("role") == "system")
-        if "predict the likely" in system:
+        everything = " ".join(str(m.get("content", "")) for m in messages)
+        if "predict the likely" in everything:
             content = HYPOTHESES
         elif len([m for m in messages if m.get("role") != "system"]) >= 3 and len(sys.argv) > 3:
             content = open(sys.argv[3], encoding="utf-8").read()

@@ -14,7 +14,8 @@ record() {
   sleep 1
   rm -f "$dir/$name.jsonl"
   (cd "$root" && KOPT_LLM_API_KEY=sk-golden-record-key "$kopt" explain \
-    tests/fixtures/h200/uncoalesced_loads/raw.csv --llm --llm-config tests/golden/llm/llm.toml \
+    tests/fixtures/h200/uncoalesced_loads/raw.csv --source examples/kernels/uncoalesced_loads.cu \
+    --llm --llm-config tests/golden/llm/llm.toml \
     --llm-record "tests/golden/llm/$name.jsonl" > /dev/null) || true
   kill "$server"
   wait "$server" 2> /dev/null || true
