@@ -1,7 +1,9 @@
 // LocalLlmServer: a real HTTP server on 127.0.0.1 (an ephemeral port) for
 // tests of anything that talks to an LLM endpoint. Tests script a queue of
 // responses per path and inspect the requests received. Test-only (uses
-// cpp-httplib, on the test binary's include path).
+// plain POSIX sockets: one thread per connection, HTTP/1.1 with
+// Content-Length bodies, every response "Connection: close"; enough for
+// libcurl, no library to link).
 //
 //   LocalLlmServer server;
 //   server.Enqueue("/v1/chat/completions", {200, OpenAiTextBody("hello")});
@@ -16,17 +18,19 @@
 // Thread safety: Enqueue and Requests may be called while requests arrive.
 #pragma once
 
-#include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -50,16 +54,30 @@ struct ReceivedRequest {
 class LocalLlmServer {
  public:
   LocalLlmServer() {
-    server_.Post(R"(/.*)", [this](const httplib::Request& request, httplib::Response& response) {
-      Handle(request, response);
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int yes = 1;
+    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+    socklen_t length = sizeof(address);
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+    listen(listen_fd_, 64);
+    accept_thread_ = std::thread([this] { AcceptLoop(); });
   }
   ~LocalLlmServer() {
     stopping_ = true;
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
+    shutdown(listen_fd_, SHUT_RDWR);
+    close(listen_fd_);
+    if (accept_thread_.joinable()) accept_thread_.join();
+    std::vector<std::thread> connections;
+    {
+      std::lock_guard lock(mutex_);
+      connections.swap(connection_threads_);
+    }
+    for (auto& thread : connections) thread.join();
   }
   LocalLlmServer(const LocalLlmServer&) = delete;
   LocalLlmServer& operator=(const LocalLlmServer&) = delete;
@@ -77,17 +95,66 @@ class LocalLlmServer {
   }
 
  private:
-  void Handle(const httplib::Request& request, httplib::Response& response) {
+  void AcceptLoop() {
+    while (!stopping_) {
+      pollfd poll_fd{listen_fd_, POLLIN, 0};
+      if (poll(&poll_fd, 1, 50) <= 0) continue;
+      int connection = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (connection < 0) continue;
+      std::lock_guard lock(mutex_);
+      connection_threads_.emplace_back([this, connection] {
+        Serve(connection);
+        close(connection);
+      });
+    }
+  }
+
+  static std::string Lower(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  }
+
+  // Reads one request (headers, then Content-Length bytes of body).
+  bool ReadRequest(int connection, ReceivedRequest& request) {
+    std::string data;
+    char buffer[4096];
+    size_t header_end = std::string::npos;
+    while ((header_end = data.find("\r\n\r\n")) == std::string::npos) {
+      ssize_t got = recv(connection, buffer, sizeof(buffer), 0);
+      if (got <= 0) return false;
+      data.append(buffer, static_cast<size_t>(got));
+    }
+    std::istringstream head(data.substr(0, header_end));
+    std::string line, method;
+    std::getline(head, line);
+    std::istringstream(line) >> method >> request.path;
+    size_t content_length = 0;
+    while (std::getline(head, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      size_t colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string name = Lower(line.substr(0, colon));
+      std::string value = line.substr(colon + 1);
+      value.erase(0, value.find_first_not_of(' '));
+      request.headers[name] = value;
+      if (name == "content-length") content_length = std::stoul(value);
+    }
+    request.body = data.substr(header_end + 4);
+    while (request.body.size() < content_length) {
+      ssize_t got = recv(connection, buffer, sizeof(buffer), 0);
+      if (got <= 0) return false;
+      request.body.append(buffer, static_cast<size_t>(got));
+    }
+    return true;
+  }
+
+  void Serve(int connection) {
+    ReceivedRequest request;
+    if (!ReadRequest(connection, request)) return;
     ScriptedResponse scripted{500, R"({"error":{"message":"no scripted response","type":"test"}})", {}, 0};
     {
       std::lock_guard lock(mutex_);
-      ReceivedRequest received{request.path, {}, request.body};
-      for (const auto& [name, value] : request.headers) {
-        std::string lower = name;
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        received.headers[lower] = value;
-      }
-      requests_.push_back(std::move(received));
+      requests_.push_back(request);
       auto& queue = queues_[request.path];
       if (!queue.empty()) {
         scripted = std::move(queue.front());
@@ -98,16 +165,25 @@ class LocalLlmServer {
     while (!stopping_ && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    response.status = scripted.status;
-    for (const auto& [name, value] : scripted.headers) response.set_header(name, value);
-    response.set_content(scripted.body, "application/json");
+    std::string response = "HTTP/1.1 " + std::to_string(scripted.status) + " Scripted\r\n";
+    response += "Content-Type: application/json\r\nConnection: close\r\n";
+    response += "Content-Length: " + std::to_string(scripted.body.size()) + "\r\n";
+    for (const auto& [name, value] : scripted.headers) response += name + ": " + value + "\r\n";
+    response += "\r\n" + scripted.body;
+    size_t sent = 0;
+    while (sent < response.size()) {
+      ssize_t wrote = send(connection, response.data() + sent, response.size() - sent, MSG_NOSIGNAL);
+      if (wrote <= 0) return;
+      sent += static_cast<size_t>(wrote);
+    }
   }
 
-  httplib::Server server_;
+  int listen_fd_ = -1;
   int port_ = -1;
-  std::thread thread_;
+  std::thread accept_thread_;
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;
+  std::vector<std::thread> connection_threads_;
   std::map<std::string, std::deque<ScriptedResponse>> queues_;
   std::vector<ReceivedRequest> requests_;
 };
