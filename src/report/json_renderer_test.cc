@@ -47,7 +47,7 @@ TEST(JsonRenderTest, ParsesWithSchemaVersionToolAndVersion) {
   std::vector<std::string> keys;
   for (const auto& item : json.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "tool", "version", "source", "device_name",
-                                            "gpu", "kernels", "notes"}));
+                                            "gpu", "kernels", "notes", "hypotheses", "narrative"}));
 }
 
 TEST(JsonRenderTest, StageOneNumbersCarryUnits) {

@@ -114,10 +114,10 @@ TEST(NarrativeSectionTest, MissingNarrativeIsOneClearLine) {
   diagnosis.narrative = missing;
   std::string text = Render(ReportFormat::kTerminal, diagnosis);
   EXPECT_NE(
-      text.find("NARRATIVE · not available\n  no LLM narrative: http://127.0.0.1:9: connection refused (the "
-                "deterministic report above is complete)"),
+      text.find("NARRATIVE · not available\n  no LLM narrative: http://127.0.0.1:9: connection refused"),
       std::string::npos)
       << text;
+  EXPECT_NE(text.find("(the deterministic report above is"), std::string::npos) << text;
   EXPECT_NE(Render(ReportFormat::kMarkdown, diagnosis).find("Not available: no LLM narrative"),
             std::string::npos);
   EXPECT_EQ(Render(ReportFormat::kTerminal, MemoryBoundSample()).find("NARRATIVE"), std::string::npos);
