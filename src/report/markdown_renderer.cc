@@ -285,7 +285,12 @@ std::string HypothesesSection(const Diagnosis& diagnosis) {
 
 std::string NarrativeBlocks(const Narrative& narrative) {
   std::string text;
+  bool after_list = false;  // a paragraph after a list item needs a blank line
   for (const report::NarrativeBlock& block : report::SplitNarrative(narrative.text)) {
+    bool list_item = block.kind == report::NarrativeBlockKind::kBullet ||
+                     block.kind == report::NarrativeBlockKind::kNumbered;
+    if (after_list && !list_item) text += "\n";
+    after_list = list_item;
     switch (block.kind) {
       case report::NarrativeBlockKind::kHeading:
         text += "\n#### " + EscapeMarkdown(block.text) + "\n\n";
@@ -294,11 +299,11 @@ std::string NarrativeBlocks(const Narrative& narrative) {
       case report::NarrativeBlockKind::kNumbered:
         text += EscapeMarkdown(block.marker) + " " + EscapeMarkdown(block.text) + "\n";
         break;
-      case report::NarrativeBlockKind::kParagraph: text += "\n" + EscapeMarkdown(block.text) + "\n\n"; break;
+      case report::NarrativeBlockKind::kParagraph: text += EscapeMarkdown(block.text) + "\n\n"; break;
       case report::NarrativeBlockKind::kCode: {
         std::string fence = "```";
         while (block.text.find(fence) != std::string::npos) fence += "`";
-        text += "\n" + fence + "\n" + block.text + fence + "\n\n";
+        text += fence + "\n" + block.text + fence + "\n\n";
         break;
       }
     }
