@@ -210,7 +210,7 @@ size_t StatementEnd(std::string_view code, size_t at, size_t limit) {
   int parentheses = 0;
   for (size_t i = at; i < limit; ++i) {
     if (code[i] == '(') ++parentheses;
-    if (code[i] == ')') --parentheses;
+    if (code[i] == ')' && --parentheses < 0) return i;  // started inside parentheses: ends at their close
     if (parentheses == 0 && code[i] == '{') {
       size_t end = MatchingBracket(code, i);
       return end == std::string_view::npos ? limit : end;
@@ -831,6 +831,13 @@ void ScalarLoadRule(const RuleContext& context, const SassFunction* sass) {
   }
 }
 
+// True when the text before `offset` ends a statement or a loop/if header.
+bool StartsStatement(std::string_view code, size_t offset) {
+  size_t before = offset;
+  while (before > 0 && std::isspace(static_cast<unsigned char>(code[before - 1]))) --before;
+  return before == 0 || std::string_view(";{})").find(code[before - 1]) != std::string_view::npos;
+}
+
 int LoopDepth(const SourceModel& model, size_t offset) {
   return static_cast<int>(std::count_if(model.loops.begin(), model.loops.end(), [&](const auto& loop) {
     return offset > loop.first && offset <= loop.second;
@@ -860,8 +867,7 @@ void GemmRule(const RuleContext& context, const SassFunction* sass) {
       size_t second_start = open + 1 + first.size() + 1;
       std::string_view second = second_start < end ? AssignedExpression(code, second_start - 1, end) : "";
       product = first.find('[') != std::string_view::npos && second.find('[') != std::string_view::npos;
-    } else if (StartsWith(TrimWhitespace(statement), token.text) &&
-               statement.find("+=") != std::string_view::npos) {
+    } else if (StartsStatement(code, token.offset) && statement.find("+=") != std::string_view::npos) {
       std::string_view sum = statement.substr(statement.find("+=") + 2);
       size_t star = sum.find('*');
       product = star != std::string_view::npos && sum.substr(0, star).find(']') != std::string_view::npos &&
