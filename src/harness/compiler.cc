@@ -107,6 +107,19 @@ Result<std::string> MakeTemporaryDirectory(const std::string& cache_directory, c
   return path;
 }
 
+// Removes temporary directories that interrupted compiles left behind (older than an hour, so a
+// compile running in another process is not disturbed).
+void RemoveStaleTemporaryDirectories(const std::string& cache_directory) {
+  std::error_code error;
+  auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(cache_directory, error), end; !error && it != end; it.increment(error)) {
+    if (it->path().filename().string().rfind(".tmp-", 0) != 0) continue;
+    std::error_code time_error;
+    auto modified = fs::last_write_time(it->path(), time_error);
+    if (!time_error && now - modified > std::chrono::hours(1)) fs::remove_all(it->path(), time_error);
+  }
+}
+
 }  // namespace
 
 std::string_view CompileOutcomeName(CompileOutcome outcome) {
@@ -192,6 +205,7 @@ Result<std::unique_ptr<Compiler>> Compiler::Create(CommandRunner& runner, Compil
     return InvalidInput(
         fmt::format("compile cache {}: cannot create it: {}", options.cache_directory, error.message()));
   }
+  RemoveStaleTemporaryDirectories(options.cache_directory);
   return std::unique_ptr<Compiler>(new Compiler(runner, std::move(options), nvcc, version.stdout_text));
 }
 

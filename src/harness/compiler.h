@@ -13,7 +13,8 @@
 // candidate text, flags, `nvcc --version` output, architecture). Each compile
 // runs in a fresh temporary directory beside the cache entries and is renamed
 // into place, so a reader never sees a half-written entry. Failed compiles are
-// cached too; a timed-out compile is not (it may have been load).
+// cached too; a timed-out compile is not (it may have been load). Create
+// removes temporary directories older than an hour (left by killed runs).
 //
 // Thread safety: Compiler::Compile may be called from several threads at once
 // when the CommandRunner allows it (SystemCommandRunner does). Two threads

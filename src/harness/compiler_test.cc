@@ -272,6 +272,15 @@ TEST_F(CompilerTest, HarnessProblemsAreStatuses) {
   EXPECT_EQ(Compiler::Create(runner_, options).status().kind(), ErrorKind::kUnavailable);
 }
 
+TEST_F(CompilerTest, StaleTemporaryDirectoriesAreRemoved) {
+  fs::create_directories(root_ / "cache" / ".tmp-old");
+  fs::create_directories(root_ / "cache" / ".tmp-new");
+  fs::last_write_time(root_ / "cache" / ".tmp-old", fs::file_time_type::clock::now() - std::chrono::hours(2));
+  MakeCompiler();
+  EXPECT_FALSE(fs::exists(root_ / "cache" / ".tmp-old"));
+  EXPECT_TRUE(fs::exists(root_ / "cache" / ".tmp-new"));
+}
+
 TEST_F(CompilerTest, IncompleteCacheEntryIsRebuilt) {
   std::unique_ptr<Compiler> compiler = MakeCompiler();
   CompileResult first = *compiler->Compile(task_, candidate_);
