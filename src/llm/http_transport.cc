@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <memory>
 #include <mutex>
 
@@ -47,6 +48,34 @@ size_t AppendHeader(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+// Read timeout: aborts the transfer when no byte has moved for
+// read_timeout_seconds (libcurl calls this at least once a second).
+struct ReadWatch {
+  double read_timeout_seconds = 0;
+  curl_off_t last_bytes = -1;
+  std::chrono::steady_clock::time_point last_progress = std::chrono::steady_clock::now();
+  bool timed_out = false;
+};
+
+int CheckProgress(void* user, curl_off_t download_total, curl_off_t download_now, curl_off_t upload_total,
+                  curl_off_t upload_now) {
+  (void)download_total;
+  (void)upload_total;
+  auto& watch = *static_cast<ReadWatch*>(user);
+  auto now = std::chrono::steady_clock::now();
+  curl_off_t bytes = download_now + upload_now;
+  if (bytes != watch.last_bytes) {
+    watch.last_bytes = bytes;
+    watch.last_progress = now;
+    return 0;
+  }
+  if (std::chrono::duration<double>(now - watch.last_progress).count() > watch.read_timeout_seconds) {
+    watch.timed_out = true;
+    return 1;  // abort: CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
+}
+
 struct CurlHandles {
   CURL* easy = nullptr;
   curl_slist* headers = nullptr;
@@ -60,7 +89,7 @@ long Milliseconds(double seconds) {
   return std::max(1L, static_cast<long>(seconds * 1000));
 }
 
-void SetOptions(CurlHandles& handles, const HttpRequest& request, HttpResponse& response) {
+void SetOptions(CurlHandles& handles, const HttpRequest& request, HttpResponse& response, ReadWatch& watch) {
   CURL* easy = handles.easy;
   for (const auto& [name, value] : request.headers) {
     handles.headers = curl_slist_append(handles.headers, (name + ": " + value).c_str());
@@ -84,6 +113,10 @@ void SetOptions(CurlHandles& handles, const HttpRequest& request, HttpResponse& 
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, AppendHeader);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, &response.headers);
   curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+  watch.read_timeout_seconds = request.read_timeout_seconds;
+  curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, CheckProgress);
+  curl_easy_setopt(easy, CURLOPT_XFERINFODATA, &watch);
+  curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
 }
 
 }  // namespace
@@ -100,10 +133,15 @@ Result<HttpResponse> CurlHttpTransport::Post(const HttpRequest& request) {
   HttpResponse response;
   char error_buffer[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(handles.easy, CURLOPT_ERRORBUFFER, error_buffer);
-  SetOptions(handles, request, response);
+  ReadWatch watch;
+  SetOptions(handles, request, response, watch);
   CURLcode code = curl_easy_perform(handles.easy);
   if (code != CURLE_OK) {
     std::string detail = error_buffer[0] ? error_buffer : curl_easy_strerror(code);
+    if (watch.timed_out) {
+      detail = fmt::format("read timeout: no data for {} s", request.read_timeout_seconds);
+      code = CURLE_OPERATION_TIMEDOUT;
+    }
     return Unavailable(fmt::format("POST {}: network error: {} (curl error {}: {})", request.url, detail,
                                    static_cast<int>(code), curl_easy_strerror(code)));
   }

@@ -31,8 +31,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;  // name, value
   std::string body;
   double connect_timeout_seconds = 10;
-  // A read timeout: the transfer fails when no byte arrives for this long
-  // (and, as a backstop, when the whole exchange takes 4x this long).
+  // A read timeout: the transfer fails when no byte moves for this long
+  // (checked about once a second; as a backstop, the whole exchange may take
+  // at most connect + 4x this long).
   double read_timeout_seconds = 120;
 };
 
