@@ -1282,6 +1282,42 @@ std::vector<Evidence> StageOneEvidence(const RooflineAnalysis& roofline) {
           Evidence{"duration", roofline.duration_ns, "ns", "", 0}};
 }
 
+// Below this percent of its peak, a side of the roofline cannot be what limits a kernel.
+constexpr double kIdleSidePercent = 30;
+
+// Stage 1 contradicts a hypothesis about memory traffic on a compute-bound
+// kernel whose memory side is nearly idle, and one about instruction cost on a
+// memory-bound kernel whose compute side is nearly idle.
+std::optional<std::string> StageOneContradiction(const Hypothesis& hypothesis,
+                                                 const RooflineAnalysis& roofline) {
+  static const std::set<std::string> kMemorySide = {"uncoalesced_loads", "uncoalesced_stores",
+                                                    "local_memory_spills", "atomic_contention",
+                                                    "memory_latency_low_mlp"};
+  static const std::set<std::string> kComputeSide = {"accidental_fp64",           "mufu_division_pressure",
+                                                     "fp32_gemm_no_tensor_cores", "hmma_on_hopper",
+                                                     "int64_index_arithmetic",    "warp_divergence"};
+  auto all_in = [&](const std::set<std::string>& side) {
+    return std::all_of(hypothesis.confirming_findings.begin(), hypothesis.confirming_findings.end(),
+                       [&](const std::string& id) { return side.count(id) > 0; });
+  };
+  if (hypothesis.confirming_findings.empty()) return std::nullopt;
+  if (all_in(kMemorySide) && roofline.bottleneck == BottleneckClass::kComputeBound &&
+      roofline.memory_percent_of_peak < kIdleSidePercent) {
+    return fmt::format(
+        "the kernel is compute-bound (compute {:.1f}% of peak) and its memory side is at {:.1f}% of peak "
+        "(< {:.0f}%)",
+        roofline.compute_percent_of_peak, roofline.memory_percent_of_peak, kIdleSidePercent);
+  }
+  if (all_in(kComputeSide) && roofline.bottleneck == BottleneckClass::kMemoryBound &&
+      roofline.compute_percent_of_peak < kIdleSidePercent) {
+    return fmt::format(
+        "the kernel is memory-bound (memory {:.1f}% of peak) and its compute side is at {:.1f}% of peak "
+        "(< {:.0f}%)",
+        roofline.memory_percent_of_peak, roofline.compute_percent_of_peak, kIdleSidePercent);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CheckedHypothesis CheckHypothesis(const Hypothesis& hypothesis, const KernelDiagnosis& kernel) {
@@ -1294,6 +1330,13 @@ CheckedHypothesis CheckHypothesis(const Hypothesis& hypothesis, const KernelDiag
     auto skipped = std::find_if(kernel.skipped_tools.begin(), kernel.skipped_tools.end(),
                                 [&](const SkippedTool& entry) { return entry.tool == tool->id; });
     if (skipped != kernel.skipped_tools.end()) {
+      if (std::optional<std::string> contradiction = StageOneContradiction(hypothesis, kernel.roofline)) {
+        checked.verdict = HypothesisVerdict::kRefuted;
+        checked.evidence = StageOneEvidence(kernel.roofline);
+        checked.explanation =
+            fmt::format("refuted by stage 1 ({} was skipped): {}", tool->id, *contradiction);
+        return checked;
+      }
       checked.explanation = fmt::format("undecided: tool {} was skipped (missing {}; {})", tool->id,
                                         fmt::join(skipped->missing, ", "), skipped->how_to_collect);
       return checked;

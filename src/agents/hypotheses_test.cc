@@ -224,11 +224,28 @@ TEST(CheckHypothesis, RefutedCitesStageOneNumbers) {
 
 TEST(CheckHypothesis, UndecidedWhenTheToolWasSkipped) {
   KernelDiagnosis kernel = SyntheticKernel();
+  kernel.roofline.bottleneck = BottleneckClass::kMixed;  // stage 1 does not contradict
   kernel.skipped_tools.push_back(
       SkippedTool{"uncoalesced_loads", {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"}, "ncu --set full"});
   CheckedHypothesis checked = CheckHypothesis(StridedHypothesis(), kernel);
   EXPECT_EQ(checked.verdict, HypothesisVerdict::kUndecided);
   EXPECT_NE(checked.explanation.find("ncu --set full"), std::string::npos) << checked.explanation;
+}
+
+TEST(CheckHypothesis, SkippedToolButStageOneContradicts) {
+  KernelDiagnosis kernel = SyntheticKernel();  // compute-bound, memory at 12% of peak
+  kernel.skipped_tools.push_back(SkippedTool{"uncoalesced_loads", {"a metric"}, "ncu --set full"});
+  CheckedHypothesis checked = CheckHypothesis(StridedHypothesis(), kernel);
+  EXPECT_EQ(checked.verdict, HypothesisVerdict::kRefuted);
+  EXPECT_NE(checked.explanation.find("memory side is at 12.0% of peak"), std::string::npos)
+      << checked.explanation;
+  EXPECT_FALSE(checked.evidence.empty());
+
+  // A compute-side hypothesis on the same kernel stays undecided.
+  Hypothesis fp64 = StridedHypothesis();
+  fp64.confirming_findings = {"accidental_fp64"};
+  kernel.skipped_tools.push_back(SkippedTool{"accidental_fp64", {"SASS listing"}, "pass --sass FILE"});
+  EXPECT_EQ(CheckHypothesis(fp64, kernel).verdict, HypothesisVerdict::kUndecided);
 }
 
 TEST(CheckHypothesis, ConfirmedDirectlyOrThroughAMergedFinding) {
