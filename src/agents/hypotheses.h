@@ -17,10 +17,14 @@
 // and their documented variants) that would confirm it. Against a Diagnosis it
 // becomes
 //  - confirmed: a matching finding fired (its evidence rows are cited);
-//  - refuted: every confirming tool ran and did not fire, or the stage-1 class
-//    excludes those tools (the roofline numbers are cited);
-//  - undecided: a confirming tool was skipped for missing inputs, or no kernel
-//    of the diagnosis matches.
+//  - refuted: every confirming tool ran and did not fire (stage-1 class and
+//    roofline percentages cited), or a tool was skipped but stage 1
+//    contradicts the hypothesis (a memory-traffic hypothesis on a
+//    compute-bound kernel whose memory side is below 30% of peak, or an
+//    instruction-cost one on a memory-bound kernel with compute below 30%);
+//  - undecided: a confirming tool was skipped for missing inputs and stage 1
+//    does not decide, no tool produces the finding ids, or no kernel of the
+//    diagnosis matches.
 //
 // Thread safety: functions over values; PredictHypotheses calls the client.
 #pragma once
