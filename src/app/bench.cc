@@ -65,7 +65,7 @@ Result<std::vector<CandidateFile>> LoadCandidates(const BenchOptions& options) {
   std::vector<CandidateFile> candidates;
   for (const std::string& path : paths) {
     Result<std::string> source = ReadWholeFile(path, size_t{16} << 20);
-    if (!source.ok()) return source.status().WithContext("candidate " + path);
+    if (!source.ok()) return Status(source.status().kind(), "candidate " + source.status().message());
     candidates.push_back({path, "", std::move(source).value()});
   }
   NameCandidates(candidates);

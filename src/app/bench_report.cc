@@ -210,7 +210,9 @@ void RenderMarkdown(const BenchReport& report, std::ostream& out) {
   };
   write_row(Header());
   out << "|";
-  for (size_t i = 0; i < Header().size(); ++i) out << (i == 0 ? " --- |" : " ---: |");
+  // Text columns (candidate, status, flags) left, numbers right.
+  for (size_t i = 0; i < Header().size(); ++i)
+    out << (i < 2 || i + 1 == Header().size() ? " --- |" : " ---: |");
   out << "\n";
   for (const BenchEntry* entry : Rows(report)) write_row(Row(*entry));
   std::vector<std::string> footer = Footer(report);
