@@ -85,7 +85,16 @@ std::string StatusText(const BenchEntry& entry) {
 std::string EnergyText(const BenchEntry& entry) {
   if (!entry.energy) return "-";
   if (!entry.energy->available) return "unavailable";
-  return FormatWithPrefix(entry.energy->joules_per_launch, "J");
+  double joules = entry.energy->joules_per_launch;
+  // Joules per launch are small: milli-, micro-, nanojoules, three significant digits.
+  const char* units[] = {"J", "mJ", "µJ", "nJ"};
+  int unit = 0;
+  while (unit < 3 && joules != 0 && std::fabs(joules) < 0.9995) {
+    joules *= 1000;
+    ++unit;
+  }
+  int decimals = std::fabs(joules) >= 99.95 ? 0 : std::fabs(joules) >= 9.995 ? 1 : 2;
+  return fmt::format("{:.{}f} {}", joules, decimals, units[unit]);
 }
 
 std::string Flags(const BenchEntry& entry) {
