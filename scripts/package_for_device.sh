@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Packs the kopt binaries built on this (Debian 12) machine for a GPU machine
+# that lacks the build dependencies (our H200 device runs Ubuntu 24.04): the
+# stripped binaries go to .carry/bin, and every shared library they need that
+# is not part of glibc, libstdc++/libgcc or the NVIDIA driver goes to
+# .carry/lib (run there with LD_LIBRARY_PATH=$PWD/.carry/lib).
+# Usage: scripts/package_for_device.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+build=${1:-build}
+out=.carry
+rm -rf "$out"; mkdir -p "$out/bin" "$out/lib"
+for binary in src/kopt src/kopt-runner tests/kopt_tests; do
+  [ -x "$build/$binary" ] || { echo "missing $build/$binary (build it first)" >&2; exit 2; }
+  strip -o "$out/bin/$(basename "$binary")" "$build/$binary"
+done
+system_library='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libresolv\.|libutil\.|libstdc\+\+|libgcc_s|libcuda\.)'
+for binary in "$out"/bin/*; do
+  ldd "$binary" | awk '/=> \//{print $1, $3}' | while read -r name path; do
+    [[ $name =~ $system_library ]] && continue
+    cp -Lf "$path" "$out/lib/$name"
+  done
+done
+du -sh "$out" | awk '{print "packed " $1 " into .carry"}'

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU checks of `kopt bench` (issue 4) on a machine with an NVIDIA GPU and
+# nvcc (our H200 device), using binaries packed by scripts/package_for_device.sh.
+# Usage (from the repository root): tests/gpu/harness_on_device.sh OUT_DIR
+# Runs: the runner smoke test; `kopt bench` on every example task (energy on
+# three); the adversarial suite; timing repeatability; harness throughput
+# beside a KernelBench-style load_inline evaluation. Writes every output under
+# OUT_DIR (and OUT_DIR/../results.tgz); prints one line per step. Exits 77 (skip) without a GPU.
+set -u
+out=$1
+mkdir -p "$out/bench"
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
+export PATH=/usr/local/cuda/bin:$PATH
+# The carried libraries are for kopt's binaries only (Python must keep its own).
+carried_libraries=$PWD/.carry/lib:/usr/local/cuda/lib64
+kopt=$PWD/.carry/bin/kopt-with-libraries
+printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$carried_libraries" "$PWD/.carry/bin/kopt" > "$kopt"
+chmod +x "$kopt"
+workspace=$(mktemp -d)/ws
+step() {  # name command...
+  local name=$1; shift
+  local start=$(date +%s.%N)
+  "$@" > "$out/$name.out" 2> "$out/$name.err"
+  local code=$?
+  printf '%-28s exit %-3s %6.1f s  %s\n' "$name" "$code" "$(awk "BEGIN{print $(date +%s.%N) - $start}")" \
+    "$(tail -c 200 "$out/$name.err" | tr '\n' ' ')" | tee -a "$out/summary.txt"
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv > "$out/device.txt"
+nvcc --version | tail -1 >> "$out/device.txt"
+# Most important first: what the run reaches before a time limit still counts
+# (results.tgz under OUT_DIR is refreshed after every step).
+save() { tar czf "${RESULTS_TGZ:-$out/../results.tgz}" -C "$out" . 2>/dev/null; }
+step adversarial python3 tests/adversarial/run_suite.py --kopt "$kopt" --out "$out/adversarial" --timeout 20; save
+step throughput python3 bench/harness_throughput.py --kopt "$kopt" --out "$out/harness_throughput.md"; save
+step repeatability python3 bench/timing_repeatability.py --kopt "$kopt" --out "$out/timing_repeatability.md"; save
+for task in gelu softmax gemm_bf16 transpose layernorm reduce_sum gemm_f32 stencil2d saxpy; do
+  energy=()
+  case $task in gelu|gemm_bf16) energy=(--energy) ;; esac
+  step "bench_$task" "$kopt" bench "examples/tasks/$task" --workspace "$workspace" "${energy[@]}" \
+    -f json -o "$out/bench/$task.json"
+  "$kopt" bench "examples/tasks/$task" --workspace "$workspace" -f md > "$out/bench/$task.md" 2>&1
+  save
+done
+step runner_smoke env LD_LIBRARY_PATH=$carried_libraries tests/gpu/runner_smoke.sh "$PWD/.carry/bin/kopt-runner" "$(mktemp -d)"; save
