@@ -116,6 +116,14 @@ ChildOutcome ClassifyChildEnd(const CommandResult& result, const RunnerEvents& e
     outcome.detail = notes;
     return outcome;
   }
+  if (result.exit_code == 4) {  // not the candidate's fault: no device, or the reference failed
+    ChildOutcome outcome;
+    outcome.status = ChildOutcome::Status::kHarnessError;
+    outcome.message = "kopt-runner could not judge the candidate (exit code 4): " +
+                      (events.failure ? events.failure->message : LastLines(result.stderr_text, 200));
+    outcome.detail = notes;
+    return outcome;
+  }
   if (result.exit_code == 3 && events.failure) {
     std::string detail = events.failure->detail;
     if (!notes.empty()) detail += (detail.empty() ? "" : "; ") + notes;

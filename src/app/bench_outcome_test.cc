@@ -116,6 +116,14 @@ TEST(ClassifyChildEndTest, DeviceUnavailableIsNotReusable) {
   EXPECT_FALSE(outcome.complete());
 }
 
+TEST(ClassifyChildEndTest, ExitFourIsNotTheCandidatesFault) {
+  ChildOutcome outcome = Classify(
+      ExitedWith(4, R"({"event":"failure","kind":"device_unavailable","message":"no CUDA device is visible"})"));
+  EXPECT_EQ(outcome.status, ChildOutcome::Status::kHarnessError);
+  EXPECT_THAT(outcome.message, HasSubstr("no CUDA device is visible"));
+  EXPECT_FALSE(outcome.complete());
+}
+
 TEST(ClassifyChildEndTest, FailedCheckWithExitZeroIsNotOk) {
   std::string out = std::string(kDevice) + kCheck +
                     R"({"event":"check","seed":2,"passed":false,"outputs":[]})" + "\n" + kTiming + kDone;

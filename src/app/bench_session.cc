@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "app/bench_outcome.h"
 #include "app/file_io.h"
@@ -449,7 +450,11 @@ Result<json> BuildRunnerRequest(const BenchOptions& options, const BenchPlan& pl
   request.seeds = plan.seeds;
   request.check = check;
   request.device = options.device;
-  request.cpu_seconds = options.timeout_seconds;
+  // A backstop behind the wall-clock watchdog, not a second timeout: the
+  // runner generates inputs on every core and spins in CUDA synchronization,
+  // so its CPU time can exceed the wall time several times over (a 20 s
+  // limit killed a naive softmax reference with SIGXCPU on the H200).
+  request.cpu_seconds = options.timeout_seconds * std::max(2u, std::thread::hardware_concurrency());
   if (options.time) request.timing = TimingSettings(options);
   if (energy) request.energy = runner::EnergyRequest{};
   json wire = runner::RunnerRequestToJson(request);

@@ -132,6 +132,14 @@ TEST(OutputComparison, Bf16RoundedF32OutputIsPrecisionLoss) {
   EXPECT_FALSE(good.failure.has_value());
 }
 
+TEST(OutputComparison, FewElementsNeverClaimPrecisionLoss) {
+  // The H200 case: a reduction's one sum, off by 1.6e-4 relative (within
+  // bf16's tolerance) because the candidate summed every 16th element.
+  std::vector<float> expected = {67111496.0f}, got = {67122176.0f};
+  OutputVerdict verdict = JudgeOutput("y", Dtype::kF32, Bytes(got), Bytes(expected), kF32Tolerance);
+  EXPECT_EQ(verdict.failure, FailureKind::kWrongOutput);
+}
+
 TEST(OutputComparison, NoPrecisionLossBelowHalf) {
   EXPECT_FALSE(LowerPrecisionTolerance(Dtype::kF16).has_value());
   EXPECT_FALSE(LowerPrecisionTolerance(Dtype::kI32).has_value());

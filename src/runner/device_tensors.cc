@@ -27,6 +27,12 @@ Status DeviceTensors::Upload(size_t index, std::span<const std::byte> contents) 
     return Internal("DeviceTensors::Upload: host contents do not match the tensor's byte size");
   }
   KOPT_CUDA_CHECK(cudaMemcpy(pointers_[index], contents.data(), contents.size(), cudaMemcpyHostToDevice));
+  // A pageable-memory cudaMemcpy may return before its DMA reaches the
+  // device, and the harness stream is non-blocking (not ordered after the
+  // legacy stream): without this wait a kernel launched next could be
+  // overwritten by the tail of the copy (seen on the H200: the NaN poison
+  // landing on 13,024 elements the reference had just written).
+  KOPT_CUDA_CHECK(cudaDeviceSynchronize());
   return Status::Ok();
 }
 

@@ -5,6 +5,8 @@
 // Thread safety: not thread-safe; the runner emits from its main thread.
 #pragma once
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "harness/runner_request.h"
@@ -19,10 +21,23 @@ class EventSink {
   void Emit(const RunnerEvent& event) { EmitJson(RunnerEventToJson(event)); }
 };
 
-// Writes to the process's stdout with fwrite + fflush.
+// Writes to the stream that was the process's stdout when it was made: the
+// constructor moves that stream to a private, close-on-exec descriptor and
+// points fd 1 at stderr, so whatever a candidate prints (printf, std::cout)
+// lands in stderr and cannot be read as an event by accident. (A deliberately
+// hostile candidate runs in this process and could still find the
+// descriptor: the protocol's trust boundary is the process, see
+// docs/harness-protocol.md §3.) Make at most one, before loading candidates.
 class StdoutEventSink : public EventSink {
  public:
+  StdoutEventSink();
+  ~StdoutEventSink() override;
+  StdoutEventSink(const StdoutEventSink&) = delete;
+  StdoutEventSink& operator=(const StdoutEventSink&) = delete;
   void EmitJson(const nlohmann::json& event) override;
+
+ private:
+  std::FILE* events_ = nullptr;  // owned; stdout itself when the move failed
 };
 
 }  // namespace kopt::runner
