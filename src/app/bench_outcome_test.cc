@@ -117,8 +117,8 @@ TEST(ClassifyChildEndTest, DeviceUnavailableIsNotReusable) {
 }
 
 TEST(ClassifyChildEndTest, ExitFourIsNotTheCandidatesFault) {
-  ChildOutcome outcome = Classify(
-      ExitedWith(4, R"({"event":"failure","kind":"device_unavailable","message":"no CUDA device is visible"})"));
+  ChildOutcome outcome = Classify(ExitedWith(
+      4, R"({"event":"failure","kind":"device_unavailable","message":"no CUDA device is visible"})"));
   EXPECT_EQ(outcome.status, ChildOutcome::Status::kHarnessError);
   EXPECT_THAT(outcome.message, HasSubstr("no CUDA device is visible"));
   EXPECT_FALSE(outcome.complete());

@@ -124,12 +124,14 @@ std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::s
 std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<BenchOptions>();
   auto seed = std::make_shared<long long>(-1);
-  command.add_option("task", options->task_directory, "Task directory (task.toml + reference.cu)")->required();
+  command.add_option("task", options->task_directory, "Task directory (task.toml + reference.cu)")
+      ->required();
   command.add_option("candidates", options->candidate_paths,
                      "Candidate .cu files (default: TASK_DIR/candidates/*.cu)");
   command.add_option("--workspace,-w", options->workspace, "Workspace directory (results database)")
       ->capture_default_str();
-  command.add_option("--format,-f", options->format, "Output format: term, md or json")->capture_default_str();
+  command.add_option("--format,-f", options->format, "Output format: term, md or json")
+      ->capture_default_str();
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
   command.add_option("--seeds", options->seeds, "Correctness seeds per candidate (default: the task's)")
       ->check(CLI::NonNegativeNumber);
@@ -144,7 +146,8 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
   command.add_option("--max-noise", options->max_noise, "Stop timing at this relative stdev (fraction)")
       ->capture_default_str();
   command.add_option("--min-samples", options->min_samples, "Timing samples at least")->capture_default_str();
-  command.add_option("--timing-seconds", options->timing_seconds, "Stop timing after this much time, seconds")
+  command
+      .add_option("--timing-seconds", options->timing_seconds, "Stop timing after this much time, seconds")
       ->capture_default_str();
   command.add_flag("--warm", options->warm, "Warm-cache timing (no L2 flush before each sample)");
   command.add_option("--arch", options->arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");

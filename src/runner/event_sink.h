@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "harness/runner_request.h"
