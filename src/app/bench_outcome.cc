@@ -76,6 +76,17 @@ ChildOutcome ClassifyExitZero(const RunnerEvents& events, const ChildExpectation
   return outcome;
 }
 
+// A run that says nothing about the candidate (never reused by resume): the
+// runner's failure message when it sent one, else the end of its stderr.
+ChildOutcome HarnessError(const std::string& what, const CommandResult& result, const RunnerEvents& events,
+                          const std::string& notes) {
+  ChildOutcome outcome;
+  outcome.status = ChildOutcome::Status::kHarnessError;
+  outcome.message = what + (events.failure ? events.failure->message : LastLines(result.stderr_text, 200));
+  outcome.detail = notes;
+  return outcome;
+}
+
 }  // namespace
 
 std::string ChildOutcome::KindName() const {
@@ -109,20 +120,10 @@ ChildOutcome ClassifyChildEnd(const CommandResult& result, const RunnerEvents& e
   }
   if (result.exit_code == 0) return ClassifyExitZero(events, expected, notes);
   if (result.exit_code == 2) {
-    ChildOutcome outcome;
-    outcome.status = ChildOutcome::Status::kHarnessError;
-    outcome.message = "kopt-runner rejected the request (exit code 2): " +
-                      (events.failure ? events.failure->message : LastLines(result.stderr_text, 200));
-    outcome.detail = notes;
-    return outcome;
+    return HarnessError("kopt-runner rejected the request (exit code 2): ", result, events, notes);
   }
   if (result.exit_code == 4) {  // not the candidate's fault: no device, or the reference failed
-    ChildOutcome outcome;
-    outcome.status = ChildOutcome::Status::kHarnessError;
-    outcome.message = "kopt-runner could not judge the candidate (exit code 4): " +
-                      (events.failure ? events.failure->message : LastLines(result.stderr_text, 200));
-    outcome.detail = notes;
-    return outcome;
+    return HarnessError("kopt-runner could not judge the candidate (exit code 4): ", result, events, notes);
   }
   if (result.exit_code == 3 && events.failure) {
     std::string detail = events.failure->detail;
