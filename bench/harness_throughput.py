@@ -87,12 +87,17 @@ def main():
     cold_ok, cold_compiles, cold_medians = summarize_report(cold)
     warm_ok, _, warm_medians = summarize_report(warm)
 
+    def detail(ok, compiles, medians):
+        parts = [f"{ok}/{args.count} ok"]
+        if compiles:
+            parts.append(f"median compile {statistics.median(compiles):.2f} s (parallel)")
+        if medians:
+            parts.append(f"kernel median {1e6 * statistics.median(medians):.2f} µs")
+        return "; ".join(parts)
+
     rows = [
-        ("kopt bench, cold cache", cold_wall / args.count, f"{cold_ok}/{args.count} ok; "
-         f"median compile {statistics.median(cold_compiles):.2f} s (parallel); "
-         f"kernel median {1e6 * statistics.median(cold_medians):.2f} µs" if cold_medians else ""),
-        ("kopt bench, warm cache", warm_wall / args.count, f"{warm_ok}/{args.count} ok; "
-         f"kernel median {1e6 * statistics.median(warm_medians):.2f} µs" if warm_medians else ""),
+        ("kopt bench, cold cache", cold_wall / args.count, detail(cold_ok, cold_compiles, cold_medians)),
+        ("kopt bench, warm cache", warm_wall / args.count, detail(warm_ok, [], warm_medians)),
     ]
     if not args.skip_peer:
         peer_dir = os.path.join(work, "peer")
