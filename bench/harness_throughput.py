@@ -15,6 +15,7 @@ command / COUNT (the reference's compile and timing included).
 import argparse
 import json
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,36 @@ def summarize_report(report):
                      if e.get("compile") and e["compile"].get("time")]
     medians = [e["timing"]["median"]["value"] for e in entries if e.get("timing")]
     return ok, compile_times, medians
+
+
+def child_phase_seconds(workspace, report):
+    """Median over the run's candidate children of where their time went:
+    seconds from the runner's start to its device event (CUDA context, NVML,
+    buffers), to its last correctness check, to its timing event, to done
+    (the events' elapsed_s), and the child's wall time as kopt saw it."""
+    phases = {"device": [], "last check": [], "timing": [], "done": []}
+    database = sqlite3.connect(os.path.join(workspace, "kopt.db"))
+    rows = database.execute(
+        "SELECT candidate_hash, phase, event FROM measurements WHERE run_id = ? AND role = 'candidate'"
+        " ORDER BY id", (report["run"]["id"],)).fetchall()
+    database.close()
+    per_child = {}
+    for candidate_hash, phase, event in rows:
+        elapsed = json.loads(event).get("elapsed_s")
+        if elapsed is None:
+            continue
+        name = "last check" if phase == "check" else phase
+        per_child.setdefault(candidate_hash, {})[name] = elapsed
+    for child in per_child.values():
+        for name, elapsed in child.items():
+            if name in phases:
+                phases[name].append(elapsed)
+    measured = [e["measure"]["time"]["value"] for e in report["candidates"]
+                if e.get("measure") and e["measure"]["time"]["value"] > 0]
+    parts = [f"{name} {statistics.median(values):.3f} s" for name, values in phases.items() if values]
+    if measured:
+        parts.append(f"child wall {statistics.median(measured):.3f} s")
+    return "child phases (median, from runner start): " + ", ".join(parts) if parts else ""
 
 
 def run_peer(python, candidate, build_dir, module):
@@ -86,6 +117,8 @@ def main():
                                      os.path.join(work, "warm.json"))
     cold_ok, cold_compiles, cold_medians = summarize_report(cold)
     warm_ok, _, warm_medians = summarize_report(warm)
+    phase_notes = [f"{label}: {child_phase_seconds(workspace, report)}"
+                   for label, report in (("cold", cold), ("warm", warm))]
 
     def detail(ok, compiles, medians):
         parts = [f"{ok}/{args.count} ok"]
@@ -114,6 +147,7 @@ def main():
     lines.append("")
     lines.append(f"Device: {cold['device']['name']} ({cold['device']['architecture']}); "
                  f"{args.count} candidates; targets: cold <= 2 s, warm <= 0.5 s per candidate.")
+    lines += [""] + [f"- {note}" for note in phase_notes]
     table = "\n".join(lines)
     print(table)
     with open(args.out, "w") as f:

@@ -65,6 +65,7 @@ json EntryToJson(const BenchEntry& entry) {
            {{"status", entry.compile_status},
             {"time", Quantity(entry.compile_seconds, "s")},
             {"cached", entry.compile_cached}}},
+          {"measure", {{"time", Quantity(entry.measure_seconds, "s")}}},
           {"checks",
            {{"passed", Quantity(static_cast<double>(entry.checks_passed), "round")},
             {"total", Quantity(static_cast<double>(entry.checks_total), "round")}}},

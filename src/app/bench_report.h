@@ -39,6 +39,7 @@ struct BenchEntry {
   std::string compile_status;  // "ok", "compile_error", "missing_entry_point"
   double compile_seconds = 0;
   bool compile_cached = false;
+  double measure_seconds = 0;  // wall time of its kopt-runner child (checks, timing, energy)
   std::optional<runner::TimingEvent> timing;
   std::optional<runner::EnergyEvent> energy;
   size_t checks_passed = 0;

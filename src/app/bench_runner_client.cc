@@ -1,5 +1,6 @@
 #include "app/bench_runner_client.h"
 
+#include <chrono>
 #include <utility>
 
 namespace kopt {
@@ -24,12 +25,15 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   spec.timeout_seconds = timeout_seconds_;
   spec.kill_grace_seconds = 2;
   spec.max_output_bytes = size_t{64} << 20;
+  const auto started = std::chrono::steady_clock::now();
   Result<CommandResult> result = command_runner_.Run(spec);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!result.ok()) {
     return result.status().WithContext("cannot start kopt-runner (" + runner_program_ +
                                        "; set KOPT_RUNNER to its path)");
   }
   ChildRun run;
+  run.seconds = seconds;
   run.events = ParseRunnerEvents(result->stdout_text);
   if (key.gpu.empty() && run.events.device) key.gpu = run.events.device->name;
   for (const nlohmann::json& event : run.events.events) {
@@ -42,16 +46,17 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   run.outcome = ClassifyChildEnd(*result, run.events, expected);
   run.end = DescribeCommandEnd(*result, timeout_seconds_);
   KOPT_RETURN_IF_ERROR(
-      workspace_.RecordOutcome(run_id_, key, OutcomeToJson(run.outcome, run.end), run.outcome.complete()));
+      workspace_.RecordOutcome(run_id_, key, OutcomeToJson(run.outcome, run.end, run.seconds), run.outcome.complete()));
   return run;
 }
 
-nlohmann::json OutcomeToJson(const ChildOutcome& outcome, const std::string& end) {
+nlohmann::json OutcomeToJson(const ChildOutcome& outcome, const std::string& end, double seconds) {
   return {{"status", ChildStatusName(outcome.status)},
           {"kind", outcome.kind ? nlohmann::json(FailureKindName(*outcome.kind)) : nlohmann::json(nullptr)},
           {"message", outcome.message},
           {"detail", outcome.detail},
-          {"end", end}};
+          {"end", end},
+          {"seconds", seconds}};
 }
 
 namespace {
@@ -93,6 +98,7 @@ Result<ChildRun> ChildRunFromStored(const std::vector<StoredEvent>& events) {
   try {
     KOPT_ASSIGN_OR_RETURN(run.outcome, OutcomeFromJson(events.back().event));
     run.end = events.back().event.value("end", "");
+    run.seconds = events.back().event.value("seconds", 0.0);
   } catch (const nlohmann::json::exception& error) {
     return InvalidInput(std::string("stored outcome is malformed: ") + error.what());
   }

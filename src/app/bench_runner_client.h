@@ -25,6 +25,7 @@ struct ChildRun {
   RunnerEvents events;
   ChildOutcome outcome;
   std::string end;  // how the process ended, for logs: "exit code 3", "signal 11 (SIGSEGV)"
+  double seconds = 0;  // wall time of the child, start to exit (0 in results stored before it was kept)
 };
 
 class RunnerClient {
@@ -49,8 +50,9 @@ class RunnerClient {
   double timeout_seconds_;
 };
 
-// The parent's verdict as stored in the workspace (phase "outcome").
-nlohmann::json OutcomeToJson(const ChildOutcome& outcome, const std::string& end);
+// The parent's verdict as stored in the workspace (phase "outcome"); `seconds`:
+// the child's wall time.
+nlohmann::json OutcomeToJson(const ChildOutcome& outcome, const std::string& end, double seconds);
 
 // Rebuilds a child run from stored events (the outcome last), for resuming.
 // InvalidInput when the stored outcome is not one this kopt wrote.

@@ -67,6 +67,7 @@ void ApplyChildRun(const ChildRun& run, BenchEntry& entry) {
   entry.kind = run.outcome.KindName();
   entry.message = run.outcome.message;
   entry.detail = run.outcome.detail;
+  entry.measure_seconds = run.seconds;
   entry.timing = run.events.timing;
   entry.energy = run.events.energy;
   entry.checks_total = run.events.checks.size();

@@ -1,13 +1,12 @@
 #include "harness/input_generator.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <numbers>
-#include <thread>
 #include <vector>
 
+#include "core/parallel_chunks.h"
 #include "harness/float16.h"
 
 namespace kopt::runner {
@@ -151,27 +150,13 @@ void FillTensor(const TensorInit& init, Dtype dtype, uint64_t seed, std::span<st
   }
   size_t element_bytes = DtypeBytes(dtype);
   size_t elements = bytes.size() / element_bytes;
-  size_t chunks = (elements + kChunkElements - 1) / kChunkElements;
-  auto fill_chunk = [&](size_t chunk) {
+  ForEachChunk(ChunkCount(elements, kChunkElements), [&](size_t chunk) {
     Generator generator(ChunkSeed(seed, chunk));
     size_t end = std::min(elements, (chunk + 1) * kChunkElements);
     for (size_t element = chunk * kChunkElements; element < end; ++element) {
       StoreElement(dtype, bytes.data() + element * element_bytes, init, generator);
     }
-  };
-  size_t workers = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
-  if (workers <= 1) {
-    for (size_t chunk = 0; chunk < chunks; ++chunk) fill_chunk(chunk);
-    return;
-  }
-  std::atomic<size_t> next_chunk{0};
-  std::vector<std::thread> threads;
-  for (size_t worker = 0; worker < workers; ++worker) {
-    threads.emplace_back([&] {
-      for (size_t chunk = next_chunk++; chunk < chunks; chunk = next_chunk++) fill_chunk(chunk);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  });
 }
 
 std::vector<std::byte> GenerateTensor(const TensorDecl& tensor, uint64_t round_seed) {

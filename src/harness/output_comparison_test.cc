@@ -47,6 +47,26 @@ TEST(OutputComparison, CountsMismatchesAndFirstIndex) {
   EXPECT_FLOAT_EQ(check.max_rel_error, 0.25);
 }
 
+TEST(OutputComparison, LargeOutputsAreComparedInParallelPiecesWithTheSameResult) {
+  // 2.5M elements: about ten pieces. Mismatches late in one piece and early
+  // in later ones; the first mismatch and the maxima come from different pieces.
+  std::vector<float> expected(2'500'000, 1.0f);
+  std::vector<float> got = expected;
+  got[400'000] = 1.5f;                          // abs error 0.5
+  got[300'001] = 0.0f;                          // abs error 1: the first mismatch
+  got[2'499'999] = 4.0f;                        // abs error 3: the maximum, in the last piece
+  got[1'000'000] = std::nanf("");               // a NaN where the reference has none
+  got[2'000'000] = PoisonFloat();               // unwritten
+  OutputCheck check = CompareOutput("y", Dtype::kF32, Bytes(got), Bytes(expected), kF32Tolerance);
+  EXPECT_EQ(check.name, "y");
+  EXPECT_EQ(check.mismatches, 5);
+  EXPECT_EQ(check.first_mismatch_index, 300'001);
+  EXPECT_EQ(check.nan_count, 1);
+  EXPECT_EQ(check.unwritten, 1);
+  EXPECT_FLOAT_EQ(check.max_abs_error, 3.0);
+  EXPECT_FLOAT_EQ(check.max_rel_error, 3.0);
+}
+
 TEST(OutputComparison, NanMustMatchNanOnly) {
   float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> expected = {nan, 1, nan};

@@ -49,7 +49,10 @@ std::optional<RunnerFailure> UploadAll(const std::vector<std::vector<std::byte>>
 
 std::optional<RunnerFailure> CompareInput(const TensorDecl& tensor, const std::vector<std::byte>& before,
                                           const std::vector<std::byte>& after) {
-  if (before == after) return std::nullopt;
+  // memcmp: std::vector<std::byte>'s operator== compares byte by byte (0.1 s for 128 MiB).
+  if (before.size() == after.size() && std::memcmp(before.data(), after.data(), before.size()) == 0) {
+    return std::nullopt;
+  }
   size_t differing = 0, first = before.size();
   for (size_t offset = 0; offset < before.size(); ++offset) {
     if (before[offset] != after[offset]) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <future>
+
 #include "runner/cuda_check.h"
 
 namespace kopt::runner {
@@ -33,19 +35,25 @@ Result<DeviceEvent> DescribeDevice(int ordinal) {
   return event;
 }
 
-void OpenNvml(DeviceSetup& setup) {
+// What opening NVML gave: the device, or why there is none.
+struct NvmlOpening {
+  std::unique_ptr<NvmlDevice> device;
+  std::string unavailable_reason;
+};
+
+NvmlOpening OpenNvml(int ordinal) {
   char bus_id[64] = {};
-  Status bus = KOPT_CUDA_STATUS(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), setup.ordinal));
-  if (!bus.ok()) {
-    setup.nvml_unavailable_reason = bus.message();
-    return;
-  }
+  Status bus = KOPT_CUDA_STATUS(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), ordinal));
+  if (!bus.ok()) return {nullptr, bus.message()};
   Result<std::unique_ptr<NvmlDevice>> nvml = NvmlDevice::OpenByPciBusId(kNvmlLibrary, bus_id);
-  if (!nvml.ok()) {
-    setup.nvml_unavailable_reason = nvml.status().message();
-    return;
-  }
-  setup.nvml = std::move(nvml).value();
+  if (!nvml.ok()) return {nullptr, nvml.status().message()};
+  return {std::move(nvml).value(), ""};
+}
+
+void AdoptNvml(NvmlOpening opening, DeviceSetup& setup) {
+  setup.nvml = std::move(opening.device);
+  setup.nvml_unavailable_reason = std::move(opening.unavailable_reason);
+  if (setup.nvml == nullptr) return;
   if (Result<double> maximum = setup.nvml->MaxSmClockMhz(); maximum.ok() && *maximum > 0) {
     setup.event.sm_clock_max_mhz = *maximum;
   }
@@ -58,12 +66,16 @@ Result<DeviceSetup> SetUpDevice(int ordinal, bool open_nvml) {
   KOPT_RETURN_IF_ERROR(CheckOrdinal(ordinal));
   DeviceSetup setup;
   setup.ordinal = ordinal;
+  // NVML opens on another thread while this one creates the CUDA context
+  // (each takes tens of milliseconds; every candidate's child pays both).
+  std::future<NvmlOpening> nvml;
+  if (open_nvml) nvml = std::async(std::launch::async, OpenNvml, ordinal);
   KOPT_CUDA_CHECK(cudaSetDevice(ordinal));
   KOPT_CUDA_CHECK(cudaFree(nullptr));  // creates the context now, not inside the first timed call
   KOPT_ASSIGN_OR_RETURN(setup.event, DescribeDevice(ordinal));
   KOPT_CUDA_CHECK(cudaStreamCreateWithFlags(&setup.stream, cudaStreamNonBlocking));
   if (open_nvml) {
-    OpenNvml(setup);
+    AdoptNvml(nvml.get(), setup);
   } else {
     setup.nvml_unavailable_reason = "NVML not opened: neither timing nor energy was requested";
   }

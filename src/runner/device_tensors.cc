@@ -36,6 +36,18 @@ Status DeviceTensors::Upload(size_t index, std::span<const std::byte> contents) 
   return Status::Ok();
 }
 
+Status DeviceTensors::CopyFrom(const DeviceTensors& source) {
+  if (source.byte_counts_ != byte_counts_) {
+    return Internal("DeviceTensors::CopyFrom: the two sets hold tensors of different sizes");
+  }
+  for (size_t index = 0; index < pointers_.size(); ++index) {
+    KOPT_CUDA_CHECK(
+        cudaMemcpy(pointers_[index], source.pointers_[index], byte_counts_[index], cudaMemcpyDeviceToDevice));
+  }
+  KOPT_CUDA_CHECK(cudaDeviceSynchronize());
+  return Status::Ok();
+}
+
 Result<std::vector<std::byte>> DeviceTensors::Download(size_t index) const {
   std::vector<std::byte> contents(byte_counts_[index]);
   KOPT_CUDA_CHECK(cudaMemcpy(contents.data(), pointers_[index], contents.size(), cudaMemcpyDeviceToHost));

@@ -33,6 +33,9 @@ class DeviceTensors {
 
   // Copies host contents (exactly the tensor's byte size) to tensor `index`.
   Status Upload(size_t index, std::span<const std::byte> contents);
+  // Copies every tensor of `source` (the same task: same byte sizes) into
+  // this set on the device, and waits for the copies.
+  Status CopyFrom(const DeviceTensors& source);
   // Copies tensor `index` back into a new host vector.
   Result<std::vector<std::byte>> Download(size_t index) const;
   size_t size() const { return pointers_.size(); }

@@ -8,7 +8,7 @@
 
 namespace kopt::runner {
 
-StdoutEventSink::StdoutEventSink() {
+StdoutEventSink::StdoutEventSink(std::chrono::steady_clock::time_point started) : started_(started) {
   std::fflush(stdout);
   int private_descriptor = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if (private_descriptor >= 0) events_ = fdopen(private_descriptor, "w");
@@ -23,8 +23,10 @@ StdoutEventSink::~StdoutEventSink() {
 }
 
 void StdoutEventSink::EmitJson(const nlohmann::json& event) {
+  nlohmann::json stamped = event;
+  stamped["elapsed_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   // Replace invalid UTF-8 (e.g. from a library path) instead of throwing.
-  std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string line = stamped.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), events_);
   std::fflush(events_);

@@ -5,6 +5,7 @@
 // Thread safety: not thread-safe; the runner emits from its main thread.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -27,9 +28,11 @@ class EventSink {
 // hostile candidate runs in this process and could still find the
 // descriptor: the protocol's trust boundary is the process, see
 // docs/harness-protocol.md §3.) Make at most one, before loading candidates.
+// Every line gets `elapsed_s`: seconds from `started` (the runner's start) to
+// the emit, so the parent can tell where a child's time went.
 class StdoutEventSink : public EventSink {
  public:
-  StdoutEventSink();
+  explicit StdoutEventSink(std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now());
   ~StdoutEventSink() override;
   StdoutEventSink(const StdoutEventSink&) = delete;
   StdoutEventSink& operator=(const StdoutEventSink&) = delete;
@@ -37,6 +40,7 @@ class StdoutEventSink : public EventSink {
 
  private:
   std::FILE* events_ = nullptr;  // owned; stdout itself when the move failed
+  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace kopt::runner

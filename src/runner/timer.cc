@@ -225,14 +225,34 @@ class Sampler {
   int flush_value_ = 0;
 };
 
-// Back-to-back launches for `seconds` of wall time, rotating the input sets;
-// a stream sync every few launches keeps the queue short. Returns the count.
+// Whether the SM clock has ramped up: at least kWarmClockFraction of the
+// maximum. Always false without NVML or when a read fails.
+bool ClockIsWarm(const NvmlDevice* nvml, double max_clock_mhz) {
+  if (nvml == nullptr || !(max_clock_mhz > 0)) return false;
+  Result<double> mhz = nvml->SmClockMhz();
+  return mhz.ok() && *mhz >= kWarmClockFraction * max_clock_mhz;
+}
+
+// Back-to-back launches for `seconds` of wall time (less once the clock is
+// warm, see the header), rotating the input sets; a stream sync every few
+// launches keeps the queue short. Returns the count.
 Result<int64_t> WarmUp(const LaunchFunction& launch, const TimerContext& context, double seconds) {
+  double max_clock_mhz = 0;
+  if (context.nvml != nullptr) {
+    Result<double> maximum = context.nvml->MaxSmClockMhz();
+    if (maximum.ok()) max_clock_mhz = *maximum;
+  }
   Clock::time_point start = Clock::now();
+  Clock::time_point last_clock_read = start;
   int64_t launches = 0;
   while (launches == 0 || SecondsSince(start) < seconds) {
     KOPT_RETURN_IF_ERROR(launch(static_cast<int>(launches % context.input_sets), context.stream));
-    if (++launches % kWarmupLaunchesPerSync == 0) KOPT_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+    if (++launches % kWarmupLaunchesPerSync != 0) continue;
+    KOPT_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+    if (SecondsSince(start) >= kMinWarmupSeconds && SecondsSince(last_clock_read) >= kClockReadIntervalSeconds) {
+      last_clock_read = Clock::now();
+      if (ClockIsWarm(context.nvml, max_clock_mhz)) break;
+    }
   }
   KOPT_CUDA_CHECK(cudaDeviceSynchronize());
   return launches;

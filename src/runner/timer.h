@@ -3,8 +3,12 @@
 // kopt-runner only.
 //
 // TimeCandidate, for one candidate already loaded and checked:
-//  1. warm-up by time: back-to-back launches for request.warmup_seconds
-//     (idle SM clocks are low: 345 MHz idle, 1980 MHz under load on our H200);
+//  1. warm-up by time: back-to-back launches for at most
+//     request.warmup_seconds (idle SM clocks are low: 345 MHz idle, 1980 MHz
+//     under load on our H200); with NVML it ends earlier, after at least
+//     kMinWarmupSeconds, once the SM clock reads >= kWarmClockFraction of its
+//     maximum (a kernel that holds the clock lower, e.g. power-capped, gets
+//     the whole warm-up);
 //  2. the empty-call overhead: a 4-byte cudaMemsetAsync on the stream,
 //     bracketed exactly like a sample, 20 times; overhead = median device-wide
 //     time - median event time (DecideSideStream uses it);
@@ -56,6 +60,9 @@ namespace kopt::runner {
 // (0 <= input_set < input_sets) on `stream`, without synchronizing; returns
 // the launch's error (cudaGetLastError right after the call) as a Status.
 using LaunchFunction = std::function<Status(int input_set, cudaStream_t stream)>;
+
+inline constexpr double kMinWarmupSeconds = 0.02;
+inline constexpr double kWarmClockFraction = 0.95;
 
 struct TimerContext {
   cudaStream_t stream = nullptr;     // the harness stream the candidate is given

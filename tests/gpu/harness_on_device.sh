@@ -5,7 +5,8 @@
 # Runs: the runner smoke test; `kopt bench` on every example task (energy on
 # three); the adversarial suite; timing repeatability; harness throughput
 # beside a KernelBench-style load_inline evaluation. Writes every output under
-# OUT_DIR (and OUT_DIR/../results.tgz); prints one line per step. Exits 77 (skip) without a GPU.
+# OUT_DIR (and OUT_DIR/../results.tgz, or $RESULTS_TGZ); prints one line per step. Exits 77
+# (skip) without a GPU.
 set -u
 out=$1
 mkdir -p "$out/bench"
@@ -17,8 +18,16 @@ kopt=$PWD/.carry/bin/kopt-with-libraries
 printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$carried_libraries" "$PWD/.carry/bin/kopt" > "$kopt"
 chmod +x "$kopt"
 workspace=$(mktemp -d)/ws
+# STEPS (space-separated step names, or prefixes such as "bench_") limits the
+# run to those steps; default: all.
+wanted() {
+  [ -z "${STEPS:-}" ] && return 0
+  local s; for s in $STEPS; do case $1 in "$s"*) return 0 ;; esac; done
+  return 1
+}
 step() {  # name command...
   local name=$1; shift
+  wanted "$name" || return 0
   local start=$(date +%s.%N)
   "$@" > "$out/$name.out" 2> "$out/$name.err"
   local code=$?
@@ -38,7 +47,7 @@ for task in gelu softmax gemm_bf16 transpose layernorm reduce_sum gemm_f32 stenc
   case $task in gelu|gemm_bf16) energy=(--energy) ;; esac
   step "bench_$task" "$kopt" bench "examples/tasks/$task" --workspace "$workspace" "${energy[@]}" \
     -f json -o "$out/bench/$task.json"
-  "$kopt" bench "examples/tasks/$task" --workspace "$workspace" -f md > "$out/bench/$task.md" 2>&1
+  wanted "bench_$task" && "$kopt" bench "examples/tasks/$task" --workspace "$workspace" -f md > "$out/bench/$task.md" 2>&1
   save
 done
 step runner_smoke env LD_LIBRARY_PATH=$carried_libraries tests/gpu/runner_smoke.sh "$PWD/.carry/bin/kopt-runner" "$(mktemp -d)"; save

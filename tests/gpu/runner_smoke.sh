@@ -174,6 +174,10 @@ check_case() {  # $1 name, $2 expected exit, $3 python condition over `events` (
   if python3 - "$work/$name.events" "$condition" <<'PY'
 import json, sys
 events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+# Every event carries the seconds since the runner started, never decreasing.
+elapsed = [e.pop("elapsed_s") for e in events]
+if elapsed != sorted(elapsed) or any(not isinstance(x, float) or x < 0 for x in elapsed):
+    sys.exit(1)
 kinds = [e["event"] for e in events]
 failure = next((e for e in events if e["event"] == "failure"), None)
 checks = [e for e in events if e["event"] == "check"]
