@@ -33,6 +33,11 @@ struct EventToJson {
     json json_event = {
         {"event", "check"}, {"seed", event.seed}, {"passed", event.passed}, {"outputs", outputs}};
     if (event.variant) json_event["variant"] = *event.variant;
+    if (!event.phase_seconds.empty()) {
+      json phases = json::object();
+      for (const auto& [phase, seconds] : event.phase_seconds) phases[phase] = seconds;
+      json_event["phase_s"] = phases;
+    }
     return json_event;
   }
   json operator()(const TimingEvent& event) const {

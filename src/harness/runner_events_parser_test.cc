@@ -52,6 +52,22 @@ TEST(RunnerEventsParserTest, ReadsEveryEventOfAGoodStream) {
   EXPECT_EQ(events.events[2]["median_s"], 1.5e-5);
 }
 
+TEST(RunnerEventsParserTest, ACheckEventCarriesItsStepTimesAndReadersIgnoreThem) {
+  runner::CheckEvent check;
+  check.seed = 7;
+  check.passed = true;
+  check.phase_seconds = {{"generate", 0.25}, {"candidate", 0.001}};
+  nlohmann::json json = runner::RunnerEventToJson(check);
+  EXPECT_EQ(json["phase_s"], nlohmann::json::parse(R"({"generate": 0.25, "candidate": 0.001})"));
+  json["elapsed_s"] = 1.5;  // the runner stamps every line
+  RunnerEvents events = ParseRunnerEvents(json.dump() + "\n");
+  EXPECT_TRUE(events.malformed.empty()) << events.malformed[0];
+  ASSERT_EQ(events.checks.size(), 1u);
+  EXPECT_EQ(events.checks[0].seed, 7u);
+  check.phase_seconds.clear();
+  EXPECT_FALSE(runner::RunnerEventToJson(check).contains("phase_s"));
+}
+
 TEST(RunnerEventsParserTest, KeepsWhatArrivedBeforeGarbage) {
   RunnerEvents events =
       ParseRunnerEvents(std::string(kDevice) + "\nSegmentation fault\n{\"event\":\"timing\",\"samp");

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -166,6 +167,10 @@ struct CheckEvent {
   std::optional<int> variant;  // index into check_variants; absent at the main size
   bool passed = false;
   std::vector<OutputCheck> outputs;
+  // Where the round's wall time went, in seconds per step ("generate",
+  // "candidate", ...; a step that ran twice is summed); informational: the
+  // event's `phase_s` object, not parsed back.
+  std::vector<std::pair<std::string, double>> phase_seconds;
 };
 
 struct TimingEvent {

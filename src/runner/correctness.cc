@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include "harness/input_generator.h"
 #include "harness/output_comparison.h"
@@ -39,13 +42,46 @@ std::optional<RunnerFailure> CallAndWait(const KernelLibrary& library, const Dev
   return AsFailure(KOPT_CUDA_STATUS(cudaDeviceSynchronize()), is_reference);
 }
 
-std::optional<RunnerFailure> UploadAll(const std::vector<std::vector<std::byte>>& contents,
-                                       DeviceTensors& tensors, bool is_reference) {
-  for (size_t index = 0; index < contents.size(); ++index) {
-    if (auto failure = AsFailure(tensors.Upload(index, contents[index]), is_reference)) return failure;
+// Sets a tensor set up for a call: inputs and inouts from `contents`, or
+// (when `verified_inputs` is given) inputs copied on the device from that set,
+// whose inputs were just checked equal to `contents`; outputs poisoned on the
+// device.
+std::optional<RunnerFailure> PrepareForCall(const RunnerTask& task,
+                                            const std::vector<std::vector<std::byte>>& contents,
+                                            DeviceTensors& tensors, const DeviceTensors* verified_inputs,
+                                            bool is_reference) {
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    TensorRole role = task.tensors[index].role;
+    Status prepared = role == TensorRole::kOutput ? tensors.Fill(index, kPoisonByte)
+                      : role == TensorRole::kInput && verified_inputs != nullptr
+                          ? tensors.CopyTensorFrom(index, *verified_inputs)
+                          : tensors.Upload(index, contents[index]);
+    if (auto failure = AsFailure(prepared, is_reference)) return failure;
   }
   return std::nullopt;
 }
+
+// Adds the wall time since the last mark to the named step of a round.
+class StepClock {
+ public:
+  explicit StepClock(std::vector<std::pair<std::string, double>>& steps) : steps_(steps) {}
+  void Mark(const char* step) {
+    auto now = std::chrono::steady_clock::now();
+    double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    for (auto& [name, total] : steps_) {
+      if (name == step) {
+        total += seconds;
+        return;
+      }
+    }
+    steps_.emplace_back(step, seconds);
+  }
+
+ private:
+  std::vector<std::pair<std::string, double>>& steps_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 std::optional<RunnerFailure> CompareInput(const TensorDecl& tensor, const std::vector<std::byte>& before,
                                           const std::vector<std::byte>& after) {
@@ -122,26 +158,43 @@ void JudgeRound(const RunnerTask& task, const std::vector<std::vector<std::byte>
   if (kind) result.failure = RunnerFailure{*kind, first_failure_message};
 }
 
+// Draws the round's inputs on the host (outputs need none: they are
+// poisoned on the device).
+std::vector<std::vector<std::byte>> DrawInputs(const RunnerTask& task, uint64_t seed) {
+  std::vector<std::vector<std::byte>> contents;
+  for (const TensorDecl& tensor : task.tensors) {
+    contents.push_back(tensor.IsInitialised() ? GenerateTensor(tensor, seed) : std::vector<std::byte>{});
+  }
+  return contents;
+}
+
 // Steps 1-5 of a round (see the header); the event is complete only when
 // the comparison was reached (failure before it: event.outputs empty).
 RoundResult RunRound(const CheckContext& context, const RunnerTask& task, DeviceTensors& candidate,
                      DeviceTensors& reference, uint64_t seed) {
   RoundResult result;
   result.event.seed = seed;
-  std::vector<std::vector<std::byte>> contents;
-  for (const TensorDecl& tensor : task.tensors) contents.push_back(GenerateTensor(tensor, seed));
+  StepClock clock(result.event.phase_seconds);
+  std::vector<std::vector<std::byte>> contents = DrawInputs(task, seed);
+  clock.Mark("generate");
   ScalarArguments scalars(task.scalars);
   std::vector<std::vector<std::byte>> got, expected;
-  result.failure = UploadAll(contents, candidate, false);
-  if (!result.failure)
-    result.failure = CallAndWait(*context.candidate, candidate, scalars, context.stream, false);
-  if (!result.failure) result.failure = CheckInputsUnchanged(task, candidate, contents);
-  if (!result.failure) result.failure = DownloadWritten(task, candidate, got, false);
-  if (!result.failure) result.failure = UploadAll(contents, reference, true);
-  if (!result.failure)
-    result.failure = CallAndWait(*context.reference, reference, scalars, context.stream, true);
-  if (!result.failure) result.failure = DownloadWritten(task, reference, expected, true);
-  if (!result.failure) JudgeRound(task, got, expected, result);
+  auto step = [&](const char* name, auto&& run) {
+    if (result.failure) return;
+    result.failure = run();
+    clock.Mark(name);
+  };
+  step("prepare", [&] { return PrepareForCall(task, contents, candidate, nullptr, false); });
+  step("candidate", [&] { return CallAndWait(*context.candidate, candidate, scalars, context.stream, false); });
+  step("input_check", [&] { return CheckInputsUnchanged(task, candidate, contents); });
+  step("download", [&] { return DownloadWritten(task, candidate, got, false); });
+  step("prepare", [&] { return PrepareForCall(task, contents, reference, &candidate, true); });
+  step("reference", [&] { return CallAndWait(*context.reference, reference, scalars, context.stream, true); });
+  step("download", [&] { return DownloadWritten(task, reference, expected, true); });
+  if (!result.failure) {
+    JudgeRound(task, got, expected, result);
+    clock.Mark("compare");
+  }
   return result;
 }
 

@@ -2,17 +2,21 @@
 // "Correctness").
 //
 // One round, for one task size and one seed:
-//   1. every tensor's contents are generated on the host (input_generator.h;
-//      outputs get the poison) and uploaded to the candidate's tensors;
+//   1. inputs (and inouts) are drawn on the host (input_generator.h) and
+//      uploaded to the candidate's tensors; outputs are set to the poison on
+//      the device;
 //   2. the candidate's kopt_launch runs on the harness stream; the launch
 //      error (cudaGetLastError) and then cudaDeviceSynchronize are checked:
 //      a failed launch or a sticky error ends the run with its kind;
 //   3. written tensors (output, inout) are copied back; inputs are copied back
 //      and byte-compared with the host copy (input_mutated);
-//   4. the reference runs on its own tensors with the same contents;
+//   4. the reference runs on its own tensors with the same contents (inputs
+//      copied on the device from the candidate's, just checked unchanged;
+//      inouts uploaded again; outputs poisoned);
 //   5. every written tensor is compared (output_comparison.h); the round's
-//      `check` event is emitted; a failing round ends the run with
-//      unwritten_output, wrong_output or precision_loss.
+//      `check` event is emitted (with the seconds each step took, `phase_s`);
+//      a failing round ends the run with unwritten_output, wrong_output or
+//      precision_loss.
 // After all rounds at the main size: constant_output when the candidate's
 // outputs were identical across seeds while the reference's differed.
 // Variants run one round each, with their own tensors.

@@ -44,7 +44,23 @@ Status DeviceTensors::CopyFrom(const DeviceTensors& source) {
     KOPT_CUDA_CHECK(
         cudaMemcpy(pointers_[index], source.pointers_[index], byte_counts_[index], cudaMemcpyDeviceToDevice));
   }
+  KOPT_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copies: see Upload
+  return Status::Ok();
+}
+
+Status DeviceTensors::CopyTensorFrom(size_t index, const DeviceTensors& source) {
+  if (source.byte_counts_[index] != byte_counts_[index]) {
+    return Internal("DeviceTensors::CopyTensorFrom: the two tensors differ in size");
+  }
+  KOPT_CUDA_CHECK(
+      cudaMemcpy(pointers_[index], source.pointers_[index], byte_counts_[index], cudaMemcpyDeviceToDevice));
   KOPT_CUDA_CHECK(cudaDeviceSynchronize());
+  return Status::Ok();
+}
+
+Status DeviceTensors::Fill(size_t index, std::byte value) {
+  KOPT_CUDA_CHECK(cudaMemset(pointers_[index], static_cast<int>(value), byte_counts_[index]));
+  KOPT_CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset may return early and is not on the harness stream
   return Status::Ok();
 }
 

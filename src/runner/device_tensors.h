@@ -36,6 +36,11 @@ class DeviceTensors {
   // Copies every tensor of `source` (the same task: same byte sizes) into
   // this set on the device, and waits for the copies.
   Status CopyFrom(const DeviceTensors& source);
+  // Copies tensor `index` of `source` (same byte size) into tensor `index`
+  // on the device, and waits.
+  Status CopyTensorFrom(size_t index, const DeviceTensors& source);
+  // Sets every byte of tensor `index` to `value` on the device, and waits.
+  Status Fill(size_t index, std::byte value);
   // Copies tensor `index` back into a new host vector.
   Result<std::vector<std::byte>> Download(size_t index) const;
   size_t size() const { return pointers_.size(); }

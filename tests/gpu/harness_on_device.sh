@@ -48,6 +48,8 @@ for task in gelu softmax gemm_bf16 transpose layernorm reduce_sum gemm_f32 stenc
   step "bench_$task" "$kopt" bench "examples/tasks/$task" --workspace "$workspace" "${energy[@]}" \
     -f json -o "$out/bench/$task.json"
   wanted "bench_$task" && "$kopt" bench "examples/tasks/$task" --workspace "$workspace" -f md > "$out/bench/$task.md" 2>&1
+  # The runner's events (check steps, elapsed times) of every child so far.
+  [ -f "$workspace/kopt.db" ] && cp "$workspace/kopt.db" "$out/bench/workspace.db"
   save
 done
 step runner_smoke env LD_LIBRARY_PATH=$carried_libraries tests/gpu/runner_smoke.sh "$PWD/.carry/bin/kopt-runner" "$(mktemp -d)"; save
