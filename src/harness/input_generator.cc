@@ -159,10 +159,15 @@ void FillTensor(const TensorInit& init, Dtype dtype, uint64_t seed, std::span<st
   });
 }
 
-std::vector<std::byte> GenerateTensor(const TensorDecl& tensor, uint64_t round_seed) {
-  std::vector<std::byte> bytes(static_cast<size_t>(tensor.ByteCount()));
+void GenerateTensorInto(const TensorDecl& tensor, uint64_t round_seed, std::vector<std::byte>& bytes) {
+  bytes.resize(static_cast<size_t>(tensor.ByteCount()));
   TensorInit init = tensor.role == TensorRole::kOutput ? TensorInit{} : tensor.init;
   FillTensor(init, tensor.dtype, TensorSeed(round_seed, tensor.name), bytes);
+}
+
+std::vector<std::byte> GenerateTensor(const TensorDecl& tensor, uint64_t round_seed) {
+  std::vector<std::byte> bytes;
+  GenerateTensorInto(tensor, round_seed, bytes);
   return bytes;
 }
 

@@ -41,6 +41,9 @@ void FillTensor(const TensorInit& init, Dtype dtype, uint64_t seed, std::span<st
 
 // The contents of `tensor` for round `round_seed` (poison for outputs).
 std::vector<std::byte> GenerateTensor(const TensorDecl& tensor, uint64_t round_seed);
+// The same into `bytes`, resized to the tensor's byte count (its memory is
+// reused when large enough: no new allocation, no zero-fill).
+void GenerateTensorInto(const TensorDecl& tensor, uint64_t round_seed, std::vector<std::byte>& bytes);
 
 // Sets every byte to the poison.
 void FillPoison(std::span<std::byte> bytes);

@@ -37,6 +37,18 @@ TEST(InputGenerator, SameSeedSameBytesOtherSeedOtherBytes) {
   EXPECT_EQ(GenerateTensor(tensor, 7).size(), 64u * 3u * 4u);
 }
 
+TEST(InputGenerator, GeneratingIntoAReusedBufferGivesTheSameBytes) {
+  TensorDecl tensor{"x", Dtype::kF32, {100000}, TensorRole::kInput, Normal(0, 1)};
+  TensorDecl output{"y", Dtype::kF32, {10}, TensorRole::kOutput, {}};
+  std::vector<std::byte> buffer(1 << 20, std::byte{7});  // larger, with old contents
+  GenerateTensorInto(tensor, 5, buffer);
+  EXPECT_EQ(buffer, GenerateTensor(tensor, 5));
+  GenerateTensorInto(output, 5, buffer);  // smaller: resized, poisoned
+  EXPECT_EQ(buffer, std::vector<std::byte>(40, kPoisonByte));
+  GenerateTensorInto(tensor, 6, buffer);  // larger again
+  EXPECT_EQ(buffer, GenerateTensor(tensor, 6));
+}
+
 TEST(InputGenerator, PinnedValuesStayReproducible) {
   // Results are recorded with their seeds: the generator must not drift.
   std::vector<double> values = Draw<double>(Normal(0, 1), Dtype::kF64, 42, 2);

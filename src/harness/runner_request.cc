@@ -386,23 +386,6 @@ std::optional<Dtype> ParseDtype(std::string_view name) {
   return ValueOf(kDtypeNames, name);
 }
 
-size_t DtypeBytes(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kF64:
-    case Dtype::kI64: return 8;
-    case Dtype::kF32:
-    case Dtype::kI32: return 4;
-    case Dtype::kF16:
-    case Dtype::kBf16: return 2;
-    case Dtype::kU8: return 1;
-  }
-  return 1;
-}
-
-bool IsFloatingDtype(Dtype dtype) {
-  return dtype == Dtype::kF64 || dtype == Dtype::kF32 || dtype == Dtype::kF16 || dtype == Dtype::kBf16;
-}
-
 int64_t TensorDecl::ElementCount() const {
   int64_t count = 1;
   for (int64_t dimension : shape) count *= dimension;

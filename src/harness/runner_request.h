@@ -32,8 +32,23 @@ namespace kopt::runner {
 enum class Dtype { kF64, kF32, kF16, kBf16, kI64, kI32, kU8 };
 std::string_view DtypeName(Dtype dtype);  // "f64", "bf16", ...
 std::optional<Dtype> ParseDtype(std::string_view name);
-size_t DtypeBytes(Dtype dtype);  // bytes per element
-bool IsFloatingDtype(Dtype dtype);
+// Bytes per element.
+constexpr size_t DtypeBytes(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kF64:
+    case Dtype::kI64: return 8;
+    case Dtype::kF32:
+    case Dtype::kI32: return 4;
+    case Dtype::kF16:
+    case Dtype::kBf16: return 2;
+    case Dtype::kU8: return 1;
+  }
+  return 1;
+}
+
+constexpr bool IsFloatingDtype(Dtype dtype) {
+  return dtype == Dtype::kF64 || dtype == Dtype::kF32 || dtype == Dtype::kF16 || dtype == Dtype::kBf16;
+}
 
 enum class TensorRole { kInput, kOutput, kInout };
 enum class InitKind { kNone, kNormal, kUniform, kHeavyTailed, kIntRange, kZeros, kOnes };

@@ -104,26 +104,24 @@ std::optional<RunnerFailure> CompareInput(const TensorDecl& tensor, const std::v
 }
 
 std::optional<RunnerFailure> CheckInputsUnchanged(const RunnerTask& task, const DeviceTensors& tensors,
-                                                  const std::vector<std::vector<std::byte>>& contents) {
+                                                  const std::vector<std::vector<std::byte>>& contents,
+                                                  std::vector<std::byte>& after) {
   for (size_t index = 0; index < task.tensors.size(); ++index) {
     if (task.tensors[index].role != TensorRole::kInput) continue;
-    Result<std::vector<std::byte>> after = tensors.Download(index);
-    if (!after.ok()) return AsFailure(after.status());
-    if (auto failure = CompareInput(task.tensors[index], contents[index], *after)) return failure;
+    if (auto failure = AsFailure(tensors.DownloadInto(index, after))) return failure;
+    if (auto failure = CompareInput(task.tensors[index], contents[index], after)) return failure;
   }
   return std::nullopt;
 }
 
-// Copies back every written tensor (empty vectors for inputs).
+// Copies back every written tensor (inputs' entries are left as they are).
 std::optional<RunnerFailure> DownloadWritten(const RunnerTask& task, const DeviceTensors& tensors,
                                              std::vector<std::vector<std::byte>>& written,
                                              bool is_reference) {
-  written.assign(task.tensors.size(), {});
+  written.resize(task.tensors.size());
   for (size_t index = 0; index < task.tensors.size(); ++index) {
     if (!task.tensors[index].IsWritten()) continue;
-    Result<std::vector<std::byte>> contents = tensors.Download(index);
-    if (!contents.ok()) return AsFailure(contents.status(), is_reference);
-    written[index] = std::move(contents).value();
+    if (auto failure = AsFailure(tensors.DownloadInto(index, written[index]), is_reference)) return failure;
   }
   return std::nullopt;
 }
@@ -158,14 +156,17 @@ void JudgeRound(const RunnerTask& task, const std::vector<std::vector<std::byte>
   if (kind) result.failure = RunnerFailure{*kind, first_failure_message};
 }
 
-// Draws the round's inputs on the host (outputs need none: they are
-// poisoned on the device).
-std::vector<std::vector<std::byte>> DrawInputs(const RunnerTask& task, uint64_t seed) {
-  std::vector<std::vector<std::byte>> contents;
-  for (const TensorDecl& tensor : task.tensors) {
-    contents.push_back(tensor.IsInitialised() ? GenerateTensor(tensor, seed) : std::vector<std::byte>{});
+// Draws the round's inputs on the host into `contents` (outputs need none:
+// they are poisoned on the device).
+void DrawInputs(const RunnerTask& task, uint64_t seed, std::vector<std::vector<std::byte>>& contents) {
+  contents.resize(task.tensors.size());
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    if (task.tensors[index].IsInitialised()) {
+      GenerateTensorInto(task.tensors[index], seed, contents[index]);
+    } else {
+      contents[index].clear();
+    }
   }
-  return contents;
 }
 
 // Steps 1-5 of a round (see the header); the event is complete only when
@@ -175,24 +176,25 @@ RoundResult RunRound(const CheckContext& context, const RunnerTask& task, Device
   RoundResult result;
   result.event.seed = seed;
   StepClock clock(result.event.phase_seconds);
-  std::vector<std::vector<std::byte>> contents = DrawInputs(task, seed);
+  RoundBuffers& buffers = *context.buffers;
+  DrawInputs(task, seed, buffers.contents);
   clock.Mark("generate");
   ScalarArguments scalars(task.scalars);
-  std::vector<std::vector<std::byte>> got, expected;
   auto step = [&](const char* name, auto&& run) {
     if (result.failure) return;
     result.failure = run();
     clock.Mark(name);
   };
+  const auto& contents = buffers.contents;
   step("prepare", [&] { return PrepareForCall(task, contents, candidate, nullptr, false); });
   step("candidate", [&] { return CallAndWait(*context.candidate, candidate, scalars, context.stream, false); });
-  step("input_check", [&] { return CheckInputsUnchanged(task, candidate, contents); });
-  step("download", [&] { return DownloadWritten(task, candidate, got, false); });
+  step("input_check", [&] { return CheckInputsUnchanged(task, candidate, contents, buffers.input_after_call); });
+  step("download", [&] { return DownloadWritten(task, candidate, buffers.got, false); });
   step("prepare", [&] { return PrepareForCall(task, contents, reference, &candidate, true); });
   step("reference", [&] { return CallAndWait(*context.reference, reference, scalars, context.stream, true); });
-  step("download", [&] { return DownloadWritten(task, reference, expected, true); });
+  step("download", [&] { return DownloadWritten(task, reference, buffers.expected, true); });
   if (!result.failure) {
-    JudgeRound(task, got, expected, result);
+    JudgeRound(task, buffers.got, buffers.expected, result);
     clock.Mark("compare");
   }
   return result;

@@ -65,9 +65,16 @@ Status DeviceTensors::Fill(size_t index, std::byte value) {
 }
 
 Result<std::vector<std::byte>> DeviceTensors::Download(size_t index) const {
-  std::vector<std::byte> contents(byte_counts_[index]);
-  KOPT_CUDA_CHECK(cudaMemcpy(contents.data(), pointers_[index], contents.size(), cudaMemcpyDeviceToHost));
+  std::vector<std::byte> contents;
+  KOPT_RETURN_IF_ERROR(DownloadInto(index, contents));
   return contents;
+}
+
+Status DeviceTensors::DownloadInto(size_t index, std::vector<std::byte>& destination) const {
+  destination.resize(byte_counts_[index]);
+  KOPT_CUDA_CHECK(
+      cudaMemcpy(destination.data(), pointers_[index], destination.size(), cudaMemcpyDeviceToHost));
+  return Status::Ok();
 }
 
 ScalarArguments::ScalarArguments(const std::vector<ScalarDecl>& scalars) {

@@ -43,6 +43,9 @@ class DeviceTensors {
   Status Fill(size_t index, std::byte value);
   // Copies tensor `index` back into a new host vector.
   Result<std::vector<std::byte>> Download(size_t index) const;
+  // The same into `destination`, resized to the tensor's byte count (its
+  // memory is reused when large enough).
+  Status DownloadInto(size_t index, std::vector<std::byte>& destination) const;
   size_t size() const { return pointers_.size(); }
   size_t ByteCount(size_t index) const { return byte_counts_[index]; }
   // The tensors argument of kopt_launch.

@@ -51,7 +51,7 @@ class Phases {
          const KernelLibrary& reference, EventSink& events)
       : request_(request),
         device_(device),
-        context_{&candidate, &reference, device.stream, &events},
+        context_{&candidate, &reference, device.stream, &events, &round_buffers_},
         scalars_(request.task.scalars) {}
 
   std::optional<RunnerFailure> Run() {
@@ -131,6 +131,7 @@ class Phases {
 
   const RunnerRequest& request_;
   const DeviceSetup& device_;
+  RoundBuffers round_buffers_;  // before context_, which points at it
   CheckContext context_;
   ScalarArguments scalars_;
   MainSizeTensors main_size_;

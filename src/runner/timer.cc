@@ -168,7 +168,7 @@ class Sampler {
     if (!cold_) return Status::Ok();
     int l2_bytes = 0;
     KOPT_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    size_t flush_bytes = l2_bytes > 0 ? 2 * static_cast<size_t>(l2_bytes) : kFallbackFlushBytes;
+    size_t flush_bytes = l2_bytes > 0 ? static_cast<size_t>(l2_bytes) : kFallbackFlushBytes;
     return flush_.Allocate(flush_bytes);
   }
   void DisableGate() { gate_ = nullptr; }

@@ -13,7 +13,8 @@
 //     bracketed exactly like a sample, 20 times; overhead = median device-wide
 //     time - median event time (DecideSideStream uses it);
 //  3. samples until NoiseStoppingRule says stop. One sample:
-//       [cold: cudaMemsetAsync over a flush buffer of 2 x the L2 size, then
+//       [cold: cudaMemsetAsync over a flush buffer the size of L2 (as
+//        nvbench), then
 //        cudaStreamSynchronize: the next launch finds no input in L2]
 //       stream gate closed (cuStreamWaitValue32 on a host-mapped word: the
 //         stream waits while the host queues the rest, as nvbench's blocking
