@@ -45,8 +45,8 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
       workspace_.WriteArtifact(directory + artifact_stem + ".stderr", result->stderr_text).status());
   run.outcome = ClassifyChildEnd(*result, run.events, expected);
   run.end = DescribeCommandEnd(*result, timeout_seconds_);
-  KOPT_RETURN_IF_ERROR(
-      workspace_.RecordOutcome(run_id_, key, OutcomeToJson(run.outcome, run.end, run.seconds), run.outcome.complete()));
+  KOPT_RETURN_IF_ERROR(workspace_.RecordOutcome(
+      run_id_, key, OutcomeToJson(run.outcome, run.end, run.seconds), run.outcome.complete()));
   return run;
 }
 

@@ -24,7 +24,7 @@ namespace kopt {
 struct ChildRun {
   RunnerEvents events;
   ChildOutcome outcome;
-  std::string end;  // how the process ended, for logs: "exit code 3", "signal 11 (SIGSEGV)"
+  std::string end;     // how the process ended, for logs: "exit code 3", "signal 11 (SIGSEGV)"
   double seconds = 0;  // wall time of the child, start to exit (0 in results stored before it was kept)
 };
 

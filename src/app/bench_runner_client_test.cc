@@ -6,14 +6,15 @@ namespace kopt {
 namespace {
 
 std::vector<StoredEvent> StoredRun(const nlohmann::json& outcome) {
-  return {{"device", {{"event", "device"},
-                      {"name", "NVIDIA H200"},
-                      {"compute_capability", "9.0"},
-                      {"l2_bytes", 52428800},
-                      {"memory_bytes", 150000000000},
-                      {"sm_clock_max_mhz", 1980},
-                      {"nvml", true},
-                      {"elapsed_s", 0.31}}},
+  return {{"device",
+           {{"event", "device"},
+            {"name", "NVIDIA H200"},
+            {"compute_capability", "9.0"},
+            {"l2_bytes", 52428800},
+            {"memory_bytes", 150000000000},
+            {"sm_clock_max_mhz", 1980},
+            {"nvml", true},
+            {"elapsed_s", 0.31}}},
           {"done", {{"event", "done"}, {"ok", false}, {"elapsed_s", 0.9}}},
           {"outcome", outcome}};
 }

@@ -19,6 +19,8 @@ namespace kopt {
 void ForEachChunk(size_t chunk_count, const std::function<void(size_t chunk)>& work, size_t max_threads = 0);
 
 // The number of chunks of at most `chunk_size` items (>= 1) covering `items`.
-constexpr size_t ChunkCount(size_t items, size_t chunk_size) { return (items + chunk_size - 1) / chunk_size; }
+constexpr size_t ChunkCount(size_t items, size_t chunk_size) {
+  return (items + chunk_size - 1) / chunk_size;
+}
 
 }  // namespace kopt

@@ -228,8 +228,8 @@ uint64_t FingerprintBytes(std::span<const std::byte> bytes) {
   std::vector<uint64_t> pieces(ChunkCount(bytes.size(), kFingerprintPieceBytes));
   ForEachChunk(pieces.size(), [&](size_t piece) {
     size_t begin = piece * kFingerprintPieceBytes;
-    pieces[piece] = FingerprintPiece(bytes.subspan(begin, std::min(kFingerprintPieceBytes, bytes.size() - begin)),
-                                     piece);
+    pieces[piece] =
+        FingerprintPiece(bytes.subspan(begin, std::min(kFingerprintPieceBytes, bytes.size() - begin)), piece);
   });
   return FingerprintPiece(std::as_bytes(std::span(pieces)), bytes.size());
 }

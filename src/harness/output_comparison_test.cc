@@ -52,11 +52,11 @@ TEST(OutputComparison, LargeOutputsAreComparedInParallelPiecesWithTheSameResult)
   // in later ones; the first mismatch and the maxima come from different pieces.
   std::vector<float> expected(2'500'000, 1.0f);
   std::vector<float> got = expected;
-  got[400'000] = 1.5f;                          // abs error 0.5
-  got[300'001] = 0.0f;                          // abs error 1: the first mismatch
-  got[2'499'999] = 4.0f;                        // abs error 3: the maximum, in the last piece
-  got[1'000'000] = std::nanf("");               // a NaN where the reference has none
-  got[2'000'000] = PoisonFloat();               // unwritten
+  got[400'000] = 1.5f;             // abs error 0.5
+  got[300'001] = 0.0f;             // abs error 1: the first mismatch
+  got[2'499'999] = 4.0f;           // abs error 3: the maximum, in the last piece
+  got[1'000'000] = std::nanf("");  // a NaN where the reference has none
+  got[2'000'000] = PoisonFloat();  // unwritten
   OutputCheck check = CompareOutput("y", Dtype::kF32, Bytes(got), Bytes(expected), kF32Tolerance);
   EXPECT_EQ(check.name, "y");
   EXPECT_EQ(check.mismatches, 5);

@@ -187,11 +187,14 @@ RoundResult RunRound(const CheckContext& context, const RunnerTask& task, Device
   };
   const auto& contents = buffers.contents;
   step("prepare", [&] { return PrepareForCall(task, contents, candidate, nullptr, false); });
-  step("candidate", [&] { return CallAndWait(*context.candidate, candidate, scalars, context.stream, false); });
-  step("input_check", [&] { return CheckInputsUnchanged(task, candidate, contents, buffers.input_after_call); });
+  step("candidate",
+       [&] { return CallAndWait(*context.candidate, candidate, scalars, context.stream, false); });
+  step("input_check",
+       [&] { return CheckInputsUnchanged(task, candidate, contents, buffers.input_after_call); });
   step("download", [&] { return DownloadWritten(task, candidate, buffers.got, false); });
   step("prepare", [&] { return PrepareForCall(task, contents, reference, &candidate, true); });
-  step("reference", [&] { return CallAndWait(*context.reference, reference, scalars, context.stream, true); });
+  step("reference",
+       [&] { return CallAndWait(*context.reference, reference, scalars, context.stream, true); });
   step("download", [&] { return DownloadWritten(task, reference, buffers.expected, true); });
   if (!result.failure) {
     JudgeRound(task, buffers.got, buffers.expected, result);

@@ -47,10 +47,10 @@ namespace kopt::runner {
 // tensors are not allocated, zero-filled and page-faulted again every round
 // (about 0.1 s per 128 MiB tensor on the H200's host).
 struct RoundBuffers {
-  std::vector<std::vector<std::byte>> contents;     // drawn inputs, per tensor (empty for outputs)
-  std::vector<std::vector<std::byte>> got;          // the candidate's written tensors
-  std::vector<std::vector<std::byte>> expected;     // the reference's written tensors
-  std::vector<std::byte> input_after_call;          // an input copied back after the candidate's call
+  std::vector<std::vector<std::byte>> contents;  // drawn inputs, per tensor (empty for outputs)
+  std::vector<std::vector<std::byte>> got;       // the candidate's written tensors
+  std::vector<std::vector<std::byte>> expected;  // the reference's written tensors
+  std::vector<std::byte> input_after_call;       // an input copied back after the candidate's call
 };
 
 // The libraries, the stream and the host buffers a check runs with.

@@ -249,7 +249,8 @@ Result<int64_t> WarmUp(const LaunchFunction& launch, const TimerContext& context
     KOPT_RETURN_IF_ERROR(launch(static_cast<int>(launches % context.input_sets), context.stream));
     if (++launches % kWarmupLaunchesPerSync != 0) continue;
     KOPT_CUDA_CHECK(cudaStreamSynchronize(context.stream));
-    if (SecondsSince(start) >= kMinWarmupSeconds && SecondsSince(last_clock_read) >= kClockReadIntervalSeconds) {
+    if (SecondsSince(start) >= kMinWarmupSeconds &&
+        SecondsSince(last_clock_read) >= kClockReadIntervalSeconds) {
       last_clock_read = Clock::now();
       if (ClockIsWarm(context.nvml, max_clock_mhz)) break;
     }
