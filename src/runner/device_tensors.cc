@@ -41,10 +41,8 @@ Status DeviceTensors::CopyFrom(const DeviceTensors& source) {
     return Internal("DeviceTensors::CopyFrom: the two sets hold tensors of different sizes");
   }
   for (size_t index = 0; index < pointers_.size(); ++index) {
-    KOPT_CUDA_CHECK(
-        cudaMemcpy(pointers_[index], source.pointers_[index], byte_counts_[index], cudaMemcpyDeviceToDevice));
+    KOPT_RETURN_IF_ERROR(CopyTensorFrom(index, source));
   }
-  KOPT_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copies: see Upload
   return Status::Ok();
 }
 
@@ -54,7 +52,7 @@ Status DeviceTensors::CopyTensorFrom(size_t index, const DeviceTensors& source) 
   }
   KOPT_CUDA_CHECK(
       cudaMemcpy(pointers_[index], source.pointers_[index], byte_counts_[index], cudaMemcpyDeviceToDevice));
-  KOPT_CUDA_CHECK(cudaDeviceSynchronize());
+  KOPT_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copy: see Upload
   return Status::Ok();
 }
 
