@@ -168,6 +168,14 @@ std::vector<std::string> Footer(const BenchReport& report) {
     if (!entry->message.empty()) line += ": " + entry->message;
     lines.push_back(line);
   }
+  std::vector<std::string> energy_reasons;  // each distinct reason once, in row order
+  for (const BenchEntry* entry : Rows(report)) {
+    if (!entry->energy || entry->energy->available) continue;
+    if (std::find(energy_reasons.begin(), energy_reasons.end(), entry->energy->reason) == energy_reasons.end()) {
+      energy_reasons.push_back(entry->energy->reason);
+    }
+  }
+  for (const std::string& reason : energy_reasons) lines.push_back("energy unavailable: " + reason);
   if (report.reference_drift) {
     lines.push_back(
         fmt::format("reference re-timed at the end: drift {:+.2f}%", *report.reference_drift * 100));
