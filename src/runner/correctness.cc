@@ -284,9 +284,11 @@ std::optional<RunnerFailure> CheckStaleOutput(const CheckContext& context, const
   return round.failure;
 }
 
-Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors) {
+Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors, RoundBuffers& buffers) {
+  DrawInputs(task, seed, buffers.contents);
   for (size_t index = 0; index < task.tensors.size(); ++index) {
-    KOPT_RETURN_IF_ERROR(tensors.Upload(index, GenerateTensor(task.tensors[index], seed)));
+    KOPT_RETURN_IF_ERROR(task.tensors[index].IsInitialised() ? tensors.Upload(index, buffers.contents[index])
+                                                             : tensors.Fill(index, kPoisonByte));
   }
   return Status::Ok();
 }

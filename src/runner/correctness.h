@@ -81,9 +81,9 @@ std::optional<RunnerFailure> RunCorrectnessRounds(const CheckContext& context, c
 std::optional<RunnerFailure> CheckStaleOutput(const CheckContext& context, const RunnerTask& task,
                                               DeviceTensors& timed, DeviceTensors& reference, uint64_t seed);
 
-// Fills `tensors` with the contents of round `seed` (inputs drawn, outputs
-// poisoned); used for timing's extra input sets.
-Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors);
+// Fills `tensors` with the contents of round `seed` (inputs drawn into
+// `buffers`, outputs poisoned on the device): timing's first input set.
+Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors, RoundBuffers& buffers);
 
 // Enqueues `library` on `stream` and checks the launch error only (no
 // synchronization): the launch function timing and energy use.

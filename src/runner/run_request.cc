@@ -75,7 +75,7 @@ class Phases {
   std::optional<RunnerFailure> PrepareInputSets() {
     int count = InputSetCount(request_, device_.event.l2_bytes);
     uint64_t base_seed = request_.seeds.empty() ? 1 : request_.seeds.front();
-    Status filled = FillTensors(request_.task, base_seed, *main_size_.candidate);
+    Status filled = FillTensors(request_.task, base_seed, *main_size_.candidate, round_buffers_);
     if (!filled.ok()) return FailureForStatus(filled, FailureKind::kLaunchFailure);
     // The extra sets are device copies of the first: rotation is about where
     // the inputs live (not in L2), not their values, and copying 10 sets on
