@@ -46,19 +46,23 @@ std::optional<RunnerFailure> CallAndWait(const KernelLibrary& library, const Dev
 // (when `verified_inputs` is given) inputs copied on the device from that set,
 // whose inputs were just checked equal to `contents`; outputs poisoned on the
 // device.
+Status LoadTensors(const RunnerTask& task, const std::vector<std::vector<std::byte>>& contents,
+                   DeviceTensors& tensors, const DeviceTensors* verified_inputs) {
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    TensorRole role = task.tensors[index].role;
+    KOPT_RETURN_IF_ERROR(role == TensorRole::kOutput ? tensors.Fill(index, kPoisonByte)
+                         : role == TensorRole::kInput && verified_inputs != nullptr
+                             ? tensors.CopyTensorFrom(index, *verified_inputs)
+                             : tensors.Upload(index, contents[index]));
+  }
+  return Status::Ok();
+}
+
 std::optional<RunnerFailure> PrepareForCall(const RunnerTask& task,
                                             const std::vector<std::vector<std::byte>>& contents,
                                             DeviceTensors& tensors, const DeviceTensors* verified_inputs,
                                             bool is_reference) {
-  for (size_t index = 0; index < task.tensors.size(); ++index) {
-    TensorRole role = task.tensors[index].role;
-    Status prepared = role == TensorRole::kOutput ? tensors.Fill(index, kPoisonByte)
-                      : role == TensorRole::kInput && verified_inputs != nullptr
-                          ? tensors.CopyTensorFrom(index, *verified_inputs)
-                          : tensors.Upload(index, contents[index]);
-    if (auto failure = AsFailure(prepared, is_reference)) return failure;
-  }
-  return std::nullopt;
+  return AsFailure(LoadTensors(task, contents, tensors, verified_inputs), is_reference);
 }
 
 // Adds the wall time since the last mark to the named step of a round.
@@ -286,11 +290,7 @@ std::optional<RunnerFailure> CheckStaleOutput(const CheckContext& context, const
 
 Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors, RoundBuffers& buffers) {
   DrawInputs(task, seed, buffers.contents);
-  for (size_t index = 0; index < task.tensors.size(); ++index) {
-    KOPT_RETURN_IF_ERROR(task.tensors[index].IsInitialised() ? tensors.Upload(index, buffers.contents[index])
-                                                             : tensors.Fill(index, kPoisonByte));
-  }
-  return Status::Ok();
+  return LoadTensors(task, buffers.contents, tensors, nullptr);
 }
 
 Status LaunchOnce(const KernelLibrary& library, const DeviceTensors& tensors, const ScalarArguments& scalars,

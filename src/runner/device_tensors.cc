@@ -62,12 +62,6 @@ Status DeviceTensors::Fill(size_t index, std::byte value) {
   return Status::Ok();
 }
 
-Result<std::vector<std::byte>> DeviceTensors::Download(size_t index) const {
-  std::vector<std::byte> contents;
-  KOPT_RETURN_IF_ERROR(DownloadInto(index, contents));
-  return contents;
-}
-
 Status DeviceTensors::DownloadInto(size_t index, std::vector<std::byte>& destination) const {
   destination.resize(byte_counts_[index]);
   KOPT_CUDA_CHECK(

@@ -41,10 +41,8 @@ class DeviceTensors {
   Status CopyTensorFrom(size_t index, const DeviceTensors& source);
   // Sets every byte of tensor `index` to `value` on the device, and waits.
   Status Fill(size_t index, std::byte value);
-  // Copies tensor `index` back into a new host vector.
-  Result<std::vector<std::byte>> Download(size_t index) const;
-  // The same into `destination`, resized to the tensor's byte count (its
-  // memory is reused when large enough).
+  // Copies tensor `index` back into `destination`, resized to the tensor's
+  // byte count (its memory is reused when large enough).
   Status DownloadInto(size_t index, std::vector<std::byte>& destination) const;
   size_t size() const { return pointers_.size(); }
   size_t ByteCount(size_t index) const { return byte_counts_[index]; }
