@@ -6,7 +6,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev
-  libcurl4-openssl-dev libsqlite3-dev libssl-dev
+  libcurl4-openssl-dev libsqlite3-dev libssl-dev libdtl-dev
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -12,8 +12,10 @@
 #include "app/bench.h"
 #include "app/explain.h"
 #include "app/gpus.h"
+#include "app/optimize.h"
 #include "app/rules.h"
 #include "core/subprocess.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -166,6 +168,145 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
   };
 }
 
+// The harness options `kopt bench` and `kopt optimize` share (measure/measure.h).
+void AddMeasureOptions(CLI::App& command, MeasureSettings& settings) {
+  command.add_option("--workspace,-w", settings.workspace, "Workspace directory (results database)")
+      ->capture_default_str();
+  command.add_option("--seeds", settings.seeds, "Correctness seeds per candidate (default: the task's)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_flag("--energy", settings.energy, "Measure joules per launch (NVML)");
+  command.add_option("--jobs,-j", settings.jobs, "Parallel compiles (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--timeout", settings.timeout_seconds, "Watchdog per child process, seconds")
+      ->capture_default_str();
+  command.add_option("--max-noise", settings.max_noise, "Stop timing at this relative stdev (fraction)")
+      ->capture_default_str();
+  command.add_option("--min-samples", settings.min_samples, "Timing samples at least")->capture_default_str();
+  command
+      .add_option("--timing-seconds", settings.timing_seconds, "Stop timing after this much time, seconds")
+      ->capture_default_str();
+  command.add_flag("--warm", settings.warm, "Warm-cache timing (no L2 flush before each sample)");
+  command.add_option("--arch", settings.arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
+}
+
+// Parses the comma-separated --devices list ("0,1").
+Result<std::vector<int>> ParseDevices(const std::string& text) {
+  std::vector<int> devices;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    std::optional<long long> ordinal = ParseInteger(item);
+    if (!ordinal || *ordinal < 0 || *ordinal > 1024) {
+      return InvalidInput("--devices: \"" + text + "\": expected CUDA ordinals separated by commas, e.g. 0,1");
+    }
+    devices.push_back(static_cast<int>(*ordinal));
+    start = end + 1;
+  }
+  return devices;
+}
+
+struct OptimizeCommandLine {
+  OptimizeOptions options;
+  std::string generator = "scripted";
+  std::string search = "mcts";
+  std::string objective = "time";
+  std::string feedback = "diagnosis";
+  std::string devices = "0";
+  long long seed = -1;
+  long long resume = -1;
+  long long max_evaluations = 20;
+  double max_seconds = -1, max_gpu_seconds = -1, max_llm_cost = -1;
+  long long max_llm_tokens = -1;
+  std::string task;
+};
+
+Status ResolveOptimizeCommandLine(OptimizeCommandLine& line, CLI::App& command) {
+  OptimizeSettings& settings = line.options.settings;
+  settings.task_directory = line.task;
+  KOPT_ASSIGN_OR_RETURN(settings.generator, agents::ParseGeneratorKind(line.generator));
+  KOPT_ASSIGN_OR_RETURN(settings.search, ParseSearchPolicyKind(line.search));
+  std::optional<Objective> objective = ParseObjective(line.objective);
+  if (!objective) return InvalidInput("--objective: \"" + line.objective + "\": expected time or time+energy");
+  settings.objective = *objective;
+  if (settings.objective == Objective::kTimeEnergy) settings.measure.energy = true;
+  KOPT_ASSIGN_OR_RETURN(settings.feedback, ParseFeedbackMode(line.feedback));
+  KOPT_ASSIGN_OR_RETURN(settings.devices, ParseDevices(line.devices));
+  if (line.seed >= 0) settings.seed = static_cast<uint64_t>(line.seed);
+  if (line.resume >= 0) settings.resume_run = line.resume;
+  settings.budget.max_evaluations = line.max_evaluations;
+  if (command.count("--max-seconds")) settings.budget.max_seconds = line.max_seconds;
+  if (command.count("--max-gpu-seconds")) settings.budget.max_gpu_seconds = line.max_gpu_seconds;
+  if (command.count("--max-llm-cost")) settings.budget.max_llm_cost_usd = line.max_llm_cost;
+  if (command.count("--max-llm-tokens")) settings.budget.max_llm_tokens = line.max_llm_tokens;
+  return Status::Ok();
+}
+
+std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std::string>&) {
+  auto line = std::make_shared<OptimizeCommandLine>();
+  OptimizeSettings& settings = line->options.settings;
+  command.add_option("task", line->task, "Task directory (task.toml + reference.cu); optional with --resume");
+  command.add_option("seeds", settings.seed_candidate_paths, "Seed candidate .cu files, evaluated first");
+  command.add_option("--generator,-g", line->generator, "Candidate generator: scripted, llm or builtin")
+      ->capture_default_str();
+  command.add_option("--script", settings.script_directory,
+                     "Scripted generator: directory of .cu files or a script.toml (docs/optimize.md)");
+  command.add_option("--search", line->search, "Search policy: mcts, greedy, beam or random")->capture_default_str();
+  command.add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")
+      ->capture_default_str();
+  command.add_option("--feedback", line->feedback, "What the generator is shown: diagnosis, raw or none")
+      ->capture_default_str();
+  command.add_flag("!--no-profile", settings.profile, "Do not profile candidates (no feedback for the generator)");
+  command.add_option("--max-evaluations", line->max_evaluations, "Stop after this many evaluations")
+      ->capture_default_str();
+  command.add_option("--max-seconds", line->max_seconds, "Stop after this much wall time, seconds");
+  command.add_option("--max-gpu-seconds", line->max_gpu_seconds, "Stop after this much GPU child time, seconds");
+  command.add_option("--max-llm-cost", line->max_llm_cost, "Stop after this LLM cost, USD");
+  command.add_option("--max-llm-tokens", line->max_llm_tokens, "Stop after this many LLM tokens");
+  command.add_option("--seed", line->seed, "The run's seed (search and check seeds; default: random, stored)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--devices", line->devices, "CUDA ordinals to use, e.g. 0,1 (one evaluation per GPU)")
+      ->capture_default_str();
+  command.add_option("--resume", line->resume, "Continue run RUN of the workspace")->check(CLI::NonNegativeNumber);
+  command.add_option("--llm-config", settings.llm_config_path, "LLM configuration (TOML, docs/llm.md)");
+  command.add_option("--llm-record", settings.llm_record_path, "Record the LLM exchanges to this transcript");
+  command.add_option("--llm-replay", settings.llm_replay_path, "Serve the LLM answers from this transcript");
+  command.add_option("--format,-f", line->options.format, "Final report: term, md, json or html")
+      ->capture_default_str();
+  command.add_option("--output,-o", line->options.output_path, "Write the final report to FILE");
+  command.add_flag("--quiet,-q", line->options.quiet, "No progress lines");
+  AddMeasureOptions(command, settings.measure);
+  command.footer(
+      "Exit status: 0 when the run finished, 1 when the reference failed, 2 on bad input or a paused run "
+      "(resume it with --resume RUN).\n\nExamples:\n"
+      "  kopt optimize examples/tasks/softmax --generator scripted --script my_candidates/\n"
+      "  kopt optimize examples/tasks/gelu --generator llm --llm-config llm.toml --max-evaluations 40\n"
+      "  kopt optimize --resume 3");
+  return [line, &command]() -> Status {
+    KOPT_RETURN_IF_ERROR(ResolveOptimizeCommandLine(*line, command));
+    auto runner = MakeSystemCommandRunner();
+    OptimizeCommandEnvironment environment;
+    environment.measure = DefaultMeasureEnvironment(*runner);
+    environment.progress = &std::cerr;
+    line->options.color = ColorWanted();
+    return RunOptimize(line->options, environment, std::cout);
+  };
+}
+
+std::function<Status()> DeclareReport(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<ReportOptions>();
+  auto run = std::make_shared<long long>(-1);
+  command.add_option("run", *run, "Run id (default: the newest kopt optimize run)")->check(CLI::NonNegativeNumber);
+  command.add_option("--workspace,-w", options->workspace, "Workspace directory")->capture_default_str();
+  command.add_option("--format,-f", options->format, "Output format: term, md, json or html")->capture_default_str();
+  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  return [options, run]() {
+    if (*run >= 0) options->run = *run;
+    return RunReport(*options, std::cout);
+  };
+}
+
 const std::vector<Command>& CommandTable() {
   static const std::vector<Command> kCommands = {
       {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program",
@@ -173,6 +314,8 @@ const std::vector<Command>& CommandTable() {
       {"gpus", "List the GPU specification table and the GPUs of this machine", DeclareGpus},
       {"rules", "List the micro-profiling tools: inputs, thresholds, triggers", DeclareRules},
       {"bench", "Verify and time candidate kernels against a task's reference", DeclareBench},
+      {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat", DeclareOptimize},
+      {"report", "Render a stored kopt optimize run", DeclareReport},
   };
   return kCommands;
 }

@@ -1,0 +1,91 @@
+// The programmer agent's interface in the optimization loop: given what the
+// search wants next (a first candidate, a repair of a failed one, or an
+// optimization of a verified one, with the evidence that goes with it),
+// return one candidate source. Implementations, one file each:
+//
+//   scripted_generator.h  candidates served from a directory (tests, replays;
+//                         docs/optimize.md "Scripted runs");
+//   llm_generator.h       the programmer prompts over any configured LLM
+//                         endpoint (agents/programmer_prompts.h);
+//   builtin               the diagnosis-guided tuner (its own issue).
+//
+// A generator that has nothing to offer for a request says so as data
+// (GenerationOutcome), never as an error: the search closes that branch.
+// Errors (a non-OK Result) are for the run, not the branch: an unreachable
+// endpoint (Unavailable: the run pauses and can be resumed), a budget the
+// generator itself tracks, a bug.
+//
+// Thread safety: Generate may be called from several threads at once (one
+// evaluation per GPU); implementations serialize what they must.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agents/programmer_prompts.h"
+#include "core/status.h"
+#include "search/evaluation.h"
+
+namespace kopt::agents {
+
+// Which generator a run uses (`--generator`).
+enum class GeneratorKind { kLlm, kBuiltin, kScripted };
+std::string_view GeneratorKindName(GeneratorKind kind);  // "llm", "builtin", "scripted"
+Result<GeneratorKind> ParseGeneratorKind(std::string_view text);
+
+// What the search asks for, with everything a programmer would be shown.
+struct GenerationRequest {
+  GenerationMode mode = GenerationMode::kInitial;
+  int64_t node_id = 0;    // the node being generated (unique in the run)
+  int64_t parent_id = 0;  // the node it derives from (the root for an initial candidate)
+  std::string parent_source;  // the parent's CUDA source (the reference for an initial candidate)
+  // Repair: exactly one of the two (the parent's failure).
+  std::optional<std::string> compiler_output;
+  std::optional<CorrectnessFailure> correctness_failure;
+  // Optimize: what the generator is shown about the parent (`--feedback`):
+  // the semantic feedback, the raw metric table, or nothing.
+  std::string feedback_text;
+  std::optional<double> reference_time_seconds;
+  std::optional<double> parent_time_seconds;
+  std::optional<double> best_time_seconds;
+  std::vector<std::string> memory_notes;  // search memory, most relevant first
+};
+
+// How a generation ended.
+enum class GenerationOutcome {
+  kSource,     // `source` holds a candidate
+  kNoCode,     // the generator answered without usable code (`message` says why)
+  kExhausted,  // the generator has nothing (more) for this mode
+};
+std::string_view GenerationOutcomeName(GenerationOutcome outcome);  // "source", "no_code", "exhausted"
+
+struct GeneratedCandidate {
+  GenerationOutcome outcome = GenerationOutcome::kExhausted;
+  std::string source;   // the whole .cu file (kSource only)
+  std::string reason;   // what the generator says motivated it ("scripted: v2_vec4.cu")
+  std::string message;  // why there is no source (kNoCode / kExhausted)
+  std::string answer_id;  // the generator's own id of what it served ("" when none), see MarkServed
+  // The LLM exchange when there was one (for the run's record).
+  std::vector<PromptRecord> prompts;
+  std::string response_text;  // the raw answer (untrusted)
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  double cost_usd = 0;
+  bool cost_known = true;
+};
+
+class CandidateGenerator {
+ public:
+  virtual ~CandidateGenerator() = default;
+  virtual GeneratorKind kind() const = 0;
+  virtual Result<GeneratedCandidate> Generate(const GenerationRequest& request) = 0;
+  // A resumed run tells the generator what it already served before the
+  // stop (GeneratedCandidate::answer_id of each recorded node), so that a
+  // generator with a finite supply does not serve it again. Default: nothing.
+  virtual void MarkServed(const std::string& answer_id) { (void)answer_id; }
+};
+
+}  // namespace kopt::agents

@@ -1,0 +1,213 @@
+#include "app/optimize.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "agents/llm_generator.h"
+#include "agents/prompt_template.h"
+#include "agents/scripted_generator.h"
+#include "core/file_io.h"
+#include "llm/client_factory.h"
+#include "llm/config.h"
+#include "optimize/optimization_loop.h"
+#include "report/optimize_renderer.h"
+#include "report/raw_metrics_renderer.h"
+#include "report/renderer.h"
+#include "store/workspace.h"
+
+namespace kopt {
+namespace {
+
+namespace fs = std::filesystem;
+
+// True when `program` is a path to a file or found in a PATH directory.
+bool ProgramAvailable(const std::string& program) {
+  std::error_code error;
+  if (program.find('/') != std::string::npos) return fs::exists(program, error);
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  std::string directories = path;
+  size_t start = 0;
+  while (start <= directories.size()) {
+    size_t end = directories.find(':', start);
+    if (end == std::string::npos) end = directories.size();
+    fs::path candidate = fs::path(directories.substr(start, end - start)) / program;
+    if (end > start && fs::exists(candidate, error)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+llm::LlmConfigOverrides TranscriptOverrides(const OptimizeSettings& settings) {
+  llm::LlmConfigOverrides overrides;
+  if (!settings.llm_replay_path.empty()) {
+    overrides.mode = llm::LlmMode::kReplay;
+    overrides.transcript_path = settings.llm_replay_path;
+  } else if (!settings.llm_record_path.empty()) {
+    overrides.mode = llm::LlmMode::kRecord;
+    overrides.transcript_path = settings.llm_record_path;
+  }
+  return overrides;
+}
+
+// What the command builds once and the loop borrows.
+struct CommandParts {
+  std::unique_ptr<llm::ChatClient> client;
+  std::unique_ptr<agents::CandidateGenerator> generator;
+  std::vector<std::string> notes;
+};
+
+Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std::string& architecture) {
+  agents::ProgrammerTask programmer;
+  programmer.name = task.name;
+  programmer.entry_point = task.entry;
+  programmer.entry_signature = EntryPrototype(task);
+  KOPT_ASSIGN_OR_RETURN(programmer.task_toml, ReadWholeFile((fs::path(task.directory) / "task.toml").string()));
+  programmer.reference_source = task.reference_source;
+  programmer.architecture = architecture;
+  return programmer;
+}
+
+Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, CommandParts& parts) {
+  switch (settings.generator) {
+    case agents::GeneratorKind::kScripted: {
+      if (settings.script_directory.empty()) {
+        return InvalidInput("--generator scripted needs --script DIR (a directory of .cu files or a script.toml; "
+                            "docs/optimize.md)");
+      }
+      KOPT_ASSIGN_OR_RETURN(std::vector<agents::ScriptedAnswer> answers, agents::LoadScript(settings.script_directory));
+      parts.generator = std::make_unique<agents::ScriptedGenerator>(std::move(answers), task.entry);
+      return Status::Ok();
+    }
+    case agents::GeneratorKind::kLlm: {
+      Result<llm::LlmConfig> config =
+          llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(), TranscriptOverrides(settings));
+      if (!config.ok()) return config.status().WithContext("--generator llm: LLM configuration");
+      KOPT_ASSIGN_OR_RETURN(parts.client, llm::MakeChatClient(*config, llm::ClientDependencies{}));
+      std::string prompts = settings.prompt_directory;
+      if (prompts.empty()) KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory());
+      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer, ProgrammerTaskFor(task, settings.measure.arch));
+      parts.generator = std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer));
+      return Status::Ok();
+    }
+    case agents::GeneratorKind::kBuiltin:
+      return Unavailable("--generator builtin: the diagnosis-guided tuner is not built yet; use --generator "
+                         "scripted or llm");
+  }
+  return Internal("unknown generator");
+}
+
+// The ncu profiler when ncu is on PATH, made once the architecture is known.
+void SetProfilerFactory(const OptimizeSettings& settings, const OptimizeCommandEnvironment& environment,
+                        const TaskSpec& task, CommandParts& parts, OptimizeEnvironment& loop) {
+  if (!settings.profile || settings.feedback == FeedbackMode::kNone) return;
+  if (!ProgramAvailable(environment.ncu)) {
+    parts.notes.push_back(fmt::format("{} not found on PATH: no profiles, so optimize children get no feedback",
+                                      environment.ncu));
+    return;
+  }
+  CommandRunner* command_runner = environment.measure.command_runner;
+  std::string runner_program = environment.measure.runner_program;
+  std::string workspace = settings.measure.workspace;
+  std::string task_directory = task.directory;
+  loop.make_profiler = [=](const std::string& architecture) -> Result<std::unique_ptr<CandidateProfiler>> {
+    NcuProfilerSettings profiler;
+    profiler.task_directory = task_directory;
+    profiler.work_directory = (fs::path(workspace) / "profiles").string();
+    profiler.cache_directory = (fs::path(workspace) / "compile-cache").string();
+    profiler.architecture = architecture;
+    profiler.runner_program = runner_program;
+    if (profiler.runner_program.empty()) KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
+    return MakeNcuCandidateProfiler(profiler, *command_runner);
+  };
+}
+
+// The sources on the best path, read back from the workspace.
+std::map<NodeId, std::string> PathSources(const RunState& state, const std::string& workspace) {
+  std::map<NodeId, std::string> sources;
+  for (NodeId id : BestPath(state)) {
+    if (id == 0) {
+      Result<TaskSpec> task = LoadTask(state.task_directory);
+      if (task.ok()) sources[id] = task->reference_source;
+      continue;
+    }
+    const std::string& hash = state.record(id).source_hash;
+    Result<std::string> text = ReadWholeFile((fs::path(workspace) / "candidates" / (hash + ".cu")).string());
+    if (text.ok()) sources[id] = *text;
+  }
+  return sources;
+}
+
+Status WriteReport(const RunState& state, const std::string& workspace, const std::string& format_name,
+                   const std::string& output_path, bool color, std::ostream& out) {
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(format_name));
+  OptimizeReportInput input;
+  input.state = &state;
+  input.sources = PathSources(state, workspace);
+  if (std::optional<NodeId> best = state.tree.BestNode(); best && *best != 0) {
+    input.best_path = (fs::path(workspace) / fmt::format("runs/{}/best.cu", state.run_id)).string();
+  }
+  RenderOptions render;
+  render.color = color;
+  KOPT_ASSIGN_OR_RETURN(std::string text, RenderOptimizeReport(input, format, render));
+  if (output_path.empty()) {
+    out << text;
+    return Status::Ok();
+  }
+  return WriteFileAtomically(output_path, text);
+}
+
+}  // namespace
+
+Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironment& environment, std::ostream& out) {
+  KOPT_RETURN_IF_ERROR(ValidateBudget(options.settings.budget));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format));
+  if (format == ReportFormat::kFeedback) {
+    return InvalidInput("--format feedback is for kopt explain; kopt optimize writes term, md, json or html");
+  }
+  OptimizeSettings settings = options.settings;
+  if (settings.resume_run.has_value()) {
+    KOPT_ASSIGN_OR_RETURN(RunState stored, LoadRunState(settings.measure.workspace, *settings.resume_run));
+    if (settings.task_directory.empty()) settings.task_directory = stored.task_directory;
+  }
+  if (settings.task_directory.empty()) return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");
+  KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings.task_directory));
+  CommandParts parts;
+  KOPT_RETURN_IF_ERROR(MakeGenerator(settings, task, parts));
+  OptimizeEnvironment loop;
+  loop.measure = environment.measure;
+  loop.generator = parts.generator.get();
+  SetProfilerFactory(settings, environment, task, parts, loop);
+  loop.render_feedback = [](const Diagnosis& diagnosis) {
+    return MakeRenderer(ReportFormat::kFeedback, RenderOptions{})->Render(diagnosis);
+  };
+  loop.render_raw_metrics = [](const Profile& profile) { return RenderRawMetricTable(profile); };
+  if (!options.quiet && environment.progress != nullptr) {
+    std::ostream* progress = environment.progress;
+    loop.progress = [progress](const OptimizeProgress& line) {
+      *progress << FormatOptimizeProgressLine(*line.state, line.node, line.max_evaluations) << "\n" << std::flush;
+    };
+  }
+  KOPT_ASSIGN_OR_RETURN(RunState state, RunOptimization(settings, loop));
+  for (const std::string& note : parts.notes) state.notes.push_back(note);
+  KOPT_RETURN_IF_ERROR(WriteReport(state, settings.measure.workspace, options.format, options.output_path,
+                                   options.color, out));
+  if (state.status == RunStatus::kPaused) return Unavailable(state.stop_reason);
+  return Status::Ok();
+}
+
+Status RunReport(const ReportOptions& options, std::ostream& out) {
+  int64_t run = 0;
+  if (options.run.has_value()) {
+    run = *options.run;
+  } else {
+    KOPT_ASSIGN_OR_RETURN(run, LatestOptimizeRun(options.workspace));
+  }
+  KOPT_ASSIGN_OR_RETURN(RunState state, LoadRunState(options.workspace, run));
+  return WriteReport(state, options.workspace, options.format, options.output_path, false, out);
+}
+
+}  // namespace kopt

@@ -1,0 +1,277 @@
+// The loop end to end on the CPU: the real MeasureSession and command runner
+// with the golden tests' stand-ins for nvcc and kopt-runner
+// (tests/golden/fake_tools/bench/: a candidate's "// FAKE_RUNNER: <behaviour>"
+// line says how its child behaves, e.g. timed_40 = verified at 40 µs), the
+// scripted generator, a fake profiler and a fake clock.
+#include "optimize/optimization_loop.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "agents/scripted_generator.h"
+#include "core/file_io.h"
+#include "core/subprocess.h"
+#include "store/search_memory.h"
+#include "store/workspace.h"
+
+namespace kopt {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+std::string RepositoryPath(const std::string& relative) {
+  return (fs::path(KOPT_FIXTURE_DIR) / "../.." / relative).lexically_normal().string();
+}
+
+std::string Candidate(const std::string& behaviour) {
+  return "// FAKE_RUNNER: " + behaviour +
+         "\n#include <cuda_runtime.h>\n__global__ void k() {}\n"
+         "extern \"C\" void saxpy(const float* x, const float* y, float* z, int n, float a, cudaStream_t s) {}\n";
+}
+
+// A generator whose answers are given in the test, one per call, by mode.
+class ListGenerator : public agents::CandidateGenerator {
+ public:
+  explicit ListGenerator(std::vector<std::string> behaviours) : behaviours_(std::move(behaviours)) {}
+  agents::GeneratorKind kind() const override { return agents::GeneratorKind::kScripted; }
+  Result<agents::GeneratedCandidate> Generate(const agents::GenerationRequest& request) override {
+    requests.push_back(request);
+    agents::GeneratedCandidate candidate;
+    if (next_ >= behaviours_.size()) {
+      candidate.outcome = agents::GenerationOutcome::kExhausted;
+      candidate.message = "no more";
+      return candidate;
+    }
+    std::string behaviour = behaviours_[next_];
+    candidate.answer_id = std::to_string(next_++);
+    if (behaviour == "unavailable") return Unavailable("http://127.0.0.1:9/v1: connection refused");
+    if (behaviour == "no_code") {
+      candidate.outcome = agents::GenerationOutcome::kNoCode;
+      candidate.message = "the answer has no code block";
+      return candidate;
+    }
+    candidate.outcome = agents::GenerationOutcome::kSource;
+    candidate.source = Candidate(behaviour) + "// answer " + candidate.answer_id + "\n";
+    if (behaviour.rfind("same:", 0) == 0) candidate.source = Candidate(behaviour.substr(5));
+    candidate.reason = "test answer " + candidate.answer_id + " (" + behaviour + ")";
+    return candidate;
+  }
+  void MarkServed(const std::string& answer_id) override { next_ = std::max(next_, std::stoul(answer_id) + 1); }
+
+  std::vector<agents::GenerationRequest> requests;
+
+ private:
+  std::vector<std::string> behaviours_;
+  size_t next_ = 0;
+};
+
+class OptimizationLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    workspace_ = (fs::temp_directory_path() / ("kopt_loop_test_" + std::to_string(::getpid()) + "_" +
+                                               ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+                     .string();
+    fs::remove_all(workspace_);
+    log_ = workspace_ + ".log";
+    fs::remove(log_);
+    ::setenv("KOPT_NVCC", RepositoryPath("tests/golden/fake_tools/bench/nvcc").c_str(), 1);
+    ::setenv("FAKE_RUNNER_LOG", log_.c_str(), 1);
+    runner_ = MakeSystemCommandRunner();
+    environment_.measure.command_runner = runner_.get();
+    environment_.measure.runner_program = RepositoryPath("tests/golden/fake_tools/bench/kopt-runner");
+    environment_.now_seconds = [this] { return clock_ += 1.0; };
+    settings_.task_directory = RepositoryPath("tests/golden/inputs/bench_task");
+    settings_.measure.workspace = workspace_;
+    settings_.measure.arch = "sm_90a";
+    settings_.measure.seeds = 2;
+    settings_.measure.timeout_seconds = 5;
+    settings_.seed = 7;
+    settings_.profile = false;
+    settings_.search = SearchPolicyKind::kGreedy;
+  }
+  void TearDown() override {
+    ::unsetenv("FAKE_RUNNER_LOG");
+    fs::remove_all(workspace_);
+    fs::remove(log_);
+  }
+  int ChildrenRun(const std::string& behaviour) {
+    std::ifstream in(log_);
+    int count = 0;
+    for (std::string line; std::getline(in, line);) count += line == behaviour;
+    return count;
+  }
+  Result<RunState> Run(agents::CandidateGenerator& generator) {
+    environment_.generator = &generator;
+    return RunOptimization(settings_, environment_);
+  }
+
+  std::string workspace_;
+  std::string log_;
+  double clock_ = 0;
+  std::unique_ptr<CommandRunner> runner_;
+  OptimizeEnvironment environment_;
+  OptimizeSettings settings_;
+};
+
+TEST_F(OptimizationLoopTest, FindsTheFastestCandidateAndWritesBestCu) {
+  ListGenerator generator({"timed_80", "timed_40", "timed_60", "timed_30"});
+  settings_.budget.max_evaluations = 4;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->status, RunStatus::kFinished);
+  EXPECT_THAT(state->stop_reason, HasSubstr("max_evaluations"));
+  EXPECT_EQ(state->usage.evaluations, 4);
+  EXPECT_DOUBLE_EQ(state->reference_time_s, 100e-6);
+  std::optional<NodeId> best = state->tree.BestNode();
+  ASSERT_TRUE(best.has_value());
+  EXPECT_DOUBLE_EQ(state->tree.node(*best).time_s, 30e-6);
+  Result<std::string> best_source = ReadWholeFile(workspace_ + "/runs/" + std::to_string(state->run_id) + "/best.cu");
+  ASSERT_TRUE(best_source.ok());
+  EXPECT_THAT(*best_source, HasSubstr("timed_30"));
+  // Greedy: the first child is an initial candidate; later ones optimize the best so far.
+  ASSERT_EQ(generator.requests.size(), 4u);
+  EXPECT_EQ(generator.requests[0].mode, GenerationMode::kInitial);
+  EXPECT_EQ(generator.requests[1].mode, GenerationMode::kOptimize);
+  EXPECT_EQ(generator.requests[1].parent_id, 1);
+  ASSERT_TRUE(generator.requests[1].parent_time_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*generator.requests[1].parent_time_seconds, 80e-6);
+}
+
+TEST_F(OptimizationLoopTest, FailuresBecomeRepairsWithTheFailureText) {
+  ListGenerator generator({"compile_error", "timed_50", "wrong_output", "timed_45"});
+  settings_.budget.max_evaluations = 4;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->tree.node(1).status, NodeStatus::kFailedCompile);
+  ASSERT_GE(generator.requests.size(), 2u);
+  EXPECT_EQ(generator.requests[1].mode, GenerationMode::kRepair);
+  ASSERT_TRUE(generator.requests[1].compiler_output.has_value());
+  EXPECT_THAT(*generator.requests[1].compiler_output, HasSubstr("undefined_thing"));
+  EXPECT_EQ(state->tree.node(2).status, NodeStatus::kVerified);
+  // The fix is remembered for the next run of the task.
+  Result<std::unique_ptr<SearchMemory>> memory = SearchMemory::Open(workspace_ + "/kopt.db");
+  ASSERT_TRUE(memory.ok());
+  Result<std::vector<MemoryNote>> notes = (*memory)->Notes("tiny_saxpy", "", 4000);
+  ASSERT_TRUE(notes.ok());
+  bool fix_noted = false;
+  for (const MemoryNote& note : *notes) fix_noted = fix_noted || note.kind == MemoryNoteKind::kCompileErrorFix;
+  EXPECT_TRUE(fix_noted);
+}
+
+TEST_F(OptimizationLoopTest, AResultBelowTheRooflineFloorIsRejectedNeverBest) {
+  ListGenerator generator({"too_fast", "timed_90"});
+  settings_.budget.max_evaluations = 2;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->tree.node(1).status, NodeStatus::kRejected);
+  EXPECT_TRUE(state->record(1).suspect);
+  std::optional<NodeId> best = state->tree.BestNode();
+  ASSERT_TRUE(best.has_value());
+  EXPECT_NE(*best, 1);
+  ASSERT_GE(generator.requests.size(), 2u);
+  EXPECT_EQ(generator.requests[1].mode, GenerationMode::kRepair);
+  ASSERT_TRUE(generator.requests[1].correctness_failure.has_value());
+  EXPECT_EQ(generator.requests[1].correctness_failure->kind, "suspect_fast");
+}
+
+TEST_F(OptimizationLoopTest, TheSameSourceTwiceIsMeasuredOnce) {
+  ListGenerator generator({"same:timed_70", "same:timed_70", "timed_65"});
+  settings_.budget.max_evaluations = 3;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->tree.node(2).status, NodeStatus::kDuplicate);
+  EXPECT_EQ(ChildrenRun("timed_70"), 1);
+}
+
+TEST_F(OptimizationLoopTest, ResumeContinuesTheSameTreeWithoutMeasuringAgain) {
+  ListGenerator first({"timed_80", "timed_40", "timed_60", "timed_30"});
+  settings_.budget.max_evaluations = 2;
+  Result<RunState> stopped = Run(first);
+  ASSERT_TRUE(stopped.ok()) << stopped.status().message();
+  EXPECT_EQ(stopped->tree.size(), 3);
+  ListGenerator second({"timed_80", "timed_40", "timed_60", "timed_30"});
+  settings_.resume_run = stopped->run_id;
+  settings_.budget.max_evaluations = 4;
+  Result<RunState> resumed = Run(second);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_EQ(resumed->run_id, stopped->run_id);
+  EXPECT_EQ(resumed->usage.evaluations, 4);
+  EXPECT_EQ(resumed->tree.size(), 5);
+  EXPECT_EQ(second.requests.size(), 2u) << "the first two answers were served before the stop";
+  EXPECT_EQ(ChildrenRun("timed_80"), 1);
+  EXPECT_EQ(ChildrenRun("timed_30"), 1);
+}
+
+TEST_F(OptimizationLoopTest, AnUnavailableEndpointPausesAndTheRunResumes) {
+  ListGenerator first({"timed_80", "unavailable"});
+  settings_.budget.max_evaluations = 3;
+  Result<RunState> paused = Run(first);
+  ASSERT_TRUE(paused.ok()) << paused.status().message();
+  EXPECT_EQ(paused->status, RunStatus::kPaused);
+  EXPECT_THAT(paused->stop_reason, HasSubstr("--resume " + std::to_string(paused->run_id)));
+  EXPECT_EQ(paused->tree.pending_count(), 1);
+  ListGenerator second({"timed_80", "skipped", "timed_50", "timed_45"});
+  second.MarkServed("1");
+  settings_.resume_run = paused->run_id;
+  Result<RunState> resumed = Run(second);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_EQ(resumed->status, RunStatus::kFinished);
+  EXPECT_EQ(resumed->tree.pending_count(), 0);
+  EXPECT_EQ(resumed->usage.evaluations, 3);
+  EXPECT_EQ(resumed->tree.node(2).status, NodeStatus::kVerified);
+}
+
+TEST_F(OptimizationLoopTest, AGeneratorThatNeverWritesCodeEndsTheRunCleanly) {
+  std::vector<std::string> answers(50, "no_code");
+  ListGenerator generator(answers);
+  settings_.budget.max_evaluations = 60;
+  settings_.search = SearchPolicyKind::kMcts;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->status, RunStatus::kFinished);
+  for (const SearchNode& node : state->tree.nodes()) {
+    if (node.parent) EXPECT_EQ(node.status, NodeStatus::kFailedGenerate);
+  }
+  EXPECT_EQ(state->tree.BestNode(), std::optional<NodeId>(0));
+}
+
+TEST_F(OptimizationLoopTest, AFailingReferenceIsWorkFailed) {
+  settings_.task_directory = RepositoryPath("tests/golden/inputs/bench_task_bad_reference");
+  ListGenerator generator({"timed_50"});
+  Result<RunState> state = Run(generator);
+  ASSERT_FALSE(state.ok());
+  EXPECT_EQ(state.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_THAT(state.status().message(), HasSubstr("reference failed"));
+}
+
+TEST_F(OptimizationLoopTest, ABudgetOfZeroIsRefused) {
+  ListGenerator generator({"timed_50"});
+  settings_.budget.max_evaluations = 0;
+  Result<RunState> state = Run(generator);
+  ASSERT_FALSE(state.ok());
+  EXPECT_EQ(state.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_THAT(state.status().message(), HasSubstr("--max-evaluations 0"));
+}
+
+TEST_F(OptimizationLoopTest, ACorruptedStateFileIsNamedOnResume) {
+  ListGenerator generator({"timed_50"});
+  settings_.budget.max_evaluations = 1;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  std::string path = workspace_ + "/runs/" + std::to_string(state->run_id) + "/optimize.json";
+  ASSERT_TRUE(WriteFileAtomically(path, "{\"schema\": \"kopt.optimize.run\", \"schema_version\": 1, \"tree\": 5").ok());
+  settings_.resume_run = state->run_id;
+  Result<RunState> resumed = Run(generator);
+  ASSERT_FALSE(resumed.ok());
+  EXPECT_EQ(resumed.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_THAT(resumed.status().message(), HasSubstr("optimize.json"));
+}
+
+}  // namespace
+}  // namespace kopt

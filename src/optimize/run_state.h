@@ -1,0 +1,105 @@
+// The persisted state of one `kopt optimize` run: the search tree plus what
+// the tree does not hold about each node (its source, how it was generated,
+// how its measurement ended, the feedback its children were shown), the
+// budget spent, and the benchmarking agent's findings about the task.
+//
+// Stored as runs/<run>/optimize.json in the workspace (written atomically
+// after every recorded step: a kill -9 loses at most the step in flight),
+// with each node's source in candidates/<hash>.cu and its exchange
+// (prompt, answer, compiler text, feedback) under runs/<run>/nodes/.
+// JSON: {"schema": "kopt.optimize.run", "schema_version": 1, ...}; every
+// number's unit is in its key.
+//
+// Thread safety: values; the loop guards its state with a mutex.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "search/search_tree.h"
+
+namespace kopt {
+
+// What the run knows about one node beyond the tree.
+struct NodeRecord {
+  NodeId id = 0;
+  std::string name;         // "reference", "seed:<file stem>", "n7"
+  std::string source_hash;  // SHA-256 of its source ("" when generation produced none)
+  std::string generator;    // "reference", "seed", "scripted", "llm", "builtin"
+  std::string reason;       // what the generator says motivated it
+  std::string answer_id;    // the generator's own id of the answer (scripted: its file), for resume
+  std::string failure_kind;  // protocol name of the measurement failure ("compile_error", ...), "" when none
+  std::string message;       // one line: the verdict's message
+  std::string repair_text;   // what a repair child is told (compiler output / failure), bounded
+  std::optional<double> speedup;  // over the reference (ratio)
+  std::optional<double> energy_j;
+  bool suspect = false;  // flagged below the roofline floor (then rejected)
+  int device = -1;       // CUDA ordinal it was measured on (-1: not measured)
+  double generation_seconds = 0;
+  double compile_seconds = 0;
+  double measure_seconds = 0;  // kopt-runner child wall time (s)
+  double profile_seconds = 0;
+  int64_t llm_input_tokens = 0;
+  int64_t llm_output_tokens = 0;
+  double llm_cost_usd = 0;
+  std::vector<std::string> prompt_ids;  // "programmer/optimize_user v1 <sha256>"
+  // Profiling (lazily, before the node's first optimize child).
+  bool profiled = false;
+  std::string bottleneck_class;  // stage-1 class of its profile ("memory-bound", ...), "" when unknown
+  std::string top_finding;       // id of the top finding ("" when none)
+  std::string feedback_text;     // what its optimize children are shown (FeedbackMode)
+  std::string profile_note;      // why there is no profile, when there is none
+};
+
+// Resources a run has used (resumed runs continue the counts).
+struct RunUsage {
+  int64_t evaluations = 0;  // nodes evaluated (the reference not counted)
+  double wall_seconds = 0;
+  double gpu_seconds = 0;
+  int64_t llm_input_tokens = 0;
+  int64_t llm_output_tokens = 0;
+  double llm_cost_usd = 0;
+  bool llm_cost_known = true;  // false when some call's model was not priced
+};
+
+enum class RunStatus { kRunning, kFinished, kPaused, kFailed };
+std::string_view RunStatusName(RunStatus status);  // "running", "finished", "paused", "failed"
+
+struct RunState {
+  int64_t run_id = 0;
+  std::string task;
+  std::string task_directory;
+  std::string started;  // ISO-8601 UTC
+  uint64_t seed = 0;    // the run's seed (given or drawn)
+  nlohmann::json settings = nlohmann::json::object();  // what the run was asked (no secrets)
+  SearchTree tree;
+  std::vector<NodeRecord> records;  // index = node id
+  RunUsage usage;
+  RunStatus status = RunStatus::kRunning;
+  std::string stop_reason;  // "max_evaluations", "search exhausted", "paused: ...", ...
+  // The benchmarking agent (once per task).
+  double reference_time_s = 0;
+  double floor_s = 0;  // roofline floor of the task on the GPU (s; 0: unknown)
+  double task_flops = 0;
+  double task_min_bytes = 0;
+  std::string gpu;
+  std::string reference_class;  // stage-1 class of the reference's profile ("" when not profiled)
+  std::vector<std::string> notes;
+
+  NodeRecord& record(NodeId id) { return records.at(static_cast<size_t>(id)); }
+  const NodeRecord& record(NodeId id) const { return records.at(static_cast<size_t>(id)); }
+};
+
+nlohmann::json RunStateToJson(const RunState& state);
+// InvalidInput naming the field for a malformed document (a corrupted or
+// hand-edited file), or a schema other than kopt.optimize.run version 1.
+Result<RunState> RunStateFromJson(const nlohmann::json& json);
+
+// runs/<id>/optimize.json, relative to the workspace directory.
+std::string RunStatePath(int64_t run_id);
+
+}  // namespace kopt
