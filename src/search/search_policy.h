@@ -71,6 +71,11 @@ struct SearchSettings {
   int max_children_not_improving = 2;  // a verified node that is not
   int max_children_failed = 1;         // a failed node: repairs, until one of them verifies
   int max_children_repaired = 3;       // a failed node once a repair verified ("full width")
+  // MCTS: a failed node that ends a chain of this many consecutive failures
+  // (itself and its failed ancestors up to the nearest verified one) gets no
+  // repair child: the chain is closed (a generator that keeps failing costs
+  // at most this many evaluations per branch; kopt's choice).
+  int max_consecutive_failures = 3;
   // MCTS dead-end pruning: a non-root node whose subtree has seen this many
   // evaluations (failed, duplicate or verified) without improving on its
   // best is closed (kopt's choice: 1.5 × max_children_improving).
@@ -83,8 +88,8 @@ struct SearchSettings {
 };
 
 // InvalidInput naming the field for k <= 0, alpha outside (0, 1],
-// exploration < 0 or not finite, a child limit < 1, prune_after < 1,
-// beam_width < 1.
+// exploration < 0 or not finite, or any count (child limits,
+// max_consecutive_failures, prune_after, beam_width) < 1.
 Status ValidateSearchSettings(const SearchSettings& settings);
 
 enum class ProposalKind {

@@ -9,13 +9,15 @@
 // A note is kept per task; Record of a note whose (task, kind, normalized
 // text) exists adds its count to the stored one, updates last_seen (the later
 // of the two), bottleneck_class and text (the latest wording). Normalized
-// text: lowercase, runs of whitespace collapsed to one space, trimmed, and
-// runs of digits replaced by "#" (so "line 12" and "line 40" of the same
-// error are one note).
+// text: ASCII lowercase, runs of whitespace collapsed to one space, trimmed,
+// trailing '.' dropped (numbers are kept: "unroll 4" and "unroll 8" are
+// different notes; write compile-error notes without line numbers).
 //
 // Notes(task, class, max_bytes): the most relevant first — the task's own
 // notes (by count, then last_seen, newest first), then other tasks' notes of
-// the same bottleneck class (same order), skipping a text already included;
+// the same bottleneck class (same order), then other tasks' compile-error
+// fixes and API patterns of any class (knowledge of the compiler and the
+// libraries, not of the kernel), skipping a text already included;
 // their texts add up to at most max_bytes (a note that does not fit is
 // skipped, smaller ones after it may still be taken). A second run on the
 // same task starts from the first run's notes: they live in the database.
