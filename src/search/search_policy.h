@@ -1,0 +1,134 @@
+// Search policies: which node to expand next, and how (docs/search.md).
+//
+// One interface, one implementation per file: mcts_policy.cc (UCT with
+// progressive widening, asymmetric branching, dead-end pruning),
+// greedy_policy.cc, beam_policy.cc, random_policy.cc (baselines for
+// ablations at equal budget).
+//
+// The loop, as the caller (the optimize orchestrator, or simulation.h) runs it:
+//
+//   Proposal p = policy.Propose(tree);
+//   if (p.kind == ProposalKind::kExhausted) stop;      // nothing left anywhere
+//   if (p.kind == ProposalKind::kWait) wait for an in-flight result;
+//   NodeId child = tree.AddChild(p.parent, p.mode, note).value();
+//   ... generate, compile, verify, time (possibly concurrently with others) ...
+//   tree.Record(child, evaluation);   // or tree.RecordDuplicate(child, owner)
+//   policy.OnRecorded(tree, child);   // statistics, pruning, exhaustion
+//
+// The budget (evaluations, seconds, cost) is the caller's: a policy only says
+// what is worth expanding. Several evaluations may be in flight: pending
+// children count as children (for widening and child limits) and as virtual
+// visits, and a pending node is never proposed as a parent; kWait means every
+// open node that could be expanded is waiting on a pending result.
+//
+// Determinism: Propose is a pure function of (settings, seed, tree). A policy
+// keeps no state besides its settings and seed: where it needs randomness it
+// seeds a generator from (seed, tree.size()), so the same tree gives the same
+// proposal, and a search resumed from a stored tree (SearchTree::FromJson)
+// continues exactly as the uninterrupted one would. Call AddChild with a
+// proposal before asking for the next one (else the same proposal returns).
+//
+// Thread safety: a policy is used by one thread (the tree's owner).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "search/search_tree.h"
+
+namespace kopt {
+
+enum class SearchPolicyKind { kMcts, kGreedy, kBeam, kRandom };
+std::string_view SearchPolicyKindName(SearchPolicyKind kind);  // "mcts", "greedy", "beam", "random"
+// InvalidInput naming the accepted names for anything else.
+Result<SearchPolicyKind> ParseSearchPolicyKind(std::string_view name);
+
+// Plain settings with their defaults (docs/search.md lists them with sources).
+struct SearchSettings {
+  // MCTS: UCT score of a child = value + exploration · sqrt(ln N_parent / N_child),
+  // value = the best log-speedup reward in the child's subtree. √2 is UCB1's
+  // constant (Auer, Cesa-Bianchi, Fischer 2002), i.e. Kocsis & Szepesvári's
+  // (2006) Cp = 1/√2, derived for rewards in [0, 1]; log speedups of real
+  // candidates mostly lie in [-0.7, 2], the same order.
+  double exploration = 1.4142135623730951;
+  // MCTS progressive widening: a node may gain a child only while
+  // children < widening_k · N^widening_alpha (N: its visits plus pending
+  // nodes in its subtree). k = 1, α = 0.5 as in Couëtoux et al. 2011
+  // ("Continuous Upper Confidence Trees") and the progressive unpruning of
+  // Chaslot et al. 2008 ("Progressive strategies for MCTS"): the number of
+  // children grows like the square root of the visits.
+  double widening_k = 1.0;
+  double widening_alpha = 0.5;
+  // MCTS asymmetric branching (KernelPro: more children for successful
+  // nodes than for failed ones; its numbers are not published — these are
+  // kopt's choices, tunable in simulation):
+  int max_children_root = 16;          // the reference: initial candidates (and seeds)
+  int max_children_improving = 4;      // a verified node better than its nearest verified ancestor
+  int max_children_not_improving = 2;  // a verified node that is not
+  int max_children_failed = 1;         // a failed node: repairs, until one of them verifies
+  int max_children_repaired = 3;       // a failed node once a repair verified ("full width")
+  // MCTS: a failed node that ends a chain of this many consecutive failures
+  // (itself and its failed ancestors up to the nearest verified one) gets no
+  // repair child: the chain is closed (a generator that keeps failing costs
+  // at most this many evaluations per branch; kopt's choice).
+  int max_consecutive_failures = 3;
+  // MCTS dead-end pruning: a non-root node whose subtree has seen this many
+  // evaluations (failed, duplicate or verified) without improving on its
+  // best is closed (kopt's choice: 1.5 × max_children_improving).
+  int prune_after = 6;
+  // Beam: how many of the best open verified nodes form the beam.
+  int beam_width = 4;
+  // Greedy, beam and random: the child limit of any node (a failed node gets
+  // one repair, and a failed repair none, whatever this says).
+  int baseline_max_children = 8;
+};
+
+// InvalidInput naming the field for k <= 0, alpha outside (0, 1],
+// exploration < 0 or not finite, or any count (child limits,
+// max_consecutive_failures, prune_after, beam_width) < 1.
+Status ValidateSearchSettings(const SearchSettings& settings);
+
+enum class ProposalKind {
+  kExpand,     // add a child of `parent` with `mode`
+  kWait,       // nothing expandable until a pending evaluation is recorded
+  kExhausted,  // every node is closed or at its limit and nothing is pending
+};
+
+struct Proposal {
+  ProposalKind kind = ProposalKind::kExhausted;
+  NodeId parent = 0;
+  GenerationMode mode = GenerationMode::kOptimize;  // root → kInitial, verified → kOptimize, failed → kRepair
+  std::string reason;  // why this parent, for logs and the report ("uct 0.83", "best", "repair")
+};
+
+class SearchPolicy {
+ public:
+  virtual ~SearchPolicy() = default;
+  virtual SearchPolicyKind kind() const = 0;
+  // The next expansion (see the file comment). Precondition: the root is
+  // recorded. Never fails: a tree whose root did not verify is kExhausted.
+  virtual Proposal Propose(const SearchTree& tree) const = 0;
+  // Called after every Record/RecordDuplicate of `node`: may close nodes
+  // (pruning, exhaustion). The tree's own statistics are already updated.
+  virtual void OnRecorded(SearchTree& tree, NodeId node) const = 0;
+};
+
+// InvalidInput when the settings do not validate.
+Result<std::unique_ptr<SearchPolicy>> MakeSearchPolicy(SearchPolicyKind kind, const SearchSettings& settings,
+                                                       uint64_t seed);
+
+// One factory per implementation, each in its own file. Preconditions: valid settings.
+std::unique_ptr<SearchPolicy> MakeMctsPolicy(const SearchSettings& settings, uint64_t seed);
+std::unique_ptr<SearchPolicy> MakeGreedyPolicy(const SearchSettings& settings, uint64_t seed);
+std::unique_ptr<SearchPolicy> MakeBeamPolicy(const SearchSettings& settings, uint64_t seed);
+std::unique_ptr<SearchPolicy> MakeRandomPolicy(const SearchSettings& settings, uint64_t seed);
+
+// The mode a child of `parent` gets: kInitial under the root, kRepair under a
+// failed node, kOptimize under a verified one.
+GenerationMode ChildModeFor(const SearchTree& tree, NodeId parent);
+
+}  // namespace kopt
