@@ -86,6 +86,18 @@ struct MeasureEnvironment {
 // no progress.
 MeasureEnvironment DefaultMeasureEnvironment(CommandRunner& command_runner);
 
+// Checks the settings' ranges; InvalidInput naming the option otherwise.
+Status ValidateMeasureSettings(const MeasureSettings& settings);
+
+// The task of a session.
+struct MeasureTask {
+  std::string directory;  // as given (the report's task_directory)
+  TaskSpec spec;          // as LoadTask read it
+};
+
+// NotFound when `task_directory` does not exist, else LoadTask's result.
+Result<MeasureTask> LoadMeasureTask(const std::string& task_directory);
+
 // One source to measure.
 struct CandidateSource {
   std::string name;    // unique within the session ("saxpy_vec4"); names runs/<id>/<name>.candidate.*
@@ -97,13 +109,15 @@ struct CandidateSource {
 // reference timing reused by every candidate measured in it.
 class MeasureSession {
  public:
-  // Validates `settings`, loads the task at `task_directory`, resolves the
-  // device and architecture (query_gpus, settings.arch), the runner program
-  // (not with compile_only), the seeds; opens the workspace, begins a run
-  // record and starts compiling the reference.
+  // Validates `settings`, resolves the device and architecture (query_gpus,
+  // settings.arch; InvalidInput when the task's tensors do not fit in device
+  // memory), the runner program (not with compile_only), the seeds; opens the
+  // workspace, begins a run record and starts compiling the reference.
+  // `settings` and `environment` are copied; environment.command_runner is
+  // borrowed and must outlive the session.
   static Result<std::unique_ptr<MeasureSession>> Open(const MeasureSettings& settings,
                                                       const MeasureEnvironment& environment,
-                                                      const std::string& task_directory);
+                                                      MeasureTask task);
   ~MeasureSession();
   MeasureSession(const MeasureSession&) = delete;
   MeasureSession& operator=(const MeasureSession&) = delete;
@@ -114,15 +128,17 @@ class MeasureSession {
 
   // Queues candidates for compilation (in parallel, settings.jobs threads) and
   // stores their sources in the workspace; nothing runs on the GPU yet.
-  // Names must be unique within the session (InvalidInput otherwise).
+  // Names must be unique within the session and usable in a file name (no
+  // '/'); InvalidInput otherwise, and then none of `candidates` is added.
   Status AddCandidates(const std::vector<CandidateSource>& candidates);
 
   // Compiles (waiting for it) and measures the reference, once: later calls
-  // return the same entry. The stored reference result is reused only when
-  // every candidate added so far has a stored result too (so add a batch
-  // first). The entry's status says whether it passed: a failing reference
-  // is an OK Result whose entry has status kFailed / kHarnessError, after
-  // which candidates are reported kSkipped.
+  // return the same entry. An error when the reference could not be compiled
+  // at all (a harness error: nvcc missing, cache unwritable). The stored
+  // reference result is reused only when every candidate added so far has a
+  // stored result too (so add a batch first). The entry's status says whether
+  // it passed: a failing reference is an OK Result whose entry has status
+  // kFailed / kHarnessError, after which candidates are reported kSkipped.
   Result<MeasurementEntry> MeasureReference();
 
   // Measures every added candidate not measured yet, in the order their
@@ -150,9 +166,9 @@ class MeasureSession {
 };
 
 // The one-shot session of `kopt bench`: Open, AddCandidates(candidates),
-// MeasureReference, MeasurePending, Finish.
+// MeasurePending, Finish. Candidates are reported in the order given.
 Result<MeasurementReport> Measure(const MeasureSettings& settings, const MeasureEnvironment& environment,
-                                  const std::string& task_directory, const std::vector<CandidateSource>& candidates);
+                                  MeasureTask task, const std::vector<CandidateSource>& candidates);
 
 // The command's status for a finished report: OK unless the reference failed
 // in a measuring session (Unavailable when its device was unavailable, else

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "harness/compiler.h"
-#include "harness/failure_kind.h"
-#include "harness/runner_request.h"
+#include "runner_protocol/failure_kind.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt {
 
@@ -62,8 +62,8 @@ struct MeasurementEntry {
   double measure_seconds = 0;  // wall time of its kopt-runner child (checks, timing, energy) (s)
   std::optional<runner::TimingEvent> timing;  // only when status is kOk and timing was on
   std::optional<runner::EnergyEvent> energy;
-  size_t checks_passed = 0;  // correctness rounds passed
-  size_t checks_total = 0;   // correctness rounds reported
+  size_t checks_passed = 0;                 // correctness rounds passed
+  size_t checks_total = 0;                  // correctness rounds reported
   std::optional<double> speedup;            // reference median / this median (ratio)
   bool suspect_fast = false;                // faster than the roofline floor: flag "SUSPECT_FAST"
   std::optional<int64_t> resumed_from_run;  // stored result of that run reused (not measured now)
