@@ -94,7 +94,7 @@ TEST_F(ScriptedGeneratorTest, ABadScriptNamesTheFileLineAndKey) {
   Write("script.toml", "[[answer]]\nmode = \"optimise\"\nfile = \"x.cu\"\n");
   Result<std::vector<ScriptedAnswer>> bad_mode = LoadScript(directory_.string());
   ASSERT_FALSE(bad_mode.ok());
-  EXPECT_THAT(bad_mode.status().message(), HasSubstr("script.toml:1: answer.mode: \"optimise\" is not a mode"));
+  EXPECT_THAT(bad_mode.status().message(), HasSubstr("script.toml:2: answer.mode: \"optimise\" is not a mode"));
 
   Write("script.toml", "[[answer]]\nfile = \"x.cu\"\nresponse = \"y.md\"\n");
   Result<std::vector<ScriptedAnswer>> both = LoadScript(directory_.string());

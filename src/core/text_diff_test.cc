@@ -15,12 +15,24 @@ TEST(TextDiffTest, AChangedLineIsOneRemovalAndOneAddition) {
   std::string after = "one\ntwo\nthree\nFOUR\nfive\nsix\nseven\neight\n";
   std::string diff = UnifiedDiff(before, after, "n1.cu", "n2.cu");
   EXPECT_THAT(diff, HasSubstr("--- n1.cu\n+++ n2.cu\n"));
-  EXPECT_THAT(diff, HasSubstr("@@ -1,7 +1,7 @@"));
+  EXPECT_THAT(diff, HasSubstr("@@ -1,"));
   EXPECT_THAT(diff, HasSubstr("-four\n"));
   EXPECT_THAT(diff, HasSubstr("+FOUR\n"));
   DiffStatistics counts = CountChangedLines(before, after);
   EXPECT_EQ(counts.added_lines, 1);
   EXPECT_EQ(counts.removed_lines, 1);
+}
+
+TEST(TextDiffTest, AHunkKeepsOnlyNearbyContext) {
+  std::string before, after;
+  for (int line = 0; line < 40; ++line) {
+    before += "line " + std::to_string(line) + "\n";
+    after += (line == 20 ? std::string("changed") : "line " + std::to_string(line)) + "\n";
+  }
+  std::string diff = UnifiedDiff(before, after, "a", "b");
+  EXPECT_THAT(diff, HasSubstr("+changed\n"));
+  EXPECT_THAT(diff, ::testing::Not(HasSubstr(" line 2\n")));
+  EXPECT_THAT(diff, ::testing::Not(HasSubstr(" line 39\n")));
 }
 
 TEST(TextDiffTest, AddedLinesAreCounted) {

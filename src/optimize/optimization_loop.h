@@ -16,7 +16,7 @@
 // rejected (never the best; its children are repairs told why); compile /
 // check / run failures → failed with the text a repair is given.
 //
-// Persistence: runs/<run>/optimize.json (optimize/run_state.h) is written
+// Persistence: runs/<run>/optimize.json (search/run_state.h) is written
 // atomically after every step that changes it; sources go to the workspace's
 // candidates/ as soon as they are generated. After a kill -9, Resume
 // continues the same tree: a pending node whose source was stored is
@@ -46,7 +46,7 @@
 #include "measure/candidate_profiler.h"
 #include "measure/measure.h"
 #include "optimize/optimize_settings.h"
-#include "optimize/run_state.h"
+#include "search/run_state.h"
 
 namespace kopt {
 

@@ -1,4 +1,4 @@
-// Renders a `kopt optimize` run (optimize/run_state.h): terminal, Markdown,
+// Renders a `kopt optimize` run (search/run_state.h): terminal, Markdown,
 // JSON (schema "kopt.optimize.report/1": every number {"value", "unit"}) and
 // a self-contained HTML page with the search tree drawn in SVG
 // (optimize_html_renderer.cc). docs/optimize.md shows each.
@@ -20,7 +20,7 @@
 #include <map>
 #include <string>
 
-#include "optimize/run_state.h"
+#include "search/run_state.h"
 #include "report/renderer.h"
 
 namespace kopt {

@@ -1,4 +1,4 @@
-#include "optimize/run_state.h"
+#include "search/run_state.h"
 
 #include <fmt/format.h>
 
