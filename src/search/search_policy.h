@@ -127,6 +127,21 @@ std::unique_ptr<SearchPolicy> MakeGreedyPolicy(const SearchSettings& settings, u
 std::unique_ptr<SearchPolicy> MakeBeamPolicy(const SearchSettings& settings, uint64_t seed);
 std::unique_ptr<SearchPolicy> MakeRandomPolicy(const SearchSettings& settings, uint64_t seed);
 
+// MCTS's rules (mcts_policy.cc), exposed for tests and the report:
+// How many children progressive widening allows a node with `visits` visits
+// (N, pending nodes of its subtree included): the number of counts c >= 0
+// with c < k·N^α, i.e. ceil(k·N^α). When widening blocks every open node, MCTS
+// expands as if it did not (only the hard limits below apply), so that
+// evaluations never stall: widening orders the expansions, the limits bound them.
+int64_t WideningChildLimit(const SearchSettings& settings, int64_t visits);
+// The asymmetric-branching (hard) limit of a node's children: the root
+// max_children_root; a verified node max_children_improving when
+// SearchTree::Improved, else max_children_not_improving; a failed node
+// max_children_repaired once one of its children verified, else
+// max_children_failed, or 0 when it ends max_consecutive_failures consecutive
+// failures; a pending or duplicate node 0.
+int MctsChildLimit(const SearchTree& tree, NodeId id, const SearchSettings& settings);
+
 // The mode a child of `parent` gets: kInitial under the root, kRepair under a
 // failed node, kOptimize under a verified one.
 GenerationMode ChildModeFor(const SearchTree& tree, NodeId parent);
