@@ -3,6 +3,7 @@
 // (search_policy.h, docs/search.md "MCTS").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -39,9 +40,13 @@ class MctsPolicy : public SearchPolicy {
 
   void OnRecorded(SearchTree& tree, NodeId node) const override {
     if (!tree.Contains(node)) return;
+    std::optional<NodeId> best = tree.BestNode();
+    std::vector<NodeId> incumbent_path = best ? tree.PathFromRoot(*best) : std::vector<NodeId>{};
     for (std::optional<NodeId> at = node; at; at = tree.node(*at).parent) {
       if (tree.node(*at).closed) continue;
-      if (*at != 0 && tree.node(*at).expansions_since_improvement >= settings_.prune_after) {
+      bool on_incumbent_path =
+          std::find(incumbent_path.begin(), incumbent_path.end(), *at) != incumbent_path.end();
+      if (!on_incumbent_path && tree.node(*at).expansions_since_improvement >= settings_.prune_after) {
         (void)tree.Close(*at, CloseReason::kPruned);
       } else if (Exhausted(tree, *at)) {
         (void)tree.Close(*at, CloseReason::kExhausted);

@@ -112,26 +112,26 @@ TEST(MctsPolicyTest, FailedNodeGetsOneRepairThenOpensOnceItVerifies) {
 
 TEST(MctsPolicyTest, DeadEndsArePrunedAfterPruneAfterExpansions) {
   SearchSettings settings;
-  settings.widening_k = 100;
-  settings.max_children_root = 1;
-  settings.max_children_improving = 10;
-  settings.max_children_not_improving = 10;
   settings.prune_after = 3;
   SearchTree tree = TreeWithReference(1.0);
   auto policy = Mcts(settings);
-  NodeId a = ExpandAndRecord(tree, *policy, policy->Propose(tree), Verified(0.5));
+  NodeId dead_end = AddRecorded(tree, 0, Verified(0.5));
+  NodeId best = AddRecorded(tree, 0, Verified(0.3));
   for (int step = 1; step <= 3; ++step) {
-    Proposal proposal = policy->Propose(tree);
-    ASSERT_EQ(proposal.kind, ProposalKind::kExpand);
-    ExpandAndRecord(tree, *policy, proposal, Verified(0.7));
-    EXPECT_EQ(tree.node(a).closed, step == 3) << step;
+    policy->OnRecorded(tree, AddRecorded(tree, dead_end, Verified(0.7)));
+    EXPECT_EQ(tree.node(dead_end).closed, step == 3) << step;
   }
-  EXPECT_EQ(tree.node(a).close_reason, CloseReason::kPruned);
-  // The root is never pruned (its counter is past prune_after too); at its
-  // limit with every child closed, it is exhausted.
-  EXPECT_GE(tree.node(0).expansions_since_improvement, 3);
-  EXPECT_EQ(tree.node(0).close_reason, CloseReason::kExhausted);
-  EXPECT_EQ(policy->Propose(tree).kind, ProposalKind::kExhausted);
+  EXPECT_EQ(tree.node(dead_end).close_reason, CloseReason::kPruned);
+  EXPECT_EQ(tree.node(tree.node(dead_end).children.front()).close_reason, CloseReason::kAncestorClosed);
+  // The path to the best candidate is never pruned (nor the root): its
+  // children are bounded by the child limits instead.
+  for (int step = 1; step <= 3; ++step) policy->OnRecorded(tree, AddRecorded(tree, best, Verified(0.4)));
+  EXPECT_GE(tree.node(best).expansions_since_improvement, 3);
+  EXPECT_FALSE(tree.node(best).closed);
+  EXPECT_FALSE(tree.node(0).closed);
+  Proposal next = policy->Propose(tree);
+  EXPECT_NE(next.parent, dead_end);
+  EXPECT_FALSE(tree.node(next.parent).closed);
 }
 
 TEST(MctsPolicyTest, AChainOfFailuresIsClosed) {
@@ -192,8 +192,8 @@ TEST(MctsPolicyTest, ARootThatDidNotVerifyHasNothingToExpand) {
 }
 
 TEST(SearchPolicyTest, KindsAndSettings) {
-  for (SearchPolicyKind kind :
-       {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam, SearchPolicyKind::kRandom}) {
+  for (SearchPolicyKind kind : {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam,
+                                SearchPolicyKind::kRandom}) {
     EXPECT_EQ(*ParseSearchPolicyKind(SearchPolicyKindName(kind)), kind);
     EXPECT_EQ((*MakeSearchPolicy(kind, {}, 0))->kind(), kind);
   }

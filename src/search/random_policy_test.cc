@@ -28,7 +28,9 @@ TEST(RandomPolicyTest, ChoosesAmongOpenNodesOnly) {
     Proposal proposal = Random(seed)->Propose(tree);
     ASSERT_EQ(proposal.kind, ProposalKind::kExpand);
     chosen.insert(proposal.parent);
-    if (proposal.parent == failed) EXPECT_EQ(proposal.mode, GenerationMode::kRepair);
+    if (proposal.parent == failed) {
+      EXPECT_EQ(proposal.mode, GenerationMode::kRepair);
+    }
   }
   EXPECT_EQ(chosen, (std::set<NodeId>{0, a, failed}));
 }
@@ -50,7 +52,9 @@ TEST(RandomPolicyTest, NeverProposesAPendingNode) {
     ASSERT_EQ(proposal.kind, ProposalKind::kExpand);
     EXPECT_FALSE(tree.node(proposal.parent).pending());
     NodeId child = *tree.AddChild(proposal.parent, proposal.mode, "");
-    if (step % 2 == 0) ASSERT_TRUE(tree.Record(child, Verified(0.9)).ok());  // half stay in flight
+    if (step % 2 == 0) {  // half stay in flight
+      ASSERT_TRUE(tree.Record(child, Verified(0.9)).ok());
+    }
   }
 }
 

@@ -9,7 +9,8 @@
 
 namespace kopt::search_testing {
 
-inline Evaluation Verified(double time_s, double noise = 0.01, std::optional<double> energy_j = std::nullopt) {
+inline Evaluation Verified(double time_s, double noise = 0.01,
+                           std::optional<double> energy_j = std::nullopt) {
   Evaluation evaluation;
   evaluation.status = NodeStatus::kVerified;
   evaluation.time_s = time_s;
@@ -35,9 +36,9 @@ inline SearchTree TreeWithReference(double reference_time_s = 1.0, Objective obj
 
 // Adds a child of `parent` (mode from the parent) and records `evaluation`.
 inline NodeId AddRecorded(SearchTree& tree, NodeId parent, const Evaluation& evaluation) {
-  GenerationMode mode = parent == 0                                 ? GenerationMode::kInitial
+  GenerationMode mode = parent == 0                           ? GenerationMode::kInitial
                         : IsFailure(tree.node(parent).status) ? GenerationMode::kRepair
-                                                                    : GenerationMode::kOptimize;
+                                                              : GenerationMode::kOptimize;
   Result<NodeId> child = tree.AddChild(parent, mode, "test");
   EXPECT_TRUE(child.ok()) << child.status().message();
   Status recorded = tree.Record(*child, evaluation);

@@ -53,9 +53,9 @@ TEST(SearchTreeTest, RecordRefusesBadInput) {
 
 TEST(SearchTreeTest, StatisticsBackUpToTheRoot) {
   SearchTree tree = TreeWithReference(1.0);
-  NodeId a = AddRecorded(tree, 0, Verified(0.5));        // 2x
-  NodeId b = AddRecorded(tree, a, Failed());             // failure counts as a visit
-  NodeId c = AddRecorded(tree, a, Verified(0.25));       // 4x
+  NodeId a = AddRecorded(tree, 0, Verified(0.5));   // 2x
+  NodeId b = AddRecorded(tree, a, Failed());        // failure counts as a visit
+  NodeId c = AddRecorded(tree, a, Verified(0.25));  // 4x
   EXPECT_EQ(tree.node(0).visits, 4);
   EXPECT_EQ(tree.node(a).visits, 3);
   EXPECT_EQ(tree.node(b).visits, 1);

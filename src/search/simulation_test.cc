@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <numeric>
+#include <string>
+#include <vector>
 
 #include "search/search_test_util.h"
 
@@ -30,7 +33,9 @@ class Landscape {
       : drift_(drift), step_(step), failure_rate_(failure_rate) {}
 
   SimulatedEvaluator Evaluator() {
-    return [this](const SearchTree& tree, NodeId node, std::mt19937_64& rng) { return Evaluate(tree, node, rng); };
+    return [this](const SearchTree& tree, NodeId node, std::mt19937_64& rng) {
+      return Evaluate(tree, node, rng);
+    };
   }
 
  private:
@@ -72,7 +77,8 @@ SimulationResult RunSimulation(SearchPolicyKind kind, uint64_t seed, int64_t bud
 
 double MeanBestLogSpeedup(SearchPolicyKind kind, int64_t budget, int repeats) {
   double total = 0;
-  for (int seed = 0; seed < repeats; ++seed) total += std::log(RunSimulation(kind, 1000 + seed, budget).tree.BestSpeedup());
+  for (int seed = 0; seed < repeats; ++seed)
+    total += std::log(RunSimulation(kind, 1000 + seed, budget).tree.BestSpeedup());
   return total / repeats;
 }
 
@@ -81,7 +87,26 @@ TEST(SimulationTest, MctsBeatsRandomAtEqualBudget) {
   double random = MeanBestLogSpeedup(SearchPolicyKind::kRandom, 60, 40);
   RecordProperty("mcts_mean_log_speedup", std::to_string(mcts));
   RecordProperty("random_mean_log_speedup", std::to_string(random));
-  EXPECT_GT(mcts, random + 0.0) << "mcts " << mcts << " random " << random;
+  EXPECT_GT(mcts, random + 0.5) << "mcts " << mcts << " random " << random;
+}
+
+// Not run by default: prints the mean and spread of the best log speedup of
+// every policy on the landscape (--gtest_also_run_disabled_tests).
+TEST(SimulationTest, DISABLED_PrintPolicyComparison) {
+  for (int64_t budget : {20, 60, 120}) {
+    for (SearchPolicyKind kind : {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam,
+                                  SearchPolicyKind::kRandom}) {
+      std::vector<double> values;
+      for (int seed = 0; seed < 100; ++seed) {
+        values.push_back(std::log(RunSimulation(kind, 1000 + seed, budget).tree.BestSpeedup()));
+      }
+      double mean = std::accumulate(values.begin(), values.end(), 0.0) / values.size();
+      double variance = 0;
+      for (double value : values) variance += (value - mean) * (value - mean) / (values.size() - 1);
+      std::printf("budget %3lld %-6s mean %.3f stdev %.3f\n", static_cast<long long>(budget),
+                  std::string(SearchPolicyKindName(kind)).c_str(), mean, std::sqrt(variance));
+    }
+  }
 }
 
 TEST(SimulationTest, BudgetAndBestSoFarCurve) {
@@ -98,16 +123,18 @@ TEST(SimulationTest, BudgetAndBestSoFarCurve) {
 }
 
 TEST(SimulationTest, TheSameSeedsGiveTheSameTree) {
-  for (SearchPolicyKind kind :
-       {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam, SearchPolicyKind::kRandom}) {
-    EXPECT_EQ(RunSimulation(kind, 9, 25, 3).tree.ToJson(), RunSimulation(kind, 9, 25, 3).tree.ToJson()) << SearchPolicyKindName(kind);
+  for (SearchPolicyKind kind : {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam,
+                                SearchPolicyKind::kRandom}) {
+    EXPECT_EQ(RunSimulation(kind, 9, 25, 3).tree.ToJson(), RunSimulation(kind, 9, 25, 3).tree.ToJson())
+        << SearchPolicyKindName(kind);
   }
-  EXPECT_NE(RunSimulation(SearchPolicyKind::kRandom, 1, 25).tree.ToJson(), RunSimulation(SearchPolicyKind::kRandom, 2, 25).tree.ToJson());
+  EXPECT_NE(RunSimulation(SearchPolicyKind::kRandom, 1, 25).tree.ToJson(),
+            RunSimulation(SearchPolicyKind::kRandom, 2, 25).tree.ToJson());
 }
 
 TEST(SimulationTest, AResumedTreeGetsTheSameProposals) {
-  for (SearchPolicyKind kind :
-       {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam, SearchPolicyKind::kRandom}) {
+  for (SearchPolicyKind kind : {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam,
+                                SearchPolicyKind::kRandom}) {
     SimulationResult result = RunSimulation(kind, 4, 20);
     Result<SearchTree> restored = SearchTree::FromJson(nlohmann::json::parse(result.tree.ToJson().dump()));
     ASSERT_TRUE(restored.ok());
@@ -125,9 +152,12 @@ TEST(SimulationTest, ConcurrentEvaluationsRespectTheChildLimits) {
   EXPECT_EQ(result.evaluations, 80);
   SearchSettings settings;
   for (const SearchNode& node : result.tree.nodes()) {
-    EXPECT_LE(static_cast<int>(node.children.size()), std::max(1, MctsChildLimit(result.tree, node.id, settings)))
+    EXPECT_LE(static_cast<int>(node.children.size()),
+              std::max(1, MctsChildLimit(result.tree, node.id, settings)))
         << "node " << node.id;
-    if (!node.pending()) EXPECT_GE(node.visits, 1);
+    if (!node.pending()) {
+      EXPECT_GE(node.visits, 1);
+    }
   }
   EXPECT_EQ(result.tree.pending_count(), 0);
 }
@@ -146,7 +176,8 @@ TEST(SimulationTest, TranspositionsAreNotEvaluatedTwice) {
   auto policy = Policy(SearchPolicyKind::kGreedy);
   Result<SimulationResult> result = Simulate(*policy, Objective::kTime, Verified(1.0), repeating, settings);
   ASSERT_TRUE(result.ok());
-  // Only four distinct keys exist: at most four evaluations, the rest duplicates, then the node guard stops it.
+  // Only four distinct keys exist: at most four evaluations, the rest duplicates, then the node guard stops
+  // it.
   EXPECT_LE(result->evaluations, 4);
   EXPECT_GT(result->tree.duplicate_count(), 0);
   for (const SearchNode& node : result->tree.nodes()) {

@@ -73,17 +73,18 @@ TEST_F(SearchMemoryTest, MostRelevantFirstWithinTheByteBudget) {
   Note("gemm", "compute-bound", MemoryNoteKind::kHelped, "tensor cores helped", "2026-12-01T12:00:00Z", 9);
   Note("gemm", "compute-bound", MemoryNoteKind::kApiPattern, "cute::make_tiled_copy compiles with SM90",
        "2026-12-01T12:00:00Z", 1);
-  Note("layernorm", "memory-bound", MemoryNoteKind::kHelped, "float4 loads helped", "2026-12-01T12:00:00Z", 7);
+  Note("layernorm", "memory-bound", MemoryNoteKind::kHelped, "float4 loads helped", "2026-12-01T12:00:00Z",
+       7);
 
   Result<std::vector<MemoryNote>> notes = memory_->Notes("softmax", "memory-bound", 10000);
   ASSERT_TRUE(notes.ok()) << notes.status().message();
   std::vector<std::string> texts;
   for (const MemoryNote& note : *notes) texts.push_back(note.text);
   EXPECT_EQ(texts, (std::vector<std::string>{
-                       "unroll 8 hurt",                     // own task, count 3
-                       "cached the output across calls",    // own task, count 1, newest
-                       "float4 loads helped",               // own task, count 1
-                       "warp shuffle reduction helped",     // same class, other task (its float4 copy skipped)
+                       "unroll 8 hurt",                   // own task, count 3
+                       "cached the output across calls",  // own task, count 1, newest
+                       "float4 loads helped",             // own task, count 1
+                       "warp shuffle reduction helped",   // same class, other task (its float4 copy skipped)
                        "cute::make_tiled_copy compiles with SM90",  // API knowledge of any class
                    }));
   // "tensor cores helped": another class, not compiler/API knowledge: left out.
@@ -128,8 +129,9 @@ TEST_F(SearchMemoryTest, ACorruptDatabaseIsAClearError) {
 }
 
 TEST(SearchMemoryNamesTest, KindsAndNormalization) {
-  for (MemoryNoteKind kind : {MemoryNoteKind::kCompileErrorFix, MemoryNoteKind::kRejectedCheat, MemoryNoteKind::kHelped,
-                              MemoryNoteKind::kHurt, MemoryNoteKind::kApiPattern, MemoryNoteKind::kFailedCheck}) {
+  for (MemoryNoteKind kind :
+       {MemoryNoteKind::kCompileErrorFix, MemoryNoteKind::kRejectedCheat, MemoryNoteKind::kHelped,
+        MemoryNoteKind::kHurt, MemoryNoteKind::kApiPattern, MemoryNoteKind::kFailedCheck}) {
     EXPECT_EQ(ParseMemoryNoteKind(MemoryNoteKindName(kind)), kind);
   }
   EXPECT_FALSE(ParseMemoryNoteKind("other").has_value());
