@@ -1,18 +1,17 @@
 #include "search/evaluation.h"
 
-#include <array>
-#include <utility>
+#include "core/enum_names.h"
 
 namespace kopt {
 namespace {
 
-constexpr std::array<std::pair<GenerationMode, std::string_view>, 3> kModeNames = {{
+constexpr EnumNameTable<GenerationMode, 3> kModeNames = {{
     {GenerationMode::kInitial, "initial"},
     {GenerationMode::kRepair, "repair"},
     {GenerationMode::kOptimize, "optimize"},
 }};
 
-constexpr std::array<std::pair<NodeStatus, std::string_view>, 8> kStatusNames = {{
+constexpr EnumNameTable<NodeStatus, 8> kStatusNames = {{
     {NodeStatus::kPending, "pending"},
     {NodeStatus::kVerified, "verified"},
     {NodeStatus::kFailedGenerate, "failed_generate"},
@@ -23,36 +22,19 @@ constexpr std::array<std::pair<NodeStatus, std::string_view>, 8> kStatusNames = 
     {NodeStatus::kDuplicate, "duplicate"},
 }};
 
-template <typename Enum, size_t N>
-std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum value) {
-  for (const auto& [entry, name] : table) {
-    if (entry == value) return name;
-  }
-  return "";
-}
-
-template <typename Enum, size_t N>
-std::optional<Enum> ValueOf(const std::array<std::pair<Enum, std::string_view>, N>& table,
-                            std::string_view name) {
-  for (const auto& [entry, entry_name] : table) {
-    if (entry_name == name) return entry;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::string_view GenerationModeName(GenerationMode mode) {
-  return NameOf(kModeNames, mode);
+  return EnumName(kModeNames, mode);
 }
 std::optional<GenerationMode> ParseGenerationMode(std::string_view name) {
-  return ValueOf(kModeNames, name);
+  return EnumFromName(kModeNames, name);
 }
 std::string_view NodeStatusName(NodeStatus status) {
-  return NameOf(kStatusNames, status);
+  return EnumName(kStatusNames, status);
 }
 std::optional<NodeStatus> ParseNodeStatus(std::string_view name) {
-  return ValueOf(kStatusNames, name);
+  return EnumFromName(kStatusNames, name);
 }
 
 bool IsFailure(NodeStatus status) {

@@ -3,6 +3,7 @@
 // (search_policy.h, docs/search.md "MCTS").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -21,21 +22,31 @@ class MctsPolicy : public SearchPolicy {
 
   Proposal Propose(const SearchTree& tree) const override {
     if (!RootUsable(tree)) return NothingToExpand(tree);
-    std::vector<bool> available = AvailableNodes(tree);
+    bool widening = true;
+    std::vector<bool> available = AvailableNodes(tree, widening);
+    if (!available[0]) {
+      widening = false;  // widening blocks every open node: the hard limits alone decide
+      available = AvailableNodes(tree, widening);
+    }
     if (!available[0]) return NothingToExpand(tree);
     NodeId at = 0;
-    while (!CanExpand(tree, at)) at = SelectChild(tree, at, available);
+    while (!CanExpand(tree, at, widening)) at = SelectChild(tree, at, available);
     return ExpandProposal(
         tree, at,
-        fmt::format("uct: value {:.3f}, {} visits, {} children", tree.node(at).subtree_value_log_speedup,
-                    EffectiveVisits(tree, at), tree.node(at).children.size()));
+        fmt::format("uct{}: value {:.3f}, {} visits, {} children", widening ? "" : " (past widening)",
+                    tree.node(at).subtree_value_log_speedup, EffectiveVisits(tree, at),
+                    tree.node(at).children.size()));
   }
 
   void OnRecorded(SearchTree& tree, NodeId node) const override {
     if (!tree.Contains(node)) return;
+    std::optional<NodeId> best = tree.BestNode();
+    std::vector<NodeId> incumbent_path = best ? tree.PathFromRoot(*best) : std::vector<NodeId>{};
     for (std::optional<NodeId> at = node; at; at = tree.node(*at).parent) {
       if (tree.node(*at).closed) continue;
-      if (*at != 0 && tree.node(*at).expansions_since_improvement >= settings_.prune_after) {
+      bool on_incumbent_path =
+          std::find(incumbent_path.begin(), incumbent_path.end(), *at) != incumbent_path.end();
+      if (!on_incumbent_path && tree.node(*at).expansions_since_improvement >= settings_.prune_after) {
         (void)tree.Close(*at, CloseReason::kPruned);
       } else if (Exhausted(tree, *at)) {
         (void)tree.Close(*at, CloseReason::kExhausted);
@@ -50,45 +61,18 @@ class MctsPolicy : public SearchPolicy {
     return tree.node(id).visits + tree.node(id).pending_in_subtree;
   }
 
-  int ConsecutiveFailures(const SearchTree& tree, NodeId id) const {
-    int failures = 0;
-    for (std::optional<NodeId> at = id; at && IsFailure(tree.node(*at).status); at = tree.node(*at).parent) {
-      ++failures;
-    }
-    return failures;
-  }
-
-  // Asymmetric branching: the hard limit of a node's children.
-  int ChildLimit(const SearchTree& tree, NodeId id) const {
-    const SearchNode& node = tree.node(id);
-    if (id == 0) return settings_.max_children_root;
-    if (node.verified()) {
-      return tree.Improved(id) ? settings_.max_children_improving : settings_.max_children_not_improving;
-    }
-    if (!IsFailure(node.status)) return 0;
-    if (tree.HasVerifiedChild(id)) return settings_.max_children_repaired;
-    return ConsecutiveFailures(tree, id) >= settings_.max_consecutive_failures
-               ? 0
-               : settings_.max_children_failed;
-  }
-
-  // Progressive widening: children < k · N^α.
-  bool WideningAllows(const SearchTree& tree, NodeId id) const {
-    double limit = settings_.widening_k *
-                   std::pow(static_cast<double>(EffectiveVisits(tree, id)), settings_.widening_alpha);
-    return static_cast<double>(tree.node(id).children.size()) < limit;
-  }
-
-  bool CanExpand(const SearchTree& tree, NodeId id) const {
+  bool CanExpand(const SearchTree& tree, NodeId id, bool widening) const {
     if (!IsOpenParent(tree, id)) return false;
-    int children = static_cast<int>(tree.node(id).children.size());
-    return children < ChildLimit(tree, id) && WideningAllows(tree, id);
+    const SearchNode& node = tree.node(id);
+    int64_t children = static_cast<int64_t>(node.children.size());
+    if (children >= MctsChildLimit(tree, id, settings_)) return false;
+    return !widening || children < WideningChildLimit(settings_, EffectiveVisits(tree, id));
   }
 
   bool Exhausted(const SearchTree& tree, NodeId id) const {
     const SearchNode& node = tree.node(id);
     if (node.pending() || node.pending_in_subtree > 0) return false;
-    if (static_cast<int>(node.children.size()) < ChildLimit(tree, id)) return false;
+    if (static_cast<int>(node.children.size()) < MctsChildLimit(tree, id, settings_)) return false;
     for (NodeId child : node.children) {
       if (!tree.node(child).closed) return false;
     }
@@ -96,13 +80,13 @@ class MctsPolicy : public SearchPolicy {
   }
 
   // available[id]: the node is open and it, or a node below it, can be expanded now.
-  std::vector<bool> AvailableNodes(const SearchTree& tree) const {
+  std::vector<bool> AvailableNodes(const SearchTree& tree, bool widening) const {
     std::vector<bool> available(static_cast<size_t>(tree.size()), false);
     for (NodeId id = tree.size() - 1; id >= 0; --id) {  // children have larger ids than parents
       if (!IsOpenParent(tree, id)) continue;
       bool below = false;
       for (NodeId child : tree.node(id).children) below = below || available[static_cast<size_t>(child)];
-      available[static_cast<size_t>(id)] = below || CanExpand(tree, id);
+      available[static_cast<size_t>(id)] = below || CanExpand(tree, id, widening);
     }
     return available;
   }
@@ -128,7 +112,33 @@ class MctsPolicy : public SearchPolicy {
   SearchSettings settings_;
 };
 
+int ConsecutiveFailures(const SearchTree& tree, NodeId id) {
+  int failures = 0;
+  for (std::optional<NodeId> at = id; at && IsFailure(tree.node(*at).status); at = tree.node(*at).parent)
+    ++failures;
+  return failures;
+}
+
 }  // namespace
+
+int64_t WideningChildLimit(const SearchSettings& settings, int64_t visits) {
+  if (visits <= 0) return 0;
+  double limit = settings.widening_k * std::pow(static_cast<double>(visits), settings.widening_alpha);
+  return static_cast<int64_t>(std::ceil(limit));
+}
+
+int MctsChildLimit(const SearchTree& tree, NodeId id, const SearchSettings& settings) {
+  if (!tree.Contains(id)) return 0;
+  const SearchNode& node = tree.node(id);
+  if (id == 0) return node.verified() ? settings.max_children_root : 0;
+  if (node.verified()) {
+    return tree.Improved(id) ? settings.max_children_improving : settings.max_children_not_improving;
+  }
+  if (!IsFailure(node.status)) return 0;
+  if (tree.HasVerifiedChild(id)) return settings.max_children_repaired;
+  return ConsecutiveFailures(tree, id) >= settings.max_consecutive_failures ? 0
+                                                                            : settings.max_children_failed;
+}
 
 std::unique_ptr<SearchPolicy> MakeMctsPolicy(const SearchSettings& settings, uint64_t /*seed*/) {
   return std::make_unique<MctsPolicy>(settings);

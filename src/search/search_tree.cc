@@ -8,10 +8,12 @@
 #include <deque>
 #include <utility>
 
+#include "core/enum_names.h"
+
 namespace kopt {
 namespace {
 
-constexpr std::array<std::pair<CloseReason, std::string_view>, 6> kCloseReasonNames = {{
+constexpr EnumNameTable<CloseReason, 6> kCloseReasonNames = {{
     {CloseReason::kNone, ""},
     {CloseReason::kPruned, "pruned"},
     {CloseReason::kExhausted, "exhausted"},
@@ -23,17 +25,10 @@ constexpr std::array<std::pair<CloseReason, std::string_view>, 6> kCloseReasonNa
 }  // namespace
 
 std::string_view CloseReasonName(CloseReason reason) {
-  for (const auto& [entry, name] : kCloseReasonNames) {
-    if (entry == reason) return name;
-  }
-  return "";
+  return EnumName(kCloseReasonNames, reason);
 }
-
 std::optional<CloseReason> ParseCloseReason(std::string_view name) {
-  for (const auto& [entry, entry_name] : kCloseReasonNames) {
-    if (entry_name == name) return entry;
-  }
-  return std::nullopt;
+  return EnumFromName(kCloseReasonNames, name);
 }
 
 Evaluation SearchNode::AsEvaluation() const {

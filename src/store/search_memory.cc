@@ -7,12 +7,13 @@
 #include <set>
 #include <utility>
 
+#include "core/enum_names.h"
 #include "store/workspace.h"
 
 namespace kopt {
 namespace {
 
-constexpr std::array<std::pair<MemoryNoteKind, std::string_view>, 6> kKindNames = {{
+constexpr EnumNameTable<MemoryNoteKind, 6> kKindNames = {{
     {MemoryNoteKind::kCompileErrorFix, "compile_error_fix"},
     {MemoryNoteKind::kRejectedCheat, "rejected_cheat"},
     {MemoryNoteKind::kHelped, "helped"},
@@ -91,17 +92,10 @@ MemoryNote NoteFromRow(sqlite3_stmt* statement, std::string& normalized) {
 }  // namespace
 
 std::string_view MemoryNoteKindName(MemoryNoteKind kind) {
-  for (const auto& [entry, name] : kKindNames) {
-    if (entry == kind) return name;
-  }
-  return "";
+  return EnumName(kKindNames, kind);
 }
-
 std::optional<MemoryNoteKind> ParseMemoryNoteKind(std::string_view name) {
-  for (const auto& [entry, entry_name] : kKindNames) {
-    if (entry_name == name) return entry;
-  }
-  return std::nullopt;
+  return EnumFromName(kKindNames, name);
 }
 
 std::string NormalizeMemoryText(std::string_view text) {
