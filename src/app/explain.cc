@@ -8,9 +8,9 @@
 #include <regex>
 
 #include "analysis/diagnose.h"
+#include "analysis/tool_config.h"
 #include "app/explain_llm.h"
 #include "app/file_io.h"
-#include "app/tool_config.h"
 #include "core/text.h"
 #include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
