@@ -7,8 +7,9 @@
 //  - kopt: the bundle is loaded as `kopt explain` loads it and diagnosed; top-1
 //    means findings[0] carries the planted id, top-3 any of the first three.
 //  - ncu: the OPT rules of the launch, ranked by Estimated Speedup; a rule
-//    counts for a planted id when it names that cause (kRuleNames below, a
-//    fixed mapping written before looking at results). For a healthy kernel,
+//    counts for a planted id when it names that cause (the rules each tool
+//    declares as its counterparts, ToolDefinition::ncu_rules: a fixed mapping
+//    written before looking at results). For a healthy kernel,
 //    ncu is right when no OPT rule claims a speedup of 10% or more.
 // Usage: diagnosis_accuracy [FIXTURE_DIR]. Prints a Markdown table.
 #include <toml++/toml.h>
@@ -17,10 +18,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/diagnose.h"
+#include "analysis/tool.h"
 #include "app/explain.h"
 #include "core/file_io.h"
 #include "core/subprocess.h"
@@ -31,30 +34,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ncu rule → the planted causes it names. CPIStall names different causes by
-// the stall reason in its text; see CpiStallCauses.
-const std::map<std::string, std::vector<std::string>> kRuleNames = {
-    {"UncoalescedGlobalAccess", {"uncoalesced_loads", "uncoalesced_stores"}},
-    {"MemoryCacheAccessPattern", {"uncoalesced_loads", "uncoalesced_stores"}},
-    {"SharedMemoryConflicts", {"shared_bank_conflicts"}},
-    {"UncoalescedSharedAccess", {"shared_bank_conflicts"}},
-    {"ThreadDivergence", {"warp_divergence"}},
-    {"TheoreticalOccupancy", {"low_occupancy_registers", "low_occupancy_shared_memory"}},
-    {"AchievedOccupancy", {"achieved_occupancy_gap"}},
-    {"LaunchConfiguration", {"tail_effect"}},
-    {"WorkloadImbalance", {"sm_load_imbalance"}},
-    {"SOLFPRoofline", {"accidental_fp64"}},
-    {"LocalMemoryUsage", {"local_memory_spills"}},
-};
-
-std::vector<std::string> CpiStallCauses(const std::string& description) {
-  if (description.find("barrier") != std::string::npos) return {"barrier_stalls"};
-  if (description.find("L1TEX") != std::string::npos) return {"memory_latency_low_mlp"};
-  if (description.find("MIO") != std::string::npos)
-    return {"shared_bank_conflicts", "mufu_division_pressure"};
-  if (description.find("math pipe") != std::string::npos)
-    return {"mufu_division_pressure", "accidental_fp64"};
-  return {};
+// The planted causes an ncu rule names: the finding ids of the tools that
+// declare it as their counterpart (ToolDefinition::ncu_rules; CPIStall by the
+// stall reason in its text).
+std::vector<std::string> CausesNamedBy(const std::string& rule_name, const std::string& description) {
+  std::vector<std::string> causes;
+  std::optional<kopt::NcuRule> rule = kopt::NcuRuleOf(rule_name, description);
+  if (!rule) return causes;
+  for (const kopt::ToolDefinition& tool : kopt::ToolRegistry()) {
+    if (std::find(tool.ncu_rules.begin(), tool.ncu_rules.end(), *rule) == tool.ncu_rules.end()) continue;
+    for (std::string& id : kopt::FindingIdsOf(tool)) causes.push_back(std::move(id));
+  }
+  return causes;
 }
 
 struct NcuRule {
@@ -103,8 +94,7 @@ std::vector<NcuRule> NcuRanking(const std::string& details_path) {
     if (static_cast<int>(r.size()) <= speedup || r[id] != first_id || r[rule].empty() || r[type] != "OPT")
       continue;
     NcuRule entry{r[rule], r[description], kopt::ParseNumber(r[speedup]).value_or(0), {}};
-    if (auto it = kRuleNames.find(entry.name); it != kRuleNames.end()) entry.causes = it->second;
-    if (entry.name == "CPIStall") entry.causes = CpiStallCauses(entry.description);
+    entry.causes = CausesNamedBy(entry.name, entry.description);
     rules.push_back(entry);
   }
   std::stable_sort(rules.begin(), rules.end(),

@@ -116,10 +116,6 @@ int BraceBalance(std::string_view code) {
   return depth;
 }
 
-bool IsIdentifierChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 // Positions where `name` occurs as a whole identifier.
 std::vector<size_t> IdentifierOccurrences(std::string_view code, std::string_view name) {
   std::vector<size_t> positions;

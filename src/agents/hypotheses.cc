@@ -23,7 +23,7 @@ namespace {
 // __global__/__device__ functions, loop bodies, integer macros.
 
 bool IsWordChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  return IsIdentifierChar(c);
 }
 
 // Comments, string and character literals replaced by spaces (newlines kept),
@@ -1238,10 +1238,7 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
 
 // The tool that produces finding id `id` (its own id or a documented variant).
 const ToolDefinition* ToolProducing(const std::string& id) {
-  for (const ToolDefinition& tool : ToolRegistry()) {
-    if (tool.id == id || Contains(tool.finding_ids, id)) return &tool;
-  }
-  return nullptr;
+  return FindToolProducing(id);
 }
 
 std::string FormatEvidence(const Evidence& evidence) {
@@ -1290,25 +1287,22 @@ constexpr double kIdleSidePercent = 30;
 // memory-bound kernel whose compute side is nearly idle.
 std::optional<std::string> StageOneContradiction(const Hypothesis& hypothesis,
                                                  const RooflineAnalysis& roofline) {
-  static const std::set<std::string> kMemorySide = {"uncoalesced_loads", "uncoalesced_stores",
-                                                    "local_memory_spills", "atomic_contention",
-                                                    "memory_latency_low_mlp"};
-  static const std::set<std::string> kComputeSide = {"accidental_fp64",           "mufu_division_pressure",
-                                                     "fp32_gemm_no_tensor_cores", "hmma_on_hopper",
-                                                     "int64_index_arithmetic",    "warp_divergence"};
-  auto all_in = [&](const std::set<std::string>& side) {
+  auto all_in = [&](ToolSide side) {
     return std::all_of(hypothesis.confirming_findings.begin(), hypothesis.confirming_findings.end(),
-                       [&](const std::string& id) { return side.count(id) > 0; });
+                       [&](const std::string& id) {
+                         const ToolDefinition* tool = FindToolProducing(id);
+                         return tool && tool->side == side;
+                       });
   };
   if (hypothesis.confirming_findings.empty()) return std::nullopt;
-  if (all_in(kMemorySide) && roofline.bottleneck == BottleneckClass::kComputeBound &&
+  if (all_in(ToolSide::kMemory) && roofline.bottleneck == BottleneckClass::kComputeBound &&
       roofline.memory_percent_of_peak < kIdleSidePercent) {
     return fmt::format(
         "the kernel is compute-bound (compute {:.1f}% of peak) and its memory side is at {:.1f}% of peak "
         "(< {:.0f}%)",
         roofline.compute_percent_of_peak, roofline.memory_percent_of_peak, kIdleSidePercent);
   }
-  if (all_in(kComputeSide) && roofline.bottleneck == BottleneckClass::kMemoryBound &&
+  if (all_in(ToolSide::kCompute) && roofline.bottleneck == BottleneckClass::kMemoryBound &&
       roofline.compute_percent_of_peak < kIdleSidePercent) {
     return fmt::format(
         "the kernel is memory-bound (memory {:.1f}% of peak) and its compute side is at {:.1f}% of peak "

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/text.h"
+
 namespace kopt::agents {
 namespace {
 
@@ -136,9 +138,6 @@ bool IsDigit(char character) {
 bool IsAsciiLetter(char character) {
   return (character >= 'a' && character <= 'z') || (character >= 'A' && character <= 'Z');
 }
-bool IsIdentifierCharacter(char character) {
-  return IsAsciiLetter(character) || IsDigit(character) || character == '_';
-}
 bool IsHexDigit(char character) {
   return IsDigit(character) || (character >= 'a' && character <= 'f') ||
          (character >= 'A' && character <= 'F');
@@ -188,7 +187,7 @@ bool InsideCallOrSubscript(std::string_view text, size_t position) {
         --depth;
         continue;
       }
-      return index >= 2 && IsIdentifierCharacter(text[index - 2]);
+      return index >= 2 && IsIdentifierChar(text[index - 2]);
     }
   }
   return false;
@@ -207,7 +206,7 @@ bool IsListMarker(std::string_view text, size_t start, size_t end) {
 }
 
 bool AtWordEnd(std::string_view text, size_t position) {
-  return position >= text.size() || !IsIdentifierCharacter(text[position]);
+  return position >= text.size() || !IsIdentifierChar(text[position]);
 }
 
 // Matches a unit spelling at `position`; returns its length (0: none).
@@ -287,7 +286,7 @@ bool ParseUnit(std::string_view text, size_t& end, ClaimToken& token) {
     }
     return true;
   }
-  if (end < text.size() && IsIdentifierCharacter(text[end])) return false;
+  if (end < text.size() && IsIdentifierChar(text[end])) return false;
   for (const Multiplier& multiplier : kWordMultipliers) {
     if (text.substr(end).starts_with(multiplier.spelling) &&
         AtWordEnd(text, end + multiplier.spelling.size())) {
@@ -342,8 +341,7 @@ size_t ParseDecimal(std::string_view text, size_t position, ClaimToken& token) {
 }
 
 size_t SkipIdentifier(std::string_view text, size_t position) {
-  while (position < text.size() && (IsIdentifierCharacter(text[position]) || text[position] == '.'))
-    ++position;
+  while (position < text.size() && (IsIdentifierChar(text[position]) || text[position] == '.')) ++position;
   return position;
 }
 
@@ -358,7 +356,7 @@ bool IsOrdinalSuffix(std::string_view text, size_t end) {
 // source lines.
 void ApplyContextUnit(std::string_view text, size_t start, ClaimToken& token) {
   if (!token.unit.empty() || token.decimals != 0) return;
-  if (start >= 2 && text[start - 1] == ':' && IsIdentifierCharacter(text[start - 2])) {
+  if (start >= 2 && text[start - 1] == ':' && IsIdentifierChar(text[start - 2])) {
     token.unit = "line";
     return;
   }
@@ -372,12 +370,12 @@ void ApplyContextUnit(std::string_view text, size_t start, ClaimToken& token) {
 // resumes, and sets `found` when a claim was extracted.
 size_t ExtractAt(std::string_view text, size_t start, ClaimToken& token, bool& found) {
   found = false;
-  if (start > 0 && (IsIdentifierCharacter(text[start - 1]) || text[start - 1] == '.')) {
+  if (start > 0 && (IsIdentifierChar(text[start - 1]) || text[start - 1] == '.')) {
     return SkipIdentifier(text, start);
   }
   size_t end = 0;
   if (InsideCallOrSubscript(text, start)) {
-    while (start < text.size() && (IsIdentifierCharacter(text[start]) || text[start] == '.')) ++start;
+    while (start < text.size() && (IsIdentifierChar(text[start]) || text[start] == '.')) ++start;
     return start;
   }
   if (text[start] == '0' && start + 2 < text.size() && (text[start + 1] == 'x' || text[start + 1] == 'X') &&
@@ -462,7 +460,7 @@ std::vector<ClaimToken> ExtractNumericClaims(std::string_view text) {
       continue;
     }
     if (IsAsciiLetter(text[index]) || text[index] == '_') {  // sm_90, H200, float4: one word
-      while (index < text.size() && IsIdentifierCharacter(text[index])) ++index;
+      while (index < text.size() && IsIdentifierChar(text[index])) ++index;
       continue;
     }
     if (!IsDigit(text[index])) {

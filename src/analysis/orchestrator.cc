@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/quantity_format.h"
 
@@ -38,19 +39,20 @@ std::string HowToCollect(const std::vector<std::string>& missing) {
   return text;
 }
 
-const ToolDefinition* ToolOfFinding(const Finding& finding) {
-  if (const ToolDefinition* tool = FindTool(finding.tool)) return tool;
-  for (const ToolDefinition& candidate : ToolRegistry()) {
-    const auto& ids = candidate.finding_ids;
-    if (std::find(ids.begin(), ids.end(), finding.tool) != ids.end()) return &candidate;
+// The tool's finding. Reading a threshold it does not declare is a bug in the
+// tool: ToolContext::Threshold throws, rethrown here with the tool's id.
+std::optional<Finding> Analyze(const ToolDefinition& tool, const ToolContext& context) {
+  try {
+    return tool.analyze(context);
+  } catch (const std::logic_error& error) {
+    throw std::logic_error("tool " + tool.id + ": " + error.what());
   }
-  return nullptr;
 }
 
 // Folds the findings of subsumed tools into the finding of the tool that explains them.
 void MergeSharedRootCauses(std::vector<Finding>& findings) {
   for (Finding& finding : findings) {
-    const ToolDefinition* tool = ToolOfFinding(finding);
+    const ToolDefinition* tool = FindToolProducing(finding.tool);
     if (!tool || tool->subsumes.empty()) continue;
     for (Finding& other : findings) {
       if (&other == &finding || other.tool.empty()) continue;
@@ -76,7 +78,7 @@ void MergeSharedRootCauses(std::vector<Finding>& findings) {
 // removes traffic can reach the compute floor at best, one that removes
 // instructions the memory floor, anything else the full floor.
 void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
-  const ToolDefinition* tool = ToolOfFinding(finding);
+  const ToolDefinition* tool = FindToolProducing(finding.tool);
   GainBound bound = tool ? tool->gain_bound : GainBound::kHidesLatency;
   double floor_ns = bound == GainBound::kReducesTraffic   ? roofline.compute_floor_ns
                     : bound == GainBound::kReducesCompute ? roofline.memory_floor_ns
@@ -187,7 +189,7 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
     std::map<std::string, double> thresholds = ResolveThresholds(tool, options);
     ToolContext context{*inputs.launch, kernel.roofline,    kernel.stalls,   inputs.gpu, inputs.sass,
                         inputs.ptxas,   inputs.source_page, inputs.launches, &thresholds};
-    if (auto finding = tool.analyze(context)) {
+    if (auto finding = Analyze(tool, context)) {
       if (finding->tool.empty()) finding->tool = tool.id;
       findings.push_back(std::move(*finding));
     }

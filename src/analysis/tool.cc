@@ -1,8 +1,9 @@
 #include "analysis/tool.h"
 
-#include <cassert>
+#include <fmt/format.h>
 
-#include "analysis/tool_families.h"
+#include <set>
+#include <stdexcept>
 
 namespace kopt {
 
@@ -17,11 +18,39 @@ std::string_view InputSourceName(InputSource source) {
   return "unknown";
 }
 
+std::string_view ToolFamilyName(ToolFamily family) {
+  switch (family) {
+    case ToolFamily::kMemory: return "memory";
+    case ToolFamily::kOccupancy: return "occupancy";
+    case ToolFamily::kLaunch: return "launch";
+    case ToolFamily::kCompute: return "compute";
+    case ToolFamily::kHealth: return "health";
+  }
+  return "unknown";
+}
+
+std::string_view ToolSideName(ToolSide side) {
+  switch (side) {
+    case ToolSide::kMemory: return "memory";
+    case ToolSide::kCompute: return "compute";
+    case ToolSide::kSharedMemory: return "shared memory";
+    case ToolSide::kLatency: return "latency";
+    case ToolSide::kNone: return "none";
+  }
+  return "unknown";
+}
+
+Result<double> ToolContext::FindThreshold(std::string_view name) const {
+  if (thresholds != nullptr) {
+    if (auto it = thresholds->find(std::string(name)); it != thresholds->end()) return it->second;
+  }
+  return NotFound(fmt::format("threshold \"{}\" is not declared by the tool", name));
+}
+
 double ToolContext::Threshold(std::string_view name) const {
-  assert(thresholds != nullptr);
-  auto it = thresholds->find(std::string(name));
-  assert(it != thresholds->end() && "threshold not declared by the tool");
-  return it == thresholds->end() ? 0 : it->second;
+  Result<double> value = FindThreshold(name);
+  if (!value.ok()) throw std::logic_error(value.status().message());
+  return value.value();
 }
 
 double ToolContext::StallShare(std::string_view reason) const {
@@ -31,33 +60,25 @@ double ToolContext::StallShare(std::string_view reason) const {
   return 0;
 }
 
-const std::vector<ToolDefinition>& ToolRegistry() {
-  static const std::vector<ToolDefinition> kRegistry = [] {
-    std::vector<ToolDefinition> tools;
-    for (auto family : {MemoryTools, OccupancyTools, ComputeTools, HealthTools}) {
-      for (ToolDefinition& tool : family()) tools.push_back(std::move(tool));
-    }
-    return tools;
-  }();
-  return kRegistry;
+std::vector<std::string> FindingIdsOf(const ToolDefinition& tool) {
+  return tool.finding_ids.empty() ? std::vector<std::string>{tool.id} : tool.finding_ids;
 }
 
-const ToolDefinition* FindTool(std::string_view id) {
-  for (const ToolDefinition& tool : ToolRegistry()) {
-    if (tool.id == id) return &tool;
+Status CheckToolDefinition(const ToolDefinition& tool) {
+  if (tool.id.empty()) return InvalidInput("a tool has no id");
+  auto invalid = [&tool](std::string_view what) {
+    return InvalidInput(fmt::format("tool {}: {}", tool.id, what));
+  };
+  if (tool.title.empty()) return invalid("no title");
+  if (tool.trigger.empty()) return invalid("no trigger");
+  if (!tool.analyze) return invalid("no analyze function");
+  std::set<std::string> names;
+  for (const ThresholdDefinition& threshold : tool.thresholds) {
+    if (threshold.name.empty()) return invalid("a threshold has no name");
+    if (!names.insert(threshold.name).second)
+      return invalid(fmt::format("threshold \"{}\" is declared twice", threshold.name));
   }
-  return nullptr;
-}
-
-Evidence MakeEvidence(std::string metric, double value, std::string unit, std::string comparison,
-                      double threshold) {
-  Evidence evidence;
-  evidence.metric = std::move(metric);
-  evidence.value = value;
-  evidence.unit = std::move(unit);
-  evidence.comparison = std::move(comparison);
-  evidence.threshold = threshold;
-  return evidence;
+  return Status::Ok();
 }
 
 }  // namespace kopt

@@ -1,19 +1,29 @@
 // Micro-profiling tools: expert heuristics encoded as data (KernelPro's
 // "semantic feedback operator").
 //
-// A tool is a declared 5-tuple: name, required inputs (ncu metrics, SASS
-// facts, ptxas facts, source-page facts, launch facts), thresholds (named,
-// with defaults, overridable from a config file), trigger (its condition,
-// written out for `kopt rules`), and analysis (the function that checks the
-// trigger and builds the Finding). Every tool is registered in one table
-// (tool_registry.cc); one file per tool family (memory_tools.cc, ...).
+// A tool is a declaration (ToolDefinition): what it is (id, title, family, the
+// side of the roofline its cause is on, its ncu-rule counterparts), what it
+// reads (required and optional inputs: ncu metrics, SASS facts, ptxas facts,
+// source-page facts, launch facts), when it runs (the stage-1 classes), its
+// named thresholds (with defaults, overridable from a config file), its
+// trigger (the condition in words, for `kopt rules`), the finding ids it may
+// emit, the tools it subsumes, what its fix removes (the gain bound), and
+// `analyze` (the function that checks the trigger and builds the Finding).
+// Everything other code needs to know about a tool is a field here; nothing
+// lists tools by id elsewhere.
+//
+// Each tool is one file, analysis/tools/<id>.cc, defining its declaration
+// function; analysis/tool_registry.cc lists them, one line each, in the fixed
+// registry order. Helpers shared by several tools: analysis/tool_support.h.
 //
 // Contract of `analyze`: deterministic; reads only the context; returns a
 // finding only when its trigger holds; every number in the finding comes from
 // the context (a metric, a SASS/ptxas fact, or a computation on them) and is
 // listed as Evidence with its unit; estimated_gain is a fraction of kernel
 // time with `gain_method` saying how it was computed (the orchestrator caps it
-// by what the roofline allows and sets severity from it).
+// by what the roofline allows and sets severity from it). It reads only the
+// thresholds it declares: reading another is a bug, reported in every build
+// type (ToolContext::Threshold throws std::logic_error).
 //
 // Thread safety: tool definitions are immutable; analyze may run concurrently.
 #pragma once
@@ -26,7 +36,9 @@
 #include <vector>
 
 #include "analysis/diagnosis.h"
+#include "analysis/ncu_rule.h"
 #include "analysis/roofline.h"
+#include "core/status.h"
 #include "hw/gpu_spec.h"
 #include "profile/kernel_launch.h"
 #include "profile/ncu_source_page.h"
@@ -64,7 +76,9 @@ struct ToolContext {
   const std::vector<const KernelLaunch*>* launches = nullptr;  // every launch of the profile, in order
   const std::map<std::string, double>* thresholds = nullptr;   // this tool's thresholds, overrides applied
 
-  // The threshold's value (override or default). Asking for an undeclared name is a bug.
+  // The threshold's value (override or default); NotFound for a name the tool does not declare.
+  Result<double> FindThreshold(std::string_view name) const;
+  // The same for tool code: an undeclared name is a bug and throws std::logic_error (in every build).
   double Threshold(std::string_view name) const;
   std::optional<double> Metric(std::string_view name) const { return launch.Metric(name); }
   // The share (0..1) of stall cycles of `reason` ("long_scoreboard"), 0 when absent.
@@ -79,10 +93,30 @@ enum class GainBound {
   kHidesLatency,    // more overlap or parallelism (occupancy, waves, barriers): capped by the full floor
 };
 
+// The family a tool belongs to (`kopt rules` shows it).
+enum class ToolFamily { kMemory, kOccupancy, kLaunch, kCompute, kHealth };
+std::string_view ToolFamilyName(ToolFamily family);  // "memory", "occupancy", "launch", "compute", "health"
+
+// The side of stage 1's roofline the tool's cause is on. A hypothesis that
+// only memory-side tools confirm is contradicted by a compute-bound kernel
+// whose memory side is idle, and one that only compute-side tools confirm by
+// a memory-bound kernel whose compute side is idle (agents/hypotheses.cc).
+enum class ToolSide {
+  kMemory,   // traffic through L1/L2/DRAM or its latency: coalescing, spills, atomics, too little in flight
+  kCompute,  // instructions the SM issues: FP64, MUFU, tensor cores, index arithmetic, divergence
+  kSharedMemory,  // the SM's shared-memory pipe (bank conflicts): neither side of stage 1 rules it out
+  kLatency,       // parallelism and overlap: occupancy, waves, launches, imbalance, barriers
+  kNone,          // the healthy verdict
+};
+std::string_view ToolSideName(ToolSide side);  // "memory", "compute", "shared memory", "latency", "none"
+
 struct ToolDefinition {
-  std::string id;      // "uncoalesced_loads"
-  std::string title;   // "Uncoalesced global loads"
-  std::string family;  // "memory", "occupancy", "compute", "launch", "health"
+  std::string id;     // "uncoalesced_loads"
+  std::string title;  // "Uncoalesced global loads"
+  ToolFamily family = ToolFamily::kMemory;
+  ToolSide side = ToolSide::kLatency;
+  // ncu rules whose advice names this tool's cause (bench/diagnosis_accuracy).
+  std::vector<NcuRule> ncu_rules;
   std::vector<RequiredInput> required;
   std::vector<ThresholdDefinition> thresholds;
   // Stage-1 classes for which the tool runs; empty: every class.
@@ -96,16 +130,20 @@ struct ToolDefinition {
   std::function<std::optional<Finding>(const ToolContext&)> analyze;
 };
 
-// The registry: every tool, in a fixed order.
-const std::vector<ToolDefinition>& ToolRegistry();
-const ToolDefinition* FindTool(std::string_view id);
+// The ids the tool's findings may carry: `finding_ids`, or just `id`.
+std::vector<std::string> FindingIdsOf(const ToolDefinition& tool);
 
-// Helpers for tool implementations.
-inline double Clamp01(double value) { return value < 0 ? 0 : value > 1 ? 1 : value; }
-inline double SafeRatio(double numerator, double denominator) {
-  return denominator > 0 ? numerator / denominator : 0;
-}
-Evidence MakeEvidence(std::string metric, double value, std::string unit, std::string comparison,
-                      double threshold);
+// A declaration's own consistency: id, title, trigger and analyze present;
+// threshold names unique and non-empty. InvalidInput naming what is wrong.
+Status CheckToolDefinition(const ToolDefinition& tool);
+
+// The registry (analysis/tool_registry.cc): every tool, in a fixed order.
+const std::vector<ToolDefinition>& ToolRegistry();
+// The registry's consistency: every tool checked, ids and finding ids unique,
+// `subsumes` naming registered tools.
+Status CheckToolRegistry(const std::vector<ToolDefinition>& tools);
+const ToolDefinition* FindTool(std::string_view id);
+// The tool whose findings may carry `finding_id` (its id or a documented variant), or nullptr.
+const ToolDefinition* FindToolProducing(std::string_view finding_id);
 
 }  // namespace kopt

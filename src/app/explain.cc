@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "analysis/diagnose.h"
+#include "analysis/tool_config.h"
 #include "app/explain_llm.h"
-#include "app/tool_config.h"
 #include "core/file_io.h"
 #include "core/text.h"
 #include "profile/profile_loader.h"

@@ -42,7 +42,7 @@ struct ExplainOptions {
   std::string gpu;                   // spec-table key or device name overriding the profile's device
   std::string work_directory;        // live collection: where the bundle goes (default: kopt-profile-<stem>)
   std::string section_set = "full";  // live collection: ncu --set
-  std::string config_path;           // tool configuration (app/tool_config.h); empty: defaults
+  std::string config_path;           // tool configuration (analysis/tool_config.h); empty: defaults
   // Kernel source shown to the hypothesis pass and the LLM (default: TARGET
   // when it is a .cu file); empty: none.
   std::string source_path;

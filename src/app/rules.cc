@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/tool.h"
-#include "app/tool_config.h"
+#include "analysis/tool_config.h"
 #include "report/renderer.h"
 
 namespace kopt {
@@ -41,7 +41,7 @@ std::string InputsText(const ToolDefinition& tool, bool optional) {
 void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& values, bool markdown,
                std::ostream& out) {
   out << (markdown ? "## " : "") << tool.id << (markdown ? "" : "  ·  ") << (markdown ? "\n\n" : "")
-      << tool.title << " (" << tool.family << ")\n";
+      << tool.title << " (" << ToolFamilyName(tool.family) << ")\n";
   std::string bullet = markdown ? "- " : "    ";
   out << bullet << "runs for: " << ClassesText(tool) << "\n";
   out << bullet << "trigger: " << tool.trigger << "\n";
@@ -66,7 +66,7 @@ nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::
   nlohmann::ordered_json json;
   json["id"] = tool.id;
   json["title"] = tool.title;
-  json["family"] = tool.family;
+  json["family"] = std::string(ToolFamilyName(tool.family));
   json["relevant_classes"] = nlohmann::ordered_json::array();
   for (BottleneckClass bottleneck : tool.relevant_classes)
     json["relevant_classes"].push_back(BottleneckClassName(bottleneck));

@@ -11,7 +11,7 @@ namespace kopt {
 
 struct RulesOptions {
   std::string format = "term";  // term | md | json
-  std::string config_path;      // optional tool config (app/tool_config.h)
+  std::string config_path;      // optional tool config (analysis/tool_config.h)
   std::string tool;             // only this tool; empty: all
 };
 

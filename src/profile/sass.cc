@@ -13,7 +13,8 @@
 //
 // Counting rule: instructions predicated "@!PT"/"@!UPT" never execute (the
 // compiler emits them as padding, e.g. "@!PT LDS RZ, [RZ]"); they are kept in
-// `instructions` but left out of class_counts, opcode_counts and the width maps.
+// `instructions` but left out of class_counts, opcode_counts and the width maps
+// (NeverExecutes, profile/sass_operands.h).
 #include "profile/sass.h"
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 
 #include "core/text.h"
 #include "profile/kernel_launch.h"
+#include "profile/sass_operands.h"
 
 namespace kopt {
 
@@ -277,10 +279,6 @@ Result<SassInstruction> ParseSassInstruction(std::string_view text) {
 }
 
 namespace {
-
-bool NeverExecutes(const SassInstruction& instruction) {
-  return instruction.predicate == "@!PT" || instruction.predicate == "@!UPT";
-}
 
 void CountInstruction(SassFunction& function, const SassInstruction& instruction) {
   if (NeverExecutes(instruction)) return;

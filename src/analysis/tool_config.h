@@ -3,7 +3,7 @@
 //
 //   # kopt-tools.toml
 //   [tools.uncoalesced_loads]
-//   min_sectors_per_request = 6
+//   min_excess_sector_share = 0.5
 //
 //   [orchestration]
 //   healthy_percent = 90

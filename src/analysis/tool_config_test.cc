@@ -1,4 +1,4 @@
-#include "app/tool_config.h"
+#include "analysis/tool_config.h"
 
 #include <gtest/gtest.h>
 

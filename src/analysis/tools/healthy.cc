@@ -1,8 +1,9 @@
-// The healthy-kernel verdict: a kernel near its speed-of-light ceiling gets
-// no invented problem; the report says so and names the next-order gain.
+// healthy: the healthy-kernel verdict: a kernel near its speed-of-light
+// ceiling gets no invented problem; the report says so and names the
+// next-order gain.
 #include <fmt/format.h>
 
-#include "analysis/tool_families.h"
+#include "analysis/tool_support.h"
 
 namespace kopt {
 namespace {
@@ -64,11 +65,12 @@ std::optional<Finding> AnalyzeHealthy(const ToolContext& context) {
 
 }  // namespace
 
-std::vector<ToolDefinition> HealthTools() {
+ToolDefinition HealthyTool() {
   ToolDefinition healthy;
   healthy.id = "healthy";
   healthy.title = "Healthy kernel (near its speed-of-light ceiling)";
-  healthy.family = "health";
+  healthy.family = ToolFamily::kHealth;
+  healthy.side = ToolSide::kNone;
   healthy.required = {
       {InputSource::kNcuMetric, "gpu__time_duration.sum", false},
       {InputSource::kNcuMetric, "sm__throughput.avg.pct_of_peak_sustained_elapsed", false},
@@ -83,7 +85,7 @@ std::vector<ToolDefinition> HealthTools() {
        "wasted work, e.g. uncoalesced traffic)"}};
   healthy.trigger = "speed of light >= min_speed_of_light, and no other finding with gain >= max_other_gain";
   healthy.analyze = AnalyzeHealthy;
-  return {healthy};
+  return healthy;
 }
 
 }  // namespace kopt

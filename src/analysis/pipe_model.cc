@@ -1,0 +1,144 @@
+#include "analysis/pipe_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/tool_support.h"
+#include "profile/sass_operands.h"
+
+namespace kopt {
+
+std::string PipeMetric(std::string_view pipe) {
+  return fmt::format("sm__inst_executed_pipe_{}.avg.pct_of_peak_sustained_active", pipe);
+}
+
+PipeLoads ReadPipeLoads(const ToolContext& context) {
+  PipeLoads loads;
+  for (std::string_view pipe : kPipes) {
+    if (auto percent = context.Metric(PipeMetric(pipe))) loads[std::string(pipe)] = *percent;
+  }
+  return loads;
+}
+
+double BusiestLoad(const PipeLoads& loads) {
+  double busiest = 0;
+  for (const auto& [pipe, percent] : loads) busiest = std::max(busiest, percent);
+  return busiest;
+}
+
+std::pair<std::string, double> BusiestPipeExcept(const PipeLoads& loads, std::string_view excluded) {
+  std::pair<std::string, double> busiest{"", 0};
+  for (const auto& [pipe, percent] : loads) {
+    if (pipe != excluded && percent > busiest.second) busiest = {pipe, percent};
+  }
+  return busiest;
+}
+
+double ComputeLimitedFraction(const ToolContext& context) {
+  double percent = context.roofline.sm_throughput_percent.value_or(context.roofline.compute_percent_of_peak);
+  return std::clamp(percent / 100, 0.0, 1.0);
+}
+
+const ComputeWork* FindWork(const RooflineAnalysis& roofline, std::string_view precision) {
+  for (const ComputeWork& work : roofline.compute) {
+    if (work.precision == precision) return &work;
+  }
+  return nullptr;
+}
+
+bool IsHopper(const ToolContext& context) {
+  if (!context.launch.compute_capability.empty())
+    return context.launch.compute_capability.rfind("9.", 0) == 0;
+  return context.sass && context.sass->architecture.rfind("sm_90", 0) == 0;
+}
+
+ThresholdDefinition AttainableTensorEfficiency() {
+  return MakeThreshold(
+      "attainable_tensor_efficiency", 0.8, "fraction",
+      "share of the dense tensor peak a tuned GEMM reaches, for the time after the fix: cuBLAS bf16 GEMM "
+      "measured 770-800 TFLOP/s on the H200, 78-81% of 989 (ncu_sass_gpus.md §5)");
+}
+
+bool RunsOnXuPipe(const SassInstruction& instruction) {
+  const std::string& opcode = instruction.opcode;
+  return opcode == "MUFU" || opcode == "F2F" || opcode == "F2I" || opcode == "I2F" || opcode == "FRND";
+}
+
+bool IsIntegerDivisionStart(const SassInstruction& instruction) {
+  return instruction.opcode == "I2F" && HasModifier(instruction, ".RP");
+}
+
+bool IsFp64Conversion(const SassInstruction& instruction) {
+  return (instruction.opcode == "F2F" || instruction.opcode == "I2F" || instruction.opcode == "F2I") &&
+         HasModifier(instruction, "64") && !IsIntegerDivisionStart(instruction) &&
+         !HasModifier(instruction, ".U64") && !HasModifier(instruction, ".S64");
+}
+
+XuComposition ClassifyXuWork(const SassFunction& function) {
+  XuComposition composition;
+  std::set<int> division_registers;
+  for (const SassInstruction* instruction : MainBody(function)) {
+    std::vector<int> sources = SourceRegisters(*instruction);
+    bool from_division =
+        std::any_of(sources.begin(), sources.end(), [&](int r) { return division_registers.count(r) > 0; });
+    bool division = IsIntegerDivisionStart(*instruction) || from_division;
+    if (RunsOnXuPipe(*instruction)) {
+      if (division)
+        composition.integer_division.push_back(instruction);
+      else if (IsFp64Conversion(*instruction))
+        composition.fp64_conversions.push_back(instruction);
+      else if (instruction->opcode == "MUFU")
+        composition.special_functions.push_back(instruction);
+      else
+        composition.other.push_back(instruction);
+    }
+    for (int written : WrittenRegisters(*instruction)) {
+      if (division && instruction->opcode != "F2I")
+        division_registers.insert(written);
+      else
+        division_registers.erase(written);
+    }
+  }
+  return composition;
+}
+
+double Share(size_t part, size_t total) {
+  return total > 0 ? double(part) / total : 0;
+}
+
+PipeModel PipeGain(const ToolContext& context, const PipeLoads& before, const PipeLoads& after) {
+  PipeModel model;
+  model.busiest_before = BusiestLoad(before);
+  model.busiest_after = BusiestLoad(after);
+  if (model.busiest_before > 0) {
+    double drop = std::clamp(1 - model.busiest_after / model.busiest_before, 0.0, 1.0);
+    model.gain = drop * ComputeLimitedFraction(context);
+  }
+  return model;
+}
+
+std::string PipeGainMethod(const ToolContext& context, const PipeModel& model, std::string_view change) {
+  return fmt::format(
+      "pipe model: busiest pipe {:.1f}% → {:.1f}% after {}; gain (1 − after/before) × SM throughput {:.0f}%",
+      model.busiest_before, model.busiest_after, change, ComputeLimitedFraction(context) * 100);
+}
+
+RoutineKind ClassifyRoutine(const InstructionList& routine) {
+  if (AnyOf(routine, IsIntegerDivisionStart)) return RoutineKind::kIntegerDivision;
+  bool float_math = AnyOf(routine, [](const SassInstruction& i) {
+    return i.opcode == "MUFU" ||
+           (i.opcode == "FFMA" && (HasModifier(i, ".RZ") || HasModifier(i, ".RM") || HasModifier(i, ".RP")));
+  });
+  return float_math ? RoutineKind::kFloatSlowPath : RoutineKind::kOther;
+}
+
+InstructionList CallsTo(const SassFunction& function, RoutineKind kind) {
+  return Select(MainBody(function), [&](const SassInstruction& instruction) {
+    auto target = CallTarget(instruction);
+    return target && ClassifyRoutine(Subroutine(function, *target)) == kind;
+  });
+}
+
+}  // namespace kopt

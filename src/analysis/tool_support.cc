@@ -1,0 +1,253 @@
+#include "analysis/tool_support.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kopt {
+namespace {
+
+// At most this many locations from the source page or the listing (memory-access tools).
+constexpr size_t kMaxAccessLocations = 3;
+
+}  // namespace
+
+Evidence MakeEvidence(std::string metric, double value, std::string unit, std::string comparison,
+                      double threshold) {
+  Evidence evidence;
+  evidence.metric = std::move(metric);
+  evidence.value = value;
+  evidence.unit = std::move(unit);
+  evidence.comparison = std::move(comparison);
+  evidence.threshold = threshold;
+  return evidence;
+}
+
+double Percent(double fraction) {
+  return fraction * 100;
+}
+
+RequiredInput NcuMetric(std::string name, bool optional) {
+  return {InputSource::kNcuMetric, std::move(name), optional};
+}
+
+ThresholdDefinition MakeThreshold(std::string name, double value, std::string unit, std::string description) {
+  return ThresholdDefinition{std::move(name), value, std::move(unit), std::move(description)};
+}
+
+ThresholdDefinition MinGainThreshold(double default_value, std::string description) {
+  return {"min_gain", default_value, "fraction", std::move(description)};
+}
+
+ThresholdDefinition MemoryMinGainThreshold() {
+  return MinGainThreshold(
+      0.02, "smallest estimated gain worth reporting (the orchestrator's lower bound of \"minor\")");
+}
+
+std::string FormatCount(double value) {
+  return fmt::format("{:.0f}", value);
+}
+
+double MetricOr(const ToolContext& context, std::string_view name, double fallback) {
+  return context.Metric(name).value_or(fallback);
+}
+
+double SmActiveFraction(const ToolContext& context) {
+  auto active = context.Metric("sm__cycles_active.avg");
+  auto elapsed = context.Metric("sm__cycles_elapsed.avg");
+  if (!active || !elapsed || *elapsed <= 0) return 1;
+  return Clamp01(*active / *elapsed);
+}
+
+double MemoryThroughputPercent(const ToolContext& context) {
+  return MetricOr(context, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                  context.roofline.memory_percent_of_peak);
+}
+
+bool HasClass(std::initializer_list<InstructionClass> classes, InstructionClass instruction_class) {
+  return std::find(classes.begin(), classes.end(), instruction_class) != classes.end();
+}
+
+std::vector<Location> SourcePageLocations(const SourcePage& page,
+                                          std::initializer_list<InstructionClass> classes,
+                                          const RowWeight& weight) {
+  double total_samples = page.TotalStallSamples();
+  std::vector<std::pair<const SourcePageRow*, InstructionClass>> rows;
+  for (const SourcePageRow& row : page.rows) {
+    Result<SassInstruction> parsed = ParseSassInstruction(row.source);
+    bool any_class = classes.size() == 0;
+    if (parsed.ok() && (any_class || HasClass(classes, parsed.value().instruction_class))) {
+      rows.emplace_back(&row, parsed.value().instruction_class);
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [&weight](const auto& a, const auto& b) {
+    double weight_a = weight ? weight(*a.first) : 0, weight_b = weight ? weight(*b.first) : 0;
+    if (weight_a != weight_b) return weight_a > weight_b;
+    return a.first->stall_samples.value_or(0) > b.first->stall_samples.value_or(0);
+  });
+  std::vector<Location> locations;
+  for (const auto& [row, instruction_class] : rows) {
+    if (locations.size() == kMaxAccessLocations) break;
+    Location location;
+    location.sass_offset = row->offset;
+    location.sass_text = row->source;
+    location.stall_share = SafeRatio(row->stall_samples.value_or(0), total_samples);
+    locations.push_back(std::move(location));
+  }
+  return locations;
+}
+
+std::vector<Location> SassLocations(const SassFunction& function,
+                                    std::initializer_list<InstructionClass> classes) {
+  std::vector<Location> locations;
+  for (const SassInstruction& instruction : function.instructions) {
+    if (locations.size() == kMaxAccessLocations) break;
+    if (NeverExecutes(instruction) || !HasClass(classes, instruction.instruction_class)) continue;
+    Location location;
+    location.sass_offset = instruction.offset;
+    location.sass_text = SassText(instruction);
+    locations.push_back(std::move(location));
+  }
+  return locations;
+}
+
+std::vector<Location> LocationsFor(const ToolContext& context,
+                                   std::initializer_list<InstructionClass> classes, const RowWeight& weight) {
+  if (context.source_page) {
+    std::vector<Location> locations = SourcePageLocations(*context.source_page, classes, weight);
+    if (!locations.empty()) return locations;
+  }
+  if (context.sass) return SassLocations(*context.sass, classes);
+  return {};
+}
+
+int StaticCount(const ToolContext& context, std::initializer_list<InstructionClass> classes) {
+  if (!context.sass) return 0;
+  int count = 0;
+  for (InstructionClass instruction_class : classes) count += context.sass->Count(instruction_class);
+  return count;
+}
+
+int DominantWidth(const std::map<int, int>& widths) {
+  int width = 0, most = 0;
+  for (const auto& [bits, count] : widths) {
+    if (count > most) width = bits, most = count;
+  }
+  return width;
+}
+
+double LargestTerm(const std::vector<GainTerm>& terms, std::string& method) {
+  double best = 0;
+  std::string text;
+  for (const GainTerm& term : terms) {
+    best = std::max(best, term.value);
+    text += fmt::format("{}{} = {:.1f}%", text.empty() ? "" : "; ", term.description, term.value * 100);
+  }
+  method = "largest of: " + text;
+  return best;
+}
+
+Finding NewFinding(std::string title, double confidence) {
+  Finding finding;
+  finding.title = std::move(title);
+  finding.confidence = confidence;
+  return finding;
+}
+
+void AddTrafficTerms(const ToolContext& context, double removed_share, const std::string& what,
+                     std::vector<GainTerm>& terms, Finding& finding) {
+  const std::pair<const char*, const char*> levels[] = {
+      {"L2", "lts__throughput.avg.pct_of_peak_sustained_elapsed"},
+      {"DRAM", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"}};
+  for (const auto& [level, metric] : levels) {
+    auto percent = context.Metric(metric);
+    if (!percent) continue;
+    finding.evidence.push_back(MakeEvidence(metric, *percent, "%", "", 0));
+    terms.push_back(
+        {fmt::format("{} {:.1f}% × {} throughput {:.1f}%", what, removed_share * 100, level, *percent),
+         removed_share * *percent / 100});
+  }
+}
+
+void AddLatencyTerm(const ToolContext& context, const std::vector<std::string>& reasons, double attributed,
+                    const std::string& what, std::vector<GainTerm>& terms, Finding& finding) {
+  double stall_share = 0;
+  std::string names;
+  for (const std::string& reason : reasons) {
+    stall_share += context.StallShare(reason);
+    names += (names.empty() ? "" : "+") + reason;
+  }
+  if (stall_share <= 0) return;
+  double active = SmActiveFraction(context);
+  finding.evidence.push_back(MakeEvidence("stall share: " + names, stall_share * 100, "%", "", 0));
+  finding.evidence.push_back(MakeEvidence("SM active cycles / elapsed", active * 100, "%", "", 0));
+  terms.push_back({fmt::format("{} stalls {:.1f}% × {} {:.1f}% × SM active {:.1f}%", names, stall_share * 100,
+                               what, attributed * 100, active * 100),
+                   stall_share * attributed * active});
+}
+
+unsigned long long MainBodyEnd(const SassFunction& function) {
+  unsigned long long end = ~0ULL;
+  for (const SassInstruction& instruction : function.instructions) {
+    if (auto target = CallTarget(instruction)) end = std::min(end, *target);
+  }
+  return end;
+}
+
+InstructionList MainBody(const SassFunction& function) {
+  InstructionList body;
+  unsigned long long end = MainBodyEnd(function);
+  for (const SassInstruction& instruction : function.instructions) {
+    if (instruction.offset < end && !NeverExecutes(instruction)) body.push_back(&instruction);
+  }
+  return body;
+}
+
+InstructionList Subroutine(const SassFunction& function, unsigned long long start) {
+  InstructionList routine;
+  for (const SassInstruction& instruction : function.instructions) {
+    if (instruction.offset < start || NeverExecutes(instruction)) continue;
+    routine.push_back(&instruction);
+    if (instruction.opcode == "RET") break;
+  }
+  return routine;
+}
+
+double StallShareAt(const ToolContext& context, unsigned long long offset) {
+  if (!context.source_page) return 0;
+  double total = context.source_page->TotalStallSamples();
+  if (total <= 0) return 0;
+  for (const SourcePageRow& row : context.source_page->rows) {
+    if (row.offset == offset) return row.stall_samples.value_or(0) / total;
+  }
+  return 0;
+}
+
+std::vector<Location> LocationsOf(const ToolContext& context, const InstructionList& instructions) {
+  std::vector<Location> locations;
+  for (const SassInstruction* instruction : instructions) {
+    Location location;
+    location.sass_offset = instruction->offset;
+    location.sass_text = SassText(*instruction);
+    location.stall_share = StallShareAt(context, instruction->offset);
+    locations.push_back(std::move(location));
+  }
+  std::stable_sort(locations.begin(), locations.end(),
+                   [](const Location& a, const Location& b) { return a.stall_share > b.stall_share; });
+  if (locations.size() > kMaxInstructionLocations) locations.resize(kMaxInstructionLocations);
+  return locations;
+}
+
+double TotalStallShare(const std::vector<Location>& locations) {
+  double total = 0;
+  for (const Location& location : locations) total += location.stall_share;
+  return total;
+}
+
+void AddStallShareEvidence(const ToolContext& context, Finding& finding) {
+  if (!context.source_page || finding.locations.empty()) return;
+  finding.evidence.push_back(MakeEvidence("stall samples at the listed SASS offsets (ncu source page)",
+                                          TotalStallShare(finding.locations) * 100, "%", "", 0));
+}
+
+}  // namespace kopt

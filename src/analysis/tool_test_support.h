@@ -1,0 +1,145 @@
+// Test support for the tool tests (analysis/tools/*_test.cc and the
+// cross-tool tests beside this file): the H200 fixtures of
+// tests/fixtures/h200/ (one planted bottleneck each) read into a Profile,
+// diagnosed, and findings looked up; synthetic launches for edge cases the
+// fixtures do not cover. Test-only: header-only, linked into kopt_tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/diagnose.h"
+#include "analysis/orchestrator.h"
+#include "analysis/tool.h"
+#include "profile/ncu_csv.h"
+#include "profile/ncu_source_page.h"
+#include "profile/ptxas_report.h"
+#include "profile/sass.h"
+
+namespace kopt {
+
+// Which files beside a fixture's raw.csv are read.
+struct FixtureParts {
+  bool static_facts = true;  // sass.txt and ptxas.txt
+  bool source_page = true;   // source.csv
+};
+inline constexpr FixtureParts kWithoutSourcePage{true, false};
+inline constexpr FixtureParts kRawPageOnly{false, false};
+
+inline std::string FixturePath(const std::string& kernel, const std::string& file) {
+  return std::string(KOPT_FIXTURE_DIR) + "/h200/" + kernel + "/" + file;
+}
+
+inline std::optional<std::string> ReadFixtureText(const std::string& path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) return std::nullopt;
+  std::stringstream buffer;
+  buffer << stream.rdbuf();
+  return buffer.str();
+}
+
+// raw.csv with the parts beside it that `parts` asks for, when present.
+inline Profile LoadFixture(const std::string& kernel, FixtureParts parts = {}) {
+  Profile profile;
+  profile.source = FixturePath(kernel, "raw.csv");
+  auto raw = ReadFixtureText(profile.source);
+  EXPECT_TRUE(raw.has_value()) << profile.source;
+  if (!raw) return profile;
+  auto launches = ParseNcuRawCsv(*raw, kernel + "/raw.csv");
+  EXPECT_TRUE(launches.ok()) << launches.status().message();
+  if (launches.ok()) profile.launches = std::move(launches).value();
+  if (parts.static_facts) {
+    if (auto sass = ReadFixtureText(FixturePath(kernel, "sass.txt"))) {
+      auto listing = ParseSass(*sass, kernel + "/sass.txt");
+      EXPECT_TRUE(listing.ok()) << listing.status().message();
+      if (listing.ok()) profile.sass = std::move(listing).value();
+    }
+    if (auto ptxas = ReadFixtureText(FixturePath(kernel, "ptxas.txt"))) {
+      auto report = ParsePtxasReport(*ptxas, kernel + "/ptxas.txt");
+      EXPECT_TRUE(report.ok()) << report.status().message();
+      if (report.ok()) profile.ptxas = std::move(report).value();
+    }
+  }
+  if (parts.source_page) {
+    if (auto source = ReadFixtureText(FixturePath(kernel, "source.csv"))) {
+      if (auto pages = ParseNcuSourcePage(*source, "source.csv"); pages.ok())
+        profile.source_pages = std::move(pages).value();
+    }
+  }
+  return profile;
+}
+
+// The diagnosis of the fixture's first launch.
+inline KernelDiagnosis DiagnoseFixture(const std::string& kernel, const DiagnoseOptions& options = {},
+                                       FixtureParts parts = {}) {
+  Diagnosis diagnosis = Diagnose(LoadFixture(kernel, parts), options);
+  EXPECT_FALSE(diagnosis.kernels.empty()) << kernel;
+  return diagnosis.kernels.empty() ? KernelDiagnosis{} : diagnosis.kernels.front();
+}
+
+inline const Finding* FindFinding(const KernelDiagnosis& kernel, const std::string& id) {
+  for (const Finding& finding : kernel.findings) {
+    if (finding.tool == id) return &finding;
+  }
+  return nullptr;
+}
+
+inline const SkippedTool* FindSkipped(const KernelDiagnosis& kernel, const std::string& id) {
+  for (const SkippedTool& skipped : kernel.skipped_tools) {
+    if (skipped.tool == id) return &skipped;
+  }
+  return nullptr;
+}
+
+// "tool gain severity (method)" per finding, for failure messages.
+inline std::string DescribeFindings(const KernelDiagnosis& kernel) {
+  std::string text;
+  for (const Finding& finding : kernel.findings) {
+    text += finding.tool + " " + std::to_string(finding.estimated_gain) + " " +
+            std::string(SeverityName(finding.severity)) + " (" + finding.gain_method + ")\n";
+  }
+  return text;
+}
+
+// True when the tool producing finding `id` is of `family`.
+inline bool IsFindingOfFamily(const std::string& id, ToolFamily family) {
+  const ToolDefinition* tool = FindToolProducing(id);
+  return tool && tool->family == family;
+}
+
+// A launch holding just `metrics` (block 256×1×1).
+inline KernelLaunch SyntheticLaunch(std::vector<std::pair<std::string, double>> metrics) {
+  auto schema = std::make_shared<MetricSchema>();
+  KernelLaunch launch;
+  for (auto& [name, value] : metrics) {
+    schema->Add(name, "");
+    launch.values.push_back(value);
+  }
+  launch.schema = schema;
+  launch.kernel_name = "k()";
+  launch.block = {256, 1, 1};
+  return launch;
+}
+
+// Tool `id` alone on `launch`, its default thresholds, a roofline at `speed_of_light` percent.
+inline std::optional<Finding> RunTool(const std::string& id, const KernelLaunch& launch,
+                                      double speed_of_light) {
+  const ToolDefinition* tool = FindTool(id);
+  EXPECT_NE(tool, nullptr) << id;
+  if (!tool) return std::nullopt;
+  RooflineAnalysis roofline;
+  roofline.speed_of_light_percent = speed_of_light;
+  std::vector<StallReason> stalls;
+  std::map<std::string, double> thresholds = ResolveThresholds(*tool, OrchestrationOptions{});
+  ToolContext context{launch, roofline, stalls, nullptr, nullptr, nullptr, nullptr, nullptr, &thresholds};
+  return tool->analyze(context);
+}
+
+}  // namespace kopt

@@ -1,0 +1,142 @@
+// barrier_stalls: warps waiting at __syncthreads (and memory barriers): the
+// barrier stall share, the barriers that collect it, and the block size.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/latency_model.h"
+#include "analysis/tool_support.h"
+
+namespace kopt {
+namespace {
+
+// Source lines with the most barrier stall samples. ncu charges the wait to
+// the instruction after the barrier; when that follows a BAR, the BAR is named.
+std::vector<Location> BarrierLocations(const SourcePage& page, size_t count) {
+  double total = page.TotalStallSamples();
+  std::vector<std::pair<double, size_t>> ranked;
+  for (size_t i = 0; i < page.rows.size(); ++i) {
+    const auto& samples = page.rows[i].stall_reason_samples;
+    double barrier = 0;
+    for (const char* reason : {"barrier", "membar"}) {
+      if (auto it = samples.find(reason); it != samples.end()) barrier += it->second;
+    }
+    if (barrier > 0) ranked.emplace_back(barrier, i);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<Location> locations;
+  for (size_t k = 0; k < std::min(count, ranked.size()); ++k) {
+    size_t index = ranked[k].second;
+    bool after_barrier = index > 0 && page.rows[index - 1].source.find("BAR") != std::string::npos;
+    const SourcePageRow& row = page.rows[after_barrier ? index - 1 : index];
+    Location location;
+    location.sass_offset = row.offset;
+    location.sass_text = row.source;
+    location.stall_share = total > 0 ? ranked[k].first / total : 0;
+    locations.push_back(location);
+  }
+  return locations;
+}
+
+std::vector<Recommendation> BarrierRecommendations(double block_threads) {
+  return {
+      {"Balance the work between barriers: split the long part of a phase across all warps of the block "
+       "instead of giving it to one or a few warps",
+       "at __syncthreads every warp waits for the slowest one",
+       "the phase takes the average warp's time instead of the slowest warp's"},
+      {"Synchronize less: exchange data within a warp with __shfl_sync / __syncwarp or cooperative-groups "
+       "tiles where it never leaves the warp, and merge consecutive __syncthreads phases",
+       "a block-wide barrier is needed only when data crosses warps",
+       "fewer barriers, each waited on by fewer warps"},
+      {fmt::format("Use smaller blocks (now {} threads) so that more blocks share an SM: while one block "
+                   "waits at its barrier, the others issue",
+                   FormatCount(block_threads)),
+       "a barrier stalls one block; other resident blocks are not affected",
+       "barrier waits overlap with other blocks' work"},
+      {"Overlap independent work with the wait: split arrive/wait barriers (cuda::barrier arrive()/wait(), "
+       "Hopper mbarrier) with double buffering; avoid __threadfence() where not needed (membar stalls)",
+       "work that does not depend on the exchanged data need not wait",
+       "part of the wait is hidden behind useful work"}};
+}
+
+std::optional<Finding> AnalyzeBarrierStalls(const ToolContext& context) {
+  double barrier = context.StallShare("barrier");
+  double membar = context.StallShare("membar");
+  double share = barrier + membar;
+  double minimum_share = context.Threshold("min_stall_share");
+  if (share < minimum_share) return std::nullopt;
+  auto issue = IssueActive(context);
+  double maximum_issue = context.Threshold("max_issue_active");
+  if (issue && issue->value >= maximum_issue) return std::nullopt;
+  double idle = issue ? 1 - issue->value : 1;
+  double headroom = ThroughputHeadroom(context);
+  double gain = std::min({share, idle, headroom});
+  if (gain < context.Threshold("min_gain")) return std::nullopt;
+  Finding finding;
+  finding.title =
+      fmt::format("Barrier stalls: {:.0f}% of warp stall cycles wait at a barrier", Percent(share));
+  finding.estimated_gain = gain;
+  finding.gain_method = fmt::format(
+      "GPA's SEQ_LAT bound with ncu's cap: the barrier share of stall cycles {:.1f}%, capped by the idle "
+      "issue slots 1 − u = {:.1f}% (a stall costs time only when no other warp issues) and by the throughput "
+      "headroom {:.1f}%",
+      Percent(share), Percent(idle), Percent(headroom));
+  finding.evidence.push_back(
+      MakeEvidence("stall share: barrier", Percent(barrier), "%", ">=", Percent(minimum_share)));
+  if (membar > 0)
+    finding.evidence.push_back(MakeEvidence("stall share: membar", Percent(membar), "%", "", 0));
+  if (issue) {
+    finding.evidence.push_back(
+        MakeEvidence(issue->metric, Percent(issue->value), "%", "<", Percent(maximum_issue)));
+  }
+  finding.evidence.push_back(HeadroomEvidence(context));
+  double threads = static_cast<double>(context.launch.block.Count());
+  finding.evidence.push_back(MakeEvidence("threads per block", threads, "thread", "", 0));
+  if (context.sass) {
+    auto bars = context.sass->opcode_counts.find("BAR");
+    double count = bars == context.sass->opcode_counts.end() ? 0 : bars->second;
+    finding.evidence.push_back(MakeEvidence("BAR instructions in the SASS (static)", count, "inst", "", 0));
+  }
+  if (context.source_page) finding.locations = BarrierLocations(*context.source_page, 5);
+  finding.root_cause = fmt::format(
+      "Warps reach __syncthreads at different times and wait there for the slowest warp of their block of {} "
+      "threads: the work between barriers is uneven, or the barriers are too frequent for the work they "
+      "separate.",
+      FormatCount(threads));
+  finding.recommendations = BarrierRecommendations(threads);
+  finding.confidence = context.source_page ? 0.85 : 0.75;
+  return finding;
+}
+
+}  // namespace
+
+ToolDefinition BarrierStallsTool() {
+  ToolDefinition tool;
+  tool.id = "barrier_stalls";
+  tool.title = "Barrier stalls (__syncthreads with uneven work)";
+  tool.family = ToolFamily::kOccupancy;
+  tool.side = ToolSide::kLatency;
+  tool.ncu_rules = {NcuRule::kCpiStallBarrier};
+  tool.required = {NcuMetric("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"),
+                   NcuMetric("smsp__average_warps_issue_stalled_membar_per_issue_active.ratio", true),
+                   {InputSource::kSass, "BAR instruction count", true},
+                   {InputSource::kSourcePage, "barrier stall samples per SASS offset", true}};
+  for (RequiredInput& input : LatencyModelInputs()) tool.required.push_back(input);
+  tool.thresholds = {{"min_stall_share", 0.3, "fraction",
+                      "share of stall cycles at barriers (barrier + membar) from which they are examined "
+                      "(ncu's CPIStall rule: a reason above 30% of the cycles between issues)"},
+                     {"max_issue_active", 0.8, "fraction",
+                      "issue-slot use below which stalls can cost time (ncu's CPIStall rule runs below 80%)"},
+                     LatencyMinGainThreshold(),
+                     ReachablePeakThreshold()};
+  tool.trigger =
+      "barrier + membar share of stalls >= min_stall_share and issue active < max_issue_active; gain "
+      "min(share, 1 − issue active, headroom) >= min_gain";
+  tool.gain_bound = GainBound::kHidesLatency;
+  tool.analyze = AnalyzeBarrierStalls;
+  return tool;
+}
+
+}  // namespace kopt

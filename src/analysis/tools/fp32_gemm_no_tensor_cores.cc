@@ -1,0 +1,233 @@
+// fp32_gemm_no_tensor_cores: a matrix product on the FP32 FMA pipe (FFMAs fed
+// from shared memory, no HMMA/HGMMA): the time the TF32 tensor path would take.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/pipe_model.h"
+#include "analysis/tool_support.h"
+
+namespace kopt {
+namespace {
+
+// FFMAs of the main body, traced to shared-memory loads: a matrix product
+// multiplies two values read from shared memory (an A and a B tile element)
+// and reuses each across a register tile.
+struct SharedFedFfma {
+  int ffma = 0;
+  int shared_values_loaded = 0;  // 32-bit values loaded by LDS
+  int shared_operand_reads = 0;  // FFMA multiplicand reads of those values
+  InstructionList both_operands_shared;
+  double Reuse() const {
+    return shared_values_loaded > 0 ? double(shared_operand_reads) / shared_values_loaded : 0;
+  }
+};
+
+bool PropagatesValue(const SassInstruction& instruction) {
+  return instruction.instruction_class == InstructionClass::kMove ||
+         instruction.instruction_class == InstructionClass::kConversion ||
+         (instruction.opcode == "HADD2" && HasModifier(instruction, ".F32"));
+}
+
+void TraceFfma(const SassInstruction& instruction, const std::set<int>& shared, SharedFedFfma& facts) {
+  ++facts.ffma;
+  std::vector<std::string_view> operands = Operands(instruction);
+  int from_shared = 0;
+  for (size_t i = 1; i < operands.size() && i <= 2; ++i) {
+    auto number = RegisterNumber(operands[i]);
+    if (number && shared.count(*number)) ++from_shared;
+  }
+  facts.shared_operand_reads += from_shared;
+  if (from_shared == 2) facts.both_operands_shared.push_back(&instruction);
+}
+
+SharedFedFfma TraceSharedFedFfma(const SassFunction& function) {
+  SharedFedFfma facts;
+  std::set<int> shared;  // registers holding a value loaded from shared memory
+  for (const SassInstruction* instruction : MainBody(function)) {
+    auto destination = DestinationRegister(*instruction);
+    if (instruction->opcode == "LDS" && destination) {
+      int values = std::max(1, instruction->access_bits / 32);
+      for (int k = 0; k < values; ++k) shared.insert(*destination + k);
+      facts.shared_values_loaded += values;
+      continue;
+    }
+    if (instruction->opcode == "FFMA") TraceFfma(*instruction, shared, facts);
+    std::vector<int> sources = SourceRegisters(*instruction);
+    bool derived = PropagatesValue(*instruction) &&
+                   std::any_of(sources.begin(), sources.end(), [&](int r) { return shared.count(r) > 0; });
+    for (int written : WrittenRegisters(*instruction)) {
+      if (derived)
+        shared.insert(written);
+      else
+        shared.erase(written);
+    }
+  }
+  return facts;
+}
+
+struct TensorPeak {
+  double flops_per_second = 0;
+  std::string source;
+};
+
+// The dense TF32 tensor peak: the profile's wgmma peak per cycle scaled like
+// its FFMA peak, else the spec table.
+TensorPeak Tf32TensorPeak(const ToolContext& context, const ComputeWork& fp32) {
+  auto tf32_per_cycle = context.Metric(kTf32DensePeakMetric);
+  auto ffma_per_cycle = context.Metric(kFfmaPeakMetric);
+  if (tf32_per_cycle && ffma_per_cycle && *ffma_per_cycle > 0 && fp32.peak_per_second > 0) {
+    return {fp32.peak_per_second * *tf32_per_cycle / (2 * *ffma_per_cycle),
+            fmt::format("profile: FP32 peak × {} / (2 × {})", kTf32DensePeakMetric, kFfmaPeakMetric)};
+  }
+  if (context.gpu && context.gpu->tf32_tensor_flops > 0)
+    return {context.gpu->tf32_tensor_flops, "spec table: " + context.gpu->name};
+  return {};
+}
+
+std::vector<Recommendation> TensorCoreRecommendations(double gain, double attainable, bool hopper,
+                                                      bool half_inputs) {
+  std::string effect =
+      fmt::format("up to {:.0f}% less kernel time (the FP32 work at {:.0f}% of the TF32 tensor peak)",
+                  gain * 100, attainable * 100);
+  std::vector<Recommendation> recommendations;
+  recommendations.push_back(
+      {"Call cuBLAS (cublasGemmEx / cublasLtMatmul with CUBLAS_COMPUTE_32F_FAST_TF32, or the fp16/bf16 "
+       "inputs as they are) or a CUTLASS GEMM instead of the hand-written FFMA loop",
+       "Tensor cores multiply matrices at 8x (TF32) to 16x (fp16/bf16) the FP32 FMA peak", effect});
+  recommendations.push_back(
+      {hopper
+           ? "If it must stay hand-written: use wgmma (wgmma.mma_async, sm_90a) on 64xNx16 tiles fed by TMA "
+             "(cp.async.bulk.tensor) into swizzled shared memory; mma.sync (HMMA) with ldmatrix is the "
+             "simpler but slower path on Hopper"
+           : "If it must stay hand-written: use mma.sync (nvcuda::wmma or PTX mma.sync.m16n8k16) with "
+             "ldmatrix loads from shared memory",
+       "The FFMA inner product is replaced by warp-level (or warpgroup-level) matrix instructions",
+       "the multiply moves from the FMA pipe to the tensor pipe; keep FP32 accumulators"});
+  if (half_inputs) {
+    recommendations.push_back(
+        {"Feed the fp16 inputs to the tensor cores directly instead of converting them to float (HADD2.F32) "
+         "before the FFMAs",
+         "fp16 tensor throughput is twice TF32's, and the conversions go away",
+         "a further 2x on the multiply over TF32"});
+  }
+  recommendations.push_back(
+      {"Validate accuracy: TF32 rounds the inputs to a 10-bit mantissa (accumulation stays FP32); keep FP32 "
+       "FFMA only where that is not acceptable",
+       "The speedup trades input precision", "no performance effect; a correctness check"});
+  return recommendations;
+}
+
+bool LooksLikeMatrixProduct(const ToolContext& context, const SharedFedFfma& facts) {
+  int tensor = context.sass->Count(InstructionClass::kTensorHmma) +
+               context.sass->Count(InstructionClass::kTensorWarpgroup);
+  double share = facts.ffma > 0 ? double(facts.both_operands_shared.size()) / facts.ffma : 0;
+  return tensor == 0 &&
+         facts.both_operands_shared.size() >= context.Threshold("min_shared_fed_ffma_instructions") &&
+         share >= context.Threshold("min_shared_fed_ffma_share") &&
+         *context.Metric(PipeMetric("fma")) >= context.Threshold("min_fma_pipe_percent");
+}
+
+void AddTensorTimeGain(const ToolContext& context, const ComputeWork& fp32, Finding& finding) {
+  TensorPeak peak = Tf32TensorPeak(context, fp32);
+  double attainable = context.Threshold("attainable_tensor_efficiency");
+  double duration_seconds = context.roofline.duration_ns * 1e-9;
+  if (peak.flops_per_second <= 0 || duration_seconds <= 0) {
+    finding.gain_method = "not estimated: no TF32 tensor peak (profile or spec table) or no duration";
+    return;
+  }
+  double seconds_after = fp32.operations / (attainable * peak.flops_per_second);
+  finding.estimated_gain = std::clamp(1 - seconds_after / duration_seconds, 0.0, 1.0);
+  finding.gain_method = fmt::format(
+      "time after the fix: the FP32 FLOPs at {:.0f}% of the dense TF32 tensor peak ({:.1f} TFLOP/s, {}) take "
+      "{:.1f} µs of the {:.1f} µs",
+      attainable * 100, peak.flops_per_second * 1e-12, peak.source, seconds_after * 1e6,
+      duration_seconds * 1e6);
+  finding.evidence.push_back(MakeEvidence("dense TF32 tensor peak", peak.flops_per_second, "FLOP/s", "", 0));
+}
+
+std::optional<Finding> AnalyzeFp32GemmWithoutTensorCores(const ToolContext& context) {
+  SharedFedFfma facts = TraceSharedFedFfma(*context.sass);
+  if (!LooksLikeMatrixProduct(context, facts)) return std::nullopt;
+  const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
+  Finding finding;
+  finding.title = "Matrix multiply on the FP32 FMA pipe, not on tensor cores";
+  finding.evidence.push_back(MakeEvidence("FFMAs multiplying two shared-memory values (SASS, static)",
+                                          double(facts.both_operands_shared.size()), "inst",
+                                          ">=", context.Threshold("min_shared_fed_ffma_instructions")));
+  finding.evidence.push_back(MakeEvidence("share of the main body's FFMAs fed by shared memory",
+                                          double(facts.both_operands_shared.size()) / facts.ffma, "fraction",
+                                          ">=", context.Threshold("min_shared_fed_ffma_share")));
+  finding.evidence.push_back(
+      MakeEvidence("FFMA reads per value loaded from shared memory (register-tile reuse)", facts.Reuse(),
+                   "read/value", "", 0));
+  finding.evidence.push_back(MakeEvidence("tensor instructions in SASS (HMMA/HGMMA)", 0, "inst", "==", 0));
+  finding.evidence.push_back(MakeEvidence(PipeMetric("fma"), *context.Metric(PipeMetric("fma")), "%",
+                                          ">=", context.Threshold("min_fma_pipe_percent")));
+  for (std::string_view pipe : {"tensor_op_hmma", "tensor_op_gmma"}) {
+    if (auto percent = context.Metric(PipeMetric(pipe)))
+      finding.evidence.push_back(MakeEvidence(PipeMetric(pipe), *percent, "%", "", 0));
+  }
+  if (fp32) {
+    finding.evidence.push_back(MakeEvidence("FP32 FLOP rate", fp32->achieved_per_second, "FLOP/s", "", 0));
+    AddTensorTimeGain(context, *fp32, finding);
+  } else {
+    finding.gain_method = "not estimated: FP32 FLOP counters missing";
+  }
+  bool half_inputs = context.sass->opcode_counts.count("HADD2") > 0 &&
+                     AnyOf(MainBody(*context.sass), [](const SassInstruction& i) {
+                       return i.opcode == "HADD2" && HasModifier(i, ".F32");
+                     });
+  finding.root_cause = fmt::format(
+      "The kernel multiplies matrices with scalar FFMAs: {} FFMAs multiply two values loaded from shared "
+      "memory (each loaded value feeds {:.1f} FFMAs, an outer-product register tile) and the SASS has no "
+      "tensor instruction. The FMA pipe is {:.0f}% busy doing what the tensor cores do several times faster.",
+      facts.both_operands_shared.size(), facts.Reuse(), *context.Metric(PipeMetric("fma")));
+  finding.recommendations =
+      TensorCoreRecommendations(finding.estimated_gain, context.Threshold("attainable_tensor_efficiency"),
+                                IsHopper(context), half_inputs);
+  finding.locations = LocationsOf(context, facts.both_operands_shared);
+  AddStallShareEvidence(context, finding);
+  finding.confidence = fp32 ? 0.8 : 0.6;
+  return finding;
+}
+
+}  // namespace
+
+ToolDefinition Fp32GemmNoTensorCoresTool() {
+  ToolDefinition tool;
+  tool.id = "fp32_gemm_no_tensor_cores";
+  tool.title = "Matrix multiply without tensor cores (FFMA)";
+  tool.family = ToolFamily::kCompute;
+  tool.side = ToolSide::kCompute;
+  tool.required = {{InputSource::kSass, "FFMA operands traced to LDS; HMMA/HGMMA count", false},
+                   {InputSource::kNcuMetric, PipeMetric("fma"), false},
+                   {InputSource::kNcuMetric, PipeMetric("tensor_op_hmma"), true},
+                   {InputSource::kNcuMetric, PipeMetric("tensor_op_gmma"), true},
+                   {InputSource::kNcuMetric, std::string(kTf32DensePeakMetric), true},
+                   {InputSource::kNcuMetric, std::string(kFfmaPeakMetric), true}};
+  tool.thresholds = {
+      MakeThreshold(
+          "min_shared_fed_ffma_instructions", 16, "inst",
+          "static FFMAs whose two multiplicands both come from shared-memory loads: one unrolled k-step of a "
+          "16-wide tile"),
+      MakeThreshold(
+          "min_shared_fed_ffma_share", 0.5, "fraction",
+          "share of the main body's FFMAs that multiply two shared-memory values; element-wise and "
+          "stencil kernels multiply by constants or global data, a tiled GEMM does it in every FFMA"),
+      MakeThreshold(
+          "min_fma_pipe_percent", 20, "%",
+          "FMA pipe utilisation below which the FFMAs do not limit the kernel (ncu HighPipeUtilization's "
+          "'Low Utilization' boundary)"),
+      AttainableTensorEfficiency()};
+  tool.trigger =
+      "SASS: no HMMA/HGMMA, >= min_shared_fed_ffma_instructions FFMAs multiplying two shared-memory values "
+      "and >= min_shared_fed_ffma_share of all FFMAs; FMA pipe >= min_fma_pipe_percent";
+  tool.gain_bound = GainBound::kReducesCompute;
+  tool.analyze = AnalyzeFp32GemmWithoutTensorCores;
+  return tool;
+}
+
+}  // namespace kopt

@@ -1,0 +1,266 @@
+// int64_index_arithmetic: integer division and modulo (I2F.RP → MUFU.RCP → F2I
+// reciprocal sequences) and 64-bit index arithmetic in the main body: the share
+// of instructions they take and the gain of 32-bit or shift/mask indexing.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/pipe_model.h"
+#include "analysis/tool_support.h"
+
+namespace kopt {
+namespace {
+
+struct IntegerDivisionFacts {
+  InstructionList inline_sites;                   // I2F.*.RP in the main body: a division by a run-time value
+  InstructionList call_sites;                     // CALLs of an integer division/modulo subroutine
+  bool uses_64_bit = false;                       // I2F.U64.RP / I2F.S64.RP anywhere
+  size_t routine_instructions = 0;                // the longest division routine called
+  std::set<unsigned long long> division_offsets;  // main-body instructions of the division code
+  size_t main_body_instructions = 0;
+};
+
+// The innermost BSSY..reconvergence region holding `offset` (nvcc wraps each
+// division's fast and slow paths in one), as [start, end); nullopt when none.
+std::optional<std::pair<unsigned long long, unsigned long long>> EnclosingRegion(const InstructionList& body,
+                                                                                 unsigned long long offset) {
+  std::optional<std::pair<unsigned long long, unsigned long long>> best;
+  for (const SassInstruction* instruction : body) {
+    if (instruction->opcode != "BSSY") continue;
+    auto end = LastHexNumber(instruction->operands);
+    if (!end || instruction->offset > offset || *end <= offset) continue;
+    if (!best || *end - instruction->offset < best->second - best->first)
+      best = {{instruction->offset, *end}};
+  }
+  return best;
+}
+
+bool IsIntegerDivisionWork(InstructionClass kind) {
+  return kind == InstructionClass::kInteger || kind == InstructionClass::kMove ||
+         kind == InstructionClass::kConversion || kind == InstructionClass::kSpecialFunction;
+}
+
+// A region is the division's own when it holds nothing but integer, move,
+// conversion, MUFU, constant-load and control work (no memory or FP math).
+bool IsDivisionOnlyRegion(const InstructionList& body, unsigned long long start, unsigned long long end) {
+  return std::all_of(body.begin(), body.end(), [&](const SassInstruction* instruction) {
+    if (instruction->offset < start || instruction->offset >= end) return true;
+    InstructionClass kind = instruction->instruction_class;
+    return IsIntegerDivisionWork(kind) || kind == InstructionClass::kBranch ||
+           kind == InstructionClass::kConstantLoad || kind == InstructionClass::kOther;
+  });
+}
+
+// Without a region: the division sequence is the integer and conversion work
+// that follows the reciprocal's start.
+void MarkDivisionSequence(const InstructionList& body, size_t start, std::set<unsigned long long>& offsets) {
+  for (size_t i = start; i < body.size(); ++i) {
+    if (!IsIntegerDivisionWork(body[i]->instruction_class) && i > start) break;
+    offsets.insert(body[i]->offset);
+  }
+}
+
+void MarkDivisionCode(const InstructionList& body, IntegerDivisionFacts& facts) {
+  InstructionList sites = facts.inline_sites;
+  sites.insert(sites.end(), facts.call_sites.begin(), facts.call_sites.end());
+  for (const SassInstruction* site : sites) {
+    auto region = EnclosingRegion(body, site->offset);
+    if (region && IsDivisionOnlyRegion(body, region->first, region->second)) {
+      for (const SassInstruction* instruction : body) {
+        if (instruction->offset >= region->first && instruction->offset < region->second)
+          facts.division_offsets.insert(instruction->offset);
+      }
+      continue;
+    }
+    size_t index = std::find(body.begin(), body.end(), site) - body.begin();
+    MarkDivisionSequence(body, index, facts.division_offsets);
+  }
+}
+
+IntegerDivisionFacts FindIntegerDivisions(const SassFunction& function) {
+  IntegerDivisionFacts facts;
+  InstructionList body = MainBody(function);
+  facts.main_body_instructions = body.size();
+  facts.inline_sites = Select(body, IsIntegerDivisionStart);
+  facts.call_sites = CallsTo(function, RoutineKind::kIntegerDivision);
+  for (const SassInstruction* call : facts.call_sites) {
+    size_t length = Subroutine(function, *CallTarget(*call)).size();
+    facts.routine_instructions = std::max(facts.routine_instructions, length);
+  }
+  facts.uses_64_bit =
+      std::any_of(function.instructions.begin(), function.instructions.end(), [](const SassInstruction& i) {
+        return IsIntegerDivisionStart(i) && (HasModifier(i, ".U64") || HasModifier(i, ".S64"));
+      });
+  MarkDivisionCode(body, facts);
+  return facts;
+}
+
+// The division code's share of the work: of executed instructions when the
+// source page has per-PC counts, else of the main body's static instructions.
+std::pair<double, std::string> DivisionShare(const ToolContext& context, const IntegerDivisionFacts& facts) {
+  if (context.source_page) {
+    double division = 0, total = 0;
+    for (const SourcePageRow& row : context.source_page->rows) {
+      double executed = row.instructions_executed.value_or(0);
+      total += executed;
+      if (facts.division_offsets.count(row.offset)) division += executed;
+    }
+    if (total > 0) return {division / total, "executed instructions (ncu source page)"};
+  }
+  return {Share(facts.division_offsets.size(), facts.main_body_instructions),
+          "static main-body instructions (SASS)"};
+}
+
+std::vector<Recommendation> IndexArithmeticRecommendations(double gain, const IntegerDivisionFacts& facts) {
+  std::vector<Recommendation> recommendations;
+  recommendations.push_back(
+      {"Take the division out of the index math: launch a multi-dimensional grid (blockIdx.y/z carry the "
+       "outer indices) or loop over the outer dimensions, and for run-time divisors precompute magic-number "
+       "multipliers on the host (multiply-high and shift, e.g. cutlass::FastDivmod)",
+       "Each division by a run-time value costs I2F, MUFU.RCP, F2I and a dozen IMAD/ISETP fix-ups on the XU "
+       "and integer pipes; a magic-number division is two or three IMADs",
+       fmt::format("up to {:.0f}% less kernel time with the division code gone", gain * 100)});
+  if (facts.uses_64_bit) {
+    recommendations.push_back(
+        {"Index with 32-bit integers (int/unsigned) when the extents fit, checked once on the host (N*C*H*W "
+         "< 2^31)",
+         facts.call_sites.empty()
+             ? std::string("A 64-bit division works on register pairs: twice the IMADs of a 32-bit one, plus "
+                           "carries")
+             : fmt::format("A 64-bit division or modulo is a run-time operand check, an inline 32-bit path "
+                           "and a call of a {}-instruction subroutine ({} call sites here)",
+                           facts.routine_instructions, facts.call_sites.size()),
+         "removes the checks, the call setup and the 64-bit routine; fewer registers"});
+  }
+  recommendations.push_back(
+      {"Avoid % and / in inner loops: carry the coordinates incrementally (++w; if (w == W) { w = 0; ++h; })",
+       "Increments and compares replace a division per iteration", "removes the division from the loop"});
+  return recommendations;
+}
+
+std::string IndexArithmeticCause(const IntegerDivisionFacts& facts, double share, double compute_fraction) {
+  std::string sites =
+      facts.uses_64_bit && !facts.call_sites.empty()
+          ? fmt::format(
+                "{} divisions or modulos of 64-bit values, each compiled as a run-time check that takes an "
+                "inline 32-bit sequence (I2F.RP → MUFU.RCP → F2I plus IMAD/ISETP fix-ups; {} in SASS) when "
+                "both operands fit in 32 bits and else calls a 64-bit routine ({} call sites)",
+                std::max(facts.inline_sites.size(), facts.call_sites.size()), facts.inline_sites.size(),
+                facts.call_sites.size())
+          : fmt::format(
+                "{} inline division sequences (I2F.RP → MUFU.RCP → F2I plus IMAD/ISETP fix-ups) and {} calls "
+                "of a division routine",
+                facts.inline_sites.size(), facts.call_sites.size());
+  return fmt::format(
+      "Index math divides by run-time values: {}. The division code is {:.0f}% of the kernel's instructions, "
+      "in a kernel that is {:.0f}% compute-limited while doing almost no floating-point work: the SM spends "
+      "its issue slots computing addresses.",
+      sites, share * 100, compute_fraction * 100);
+}
+
+void AddIndexArithmeticEvidence(const ToolContext& context, const IntegerDivisionFacts& facts, double share,
+                                const std::string& share_basis, Finding& finding) {
+  finding.evidence.push_back(MakeEvidence("integer divisions by run-time values (I2F.RP sequences, SASS)",
+                                          double(facts.inline_sites.size()), "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence("calls of integer division/modulo subroutines (SASS)",
+                                          double(facts.call_sites.size()), "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence("division code share of " + share_basis, share * 100, "%",
+                                          ">=", context.Threshold("min_division_share") * 100));
+  finding.evidence.push_back(MakeEvidence(std::string(kSmThroughputMetric),
+                                          ComputeLimitedFraction(context) * 100, "%",
+                                          ">=", context.Threshold("min_sm_throughput_percent")));
+  for (std::string_view pipe : {"xu", "alu", "fma"}) {
+    if (auto percent = context.Metric(PipeMetric(pipe)))
+      finding.evidence.push_back(MakeEvidence(PipeMetric(pipe), *percent, "%", "", 0));
+  }
+  if (const ComputeWork* fp32 = FindWork(context.roofline, "fp32"))
+    finding.evidence.push_back(MakeEvidence("FP32 FLOP rate / peak", fp32->percent_of_peak, "%", "", 0));
+}
+
+// The division sites; with the source page, every instruction of the division
+// code, so that the most-stalled ones come first.
+InstructionList DivisionLocations(const ToolContext& context, const IntegerDivisionFacts& facts) {
+  if (context.source_page) {
+    return Select(MainBody(*context.sass), [&](const SassInstruction& instruction) {
+      return facts.division_offsets.count(instruction.offset) > 0;
+    });
+  }
+  InstructionList sites = facts.call_sites;
+  sites.insert(sites.end(), facts.inline_sites.begin(), facts.inline_sites.end());
+  return sites;
+}
+
+void AddDivisionStallEvidence(const ToolContext& context, const IntegerDivisionFacts& facts,
+                              Finding& finding) {
+  if (!context.source_page) return;
+  double total = context.source_page->TotalStallSamples();
+  double division = 0;
+  for (const SourcePageRow& row : context.source_page->rows) {
+    if (facts.division_offsets.count(row.offset)) division += row.stall_samples.value_or(0);
+  }
+  if (total > 0) {
+    finding.evidence.push_back(MakeEvidence("stall samples in the division code (ncu source page)",
+                                            100 * division / total, "%", "", 0));
+  }
+}
+
+std::optional<Finding> AnalyzeIndexArithmetic(const ToolContext& context) {
+  IntegerDivisionFacts facts = FindIntegerDivisions(*context.sass);
+  size_t sites = facts.inline_sites.size() + facts.call_sites.size();
+  if (sites < context.Threshold("min_integer_divisions")) return std::nullopt;
+  double compute_fraction = ComputeLimitedFraction(context);
+  if (compute_fraction * 100 < context.Threshold("min_sm_throughput_percent")) return std::nullopt;
+  auto [share, share_basis] = DivisionShare(context, facts);
+  if (share < context.Threshold("min_division_share")) return std::nullopt;
+  Finding finding;
+  finding.title =
+      fmt::format("{}integer division and modulo in index arithmetic ({:.0f}% of the instructions)",
+                  facts.uses_64_bit ? "64-bit " : "", share * 100);
+  finding.estimated_gain = share * compute_fraction;
+  finding.gain_method = fmt::format("division code share of {} {:.0f}% × SM throughput {:.0f}%", share_basis,
+                                    share * 100, compute_fraction * 100);
+  AddIndexArithmeticEvidence(context, facts, share, share_basis, finding);
+  finding.root_cause = IndexArithmeticCause(facts, share, compute_fraction);
+  finding.recommendations = IndexArithmeticRecommendations(finding.estimated_gain, facts);
+  finding.locations = LocationsOf(context, DivisionLocations(context, facts));
+  AddDivisionStallEvidence(context, facts, finding);
+  finding.confidence = facts.uses_64_bit ? 0.8 : 0.7;
+  return finding;
+}
+
+}  // namespace
+
+ToolDefinition Int64IndexArithmeticTool() {
+  ToolDefinition tool;
+  tool.id = "int64_index_arithmetic";
+  tool.title = "Integer (64-bit) division and modulo in index arithmetic";
+  tool.family = ToolFamily::kCompute;
+  tool.side = ToolSide::kCompute;
+  tool.required = {{InputSource::kSass, "I2F.RP sequences, integer-division subroutine calls", false},
+                   {InputSource::kNcuMetric, std::string(kSmThroughputMetric), false},
+                   {InputSource::kNcuMetric, PipeMetric("xu"), true},
+                   {InputSource::kNcuMetric, PipeMetric("alu"), true},
+                   {InputSource::kSourcePage, "instructions executed per PC", true}};
+  tool.thresholds = {
+      MakeThreshold(
+          "min_integer_divisions", 1, "inst",
+          "division sites (inline I2F.RP reciprocal sequences or calls of a division routine) in the body"),
+      MakeThreshold(
+          "min_sm_throughput_percent", 60, "%",
+          "SM throughput from which compute-side work bounds the kernel (ncu SpeedOfLight's 60% bound, "
+          "RooflineOptions::bound_percent)"),
+      MakeThreshold(
+          "min_division_share", 0.1, "fraction",
+          "share of the instructions in division code below which the division is not worth a rewrite "
+          "(under 10% of the issue slots, the gain would be at most 'minor')")};
+  tool.trigger =
+      ">= min_integer_divisions division sites in SASS; SM throughput >= min_sm_throughput_percent; division "
+      "code >= min_division_share of the instructions";
+  tool.gain_bound = GainBound::kReducesCompute;
+  tool.analyze = AnalyzeIndexArithmetic;
+  return tool;
+}
+
+}  // namespace kopt

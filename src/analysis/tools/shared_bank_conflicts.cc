@@ -1,0 +1,153 @@
+// shared_bank_conflicts: shared-memory accesses that split into several wavefronts
+// (bank conflicts): the n-way conflict per load and store, the replays' share
+// of the shared-memory pipe, and the padding or swizzle that removes them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/tool_support.h"
+
+namespace kopt {
+namespace {
+
+struct SharedCounts {
+  double conflicts = 0, wavefronts = 0, instructions = 0;
+};
+
+SharedCounts SharedCountsFor(const ToolContext& context, const std::string& op) {
+  SharedCounts counts;
+  counts.conflicts = MetricOr(context, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum", 0);
+  counts.wavefronts = MetricOr(context, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum", 0);
+  counts.instructions = MetricOr(context, "smsp__sass_inst_executed_op_shared_" + op + ".sum", 0);
+  // ldmatrix is a shared load too (ncu's SharedMemoryConflicts counts it with the loads).
+  if (op == "ld") counts.instructions += MetricOr(context, "smsp__inst_executed_op_ldsm.sum", 0);
+  return counts;
+}
+
+void AddSharedOpEvidence(const SharedCounts& counts, const std::string& op, double minimum,
+                         Finding& finding) {
+  if (counts.wavefronts <= 0) return;
+  finding.evidence.push_back(MakeEvidence("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum",
+                                          counts.conflicts, "wavefront", "", 0));
+  finding.evidence.push_back(MakeEvidence("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum",
+                                          counts.wavefronts, "wavefront", "", 0));
+  finding.evidence.push_back(MakeEvidence(fmt::format("shared {} conflict share: conflicts / wavefronts", op),
+                                          SafeRatio(counts.conflicts, counts.wavefronts) * 100, "%",
+                                          ">=", minimum * 100));
+  if (counts.instructions > 0) {
+    finding.evidence.push_back(MakeEvidence(fmt::format("shared {} n-way: wavefronts / instructions", op),
+                                            counts.wavefronts / counts.instructions, "way", "", 0));
+  }
+}
+
+double SharedPipePercent(const ToolContext& context, std::string& metric) {
+  metric = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed";
+  if (auto percent = context.Metric(metric)) return *percent;
+  metric = "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
+  return MetricOr(context, metric, 0);
+}
+
+std::vector<Recommendation> BankConflictRecommendations(double n_way, double conflict_share) {
+  std::string effect =
+      fmt::format("shared-memory wavefronts fall by up to {:.0f}% (now {:.1f} per instruction)",
+                  conflict_share * 100, n_way);
+  return {{"Pad shared arrays indexed by column: declare tile[N][32 + 1] instead of tile[N][32]",
+           "With 32 banks of 4 bytes, threads reading one column of a 32-wide row-major tile all hit the "
+           "same bank; "
+           "one extra word per row shifts each row to the next bank",
+           effect},
+          {"Or swizzle the index (column ^ row) % 32, or transpose the access so threadIdx.x walks the "
+           "contiguous "
+           "dimension of the shared array",
+           "Same effect without padding, when the layout must stay dense (e.g. for ldmatrix/TMA)", effect},
+          {"For 8- or 16-byte elements, make each quarter-warp (16-byte) or half-warp (8-byte) access a "
+           "contiguous "
+           "128-byte span",
+           "Wide accesses are served in 128-byte wavefronts; scattered wide accesses multiply them",
+           "one wavefront per 128 bytes"}};
+}
+
+std::optional<Finding> AnalyzeBankConflicts(const ToolContext& context) {
+  SharedCounts loads = SharedCountsFor(context, "ld"), stores = SharedCountsFor(context, "st");
+  double minimum = context.Threshold("min_conflict_share");
+  double worst =
+      std::max(SafeRatio(loads.conflicts, loads.wavefronts), SafeRatio(stores.conflicts, stores.wavefronts));
+  if (worst < minimum) return std::nullopt;
+  double conflicts = loads.conflicts + stores.conflicts, wavefronts = loads.wavefronts + stores.wavefronts;
+  double conflict_share = SafeRatio(conflicts, wavefronts);
+  double instructions = loads.instructions + stores.instructions;
+  double n_way = SafeRatio(wavefronts, instructions);
+
+  Finding finding = NewFinding("", 0.85);
+  AddSharedOpEvidence(loads, "ld", minimum, finding);
+  AddSharedOpEvidence(stores, "st", minimum, finding);
+  std::string pipe_metric;
+  double pipe_percent = SharedPipePercent(context, pipe_metric);
+  finding.evidence.push_back(MakeEvidence(pipe_metric, pipe_percent, "%", "", 0));
+  std::vector<GainTerm> terms{
+      {fmt::format("conflict share of shared wavefronts {:.1f}% × shared pipe {:.1f}%", conflict_share * 100,
+                   pipe_percent),
+       conflict_share * pipe_percent / 100}};
+  AddLatencyTerm(context, {"mio_throttle", "short_scoreboard"}, conflict_share,
+                 "conflict share of wavefronts", terms, finding);
+  finding.estimated_gain = LargestTerm(terms, finding.gain_method);
+  if (finding.estimated_gain < context.Threshold("min_gain")) return std::nullopt;
+
+  finding.title =
+      instructions > 0
+          ? fmt::format("Shared-memory bank conflicts: {:.1f} wavefronts per access, {:.0f}% of them extra",
+                        n_way, conflict_share * 100)
+          : fmt::format("Shared-memory bank conflicts: {:.0f}% of wavefronts extra", conflict_share * 100);
+  finding.root_cause = fmt::format(
+      "Threads of a warp access different 4-byte words in the same shared-memory bank, so the access is "
+      "split "
+      "into serialized wavefronts: {:.0f}% of all shared-memory wavefronts exist only because of conflicts, "
+      "and "
+      "the shared pipe (and the warps waiting on it) spend that time replaying.",
+      conflict_share * 100);
+  finding.recommendations = BankConflictRecommendations(n_way, conflict_share);
+  finding.locations =
+      LocationsFor(context, {InstructionClass::kSharedLoad, InstructionClass::kSharedStore},
+                   [](const SourcePageRow& row) { return row.l1_wavefronts_shared_excessive.value_or(0); });
+  return finding;
+}
+
+}  // namespace
+
+ToolDefinition SharedBankConflictsTool() {
+  ToolDefinition tool;
+  tool.id = "shared_bank_conflicts";
+  tool.title = "Shared-memory bank conflicts";
+  tool.family = ToolFamily::kMemory;
+  tool.side = ToolSide::kSharedMemory;
+  tool.ncu_rules = {NcuRule::kSharedMemoryConflicts, NcuRule::kUncoalescedSharedAccess,
+                    NcuRule::kCpiStallMio};
+  tool.required = {
+      {InputSource::kNcuMetric, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", false},
+      {InputSource::kNcuMetric, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", false},
+      {InputSource::kNcuMetric, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", false},
+      {InputSource::kNcuMetric, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", false},
+      {InputSource::kNcuMetric, "smsp__sass_inst_executed_op_shared_ld.sum", true},
+      {InputSource::kNcuMetric, "smsp__sass_inst_executed_op_shared_st.sum", true},
+      {InputSource::kNcuMetric, "smsp__inst_executed_op_ldsm.sum", true},
+      {InputSource::kNcuMetric,
+       "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", true},
+      {InputSource::kSourcePage, "L1 Wavefronts Shared Excessive per instruction", true}};
+  tool.thresholds = {
+      {"min_conflict_share", 0.10, "fraction",
+       "bank-conflict wavefronts / shared wavefronts of loads or stores at or above which conflicts "
+       "are reported (ncu's SharedMemoryConflicts rule: 10%)"},
+      MemoryMinGainThreshold()};
+  tool.trigger =
+      "conflicts / wavefronts >= min_conflict_share for shared loads or stores, and estimated gain >= "
+      "min_gain";
+  tool.gain_bound = GainBound::kHidesLatency;
+  tool.analyze = AnalyzeBankConflicts;
+  return tool;
+}
+
+}  // namespace kopt
