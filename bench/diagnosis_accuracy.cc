@@ -24,11 +24,11 @@
 
 #include "analysis/diagnose.h"
 #include "analysis/tool.h"
-#include "app/explain.h"
 #include "core/file_io.h"
 #include "core/subprocess.h"
 #include "core/text.h"
 #include "profile/ncu_csv.h"
+#include "profile/profile_loader.h"
 
 namespace {
 
@@ -121,7 +121,7 @@ Row Evaluate(const fs::path& directory, kopt::CommandRunner& runner) {
   Row row;
   row.kernel = expected["kernel"].value_or(std::string());
   row.planted = expected["primary_bottleneck"].value_or(std::string());
-  kopt::ExplainOptions options;
+  kopt::ProfileSources options;
   options.target = (directory / "raw.csv").string();
   options.kernel_regex = "^(void )?" + row.kernel + "[(<]";
   options.launch_count = 1;

@@ -1,4 +1,5 @@
-// FakeCommandRunner: a CommandRunner for tests that answers commands with
+// Test utility (include from *_test.cc only; src/layers.txt lets tests of
+// every layer use it). FakeCommandRunner: a CommandRunner for tests that answers commands with
 // canned results and records every command it was asked to run.
 //
 //  - Programs are known by their file name ("ncu" for "ncu" or

@@ -47,6 +47,7 @@ class ScriptedChildren : public CommandRunner {
       commands_.push_back(spec.argv);
     }
     CommandResult result;
+    result.exit_code = 0;
     if (fs::path(spec.argv[0]).filename() == "nvcc") return Nvcc(spec);
     nlohmann::json request = nlohmann::json::parse(*ReadWholeFile(spec.argv[1]));
     std::string library = *ReadWholeFile(request["candidate_library"].get<std::string>());
@@ -89,6 +90,7 @@ class ScriptedChildren : public CommandRunner {
   // its text becomes the library, unless it says BROKEN.
   Result<CommandResult> Nvcc(const CommandSpec& spec) {
     CommandResult result;
+    result.exit_code = 0;
     if (std::find(spec.argv.begin(), spec.argv.end(), "--version") != spec.argv.end()) {
       result.stdout_text = "Cuda compilation tools, release 13.0, V13.0.88\n";
       return result;
