@@ -53,11 +53,12 @@ class InstantCommands : public CommandRunner {
         "{\"event\":\"device\",\"name\":\"NVIDIA H200\",\"compute_capability\":\"9.0\",\"l2_bytes\":52428800,"
         "\"memory_bytes\":150754820096,\"sm_clock_max_mhz\":1980,\"nvml\":false}\n" +
         std::string("{\"event\":\"check\",\"seed\":0,\"passed\":true,\"outputs\":[]}\n") +
-        fmt::format("{{\"event\":\"timing\",\"samples\":25,\"median_s\":{0},\"q1_s\":{0},\"q3_s\":{0},\"mean_s\":{0},"
-                    "\"min_s\":{0},\"max_s\":{0},\"relative_stdev\":0.004,\"gpu_seconds\":0.05,\"stop_reason\":"
-                    "\"noise\",\"cold\":true,\"input_sets\":1,\"device_wide_median_s\":{0},\"sm_clock_mean_mhz\":"
-                    "1980,\"throttled_samples_discarded\":0}}\n",
-                    median) +
+        fmt::format(
+            "{{\"event\":\"timing\",\"samples\":25,\"median_s\":{0},\"q1_s\":{0},\"q3_s\":{0},\"mean_s\":{0},"
+            "\"min_s\":{0},\"max_s\":{0},\"relative_stdev\":0.004,\"gpu_seconds\":0.05,\"stop_reason\":"
+            "\"noise\",\"cold\":true,\"input_sets\":1,\"device_wide_median_s\":{0},\"sm_clock_mean_mhz\":"
+            "1980,\"throttled_samples_discarded\":0}}\n",
+            median) +
         "{\"event\":\"done\",\"ok\":true}\n";
     return result;
   }
@@ -74,7 +75,8 @@ class CountingGenerator : public agents::CandidateGenerator {
   Result<agents::GeneratedCandidate> Generate(const agents::GenerationRequest& request) override {
     agents::GeneratedCandidate candidate;
     candidate.outcome = agents::GenerationOutcome::kSource;
-    candidate.source = fmt::format("static const int kVariant = {};\nextern \"C\" void saxpy() {{}}\n", ++count_);
+    candidate.source =
+        fmt::format("static const int kVariant = {};\nextern \"C\" void saxpy() {{}}\n", ++count_);
     candidate.reason = fmt::format("variant {} of n{}", count_, request.parent_id);
     return candidate;
   }
@@ -110,17 +112,20 @@ int Main(int argc, char** argv) {
     return 1;
   }
   double per_evaluation = seconds / static_cast<double>(state->usage.evaluations);
-  fmt::print("kopt optimize orchestration overhead ({} evaluations, mcts, fake instant nvcc / runner / "
-             "generator)\n\n",
-             state->usage.evaluations);
+  fmt::print(
+      "kopt optimize orchestration overhead ({} evaluations, mcts, fake instant nvcc / runner / "
+      "generator)\n\n",
+      state->usage.evaluations);
   fmt::print("| measure | value |\n|---|---|\n");
   fmt::print("| whole run | {:.3f} s |\n", seconds);
   fmt::print("| overhead per evaluation | {:.2f} ms |\n", per_evaluation * 1e3);
   for (double evaluation : {0.41, 0.59, 3.0}) {
-    fmt::print("| share of a {:.2f} s evaluation | {:.2f} % |\n", evaluation, 100 * per_evaluation / evaluation);
+    fmt::print("| share of a {:.2f} s evaluation | {:.2f} % |\n", evaluation,
+               100 * per_evaluation / evaluation);
   }
-  fmt::print("\n0.41 s: a warm-cache kopt-runner child on the H200 with no compile (the cheapest real evaluation); "
-             "0.59 s: a cold one; 3.0 s: with a typical nvcc compile.\n");
+  fmt::print(
+      "\n0.41 s: a warm-cache kopt-runner child on the H200 with no compile (the cheapest real evaluation); "
+      "0.59 s: a cold one; 3.0 s: with a typical nvcc compile.\n");
   fs::remove_all(workspace);
   return 0;
 }
@@ -128,4 +133,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace kopt
 
-int main(int argc, char** argv) { return kopt::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return kopt::Main(argc, argv);
+}

@@ -11,8 +11,7 @@ LlmGenerator::LlmGenerator(llm::ChatClient& client, std::string prompt_directory
 
 Result<ProgrammerRequest> LlmGenerator::BuildRequest(const GenerationRequest& request) const {
   switch (request.mode) {
-    case GenerationMode::kInitial:
-      return BuildGenerateRequest(prompt_directory_, task_);
+    case GenerationMode::kInitial: return BuildGenerateRequest(prompt_directory_, task_);
     case GenerationMode::kRepair: {
       RepairInput input;
       input.previous_source = request.parent_source;

@@ -36,7 +36,8 @@ ProgrammerTask Task() {
   ProgrammerTask task;
   task.name = "saxpy";
   task.entry_point = "saxpy";
-  task.entry_signature = "extern \"C\" void saxpy(const float* x, float* y, float a, int n, cudaStream_t stream);";
+  task.entry_signature =
+      "extern \"C\" void saxpy(const float* x, float* y, float a, int n, cudaStream_t stream);";
   task.task_toml = "[task]\nname = \"saxpy\"\n";
   task.reference_source = "// reference\n";
   task.architecture = "sm_90a";
@@ -50,8 +51,9 @@ std::string PromptDirectory() {
 }
 
 TEST(LlmGeneratorTest, AnAnswerWithCodeBecomesTheCandidate) {
-  FakeChat chat({std::string("Here:\n```cuda\nextern \"C\" void saxpy(const float* x, float* y, float a, int n, "
-                             "cudaStream_t stream) {}\n```\n")});
+  FakeChat chat(
+      {std::string("Here:\n```cuda\nextern \"C\" void saxpy(const float* x, float* y, float a, int n, "
+                   "cudaStream_t stream) {}\n```\n")});
   LlmGenerator generator(chat, PromptDirectory(), Task());
   GenerationRequest request;
   request.mode = GenerationMode::kOptimize;
@@ -85,7 +87,8 @@ TEST(LlmGeneratorTest, ARepairCarriesTheCompilerOutput) {
 }
 
 TEST(LlmGeneratorTest, ProseIsNoCodeAndAnEndpointErrorIsTheStatus) {
-  FakeChat chat({std::string("I cannot help with that."), Result<std::string>(Unavailable("connection refused"))});
+  FakeChat chat(
+      {std::string("I cannot help with that."), Result<std::string>(Unavailable("connection refused"))});
   LlmGenerator generator(chat, PromptDirectory(), Task());
   GenerationRequest request;
   request.mode = GenerationMode::kInitial;

@@ -26,9 +26,10 @@ Result<std::optional<GenerationMode>> ReadMode(const std::string& file, const to
   if (*text == "any") return std::optional<GenerationMode>();
   std::optional<GenerationMode> mode = ParseGenerationMode(*text);
   if (!mode.has_value()) {
-    return InvalidInput(fmt::format("{}: answer.mode: \"{}\" is not a mode; expected initial, repair, "
-                                    "optimize or any",
-                                    Where(file, *node), *text));
+    return InvalidInput(
+        fmt::format("{}: answer.mode: \"{}\" is not a mode; expected initial, repair, "
+                    "optimize or any",
+                    Where(file, *node), *text));
   }
   return std::optional<GenerationMode>(*mode);
 }
@@ -46,9 +47,10 @@ Result<ScriptedAnswer> ReadAnswer(const std::string& directory, const std::strin
   std::optional<std::string> source_file = answer["file"].value<std::string>();
   std::optional<std::string> response_file = answer["response"].value<std::string>();
   if (source_file.has_value() == response_file.has_value()) {
-    return InvalidInput(fmt::format("{}: answer: expected exactly one of file = \"x.cu\" or "
-                                    "response = \"x.md\"",
-                                    Where(file, answer)));
+    return InvalidInput(
+        fmt::format("{}: answer: expected exactly one of file = \"x.cu\" or "
+                    "response = \"x.md\"",
+                    Where(file, answer)));
   }
   result.is_response = response_file.has_value();
   result.path = (fs::path(directory) / (source_file ? *source_file : *response_file)).string();
@@ -68,12 +70,14 @@ Result<std::vector<ScriptedAnswer>> LoadManifest(const std::string& directory, c
   }
   const toml::array* answers = root["answer"].as_array();
   if (answers == nullptr) {
-    return InvalidInput(fmt::format("{}: expected [[answer]] tables (docs/optimize.md, \"Scripted runs\")", file));
+    return InvalidInput(
+        fmt::format("{}: expected [[answer]] tables (docs/optimize.md, \"Scripted runs\")", file));
   }
   std::vector<ScriptedAnswer> result;
   for (const toml::node& node : *answers) {
     const toml::table* answer = node.as_table();
-    if (answer == nullptr) return InvalidInput(fmt::format("{}: answer: expected a table", Where(file, node)));
+    if (answer == nullptr)
+      return InvalidInput(fmt::format("{}: answer: expected a table", Where(file, node)));
     KOPT_ASSIGN_OR_RETURN(ScriptedAnswer read, ReadAnswer(directory, file, *answer));
     result.push_back(std::move(read));
   }
@@ -105,18 +109,20 @@ bool Accepts(const ScriptedAnswer& answer, GenerationMode mode) {
 Result<std::vector<ScriptedAnswer>> LoadScript(const std::string& directory) {
   std::error_code error;
   if (!fs::is_directory(directory, error)) {
-    return NotFound(fmt::format("{}: not a directory (--script expects a directory of .cu files or a "
-                                "script.toml)",
-                                directory));
+    return NotFound(
+        fmt::format("{}: not a directory (--script expects a directory of .cu files or a "
+                    "script.toml)",
+                    directory));
   }
   std::string manifest = (fs::path(directory) / "script.toml").string();
   Result<std::vector<ScriptedAnswer>> answers =
       fs::exists(manifest) ? LoadManifest(directory, manifest) : LoadSourceFiles(directory);
   if (!answers.ok()) return answers.status();
   if (answers->empty()) {
-    return InvalidInput(fmt::format("{}: no answers: expected *.cu files or a script.toml with [[answer]] "
-                                    "tables",
-                                    directory));
+    return InvalidInput(
+        fmt::format("{}: no answers: expected *.cu files or a script.toml with [[answer]] "
+                    "tables",
+                    directory));
   }
   return answers;
 }

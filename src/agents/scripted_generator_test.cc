@@ -16,8 +16,9 @@ using ::testing::HasSubstr;
 class ScriptedGeneratorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = fs::temp_directory_path() /
-                 ("kopt_scripted_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    directory_ =
+        fs::temp_directory_path() /
+        ("kopt_scripted_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(directory_);
     fs::create_directories(directory_);
   }
@@ -94,7 +95,8 @@ TEST_F(ScriptedGeneratorTest, ABadScriptNamesTheFileLineAndKey) {
   Write("script.toml", "[[answer]]\nmode = \"optimise\"\nfile = \"x.cu\"\n");
   Result<std::vector<ScriptedAnswer>> bad_mode = LoadScript(directory_.string());
   ASSERT_FALSE(bad_mode.ok());
-  EXPECT_THAT(bad_mode.status().message(), HasSubstr("script.toml:2: answer.mode: \"optimise\" is not a mode"));
+  EXPECT_THAT(bad_mode.status().message(),
+              HasSubstr("script.toml:2: answer.mode: \"optimise\" is not a mode"));
 
   Write("script.toml", "[[answer]]\nfile = \"x.cu\"\nresponse = \"y.md\"\n");
   Result<std::vector<ScriptedAnswer>> both = LoadScript(directory_.string());

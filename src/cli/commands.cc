@@ -203,7 +203,8 @@ Result<std::vector<int>> ParseDevices(const std::string& text) {
     std::string item = text.substr(start, end - start);
     std::optional<long long> ordinal = ParseInteger(item);
     if (!ordinal || *ordinal < 0 || *ordinal > 1024) {
-      return InvalidInput("--devices: \"" + text + "\": expected CUDA ordinals separated by commas, e.g. 0,1");
+      return InvalidInput("--devices: \"" + text +
+                          "\": expected CUDA ordinals separated by commas, e.g. 0,1");
     }
     devices.push_back(static_cast<int>(*ordinal));
     start = end + 1;
@@ -232,7 +233,8 @@ Status ResolveOptimizeCommandLine(OptimizeCommandLine& line, CLI::App& command) 
   KOPT_ASSIGN_OR_RETURN(settings.generator, agents::ParseGeneratorKind(line.generator));
   KOPT_ASSIGN_OR_RETURN(settings.search, ParseSearchPolicyKind(line.search));
   std::optional<Objective> objective = ParseObjective(line.objective);
-  if (!objective) return InvalidInput("--objective: \"" + line.objective + "\": expected time or time+energy");
+  if (!objective)
+    return InvalidInput("--objective: \"" + line.objective + "\": expected time or time+energy");
   settings.objective = *objective;
   if (settings.objective == Objective::kTimeEnergy) settings.measure.energy = true;
   KOPT_ASSIGN_OR_RETURN(settings.feedback, ParseFeedbackMode(line.feedback));
@@ -256,23 +258,29 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
       ->capture_default_str();
   command.add_option("--script", settings.script_directory,
                      "Scripted generator: directory of .cu files or a script.toml (docs/optimize.md)");
-  command.add_option("--search", line->search, "Search policy: mcts, greedy, beam or random")->capture_default_str();
-  command.add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")
+  command.add_option("--search", line->search, "Search policy: mcts, greedy, beam or random")
+      ->capture_default_str();
+  command
+      .add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")
       ->capture_default_str();
   command.add_option("--feedback", line->feedback, "What the generator is shown: diagnosis, raw or none")
       ->capture_default_str();
-  command.add_flag("!--no-profile", settings.profile, "Do not profile candidates (no feedback for the generator)");
+  command.add_flag("!--no-profile", settings.profile,
+                   "Do not profile candidates (no feedback for the generator)");
   command.add_option("--max-evaluations", line->max_evaluations, "Stop after this many evaluations")
       ->capture_default_str();
   command.add_option("--max-seconds", line->max_seconds, "Stop after this much wall time, seconds");
-  command.add_option("--max-gpu-seconds", line->max_gpu_seconds, "Stop after this much GPU child time, seconds");
+  command.add_option("--max-gpu-seconds", line->max_gpu_seconds,
+                     "Stop after this much GPU child time, seconds");
   command.add_option("--max-llm-cost", line->max_llm_cost, "Stop after this LLM cost, USD");
   command.add_option("--max-llm-tokens", line->max_llm_tokens, "Stop after this many LLM tokens");
-  command.add_option("--seed", line->seed, "The run's seed (search and check seeds; default: random, stored)")
+  command
+      .add_option("--seed", line->seed, "The run's seed (search and check seeds; default: random, stored)")
       ->check(CLI::NonNegativeNumber);
   command.add_option("--devices", line->devices, "CUDA ordinals to use, e.g. 0,1 (one evaluation per GPU)")
       ->capture_default_str();
-  command.add_option("--resume", line->resume, "Continue run RUN of the workspace")->check(CLI::NonNegativeNumber);
+  command.add_option("--resume", line->resume, "Continue run RUN of the workspace")
+      ->check(CLI::NonNegativeNumber);
   command.add_option("--llm-config", settings.llm_config_path, "LLM configuration (TOML, docs/llm.md)");
   command.add_option("--llm-record", settings.llm_record_path, "Record the LLM exchanges to this transcript");
   command.add_option("--llm-replay", settings.llm_replay_path, "Serve the LLM answers from this transcript");
@@ -301,9 +309,11 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
 std::function<Status()> DeclareReport(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<ReportOptions>();
   auto run = std::make_shared<long long>(-1);
-  command.add_option("run", *run, "Run id (default: the newest kopt optimize run)")->check(CLI::NonNegativeNumber);
+  command.add_option("run", *run, "Run id (default: the newest kopt optimize run)")
+      ->check(CLI::NonNegativeNumber);
   command.add_option("--workspace,-w", options->workspace, "Workspace directory")->capture_default_str();
-  command.add_option("--format,-f", options->format, "Output format: term, md, json or html")->capture_default_str();
+  command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
+      ->capture_default_str();
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
   return [options, run]() {
     if (*run >= 0) options->run = *run;
@@ -318,7 +328,8 @@ const std::vector<Command>& CommandTable() {
       {"gpus", "List the GPU specification table and the GPUs of this machine", DeclareGpus},
       {"rules", "List the micro-profiling tools: inputs, thresholds, triggers", DeclareRules},
       {"bench", "Verify and time candidate kernels against a task's reference", DeclareBench},
-      {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat", DeclareOptimize},
+      {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat",
+       DeclareOptimize},
       {"report", "Render a stored kopt optimize run", DeclareReport},
   };
   return kCommands;

@@ -8,7 +8,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(TextDiffTest, EqualTextsHaveNoDiff) { EXPECT_EQ(UnifiedDiff("a\nb\n", "a\nb\n", "x", "y"), ""); }
+TEST(TextDiffTest, EqualTextsHaveNoDiff) {
+  EXPECT_EQ(UnifiedDiff("a\nb\n", "a\nb\n", "x", "y"), "");
+}
 
 TEST(TextDiffTest, AChangedLineIsOneRemovalAndOneAddition) {
   std::string before = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";

@@ -41,10 +41,10 @@ class CandidateProfiler {
 
 struct NcuProfilerSettings {
   std::string task_directory;
-  std::string work_directory;  // where bundles go: <work>/<name>/ (kept)
+  std::string work_directory;   // where bundles go: <work>/<name>/ (kept)
   std::string cache_directory;  // the compiler's cache (the measurement's: <workspace>/compile-cache)
-  std::string architecture;    // "sm_90a"
-  std::string runner_program;  // kopt-runner
+  std::string architecture;     // "sm_90a"
+  std::string runner_program;   // kopt-runner
   std::string section_set = "full";
   long long launch_count = 8;  // kernels profiled at most per candidate
   double timeout_seconds = 600;

@@ -24,18 +24,27 @@ class NcuCandidateProfiler : public CandidateProfiler {
  public:
   NcuCandidateProfiler(NcuProfilerSettings settings, CommandRunner& runner, TaskSpec task,
                        std::unique_ptr<Compiler> compiler)
-      : settings_(std::move(settings)), runner_(runner), task_(std::move(task)), compiler_(std::move(compiler)) {}
+      : settings_(std::move(settings)),
+        runner_(runner),
+        task_(std::move(task)),
+        compiler_(std::move(compiler)) {}
 
-  Result<Profile> ProfileCandidate(const CandidateProfileRequest& request, std::vector<std::string>& notes) override {
+  Result<Profile> ProfileCandidate(const CandidateProfileRequest& request,
+                                   std::vector<std::string>& notes) override {
     fs::path directory = fs::path(settings_.work_directory) / request.name;
     std::error_code error;
     fs::create_directories(directory, error);
-    if (error) return Unavailable(fmt::format("{}: cannot create the profile directory: {}", directory.string(), error.message()));
+    if (error)
+      return Unavailable(
+          fmt::format("{}: cannot create the profile directory: {}", directory.string(), error.message()));
     std::string source_path = (directory / "candidate.cu").string();
     KOPT_RETURN_IF_ERROR(WriteFileAtomically(source_path, request.source));
     KOPT_ASSIGN_OR_RETURN(CompileResult compiled, compiler_->Compile(task_, source_path));
-    if (!compiled.Ok()) return WorkFailed(fmt::format("{}: does not compile for profiling: {}", request.name, compiled.message));
-    KOPT_ASSIGN_OR_RETURN(std::string request_path, WriteRequest(directory, compiled.library_path, request.device));
+    if (!compiled.Ok())
+      return WorkFailed(
+          fmt::format("{}: does not compile for profiling: {}", request.name, compiled.message));
+    KOPT_ASSIGN_OR_RETURN(std::string request_path,
+                          WriteRequest(directory, compiled.library_path, request.device));
     CollectionOptions collection;
     collection.section_set = settings_.section_set;
     collection.launch_count = settings_.launch_count;
@@ -57,7 +66,8 @@ class NcuCandidateProfiler : public CandidateProfiler {
     plan.seeds = {1};
     RunnerRequestOptions options;
     options.check = true;
-    KOPT_ASSIGN_OR_RETURN(nlohmann::json request, BuildRunnerRequest(measure, plan, library, library, options));
+    KOPT_ASSIGN_OR_RETURN(nlohmann::json request,
+                          BuildRunnerRequest(measure, plan, library, library, options));
     request["check_variants"] = nlohmann::json::array();
     std::string path = (directory / "profile_request.json").string();
     KOPT_RETURN_IF_ERROR(WriteFileAtomically(path, request.dump(1)));

@@ -23,9 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr size_t kRepairTextLimit = 6000;   // characters of compiler / failure text a repair is shown
-constexpr size_t kMemoryNoteBytes = 1500;   // search-memory notes per generation
-constexpr int kExhaustedInARow = 3;         // generator "nothing left" answers that end a run
+constexpr size_t kRepairTextLimit = 6000;  // characters of compiler / failure text a repair is shown
+constexpr size_t kMemoryNoteBytes = 1500;  // search-memory notes per generation
+constexpr int kExhaustedInARow = 3;        // generator "nothing left" answers that end a run
 
 double SteadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -46,18 +46,15 @@ double NoiseFraction(const runner::TimingEvent& timing) {
 NodeStatus StatusForFailure(FailureKind kind) {
   switch (kind) {
     case FailureKind::kCompileError:
-    case FailureKind::kMissingEntryPoint:
-      return NodeStatus::kFailedCompile;
+    case FailureKind::kMissingEntryPoint: return NodeStatus::kFailedCompile;
     case FailureKind::kUnwrittenOutput:
     case FailureKind::kWrongOutput:
     case FailureKind::kPrecisionLoss:
     case FailureKind::kConstantOutput:
     case FailureKind::kInputMutated:
     case FailureKind::kStaleOutput:
-    case FailureKind::kSideStream:
-      return NodeStatus::kFailedCheck;
-    case FailureKind::kSuspectFast:
-      return NodeStatus::kRejected;
+    case FailureKind::kSideStream: return NodeStatus::kFailedCheck;
+    case FailureKind::kSuspectFast: return NodeStatus::kRejected;
     case FailureKind::kLoadError:
     case FailureKind::kCrash:
     case FailureKind::kTimeout:
@@ -65,13 +62,14 @@ NodeStatus StatusForFailure(FailureKind kind) {
     case FailureKind::kOutOfMemory:
     case FailureKind::kLaunchFailure:
     case FailureKind::kTooManyResources:
-    case FailureKind::kDeviceUnavailable:
-      return NodeStatus::kFailedRun;
+    case FailureKind::kDeviceUnavailable: return NodeStatus::kFailedRun;
   }
   return NodeStatus::kFailedRun;
 }
 
-std::string FormatSeconds(double seconds) { return fmt::format("{:.4g} µs", seconds * 1e6); }
+std::string FormatSeconds(double seconds) {
+  return fmt::format("{:.4g} µs", seconds * 1e6);
+}
 
 // The node's evaluation from its measurement; `record` gets the verdict's text.
 Evaluation EvaluationOf(const MeasurementEntry& entry, NodeRecord& record) {
@@ -229,7 +227,8 @@ Status OptimizationRun::OpenSessions() {
     measure.device = device;
     measure.seed = state_.seed;  // the same check seeds on every device and on resume
     KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(state_.task_directory));
-    Result<std::unique_ptr<MeasureSession>> session = MeasureSession::Open(measure, environment_.measure, std::move(task));
+    Result<std::unique_ptr<MeasureSession>> session =
+        MeasureSession::Open(measure, environment_.measure, std::move(task));
     if (!session.ok()) return session.status();
     sessions_.push_back(std::move(*session));
   }
@@ -239,11 +238,13 @@ Status OptimizationRun::OpenSessions() {
   state_.task_flops = task.flops.value_or(0);
   state_.task_min_bytes = task.min_bytes;
   if (environment_.make_profiler && settings_.profile && settings_.feedback != FeedbackMode::kNone) {
-    Result<std::unique_ptr<CandidateProfiler>> profiler = environment_.make_profiler(sessions_.front()->architecture());
+    Result<std::unique_ptr<CandidateProfiler>> profiler =
+        environment_.make_profiler(sessions_.front()->architecture());
     if (profiler.ok()) {
       profiler_ = std::move(*profiler);
     } else {
-      state_.notes.push_back("no profiles, so optimize children get no feedback: " + profiler.status().message());
+      state_.notes.push_back("no profiles, so optimize children get no feedback: " +
+                             profiler.status().message());
     }
   }
   return Status::Ok();
@@ -255,7 +256,8 @@ std::string OptimizationRun::SourceOf(NodeId node) const {
   if (found != sources_.end()) return found->second;
   const std::string& hash = state_.record(node).source_hash;
   if (hash.empty()) return "";
-  Result<std::string> text = ReadWholeFile((fs::path(workspace_->directory()) / "candidates" / (hash + ".cu")).string());
+  Result<std::string> text =
+      ReadWholeFile((fs::path(workspace_->directory()) / "candidates" / (hash + ".cu")).string());
   return text.ok() ? *text : "";
 }
 
@@ -295,7 +297,8 @@ std::optional<std::string> OptimizationRun::BudgetStop(int64_t in_flight) const 
     return fmt::format("max_evaluations ({}) reached", *budget.max_evaluations);
   }
   double wall = wall_before_ + (Now() - started_at_);
-  if (budget.max_seconds && wall >= *budget.max_seconds) return fmt::format("max_seconds ({:g} s) reached", *budget.max_seconds);
+  if (budget.max_seconds && wall >= *budget.max_seconds)
+    return fmt::format("max_seconds ({:g} s) reached", *budget.max_seconds);
   if (budget.max_gpu_seconds && usage.gpu_seconds >= *budget.max_gpu_seconds) {
     return fmt::format("max_gpu_seconds ({:g} s) reached", *budget.max_gpu_seconds);
   }
@@ -331,7 +334,8 @@ Status OptimizationRun::MeasureReference() {
   Evaluation evaluation = EvaluationOf(entry, record);
   record.device = settings_.devices.front();
   state_.usage.gpu_seconds += entry.measure_seconds;
-  if (evaluation.status == NodeStatus::kRejected) evaluation.status = NodeStatus::kVerified;  // no floor for the reference
+  if (evaluation.status == NodeStatus::kRejected)
+    evaluation.status = NodeStatus::kVerified;  // no floor for the reference
   KOPT_RETURN_IF_ERROR(state_.tree.Record(0, evaluation));
   state_.reference_time_s = state_.tree.reference_time_s();
   if (evaluation.status != NodeStatus::kVerified) {
@@ -385,7 +389,8 @@ agents::GenerationRequest OptimizationRun::BuildRequest(NodeId node) const {
   const SearchNode& parent_node = state_.tree.node(parent);
   request.parent_source = SourceOf(parent);
   request.reference_time_seconds = state_.reference_time_s;
-  if (std::optional<NodeId> best = state_.tree.BestNode()) request.best_time_seconds = state_.tree.node(*best).time_s;
+  if (std::optional<NodeId> best = state_.tree.BestNode())
+    request.best_time_seconds = state_.tree.node(*best).time_s;
   if (parent_node.verified()) request.parent_time_seconds = parent_node.time_s;
   if (request.mode == GenerationMode::kRepair) {
     if (parent_node.status == NodeStatus::kFailedCompile) {
@@ -404,7 +409,8 @@ agents::GenerationRequest OptimizationRun::BuildRequest(NodeId node) const {
   }
   if (request.mode == GenerationMode::kOptimize) {
     request.feedback_text = parent_record.feedback_text;
-    if (request.feedback_text.empty() && settings_.feedback != FeedbackMode::kNone && !parent_record.profile_note.empty()) {
+    if (request.feedback_text.empty() && settings_.feedback != FeedbackMode::kNone &&
+        !parent_record.profile_note.empty()) {
       request.feedback_text = "(no profile: " + parent_record.profile_note + ")";
     }
   }
@@ -412,7 +418,8 @@ agents::GenerationRequest OptimizationRun::BuildRequest(NodeId node) const {
   if (notes.ok()) {
     for (const MemoryNote& note : *notes) {
       request.memory_notes.push_back(fmt::format("[{}{}] {}", MemoryNoteKindName(note.kind),
-                                                 note.count > 1 ? fmt::format(" ×{}", note.count) : "", note.text));
+                                                 note.count > 1 ? fmt::format(" ×{}", note.count) : "",
+                                                 note.text));
     }
   }
   return request;
@@ -423,11 +430,13 @@ void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_
   if (record.profiled) return;
   record.profiled = true;  // once, even when it fails (the note says why)
   if (profiler_ == nullptr || !settings_.profile) {
-    record.profile_note = settings_.profile ? "no profiler on this machine" : "profiling is off (--no-profile)";
+    record.profile_note =
+        settings_.profile ? "no profiler on this machine" : "profiling is off (--no-profile)";
     return;
   }
   CandidateProfileRequest request;
-  request.name = fmt::format("run{}_{}", state_.run_id, node == 0 ? std::string("reference") : fmt::format("n{}", node));
+  request.name =
+      fmt::format("run{}_{}", state_.run_id, node == 0 ? std::string("reference") : fmt::format("n{}", node));
   request.source = SourceOf(node);
   request.device = settings_.devices[device_index];
   std::vector<std::string> notes;
@@ -480,12 +489,12 @@ void OptimizationRun::RememberOutcome(NodeId node) {
       if (!base) return;
       double ratio = search_node.time_s > 0 ? state_.tree.node(*base).time_s / search_node.time_s : 0;
       note.kind = state_.tree.Improved(node) ? MemoryNoteKind::kHelped : MemoryNoteKind::kHurt;
-      note.text = fmt::format("{}: {:.2f}x vs its parent ({} → {})", change, ratio,
-                              FormatSeconds(state_.tree.node(*base).time_s), FormatSeconds(search_node.time_s));
+      note.text =
+          fmt::format("{}: {:.2f}x vs its parent ({} → {})", change, ratio,
+                      FormatSeconds(state_.tree.node(*base).time_s), FormatSeconds(search_node.time_s));
       break;
     }
-    case NodeStatus::kFailedCompile:
-      return;  // remembered once a repair fixes it (above)
+    case NodeStatus::kFailedCompile: return;  // remembered once a repair fixes it (above)
     case NodeStatus::kFailedCheck:
       note.kind = MemoryNoteKind::kFailedCheck;
       note.text = fmt::format("{}: {}: {}", change, record.failure_kind, Abbreviate(record.message, 200));
@@ -494,8 +503,7 @@ void OptimizationRun::RememberOutcome(NodeId node) {
       note.kind = MemoryNoteKind::kRejectedCheat;
       note.text = fmt::format("{}: {}", change, Abbreviate(record.message, 200));
       break;
-    default:
-      return;
+    default: return;
   }
   Status recorded = memory_->Record(note);
   if (!recorded.ok()) state_.notes.push_back("search memory: " + recorded.message());
@@ -542,7 +550,8 @@ Status OptimizationRun::EvaluateNode(NodeId node, size_t device_index, std::uniq
     candidate = std::move(*given);
   } else {
     NodeId parent = state_.tree.node(node).parent.value_or(0);
-    if (state_.tree.node(node).mode == GenerationMode::kOptimize && settings_.feedback != FeedbackMode::kNone) {
+    if (state_.tree.node(node).mode == GenerationMode::kOptimize &&
+        settings_.feedback != FeedbackMode::kNone) {
       ProfileNode(parent, device_index, lock);
     }
     agents::GenerationRequest request = BuildRequest(node);
@@ -553,9 +562,10 @@ Status OptimizationRun::EvaluateNode(NodeId node, size_t device_index, std::uniq
     state_.record(node).generation_seconds = Now() - started;
     if (!generated.ok()) {
       if (generated.status().kind() == ErrorKind::kUnavailable) {
-        Stop(RunStatus::kPaused, fmt::format("paused: the generator is unavailable: {}; continue with kopt optimize "
-                                             "--resume {}",
-                                             generated.status().message(), state_.run_id));
+        Stop(RunStatus::kPaused,
+             fmt::format("paused: the generator is unavailable: {}; continue with kopt optimize "
+                         "--resume {}",
+                         generated.status().message(), state_.run_id));
         return Status::Ok();
       }
       return generated.status();
@@ -569,7 +579,8 @@ Status OptimizationRun::EvaluateNode(NodeId node, size_t device_index, std::uniq
   generated_record.llm_output_tokens = candidate.output_tokens;
   generated_record.llm_cost_usd = candidate.cost_usd;
   for (const agents::PromptRecord& prompt : candidate.prompts) {
-    generated_record.prompt_ids.push_back(fmt::format("{} v{} {}", prompt.id, prompt.version, prompt.text_sha256));
+    generated_record.prompt_ids.push_back(
+        fmt::format("{} v{} {}", prompt.id, prompt.version, prompt.text_sha256));
   }
   state_.usage.llm_input_tokens += candidate.input_tokens;
   state_.usage.llm_output_tokens += candidate.output_tokens;
@@ -591,7 +602,8 @@ Status OptimizationRun::EvaluateNode(NodeId node, size_t device_index, std::uniq
     Finish(node, evaluation);
     if (exhausted) {
       (void)state_.tree.Close(node, CloseReason::kCaller);
-      if (exhausted_in_a_row_ >= kExhaustedInARow) Stop(RunStatus::kFinished, "generator exhausted: " + candidate.message);
+      if (exhausted_in_a_row_ >= kExhaustedInARow)
+        Stop(RunStatus::kFinished, "generator exhausted: " + candidate.message);
     }
     return Status::Ok();
   }
@@ -680,7 +692,8 @@ Result<RunState> OptimizationRun::Run() {
     Worker(0);
   } else {
     std::vector<std::thread> workers;
-    for (size_t index = 0; index < settings_.devices.size(); ++index) workers.emplace_back([this, index] { Worker(index); });
+    for (size_t index = 0; index < settings_.devices.size(); ++index)
+      workers.emplace_back([this, index] { Worker(index); });
     for (std::thread& worker : workers) worker.join();
   }
   std::unique_lock lock(mutex_);
@@ -705,7 +718,8 @@ Result<RunState> OptimizationRun::Run() {
   }
   std::optional<NodeId> best = state_.tree.BestNode();
   if (best.has_value()) {
-    Result<std::string> written = workspace_->WriteArtifact(fmt::format("runs/{}/best.cu", state_.run_id), SourceOf(*best));
+    Result<std::string> written =
+        workspace_->WriteArtifact(fmt::format("runs/{}/best.cu", state_.run_id), SourceOf(*best));
     if (!written.ok()) state_.notes.push_back("could not write best.cu: " + written.status().message());
   }
   if (state_.status == RunStatus::kRunning) state_.status = RunStatus::kFinished;
@@ -717,12 +731,9 @@ Result<RunState> OptimizationRun::Run() {
 
 std::string_view FeedbackModeName(FeedbackMode mode) {
   switch (mode) {
-    case FeedbackMode::kDiagnosis:
-      return "diagnosis";
-    case FeedbackMode::kRaw:
-      return "raw";
-    case FeedbackMode::kNone:
-      return "none";
+    case FeedbackMode::kDiagnosis: return "diagnosis";
+    case FeedbackMode::kRaw: return "raw";
+    case FeedbackMode::kNone: return "none";
   }
   return "unknown";
 }
@@ -731,24 +742,29 @@ Result<FeedbackMode> ParseFeedbackMode(std::string_view text) {
   for (FeedbackMode mode : {FeedbackMode::kDiagnosis, FeedbackMode::kRaw, FeedbackMode::kNone}) {
     if (text == FeedbackModeName(mode)) return mode;
   }
-  return InvalidInput(fmt::format("--feedback: \"{}\" is not a feedback mode; expected diagnosis, raw or none", text));
+  return InvalidInput(
+      fmt::format("--feedback: \"{}\" is not a feedback mode; expected diagnosis, raw or none", text));
 }
 
 Status ValidateBudget(const OptimizeBudget& budget) {
   auto refuse = [](const char* option, const std::string& value) {
-    return InvalidInput(fmt::format("{} {}: a budget of zero or less allows nothing; give a positive limit or "
-                                    "leave the option out for no limit",
-                                    option, value));
+    return InvalidInput(
+        fmt::format("{} {}: a budget of zero or less allows nothing; give a positive limit or "
+                    "leave the option out for no limit",
+                    option, value));
   };
-  if (budget.max_evaluations && *budget.max_evaluations <= 0) return refuse("--max-evaluations", std::to_string(*budget.max_evaluations));
-  if (budget.max_seconds && !(*budget.max_seconds > 0)) return refuse("--max-seconds", fmt::format("{:g}", *budget.max_seconds));
+  if (budget.max_evaluations && *budget.max_evaluations <= 0)
+    return refuse("--max-evaluations", std::to_string(*budget.max_evaluations));
+  if (budget.max_seconds && !(*budget.max_seconds > 0))
+    return refuse("--max-seconds", fmt::format("{:g}", *budget.max_seconds));
   if (budget.max_gpu_seconds && !(*budget.max_gpu_seconds > 0)) {
     return refuse("--max-gpu-seconds", fmt::format("{:g}", *budget.max_gpu_seconds));
   }
   if (budget.max_llm_cost_usd && !(*budget.max_llm_cost_usd > 0)) {
     return refuse("--max-llm-cost", fmt::format("{:g}", *budget.max_llm_cost_usd));
   }
-  if (budget.max_llm_tokens && *budget.max_llm_tokens <= 0) return refuse("--max-llm-tokens", std::to_string(*budget.max_llm_tokens));
+  if (budget.max_llm_tokens && *budget.max_llm_tokens <= 0)
+    return refuse("--max-llm-tokens", std::to_string(*budget.max_llm_tokens));
   return Status::Ok();
 }
 
@@ -764,9 +780,10 @@ Result<RunState> LoadRunState(const std::string& workspace_directory, int64_t ru
   std::string path = (fs::path(workspace_directory) / RunStatePath(run_id)).string();
   std::error_code error;
   if (!fs::exists(path, error)) {
-    return NotFound(fmt::format("{}: run {} has no optimize state (is it a kopt bench run, or another "
-                                "workspace? see --workspace)",
-                                path, run_id));
+    return NotFound(
+        fmt::format("{}: run {} has no optimize state (is it a kopt bench run, or another "
+                    "workspace? see --workspace)",
+                    path, run_id));
   }
   KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
   json document = json::parse(text, nullptr, false);
@@ -786,7 +803,8 @@ Result<int64_t> LatestOptimizeRun(const std::string& workspace_directory) {
       if (id && fs::exists(entry.path() / "optimize.json", error)) latest = std::max<int64_t>(latest, *id);
     }
   }
-  if (latest < 0) return NotFound(fmt::format("{}: no kopt optimize run in this workspace", workspace_directory));
+  if (latest < 0)
+    return NotFound(fmt::format("{}: no kopt optimize run in this workspace", workspace_directory));
   return latest;
 }
 

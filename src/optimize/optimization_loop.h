@@ -58,8 +58,8 @@ struct OptimizeProgress {
 };
 
 struct OptimizeEnvironment {
-  MeasureEnvironment measure;                        // command runner, GPU query, runner program
-  agents::CandidateGenerator* generator = nullptr;   // borrowed, required
+  MeasureEnvironment measure;                       // command runner, GPU query, runner program
+  agents::CandidateGenerator* generator = nullptr;  // borrowed, required
   // Makes the profiler once the architecture is known (the first session
   // resolved it); empty: no profiling. An error becomes a note, not a stop.
   std::function<Result<std::unique_ptr<CandidateProfiler>>(const std::string& architecture)> make_profiler;

@@ -33,7 +33,8 @@ std::string Candidate(const std::string& behaviour) {
   // The behaviour is also in the code: transpositions ignore comments.
   return "// FAKE_RUNNER: " + behaviour + "\nstatic const char kBehaviour[] = \"" + behaviour +
          "\";\n#include <cuda_runtime.h>\n__global__ void k() {}\n"
-         "extern \"C\" void saxpy(const float* x, const float* y, float* z, int n, float a, cudaStream_t s) {}\n";
+         "extern \"C\" void saxpy(const float* x, const float* y, float* z, int n, float a, cudaStream_t s) "
+         "{}\n";
 }
 
 // A generator whose answers are given in the test, one per call, by mode.
@@ -63,7 +64,9 @@ class ListGenerator : public agents::CandidateGenerator {
     candidate.reason = "test answer " + candidate.answer_id + " (" + behaviour + ")";
     return candidate;
   }
-  void MarkServed(const std::string& answer_id) override { next_ = std::max(next_, std::stoul(answer_id) + 1); }
+  void MarkServed(const std::string& answer_id) override {
+    next_ = std::max(next_, std::stoul(answer_id) + 1);
+  }
 
   std::vector<agents::GenerationRequest> requests;
 
@@ -75,9 +78,10 @@ class ListGenerator : public agents::CandidateGenerator {
 class OptimizationLoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    workspace_ = (fs::temp_directory_path() / ("kopt_loop_test_" + std::to_string(::getpid()) + "_" +
-                                               ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-                     .string();
+    workspace_ =
+        (fs::temp_directory_path() / ("kopt_loop_test_" + std::to_string(::getpid()) + "_" +
+                                      ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+            .string();
     fs::remove_all(workspace_);
     log_ = workspace_ + ".log";
     fs::remove(log_);
@@ -132,7 +136,8 @@ TEST_F(OptimizationLoopTest, FindsTheFastestCandidateAndWritesBestCu) {
   std::optional<NodeId> best = state->tree.BestNode();
   ASSERT_TRUE(best.has_value());
   EXPECT_DOUBLE_EQ(state->tree.node(*best).time_s, 30e-6);
-  Result<std::string> best_source = ReadWholeFile(workspace_ + "/runs/" + std::to_string(state->run_id) + "/best.cu");
+  Result<std::string> best_source =
+      ReadWholeFile(workspace_ + "/runs/" + std::to_string(state->run_id) + "/best.cu");
   ASSERT_TRUE(best_source.ok());
   EXPECT_THAT(*best_source, HasSubstr("timed_30"));
   // Greedy: the first child is an initial candidate; later ones optimize the best so far.
@@ -161,7 +166,8 @@ TEST_F(OptimizationLoopTest, FailuresBecomeRepairsWithTheFailureText) {
   Result<std::vector<MemoryNote>> notes = (*memory)->Notes("tiny_saxpy", "", 4000);
   ASSERT_TRUE(notes.ok());
   bool fix_noted = false;
-  for (const MemoryNote& note : *notes) fix_noted = fix_noted || note.kind == MemoryNoteKind::kCompileErrorFix;
+  for (const MemoryNote& note : *notes)
+    fix_noted = fix_noted || note.kind == MemoryNoteKind::kCompileErrorFix;
   EXPECT_TRUE(fix_noted);
 }
 
@@ -266,7 +272,9 @@ TEST_F(OptimizationLoopTest, ACorruptedStateFileIsNamedOnResume) {
   Result<RunState> state = Run(generator);
   ASSERT_TRUE(state.ok()) << state.status().message();
   std::string path = workspace_ + "/runs/" + std::to_string(state->run_id) + "/optimize.json";
-  ASSERT_TRUE(WriteFileAtomically(path, "{\"schema\": \"kopt.optimize.run\", \"schema_version\": 1, \"tree\": 5").ok());
+  ASSERT_TRUE(
+      WriteFileAtomically(path, "{\"schema\": \"kopt.optimize.run\", \"schema_version\": 1, \"tree\": 5")
+          .ok());
   settings_.resume_run = state->run_id;
   Result<RunState> resumed = Run(generator);
   ASSERT_FALSE(resumed.ok());

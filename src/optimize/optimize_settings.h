@@ -29,10 +29,11 @@ Result<FeedbackMode> ParseFeedbackMode(std::string_view text);
 // (InvalidInput: it would allow nothing).
 struct OptimizeBudget {
   std::optional<int64_t> max_evaluations = 20;  // candidates evaluated (generated + measured), seeds included
-  std::optional<double> max_seconds;            // wall time of the run, s (a resumed run counts its earlier time)
-  std::optional<double> max_gpu_seconds;        // kopt-runner children's wall time, s (measurement + profiling)
-  std::optional<double> max_llm_cost_usd;       // LLM cost, USD (calls whose model is not priced count 0 and are noted)
-  std::optional<int64_t> max_llm_tokens;        // LLM input + output tokens
+  std::optional<double> max_seconds;      // wall time of the run, s (a resumed run counts its earlier time)
+  std::optional<double> max_gpu_seconds;  // kopt-runner children's wall time, s (measurement + profiling)
+  std::optional<double>
+      max_llm_cost_usd;  // LLM cost, USD (calls whose model is not priced count 0 and are noted)
+  std::optional<int64_t> max_llm_tokens;  // LLM input + output tokens
 };
 
 // InvalidInput naming the option when a limit is 0 or negative.
@@ -51,7 +52,7 @@ struct OptimizeSettings {
   SearchSettings search_settings;  // search/search_policy.h defaults
   Objective objective = Objective::kTime;
   OptimizeBudget budget;
-  std::optional<uint64_t> seed;  // the run's seed: policy randomness and check seeds; else drawn and stored
+  std::optional<uint64_t> seed;    // the run's seed: policy randomness and check seeds; else drawn and stored
   std::vector<int> devices = {0};  // CUDA ordinals: one evaluation per GPU at a time
   std::optional<int64_t> resume_run;  // continue this run of the workspace
   FeedbackMode feedback = FeedbackMode::kDiagnosis;

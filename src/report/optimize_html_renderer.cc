@@ -24,20 +24,14 @@ constexpr int kBoxHeight = 20;
 
 const char* StatusColor(NodeStatus status) {
   switch (status) {
-    case NodeStatus::kVerified:
-      return "#4caf50";
-    case NodeStatus::kPending:
-      return "#bdbdbd";
-    case NodeStatus::kDuplicate:
-      return "#90a4ae";
-    case NodeStatus::kRejected:
-      return "#8e24aa";
-    case NodeStatus::kFailedGenerate:
-      return "#ffb74d";
+    case NodeStatus::kVerified: return "#4caf50";
+    case NodeStatus::kPending: return "#bdbdbd";
+    case NodeStatus::kDuplicate: return "#90a4ae";
+    case NodeStatus::kRejected: return "#8e24aa";
+    case NodeStatus::kFailedGenerate: return "#ffb74d";
     case NodeStatus::kFailedCompile:
     case NodeStatus::kFailedCheck:
-    case NodeStatus::kFailedRun:
-      return "#e57373";
+    case NodeStatus::kFailedRun: return "#e57373";
   }
   return "#bdbdbd";
 }
@@ -74,7 +68,9 @@ std::string TreeSvg(const RunState& state) {
   int max_depth = 0;
   for (int depth : placement.depth) max_depth = std::max(max_depth, depth);
   std::vector<NodeId> best_path = BestPath(state);
-  auto on_path = [&](NodeId id) { return std::find(best_path.begin(), best_path.end(), id) != best_path.end(); };
+  auto on_path = [&](NodeId id) {
+    return std::find(best_path.begin(), best_path.end(), id) != best_path.end();
+  };
   auto x = [&](NodeId id) { return 10 + placement.depth[static_cast<size_t>(id)] * kColumnWidth; };
   auto y = [&](NodeId id) { return 10 + placement.row[static_cast<size_t>(id)] * kRowHeight; };
   std::string svg = fmt::format(
@@ -84,9 +80,10 @@ std::string TreeSvg(const RunState& state) {
   for (const SearchNode& node : tree.nodes()) {
     if (!node.parent) continue;
     bool bold = on_path(node.id) && on_path(*node.parent);
-    svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#616161\" stroke-width=\"{}\"/>\n",
-                       x(*node.parent) + kBoxWidth, y(*node.parent) + kBoxHeight / 2, x(node.id),
-                       y(node.id) + kBoxHeight / 2, bold ? 3 : 1);
+    svg += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#616161\" stroke-width=\"{}\"/>\n",
+        x(*node.parent) + kBoxWidth, y(*node.parent) + kBoxHeight / 2, x(node.id),
+        y(node.id) + kBoxHeight / 2, bold ? 3 : 1);
   }
   for (const SearchNode& node : tree.nodes()) {
     std::string label = node.parent ? fmt::format("n{}", node.id) : "reference";
@@ -95,9 +92,9 @@ std::string TreeSvg(const RunState& state) {
     } else if (node.parent) {
       label += " " + std::string(NodeStatusName(node.status));
     }
-    std::string title = fmt::format("n{} {} {}: {}", node.id, GenerationModeName(node.mode), NodeStatusName(node.status),
-                                    state.record(node.id).message.empty() ? state.record(node.id).reason
-                                                                          : state.record(node.id).message);
+    std::string title = fmt::format(
+        "n{} {} {}: {}", node.id, GenerationModeName(node.mode), NodeStatusName(node.status),
+        state.record(node.id).message.empty() ? state.record(node.id).reason : state.record(node.id).message);
     svg += fmt::format(
         "<g><title>{}</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\" fill=\"{}\" "
         "stroke=\"{}\" stroke-width=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
@@ -108,7 +105,9 @@ std::string TreeSvg(const RunState& state) {
   return svg + "</svg>\n";
 }
 
-std::string Cell(const std::string& text) { return "<td>" + EscapeHtml(text) + "</td>"; }
+std::string Cell(const std::string& text) {
+  return "<td>" + EscapeHtml(text) + "</td>";
+}
 
 }  // namespace
 
@@ -120,16 +119,16 @@ std::string RenderOptimizeHtml(const OptimizeReportInput& input) {
       "</title><style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
       "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}pre{background:#f6f6f6;padding:8px;"
       "overflow-x:auto;font-size:12px}</style></head><body>\n";
-  html += fmt::format("<h1>kopt optimize: {} (run {})</h1>\n<p>{}{}</p>\n", EscapeHtml(state.task), state.run_id,
-                      EscapeHtml(std::string(RunStatusName(state.status))),
+  html += fmt::format("<h1>kopt optimize: {} (run {})</h1>\n<p>{}{}</p>\n", EscapeHtml(state.task),
+                      state.run_id, EscapeHtml(std::string(RunStatusName(state.status))),
                       state.stop_reason.empty() ? "" : ": " + EscapeHtml(state.stop_reason));
   std::optional<NodeId> best = state.tree.BestNode();
-  html += fmt::format("<p>Reference {:.4g} µs; best {}; GPU {}; {} evaluations, {:.1f} GPU-s, {} LLM tokens.</p>\n",
-                      state.reference_time_s * 1e6,
-                      best && *best != 0 ? fmt::format("n{} at {:.2f}×", *best, state.tree.BestSpeedup())
-                                         : "the reference",
-                      EscapeHtml(state.gpu), state.usage.evaluations, state.usage.gpu_seconds,
-                      state.usage.llm_input_tokens + state.usage.llm_output_tokens);
+  html += fmt::format(
+      "<p>Reference {:.4g} µs; best {}; GPU {}; {} evaluations, {:.1f} GPU-s, {} LLM tokens.</p>\n",
+      state.reference_time_s * 1e6,
+      best && *best != 0 ? fmt::format("n{} at {:.2f}×", *best, state.tree.BestSpeedup()) : "the reference",
+      EscapeHtml(state.gpu), state.usage.evaluations, state.usage.gpu_seconds,
+      state.usage.llm_input_tokens + state.usage.llm_output_tokens);
   html += "<h2>Search tree</h2>\n" + TreeSvg(state);
   std::vector<NodeId> path = BestPath(state);
   if (path.size() > 1) {
@@ -143,18 +142,22 @@ std::string RenderOptimizeHtml(const OptimizeReportInput& input) {
       auto before = input.sources.find(parent);
       auto after = input.sources.find(node.id);
       if (before != input.sources.end() && after != input.sources.end()) {
-        html += "<pre>" + EscapeHtml(UnifiedDiff(before->second, after->second, fmt::format("n{}", parent),
-                                                 fmt::format("n{}", node.id))) +
+        html += "<pre>" +
+                EscapeHtml(UnifiedDiff(before->second, after->second, fmt::format("n{}", parent),
+                                       fmt::format("n{}", node.id))) +
                 "</pre>\n";
       }
     }
   }
-  html += "<h2>Every node</h2>\n<table><tr><th>node</th><th>parent</th><th>mode</th><th>status</th><th>time "
-          "(µs)</th><th>note</th></tr>\n";
+  html +=
+      "<h2>Every node</h2>\n<table><tr><th>node</th><th>parent</th><th>mode</th><th>status</th><th>time "
+      "(µs)</th><th>note</th></tr>\n";
   for (const SearchNode& node : state.tree.nodes()) {
     const NodeRecord& record = state.record(node.id);
-    html += "<tr>" + Cell(fmt::format("n{}", node.id)) + Cell(node.parent ? fmt::format("n{}", *node.parent) : "-") +
-            Cell(std::string(GenerationModeName(node.mode))) + Cell(std::string(NodeStatusName(node.status))) +
+    html += "<tr>" + Cell(fmt::format("n{}", node.id)) +
+            Cell(node.parent ? fmt::format("n{}", *node.parent) : "-") +
+            Cell(std::string(GenerationModeName(node.mode))) +
+            Cell(std::string(NodeStatusName(node.status))) +
             Cell(node.verified() ? fmt::format("{:.4g}", node.time_s * 1e6) : "-") +
             Cell(record.message.empty() ? record.reason : record.message) + "</tr>\n";
   }

@@ -17,7 +17,9 @@ using report::MarkdownCode;
 using report::PadRight;
 using report::SanitizeForTerminal;
 
-std::string Time(double seconds) { return seconds > 0 ? FormatDuration(seconds * 1e9) : "-"; }
+std::string Time(double seconds) {
+  return seconds > 0 ? FormatDuration(seconds * 1e9) : "-";
+}
 
 std::string Speedup(const RunState& state, const SearchNode& node) {
   if (!node.verified() || node.time_s <= 0 || state.reference_time_s <= 0) return "-";
@@ -30,7 +32,9 @@ std::string StatusText(const SearchNode& node) {
   return text;
 }
 
-std::string ParentText(const SearchNode& node) { return node.parent ? fmt::format("n{}", *node.parent) : "-"; }
+std::string ParentText(const SearchNode& node) {
+  return node.parent ? fmt::format("n{}", *node.parent) : "-";
+}
 
 // The finding the parent's profile put first: what the generator acted on.
 std::string FindingActedOn(const RunState& state, const SearchNode& node) {
@@ -64,14 +68,14 @@ std::string CountsText(const Counts& counts) {
 
 std::string BudgetText(const RunState& state) {
   const RunUsage& usage = state.usage;
-  return fmt::format("{} evaluations, {:.1f} GPU-s, {} LLM tokens ({}{:.2f} USD), {:.1f} s wall", usage.evaluations,
-                     usage.gpu_seconds, usage.llm_input_tokens + usage.llm_output_tokens,
+  return fmt::format("{} evaluations, {:.1f} GPU-s, {} LLM tokens ({}{:.2f} USD), {:.1f} s wall",
+                     usage.evaluations, usage.gpu_seconds, usage.llm_input_tokens + usage.llm_output_tokens,
                      usage.llm_cost_known ? "" : "at least ", usage.llm_cost_usd, usage.wall_seconds);
 }
 
 std::string Header(const RunState& state) {
-  return fmt::format("kopt optimize: {} (run {}), {}{}", state.task, state.run_id, RunStatusName(state.status),
-                     state.stop_reason.empty() ? "" : ": " + state.stop_reason);
+  return fmt::format("kopt optimize: {} (run {}), {}{}", state.task, state.run_id,
+                     RunStatusName(state.status), state.stop_reason.empty() ? "" : ": " + state.stop_reason);
 }
 
 std::string SettingsText(const RunState& state) {
@@ -87,8 +91,8 @@ std::string BestText(const OptimizeReportInput& input) {
   std::optional<NodeId> best = state.tree.BestNode();
   if (!best || *best == 0) return "nothing beat the reference";
   const SearchNode& node = state.tree.node(*best);
-  return fmt::format("n{}: {} ({} faster than the reference){}", *best, Time(node.time_s), Speedup(state, node),
-                     input.best_path.empty() ? "" : ", " + input.best_path);
+  return fmt::format("n{}: {} ({} faster than the reference){}", *best, Time(node.time_s),
+                     Speedup(state, node), input.best_path.empty() ? "" : ", " + input.best_path);
 }
 
 std::string SourceFor(const OptimizeReportInput& input, NodeId id) {
@@ -106,7 +110,8 @@ std::string StepDiff(const OptimizeReportInput& input, NodeId parent, NodeId chi
 
 std::string RenderTerminal(const OptimizeReportInput& input) {
   const RunState& state = *input.state;
-  std::string out = SanitizeForTerminal(Header(state)) + "\n" + SanitizeForTerminal(SettingsText(state)) + "\n\n";
+  std::string out =
+      SanitizeForTerminal(Header(state)) + "\n" + SanitizeForTerminal(SettingsText(state)) + "\n\n";
   out += fmt::format("Reference  {}{}{}\n", Time(state.reference_time_s),
                      state.reference_class.empty() ? "" : "  (" + state.reference_class + ")",
                      state.floor_s > 0 ? "  roofline floor " + Time(state.floor_s) : "");
@@ -118,7 +123,8 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
            PadRight("acted on", 26) + PadRight("change", 14) + "reason\n";
     for (size_t step = 1; step < path.size(); ++step) {
       const SearchNode& node = state.tree.node(path[step]);
-      DiffStatistics changed = CountChangedLines(SourceFor(input, path[step - 1]), SourceFor(input, path[step]));
+      DiffStatistics changed =
+          CountChangedLines(SourceFor(input, path[step - 1]), SourceFor(input, path[step]));
       out += "  " + PadRight(fmt::format("n{}", node.id), 6) + PadRight(GenerationModeName(node.mode), 10) +
              PadRight(Time(node.time_s), 11) + PadRight(Speedup(state, node), 9) +
              PadRight(report::Truncate(FindingActedOn(state, node), 25), 26) +
@@ -147,7 +153,8 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
 
 std::string RenderMarkdown(const OptimizeReportInput& input) {
   const RunState& state = *input.state;
-  std::string out = "# " + EscapeMarkdown(Header(state)) + "\n\n" + EscapeMarkdown(SettingsText(state)) + "\n\n";
+  std::string out =
+      "# " + EscapeMarkdown(Header(state)) + "\n\n" + EscapeMarkdown(SettingsText(state)) + "\n\n";
   out += fmt::format("- **Reference:** {}{}\n", Time(state.reference_time_s),
                      state.floor_s > 0 ? ", roofline floor " + Time(state.floor_s) : "");
   out += "- **Best:** " + EscapeMarkdown(BestText(input)) + "\n- **Budget:** " + BudgetText(state) + "\n\n";
@@ -158,8 +165,8 @@ std::string RenderMarkdown(const OptimizeReportInput& input) {
       const SearchNode& node = state.tree.node(path[step]);
       out += fmt::format("### Step {}: n{} ({}), {}, {}\n\n", step, node.id, GenerationModeName(node.mode),
                          Time(node.time_s), Speedup(state, node));
-      out += "Acted on: " + MarkdownCode(FindingActedOn(state, node)) + ". Reason: " +
-             EscapeMarkdown(state.record(node.id).reason) + "\n\n";
+      out += "Acted on: " + MarkdownCode(FindingActedOn(state, node)) +
+             ". Reason: " + EscapeMarkdown(state.record(node.id).reason) + "\n\n";
       std::string diff = StepDiff(input, path[step - 1], path[step]);
       if (!diff.empty()) out += "~~~~diff\n" + diff + "~~~~\n\n";
     }
@@ -170,16 +177,18 @@ std::string RenderMarkdown(const OptimizeReportInput& input) {
   for (const SearchNode& node : state.tree.nodes()) {
     if (!node.parent) continue;
     const NodeRecord& record = state.record(node.id);
-    out += fmt::format("| n{} | {} | {} | {} | {} | {} | {} |\n", node.id, ParentText(node),
-                       GenerationModeName(node.mode), StatusText(node), Time(node.verified() ? node.time_s : 0),
-                       Speedup(state, node),
-                       MarkdownCode(report::Truncate(record.message.empty() ? record.reason : record.message, 120)));
+    out += fmt::format(
+        "| n{} | {} | {} | {} | {} | {} | {} |\n", node.id, ParentText(node), GenerationModeName(node.mode),
+        StatusText(node), Time(node.verified() ? node.time_s : 0), Speedup(state, node),
+        MarkdownCode(report::Truncate(record.message.empty() ? record.reason : record.message, 120)));
   }
   for (const std::string& note : state.notes) out += "\n> " + EscapeMarkdown(note) + "\n";
   return out;
 }
 
-json Quantity(double value, const char* unit) { return json{{"value", value}, {"unit", unit}}; }
+json Quantity(double value, const char* unit) {
+  return json{{"value", value}, {"unit", unit}};
+}
 
 json RenderJsonDocument(const OptimizeReportInput& input) {
   const RunState& state = *input.state;
@@ -237,19 +246,15 @@ Result<std::string> RenderOptimizeReport(const OptimizeReportInput& input, Repor
   (void)options;
   if (input.state == nullptr) return Internal("RenderOptimizeReport: no state");
   switch (format) {
-    case ReportFormat::kTerminal:
-      return RenderTerminal(input);
-    case ReportFormat::kMarkdown:
-      return RenderMarkdown(input);
-    case ReportFormat::kJson:
-      return RenderJsonDocument(input).dump(2) + "\n";
-    case ReportFormat::kHtml:
-      return RenderOptimizeHtml(input);
-    case ReportFormat::kFeedback:
-      break;
+    case ReportFormat::kTerminal: return RenderTerminal(input);
+    case ReportFormat::kMarkdown: return RenderMarkdown(input);
+    case ReportFormat::kJson: return RenderJsonDocument(input).dump(2) + "\n";
+    case ReportFormat::kHtml: return RenderOptimizeHtml(input);
+    case ReportFormat::kFeedback: break;
   }
-  return InvalidInput("--format feedback is for kopt explain; kopt optimize and kopt report write term, md, json "
-                      "or html");
+  return InvalidInput(
+      "--format feedback is for kopt explain; kopt optimize and kopt report write term, md, json "
+      "or html");
 }
 
 std::string FormatOptimizeProgressLine(const RunState& state, NodeId id, int64_t max_evaluations) {
@@ -258,15 +263,16 @@ std::string FormatOptimizeProgressLine(const RunState& state, NodeId id, int64_t
                                             : fmt::format("[{}]", state.usage.evaluations);
   if (!node.parent) counter = "[ref]";
   std::optional<NodeId> best = state.tree.BestNode();
-  std::string best_text = best && *best != 0 ? fmt::format("best {:.2f}× (n{})", state.tree.BestSpeedup(), *best)
-                                             : "best 1.00× (reference)";
+  std::string best_text = best && *best != 0
+                              ? fmt::format("best {:.2f}× (n{})", state.tree.BestSpeedup(), *best)
+                              : "best 1.00× (reference)";
   const NodeRecord& record = state.record(id);
   std::string verdict = StatusText(node);
   if (!record.failure_kind.empty() && !node.verified()) verdict += " (" + record.failure_kind + ")";
-  return SanitizeForTerminal(fmt::format("{} n{} {} from {}: {} {} {}  {}  gpu {:.1f} s, llm {} tokens", counter, id,
-                                         GenerationModeName(node.mode), ParentText(node), verdict,
-                                         Time(node.verified() ? node.time_s : 0), Speedup(state, node), best_text,
-                                         state.usage.gpu_seconds,
+  return SanitizeForTerminal(fmt::format("{} n{} {} from {}: {} {} {}  {}  gpu {:.1f} s, llm {} tokens",
+                                         counter, id, GenerationModeName(node.mode), ParentText(node),
+                                         verdict, Time(node.verified() ? node.time_s : 0),
+                                         Speedup(state, node), best_text, state.usage.gpu_seconds,
                                          state.usage.llm_input_tokens + state.usage.llm_output_tokens));
 }
 

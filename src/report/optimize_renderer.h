@@ -20,15 +20,15 @@
 #include <map>
 #include <string>
 
-#include "search/run_state.h"
 #include "report/renderer.h"
+#include "search/run_state.h"
 
 namespace kopt {
 
 struct OptimizeReportInput {
-  const RunState* state = nullptr;          // required
-  std::map<NodeId, std::string> sources;    // sources of the nodes on the best path (the root's included)
-  std::string best_path;                    // where best.cu was written ("" when nothing verified)
+  const RunState* state = nullptr;        // required
+  std::map<NodeId, std::string> sources;  // sources of the nodes on the best path (the root's included)
+  std::string best_path;                  // where best.cu was written ("" when nothing verified)
 };
 
 // kTerminal, kMarkdown, kJson, kHtml; InvalidInput for kFeedback.

@@ -13,12 +13,13 @@ std::string RenderRawMetricTable(const Profile& profile, int max_launches, int m
   int launches = 0;
   for (const KernelLaunch& launch : profile.launches) {
     if (launches++ >= max_launches) break;
-    out += fmt::format("kernel {} grid ({},{},{}) block ({},{},{})\n", launch.kernel_name, launch.grid.x, launch.grid.y,
-                       launch.grid.z, launch.block.x, launch.block.y, launch.block.z);
+    out += fmt::format("kernel {} grid ({},{},{}) block ({},{},{})\n", launch.kernel_name, launch.grid.x,
+                       launch.grid.y, launch.grid.z, launch.block.x, launch.block.y, launch.block.z);
     if (!launch.schema) continue;
     int printed = 0;
     int cut = 0;
-    for (int index = 0; index < launch.schema->size() && index < static_cast<int>(launch.values.size()); ++index) {
+    for (int index = 0; index < launch.schema->size() && index < static_cast<int>(launch.values.size());
+         ++index) {
       const std::string& name = launch.schema->Name(index);
       double value = launch.values[static_cast<size_t>(index)];
       if (std::isnan(value) || StartsWith(name, "device__attribute")) continue;

@@ -10,7 +10,9 @@ using nlohmann::json;
 constexpr const char* kSchema = "kopt.optimize.run";
 constexpr int kSchemaVersion = 1;
 
-json OptionalNumber(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+json OptionalNumber(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
 
 json RecordToJson(const NodeRecord& record) {
   return json{{"id", record.id},
@@ -55,7 +57,8 @@ Status Read(const json& object, const char* key, T& out, const std::string& wher
   return Status::Ok();
 }
 
-Status ReadOptional(const json& object, const char* key, std::optional<double>& out, const std::string& where) {
+Status ReadOptional(const json& object, const char* key, std::optional<double>& out,
+                    const std::string& where) {
   auto found = object.find(key);
   if (found == object.end() || found->is_null()) return Status::Ok();
   if (!found->is_number()) return InvalidInput(fmt::format("{}.{}: expected a number", where, key));
@@ -96,9 +99,12 @@ Result<NodeRecord> RecordFromJson(const json& object, const std::string& where) 
 }
 
 json UsageToJson(const RunUsage& usage) {
-  return json{{"evaluations", usage.evaluations},         {"wall_s", usage.wall_seconds},
-              {"gpu_s", usage.gpu_seconds},               {"llm_input_tokens", usage.llm_input_tokens},
-              {"llm_output_tokens", usage.llm_output_tokens}, {"llm_cost_usd", usage.llm_cost_usd},
+  return json{{"evaluations", usage.evaluations},
+              {"wall_s", usage.wall_seconds},
+              {"gpu_s", usage.gpu_seconds},
+              {"llm_input_tokens", usage.llm_input_tokens},
+              {"llm_output_tokens", usage.llm_output_tokens},
+              {"llm_cost_usd", usage.llm_cost_usd},
               {"llm_cost_known", usage.llm_cost_known}};
 }
 
@@ -116,31 +122,31 @@ Status UsageFromJson(const json& object, RunUsage& usage) {
 }
 
 Result<RunStatus> ParseRunStatus(std::string_view text) {
-  for (RunStatus status : {RunStatus::kRunning, RunStatus::kFinished, RunStatus::kPaused, RunStatus::kFailed}) {
+  for (RunStatus status :
+       {RunStatus::kRunning, RunStatus::kFinished, RunStatus::kPaused, RunStatus::kFailed}) {
     if (text == RunStatusName(status)) return status;
   }
-  return InvalidInput(fmt::format("status: \"{}\" is not a run status; expected running, finished, paused or "
-                                  "failed",
-                                  text));
+  return InvalidInput(
+      fmt::format("status: \"{}\" is not a run status; expected running, finished, paused or "
+                  "failed",
+                  text));
 }
 
 }  // namespace
 
 std::string_view RunStatusName(RunStatus status) {
   switch (status) {
-    case RunStatus::kRunning:
-      return "running";
-    case RunStatus::kFinished:
-      return "finished";
-    case RunStatus::kPaused:
-      return "paused";
-    case RunStatus::kFailed:
-      return "failed";
+    case RunStatus::kRunning: return "running";
+    case RunStatus::kFinished: return "finished";
+    case RunStatus::kPaused: return "paused";
+    case RunStatus::kFailed: return "failed";
   }
   return "unknown";
 }
 
-std::string RunStatePath(int64_t run_id) { return fmt::format("runs/{}/optimize.json", run_id); }
+std::string RunStatePath(int64_t run_id) {
+  return fmt::format("runs/{}/optimize.json", run_id);
+}
 
 json RunStateToJson(const RunState& state) {
   json records = json::array();
@@ -173,7 +179,8 @@ Result<RunState> RunStateFromJson(const json& json_state) {
     return InvalidInput(fmt::format("schema: expected \"{}\"", kSchema));
   }
   if (json_state.value("schema_version", 0) != kSchemaVersion) {
-    return InvalidInput(fmt::format("schema_version: expected {} (written by another kopt version?)", kSchemaVersion));
+    return InvalidInput(
+        fmt::format("schema_version: expected {} (written by another kopt version?)", kSchemaVersion));
   }
   RunState state;
   const std::string where = "run";
@@ -202,14 +209,16 @@ Result<RunState> RunStateFromJson(const json& json_state) {
   const json& records = json_state.value("records", json::array());
   if (!records.is_array()) return InvalidInput("records: expected an array");
   for (size_t index = 0; index < records.size(); ++index) {
-    KOPT_ASSIGN_OR_RETURN(NodeRecord record, RecordFromJson(records[index], fmt::format("records[{}]", index)));
+    KOPT_ASSIGN_OR_RETURN(NodeRecord record,
+                          RecordFromJson(records[index], fmt::format("records[{}]", index)));
     if (record.id != static_cast<NodeId>(index)) {
       return InvalidInput(fmt::format("records[{}].id: {} (expected the record's index)", index, record.id));
     }
     state.records.push_back(std::move(record));
   }
   if (static_cast<int64_t>(state.records.size()) != state.tree.size()) {
-    return InvalidInput(fmt::format("records: {} records for {} tree nodes", state.records.size(), state.tree.size()));
+    return InvalidInput(
+        fmt::format("records: {} records for {} tree nodes", state.records.size(), state.tree.size()));
   }
   return state;
 }

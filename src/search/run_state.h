@@ -27,11 +27,11 @@ namespace kopt {
 // What the run knows about one node beyond the tree.
 struct NodeRecord {
   NodeId id = 0;
-  std::string name;         // "reference", "seed:<file stem>", "n7"
-  std::string source_hash;  // SHA-256 of its source ("" when generation produced none)
-  std::string generator;    // "reference", "seed", "scripted", "llm", "builtin"
-  std::string reason;       // what the generator says motivated it
-  std::string answer_id;    // the generator's own id of the answer (scripted: its file), for resume
+  std::string name;          // "reference", "seed:<file stem>", "n7"
+  std::string source_hash;   // SHA-256 of its source ("" when generation produced none)
+  std::string generator;     // "reference", "seed", "scripted", "llm", "builtin"
+  std::string reason;        // what the generator says motivated it
+  std::string answer_id;     // the generator's own id of the answer (scripted: its file), for resume
   std::string failure_kind;  // protocol name of the measurement failure ("compile_error", ...), "" when none
   std::string message;       // one line: the verdict's message
   std::string repair_text;   // what a repair child is told (compiler output / failure), bounded
@@ -73,8 +73,8 @@ struct RunState {
   int64_t run_id = 0;
   std::string task;
   std::string task_directory;
-  std::string started;  // ISO-8601 UTC
-  uint64_t seed = 0;    // the run's seed (given or drawn)
+  std::string started;                                 // ISO-8601 UTC
+  uint64_t seed = 0;                                   // the run's seed (given or drawn)
   nlohmann::json settings = nlohmann::json::object();  // what the run was asked (no secrets)
   SearchTree tree;
   std::vector<NodeRecord> records;  // index = node id
