@@ -7,7 +7,8 @@
 //                         docs/optimize.md "Scripted runs");
 //   llm_generator.h       the programmer prompts over any configured LLM
 //                         endpoint (agents/programmer_prompts.h);
-//   builtin               the diagnosis-guided tuner (its own issue).
+//   builtin_generator.h   the diagnosis-guided tuner over a tunable
+//                         candidate's space (docs/tuning.md).
 //
 // A generator that has nothing to offer for a request says so as data
 // (GenerationOutcome), never as an error: the search closes that branch.
@@ -39,8 +40,8 @@ Result<GeneratorKind> ParseGeneratorKind(std::string_view text);
 // What the search asks for, with everything a programmer would be shown.
 struct GenerationRequest {
   GenerationMode mode = GenerationMode::kInitial;
-  int64_t node_id = 0;    // the node being generated (unique in the run)
-  int64_t parent_id = 0;  // the node it derives from (the root for an initial candidate)
+  int64_t node_id = 0;        // the node being generated (unique in the run)
+  int64_t parent_id = 0;      // the node it derives from (the root for an initial candidate)
   std::string parent_source;  // the parent's CUDA source (the reference for an initial candidate)
   // Repair: exactly one of the two (the parent's failure).
   std::optional<std::string> compiler_output;
@@ -48,6 +49,10 @@ struct GenerationRequest {
   // Optimize: what the generator is shown about the parent (`--feedback`):
   // the semantic feedback, the raw metric table, or nothing.
   std::string feedback_text;
+  // Optimize: the parent's findings (Finding::tool ids, e.g. "tail_effect"),
+  // highest ranked first; empty when the parent was not profiled. The builtin
+  // generator's moves follow them (agents/tuning_moves.h).
+  std::vector<std::string> finding_ids;
   std::optional<double> reference_time_seconds;
   std::optional<double> parent_time_seconds;
   std::optional<double> best_time_seconds;
@@ -64,9 +69,9 @@ std::string_view GenerationOutcomeName(GenerationOutcome outcome);  // "source",
 
 struct GeneratedCandidate {
   GenerationOutcome outcome = GenerationOutcome::kExhausted;
-  std::string source;   // the whole .cu file (kSource only)
-  std::string reason;   // what the generator says motivated it ("scripted: v2_vec4.cu")
-  std::string message;  // why there is no source (kNoCode / kExhausted)
+  std::string source;     // the whole .cu file (kSource only)
+  std::string reason;     // what the generator says motivated it ("scripted: v2_vec4.cu")
+  std::string message;    // why there is no source (kNoCode / kExhausted)
   std::string answer_id;  // the generator's own id of what it served ("" when none), see MarkServed
   // The LLM exchange when there was one (for the run's record).
   std::vector<PromptRecord> prompts;
