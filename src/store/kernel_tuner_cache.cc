@@ -200,8 +200,15 @@ const KernelTunerCacheEntry* KernelTunerCache::Best() const {
 }
 
 std::string KernelTunerCacheHeaderText(const KernelTunerCacheHeader& header) {
-  json values = json::object();
-  for (const auto& [name, list] : header.parameter_values) values[name] = list;
+  nlohmann::ordered_json values =
+      nlohmann::ordered_json::object();  // tune_params_keys order, as Kernel Tuner
+  for (const std::string& name : header.parameter_names) {
+    if (auto list = header.parameter_values.find(name); list != header.parameter_values.end())
+      values[name] = list->second;
+  }
+  for (const auto& [name, list] : header.parameter_values) {
+    if (!values.contains(name)) values[name] = list;
+  }
   std::string kopt_members;
   if (header.reference_time_s)
     kopt_members +=
