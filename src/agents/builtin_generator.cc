@@ -77,6 +77,9 @@ bool BuiltinGenerator::Served(const Configuration& configuration) const {
 
 Result<GeneratedCandidate> BuiltinGenerator::Generate(const GenerationRequest& request) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (request.mode == GenerationMode::kOptimize && request.parent_time_seconds) {
+    time_of_[request.parent_id] = *request.parent_time_seconds;
+  }
   std::mt19937_64 generator(settings_.seed ^
                             (static_cast<uint64_t>(request.node_id) * 0x9E3779B97F4A7C15ull));
   std::vector<Move> moves;
@@ -110,6 +113,7 @@ GeneratedCandidate BuiltinGenerator::Serve(const GenerationRequest& request,
   served_.insert(space_.Key(move.configuration));
   if (request.mode == GenerationMode::kOptimize && parent) {
     origin_of_[request.node_id] = *parent;
+    origin_node_of_[request.node_id] = request.parent_id;
   } else if (auto origin = origin_of_.find(request.parent_id); origin != origin_of_.end()) {
     origin_of_[request.node_id] = origin->second;
   }
@@ -134,7 +138,11 @@ std::vector<BuiltinGenerator::Move> BuiltinGenerator::OptimizeMoves(const Genera
   std::optional<Configuration> parent = ConfigurationOf(request.parent_source);
   if (!parent) return InitialMoves(request, generator);
   std::vector<Move> moves;
-  if (settings_.ordering == MoveOrdering::kGuided) moves = FindingMoves(*parent, request.finding_ids);
+  if (settings_.ordering == MoveOrdering::kGuided) {
+    moves = FindingMoves(*parent, request.finding_ids);
+    std::vector<Move> momentum = MomentumMoves(request, *parent);
+    moves.insert(moves.end(), momentum.begin(), momentum.end());
+  }
   std::vector<Move> neighbours =
       NeighbourMoves(*parent, fmt::format("neighbour of node {}", request.parent_id));
   if (settings_.ordering == MoveOrdering::kUnguided)
@@ -195,6 +203,31 @@ std::vector<BuiltinGenerator::Move> BuiltinGenerator::FindingMoves(
   return moves;
 }
 
+std::vector<BuiltinGenerator::Move> BuiltinGenerator::MomentumMoves(const GenerationRequest& request,
+                                                                    const Configuration& from) const {
+  auto origin = origin_of_.find(request.parent_id);
+  auto origin_node = origin_node_of_.find(request.parent_id);
+  if (origin == origin_of_.end() || origin_node == origin_node_of_.end() || !request.parent_time_seconds)
+    return {};
+  auto origin_time = time_of_.find(origin_node->second);
+  if (origin_time == time_of_.end() || !(*request.parent_time_seconds < origin_time->second)) return {};
+  double gain = 1 - *request.parent_time_seconds / origin_time->second;
+  std::vector<Move> moves;
+  for (size_t i = 0; i < space_.dimensions(); ++i) {
+    size_t before = space_.ValueIndex(origin->second, i);
+    size_t after = space_.ValueIndex(from, i);
+    if (before == after) continue;
+    std::optional<Configuration> moved = space_.Step(from, i, after > before ? 1 : -1);
+    if (!moved) continue;
+    const std::string& name = space_.declarations().parameters[i].name;
+    moves.push_back(
+        {*moved, fmt::format("momentum: {} {}→{} made node {} {:.0f} % faster than node {}: {}→{}", name,
+                             origin->second[i], from[i], request.parent_id, 100 * gain, origin_node->second,
+                             from[i], (*moved)[i])});
+  }
+  return moves;
+}
+
 std::vector<BuiltinGenerator::Move> BuiltinGenerator::NeighbourMoves(const Configuration& from,
                                                                      std::string_view label) const {
   std::vector<Move> moves;
@@ -235,6 +268,27 @@ std::optional<BuiltinGenerator::Move> BuiltinGenerator::NextInEnumeration() cons
     }
   }
   return std::nullopt;
+}
+
+Result<std::unique_ptr<BuiltinGenerator>> MakeBuiltinGenerator(const std::vector<TunableSeed>& seeds,
+                                                               const ScalarValues& scalars,
+                                                               BuiltinGeneratorSettings settings) {
+  std::vector<std::string> tried;
+  for (const TunableSeed& seed : seeds) {
+    KOPT_ASSIGN_OR_RETURN(TunableDeclarations declarations,
+                          ParseTunableDeclarations(seed.source, seed.path, scalars));
+    if (declarations.empty()) {
+      tried.push_back(seed.path);
+      continue;
+    }
+    KOPT_ASSIGN_OR_RETURN(TuningSpace space, TuningSpace::FromSource(seed.source, seed.path, scalars));
+    return std::make_unique<BuiltinGenerator>(std::move(space), settings);
+  }
+  return InvalidInput(
+      fmt::format("builtin generator: no tunable candidate{}{}: declare parameters with kopt:tune lines "
+                  "(docs/tuning.md) in a "
+                  "seed, or put one in TASK/tunable/",
+                  tried.empty() ? "" : " among ", fmt::join(tried, ", ")));
 }
 
 }  // namespace kopt::agents

@@ -11,7 +11,11 @@
 //              moved as its findings say (GenerationRequest::finding_ids,
 //              top finding first, through agents/tuning_moves.h), then its
 //              neighbours (one value step in one parameter, then two), then
-//              random restarts.
+//              random restarts. Between the findings' moves and the
+//              neighbours come momentum moves: when the parent was itself
+//              derived from a verified configuration and is faster than it
+//              (GenerationRequest::parent_time_seconds of both), each
+//              parameter that changed takes one more step the same way.
 //   kRepair    a step back from the failed configuration toward the
 //              verified configuration it was derived from (one value index
 //              per differing parameter), then that configuration's
@@ -35,6 +39,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -81,6 +86,7 @@ class BuiltinGenerator final : public CandidateGenerator {
   std::vector<Move> OptimizeMoves(const GenerationRequest& request, std::mt19937_64& generator) const;
   std::vector<Move> RepairMoves(const GenerationRequest& request, std::mt19937_64& generator) const;
   std::vector<Move> FindingMoves(const Configuration& from, const std::vector<std::string>& findings) const;
+  std::vector<Move> MomentumMoves(const GenerationRequest& request, const Configuration& from) const;
   std::vector<Move> NeighbourMoves(const Configuration& from, std::string_view label) const;
   std::optional<Move> RandomMove(std::mt19937_64& generator) const;
   std::optional<Move> NextInEnumeration() const;
@@ -91,7 +97,24 @@ class BuiltinGenerator final : public CandidateGenerator {
   mutable std::mutex mutex_;
   std::set<std::string> served_;                // configuration keys
   std::map<int64_t, Configuration> origin_of_;  // node → the verified configuration it was derived from
+  std::map<int64_t, int64_t> origin_node_of_;   // node → the verified node it was derived from (kOptimize)
+  std::map<int64_t, double> time_of_;           // node → its time, once it was a parent (seconds)
   uint64_t valid_count_ = 0;                    // valid configurations (0: not counted: too many)
 };
+
+// A candidate file offered as the seed of the tuner (a seed given on the
+// command line, or TASK/tunable/*.cu).
+struct TunableSeed {
+  std::string path;
+  std::string source;
+};
+
+// The generator over the first seed that declares parameters (kopt:tune).
+// InvalidInput when none does ("builtin generator: no tunable candidate
+// ..."), or with the first declaration error of a seed that declares
+// parameters but does not parse (file, line and parameter).
+Result<std::unique_ptr<BuiltinGenerator>> MakeBuiltinGenerator(const std::vector<TunableSeed>& seeds,
+                                                               const ScalarValues& scalars,
+                                                               BuiltinGeneratorSettings settings);
 
 }  // namespace kopt::agents

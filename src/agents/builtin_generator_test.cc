@@ -92,6 +92,32 @@ TEST(BuiltinGeneratorTest, OptimizeFollowsTheTopFindingFirst) {
   EXPECT_EQ(third->reason, "tail_effect: ITEMS 4→2 (items_per_thread, decrease)");
 }
 
+TEST(BuiltinGeneratorTest, MomentumContinuesAChangeThatHelped) {
+  BuiltinGenerator generator = Make();
+  GenerationRequest first =
+      Request(GenerationMode::kOptimize, 2, 1, generator.space().Materialize({128, 4, 2}));
+  first.parent_time_seconds = 100e-6;
+  first.finding_ids = {"low_occupancy_blocks"};  // block size up
+  Result<GeneratedCandidate> child = generator.Generate(first);
+  ASSERT_TRUE(child.ok());
+  EXPECT_EQ(ConfigurationOf(generator, *child), (Configuration{256, 4, 2}));
+  // Node 2 was 20 % faster than node 1: its child continues the block size up first.
+  GenerationRequest second = Request(GenerationMode::kOptimize, 3, 2, child->source);
+  second.parent_time_seconds = 80e-6;
+  Result<GeneratedCandidate> grandchild = generator.Generate(second);
+  ASSERT_TRUE(grandchild.ok());
+  EXPECT_EQ(ConfigurationOf(generator, *grandchild), (Configuration{512, 4, 2}));
+  EXPECT_EQ(grandchild->reason, "momentum: BLOCK_SIZE 128→256 made node 2 20 % faster than node 1: 256→512");
+  // Slower than its origin: no momentum, the neighbours come first.
+  GenerationRequest slower = Request(GenerationMode::kOptimize, 4, 2, child->source);
+  slower.parent_time_seconds = 120e-6;
+  BuiltinGenerator other = Make();
+  (void)other.Generate(first);
+  Result<GeneratedCandidate> neighbour = other.Generate(slower);
+  ASSERT_TRUE(neighbour.ok());
+  EXPECT_THAT(neighbour->reason, StartsWith("neighbour of node 2"));
+}
+
 TEST(BuiltinGeneratorTest, WithoutFindingsNeighboursThenRandomRestarts) {
   BuiltinGenerator generator = Make();
   std::string parent = generator.space().Materialize({256, 4, 2});
@@ -184,6 +210,18 @@ TEST(BuiltinGeneratorTest, ForeignParentSourceFallsBackToInitialMoves) {
 TEST(BuiltinGeneratorTest, MoveOrderingNames) {
   EXPECT_EQ(*ParseMoveOrdering("unguided"), MoveOrdering::kUnguided);
   EXPECT_FALSE(ParseMoveOrdering("smart").ok());
+}
+
+TEST(BuiltinGeneratorTest, MakeBuiltinGeneratorPicksTheFirstTunableSeed) {
+  std::vector<TunableSeed> seeds = {{"plain.cu", "__global__ void k() {}"}, {"k.cu", std::string(kSource)}};
+  Result<std::unique_ptr<BuiltinGenerator>> generator = MakeBuiltinGenerator(seeds, {}, {});
+  ASSERT_TRUE(generator.ok()) << generator.status().message();
+  EXPECT_EQ((*generator)->space().dimensions(), 3u);
+  EXPECT_EQ(MakeBuiltinGenerator({seeds[0]}, {}, {}).status().message(),
+            "builtin generator: no tunable candidate among plain.cu: declare parameters with kopt:tune lines "
+            "(docs/tuning.md) in a seed, or put one in TASK/tunable/");
+  EXPECT_THAT(MakeBuiltinGenerator({{"bad.cu", "// kopt:tune B values=1\n"}}, {}, {}).status().message(),
+              HasSubstr("bad.cu:1: kopt:tune B: role= is missing"));
 }
 
 TEST(TuningMovesTest, TableIsSortedAndKnown) {

@@ -72,6 +72,7 @@ class ReplayEvaluator {
         request.correctness_failure = failure;
       }
     }
+    if (parent.verified()) request.parent_time_seconds = parent.time_s;
     auto key = keys_.find(request.parent_id);
     if (node.mode == GenerationMode::kOptimize && key != keys_.end()) {
       request.finding_ids = measured_.results.at(key->second).findings;
