@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 
+#include "agents/builtin_generator.h"
 #include "agents/llm_generator.h"
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
@@ -65,37 +67,69 @@ Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std
   programmer.name = task.name;
   programmer.entry_point = task.entry;
   programmer.entry_signature = EntryPrototype(task);
-  KOPT_ASSIGN_OR_RETURN(programmer.task_toml, ReadWholeFile((fs::path(task.directory) / "task.toml").string()));
+  KOPT_ASSIGN_OR_RETURN(programmer.task_toml,
+                        ReadWholeFile((fs::path(task.directory) / "task.toml").string()));
   programmer.reference_source = task.reference_source;
   programmer.architecture = architecture;
   return programmer;
+}
+
+// The builtin generator's candidate seeds: the run's seed candidates, then
+// TASK/tunable/*.cu in name order (docs/tuning.md).
+Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings,
+                                                      const TaskSpec& task) {
+  std::vector<std::string> paths = settings.seed_candidate_paths;
+  fs::path tunable = fs::path(task.directory) / "tunable";
+  std::error_code error;
+  if (fs::is_directory(tunable, error)) {
+    std::vector<std::string> found;
+    for (const fs::directory_entry& entry : fs::directory_iterator(tunable, error)) {
+      if (entry.path().extension() == ".cu") found.push_back(entry.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  std::vector<agents::TunableSeed> seeds;
+  for (const std::string& path : paths) {
+    KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(path));
+    seeds.push_back({path, std::move(source)});
+  }
+  return seeds;
 }
 
 Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, CommandParts& parts) {
   switch (settings.generator) {
     case agents::GeneratorKind::kScripted: {
       if (settings.script_directory.empty()) {
-        return InvalidInput("--generator scripted needs --script DIR (a directory of .cu files or a script.toml; "
-                            "docs/optimize.md)");
+        return InvalidInput(
+            "--generator scripted needs --script DIR (a directory of .cu files or a script.toml; "
+            "docs/optimize.md)");
       }
-      KOPT_ASSIGN_OR_RETURN(std::vector<agents::ScriptedAnswer> answers, agents::LoadScript(settings.script_directory));
+      KOPT_ASSIGN_OR_RETURN(std::vector<agents::ScriptedAnswer> answers,
+                            agents::LoadScript(settings.script_directory));
       parts.generator = std::make_unique<agents::ScriptedGenerator>(std::move(answers), task.entry);
       return Status::Ok();
     }
     case agents::GeneratorKind::kLlm: {
-      Result<llm::LlmConfig> config =
-          llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(), TranscriptOverrides(settings));
+      Result<llm::LlmConfig> config = llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(),
+                                                         TranscriptOverrides(settings));
       if (!config.ok()) return config.status().WithContext("--generator llm: LLM configuration");
       KOPT_ASSIGN_OR_RETURN(parts.client, llm::MakeChatClient(*config, llm::ClientDependencies{}));
       std::string prompts = settings.prompt_directory;
       if (prompts.empty()) KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory());
-      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer, ProgrammerTaskFor(task, settings.measure.arch));
+      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer,
+                            ProgrammerTaskFor(task, settings.measure.arch));
       parts.generator = std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer));
       return Status::Ok();
     }
-    case agents::GeneratorKind::kBuiltin:
-      return Unavailable("--generator builtin: the diagnosis-guided tuner is not built yet; use --generator "
-                         "scripted or llm");
+    case agents::GeneratorKind::kBuiltin: {
+      KOPT_ASSIGN_OR_RETURN(std::vector<agents::TunableSeed> seeds, TunableSeeds(settings, task));
+      ScalarValues scalars;
+      for (const ScalarSpec& scalar : task.scalars) scalars[scalar.name] = scalar.AsDouble();
+      agents::BuiltinGeneratorSettings builtin{agents::MoveOrdering::kGuided, settings.seed.value_or(0)};
+      KOPT_ASSIGN_OR_RETURN(parts.generator, agents::MakeBuiltinGenerator(seeds, scalars, builtin));
+      return Status::Ok();
+    }
   }
   return Internal("unknown generator");
 }
@@ -105,8 +139,8 @@ void SetProfilerFactory(const OptimizeSettings& settings, const OptimizeCommandE
                         const TaskSpec& task, CommandParts& parts, OptimizeEnvironment& loop) {
   if (!settings.profile || settings.feedback == FeedbackMode::kNone) return;
   if (!ProgramAvailable(environment.ncu)) {
-    parts.notes.push_back(fmt::format("{} not found on PATH: no profiles, so optimize children get no feedback",
-                                      environment.ncu));
+    parts.notes.push_back(fmt::format(
+        "{} not found on PATH: no profiles, so optimize children get no feedback", environment.ncu));
     return;
   }
   CommandRunner* command_runner = environment.measure.command_runner;
@@ -162,7 +196,8 @@ Status WriteReport(const RunState& state, const std::string& workspace, const st
 
 }  // namespace
 
-Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironment& environment, std::ostream& out) {
+Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironment& environment,
+                   std::ostream& out) {
   KOPT_RETURN_IF_ERROR(ValidateBudget(options.settings.budget));
   KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format));
   if (format == ReportFormat::kFeedback) {
@@ -173,7 +208,8 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
     KOPT_ASSIGN_OR_RETURN(RunState stored, LoadRunState(settings.measure.workspace, *settings.resume_run));
     if (settings.task_directory.empty()) settings.task_directory = stored.task_directory;
   }
-  if (settings.task_directory.empty()) return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");
+  if (settings.task_directory.empty())
+    return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");
   KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings.task_directory));
   CommandParts parts;
   KOPT_RETURN_IF_ERROR(MakeGenerator(settings, task, parts));
@@ -188,7 +224,8 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   if (!options.quiet && environment.progress != nullptr) {
     std::ostream* progress = environment.progress;
     loop.progress = [progress](const OptimizeProgress& line) {
-      *progress << FormatOptimizeProgressLine(*line.state, line.node, line.max_evaluations) << "\n" << std::flush;
+      *progress << FormatOptimizeProgressLine(*line.state, line.node, line.max_evaluations) << "\n"
+                << std::flush;
     };
   }
   KOPT_ASSIGN_OR_RETURN(RunState state, RunOptimization(settings, loop));
