@@ -40,8 +40,8 @@ Result<GeneratorKind> ParseGeneratorKind(std::string_view text);
 // What the search asks for, with everything a programmer would be shown.
 struct GenerationRequest {
   GenerationMode mode = GenerationMode::kInitial;
-  int64_t node_id = 0;        // the node being generated (unique in the run)
-  int64_t parent_id = 0;      // the node it derives from (the root for an initial candidate)
+  int64_t node_id = 0;    // the node being generated (unique in the run)
+  int64_t parent_id = 0;  // the node it derives from (the root for an initial candidate)
   std::string parent_source;  // the parent's CUDA source (the reference for an initial candidate)
   // Repair: exactly one of the two (the parent's failure).
   std::optional<std::string> compiler_output;
@@ -69,9 +69,9 @@ std::string_view GenerationOutcomeName(GenerationOutcome outcome);  // "source",
 
 struct GeneratedCandidate {
   GenerationOutcome outcome = GenerationOutcome::kExhausted;
-  std::string source;     // the whole .cu file (kSource only)
-  std::string reason;     // what the generator says motivated it ("scripted: v2_vec4.cu")
-  std::string message;    // why there is no source (kNoCode / kExhausted)
+  std::string source;   // the whole .cu file (kSource only)
+  std::string reason;   // what the generator says motivated it ("scripted: v2_vec4.cu")
+  std::string message;  // why there is no source (kNoCode / kExhausted)
   std::string answer_id;  // the generator's own id of what it served ("" when none), see MarkServed
   // The LLM exchange when there was one (for the run's record).
   std::vector<PromptRecord> prompts;

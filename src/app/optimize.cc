@@ -67,8 +67,7 @@ Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std
   programmer.name = task.name;
   programmer.entry_point = task.entry;
   programmer.entry_signature = EntryPrototype(task);
-  KOPT_ASSIGN_OR_RETURN(programmer.task_toml,
-                        ReadWholeFile((fs::path(task.directory) / "task.toml").string()));
+  KOPT_ASSIGN_OR_RETURN(programmer.task_toml, ReadWholeFile((fs::path(task.directory) / "task.toml").string()));
   programmer.reference_source = task.reference_source;
   programmer.architecture = architecture;
   return programmer;
@@ -76,8 +75,7 @@ Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std
 
 // The builtin generator's candidate seeds: the run's seed candidates, then
 // TASK/tunable/*.cu in name order (docs/tuning.md).
-Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings,
-                                                      const TaskSpec& task) {
+Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings, const TaskSpec& task) {
   std::vector<std::string> paths = settings.seed_candidate_paths;
   fs::path tunable = fs::path(task.directory) / "tunable";
   std::error_code error;
@@ -101,24 +99,21 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
   switch (settings.generator) {
     case agents::GeneratorKind::kScripted: {
       if (settings.script_directory.empty()) {
-        return InvalidInput(
-            "--generator scripted needs --script DIR (a directory of .cu files or a script.toml; "
-            "docs/optimize.md)");
+        return InvalidInput("--generator scripted needs --script DIR (a directory of .cu files or a script.toml; "
+                            "docs/optimize.md)");
       }
-      KOPT_ASSIGN_OR_RETURN(std::vector<agents::ScriptedAnswer> answers,
-                            agents::LoadScript(settings.script_directory));
+      KOPT_ASSIGN_OR_RETURN(std::vector<agents::ScriptedAnswer> answers, agents::LoadScript(settings.script_directory));
       parts.generator = std::make_unique<agents::ScriptedGenerator>(std::move(answers), task.entry);
       return Status::Ok();
     }
     case agents::GeneratorKind::kLlm: {
-      Result<llm::LlmConfig> config = llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(),
-                                                         TranscriptOverrides(settings));
+      Result<llm::LlmConfig> config =
+          llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(), TranscriptOverrides(settings));
       if (!config.ok()) return config.status().WithContext("--generator llm: LLM configuration");
       KOPT_ASSIGN_OR_RETURN(parts.client, llm::MakeChatClient(*config, llm::ClientDependencies{}));
       std::string prompts = settings.prompt_directory;
       if (prompts.empty()) KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory());
-      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer,
-                            ProgrammerTaskFor(task, settings.measure.arch));
+      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer, ProgrammerTaskFor(task, settings.measure.arch));
       parts.generator = std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer));
       return Status::Ok();
     }
@@ -139,8 +134,8 @@ void SetProfilerFactory(const OptimizeSettings& settings, const OptimizeCommandE
                         const TaskSpec& task, CommandParts& parts, OptimizeEnvironment& loop) {
   if (!settings.profile || settings.feedback == FeedbackMode::kNone) return;
   if (!ProgramAvailable(environment.ncu)) {
-    parts.notes.push_back(fmt::format(
-        "{} not found on PATH: no profiles, so optimize children get no feedback", environment.ncu));
+    parts.notes.push_back(fmt::format("{} not found on PATH: no profiles, so optimize children get no feedback",
+                                      environment.ncu));
     return;
   }
   CommandRunner* command_runner = environment.measure.command_runner;
@@ -196,8 +191,7 @@ Status WriteReport(const RunState& state, const std::string& workspace, const st
 
 }  // namespace
 
-Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironment& environment,
-                   std::ostream& out) {
+Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironment& environment, std::ostream& out) {
   KOPT_RETURN_IF_ERROR(ValidateBudget(options.settings.budget));
   KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format));
   if (format == ReportFormat::kFeedback) {
@@ -208,8 +202,7 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
     KOPT_ASSIGN_OR_RETURN(RunState stored, LoadRunState(settings.measure.workspace, *settings.resume_run));
     if (settings.task_directory.empty()) settings.task_directory = stored.task_directory;
   }
-  if (settings.task_directory.empty())
-    return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");
+  if (settings.task_directory.empty()) return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");
   KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings.task_directory));
   CommandParts parts;
   KOPT_RETURN_IF_ERROR(MakeGenerator(settings, task, parts));
@@ -224,8 +217,7 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   if (!options.quiet && environment.progress != nullptr) {
     std::ostream* progress = environment.progress;
     loop.progress = [progress](const OptimizeProgress& line) {
-      *progress << FormatOptimizeProgressLine(*line.state, line.node, line.max_evaluations) << "\n"
-                << std::flush;
+      *progress << FormatOptimizeProgressLine(*line.state, line.node, line.max_evaluations) << "\n" << std::flush;
     };
   }
   KOPT_ASSIGN_OR_RETURN(RunState state, RunOptimization(settings, loop));
