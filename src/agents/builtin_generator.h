@@ -21,7 +21,9 @@
 //              per differing parameter), then that configuration's
 //              neighbours, then random restarts.
 // Nothing is served twice (a served configuration is skipped; a resumed run
-// tells MarkServed what was served before); kExhausted once every valid
+// tells MarkServed what was served before: origins and times of nodes served
+// before the stop are not restored, so their repairs step back toward the
+// default and their children get no momentum); kExhausted once every valid
 // configuration was served. Every candidate's `reason` names what motivated
 // it ("tail_effect: ITEMS 8→4 (items_per_thread, decrease)", "neighbour",
 // "random restart", "repair: ..."); `answer_id` is the configuration's key.
