@@ -22,7 +22,7 @@
 
 #include "analysis/diagnose.h"
 #include "app/explain.h"
-#include "app/file_io.h"
+#include "core/file_io.h"
 #include "core/subprocess.h"
 #include "core/text.h"
 #include "profile/ncu_csv.h"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "agents/tuning_replay.h"
-#include "app/file_io.h"
+#include "core/file_io.h"
 #include "store/kernel_tuner_cache.h"
 
 #ifndef KOPT_SOURCE_DIR

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "agents/tuning_replay.h"
-#include "app/file_io.h"
+#include "core/file_io.h"
 #include "harness/task_spec.h"
 #include "harness/tuning_space.h"
 #include "store/kernel_tuner_cache.h"

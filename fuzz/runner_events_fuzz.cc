@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "app/bench_outcome.h"
-#include "harness/runner_events_parser.h"
+#include "measure/child_outcome.h"
+#include "runner_protocol/runner_events_parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "harness/runner_request.h"
+#include "runner_protocol/runner_request.h"
 
 namespace {
 

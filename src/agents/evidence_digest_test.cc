@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "analysis/diagnose.h"
-#include "app/explain.h"
-#include "profile/fake_command_runner.h"
+#include "core/fake_command_runner_test_util.h"
+#include "profile/profile_loader.h"
 
 namespace kopt::agents {
 namespace {
@@ -15,7 +15,7 @@ struct FixtureDiagnosis {
 };
 
 FixtureDiagnosis DiagnoseFixture(const std::string& kernel) {
-  ExplainOptions options;
+  ProfileSources options;
   options.target = std::string(KOPT_FIXTURE_DIR) + "/h200/" + kernel + "/raw.csv";
   FakeCommandRunner runner;
   std::vector<std::string> notes;

@@ -5,8 +5,8 @@
 #include <deque>
 
 #include "analysis/diagnose.h"
-#include "app/explain.h"
-#include "profile/fake_command_runner.h"
+#include "core/fake_command_runner_test_util.h"
+#include "profile/profile_loader.h"
 
 namespace kopt::agents {
 namespace {
@@ -38,7 +38,7 @@ class ScriptedChatClient : public llm::ChatClient {
 };
 
 Diagnosis DiagnoseUncoalescedLoads() {
-  ExplainOptions options;
+  ProfileSources options;
   options.target = std::string(KOPT_FIXTURE_DIR) + "/h200/uncoalesced_loads/raw.csv";
   FakeCommandRunner runner;
   std::vector<std::string> notes;

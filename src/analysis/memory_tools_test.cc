@@ -12,9 +12,9 @@
 #include "analysis/diagnose.h"
 #include "analysis/stalls.h"
 #include "analysis/tool_families.h"
-#include "app/explain.h"
-#include "profile/fake_command_runner.h"
+#include "core/fake_command_runner_test_util.h"
 #include "profile/ncu_source_page.h"
+#include "profile/profile_loader.h"
 
 namespace kopt {
 namespace {
@@ -34,7 +34,7 @@ bool IsMemoryTool(const std::string& id) {
 // The fixture's profile with its SASS and ptxas report, plus the source page
 // when the parser can read it (it is optional input).
 Profile LoadFixture(const std::string& kernel) {
-  ExplainOptions options;
+  ProfileSources options;
   options.target = FixtureDirectory(kernel) + "/raw.csv";
   FakeCommandRunner runner;
   std::vector<std::string> notes;

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "profile/fake_command_runner.h"
+#include "core/fake_command_runner_test_util.h"
 
 namespace kopt {
 namespace {
@@ -36,7 +36,7 @@ TEST(RunBenchTest, ShapesThatDoNotFitInDeviceMemoryAreBadInput) {
   environment.query_gpus = [] { return Result<std::vector<GpuSpec>>(std::vector<GpuSpec>{SmallGpu()}); };
   BenchOptions options;
   options.task_directory = ExampleTask("gemm_bf16");
-  options.workspace = (std::filesystem::temp_directory_path() / "kopt_bench_test_workspace").string();
+  options.measure.workspace = (std::filesystem::temp_directory_path() / "kopt_bench_test_workspace").string();
   std::ostringstream out;
   Status status = RunBench(options, environment, out);
   ASSERT_FALSE(status.ok());
@@ -54,7 +54,7 @@ TEST(RunBenchTest, AnUnknownDeviceOrdinalNamesTheGpusPresent) {
   environment.query_gpus = [] { return Result<std::vector<GpuSpec>>(std::vector<GpuSpec>{SmallGpu()}); };
   BenchOptions options;
   options.task_directory = ExampleTask("saxpy");
-  options.device = 3;
+  options.measure.device = 3;
   std::ostringstream out;
   Status status = RunBench(options, environment, out);
   ASSERT_FALSE(status.ok());

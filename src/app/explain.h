@@ -9,6 +9,9 @@
 // A CSV may be accompanied by a SASS listing, a ptxas report and an ncu
 // source page (options, or sass.txt / ptxas.txt / source.csv beside it).
 //
+// The profile is loaded and its launches selected by profile/profile_loader.h
+// (a ProfileSources built from these options).
+//
 // Writes the rendered diagnosis to `out`, or to options.output_path (written
 // whole to a temporary file, then renamed into place).
 #pragma once
@@ -52,14 +55,6 @@ struct ExplainOptions {
   std::string llm_record_path;  // record every exchange to this transcript
   std::string llm_replay_path;  // answer from this transcript only (no network, no key)
 };
-
-// Loads the profile TARGET names (see above), without filtering.
-Result<Profile> LoadProfile(const ExplainOptions& options, CommandRunner& runner,
-                            std::vector<std::string>& notes);
-
-// Keeps the launches that match the kernel regex, then applies skip/count.
-// No match: NotFound listing the kernels the profile has.
-Status SelectLaunches(const ExplainOptions& options, Profile& profile);
 
 // `log` receives the --verbose lines of the llm layer (already redacted) and
 // is where nothing else goes; the three-argument form uses std::cerr.

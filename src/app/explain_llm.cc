@@ -7,7 +7,7 @@
 #include "agents/evidence_digest.h"
 #include "agents/explanation_agent.h"
 #include "agents/prompt_template.h"
-#include "app/file_io.h"
+#include "core/file_io.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
 

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/fake_command_runner_test_util.h"
 #include "llm/local_llm_server_test_util.h"
-#include "profile/fake_command_runner.h"
 
 namespace kopt {
 namespace {

@@ -4,7 +4,7 @@
 #include <toml++/toml.h>
 
 #include "analysis/tool.h"
-#include "app/file_io.h"
+#include "core/file_io.h"
 
 namespace kopt {
 namespace {

@@ -130,38 +130,42 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
       ->required();
   command.add_option("candidates", options->candidate_paths,
                      "Candidate .cu files (default: TASK_DIR/candidates/*.cu)");
-  command.add_option("--workspace,-w", options->workspace, "Workspace directory (results database)")
+  command.add_option("--workspace,-w", options->measure.workspace, "Workspace directory (results database)")
       ->capture_default_str();
   command.add_option("--format,-f", options->format, "Output format: term, md or json")
       ->capture_default_str();
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
-  command.add_option("--seeds", options->seeds, "Correctness seeds per candidate (default: the task's)")
+  command
+      .add_option("--seeds", options->measure.seeds, "Correctness seeds per candidate (default: the task's)")
       ->check(CLI::NonNegativeNumber);
   command.add_option("--seed", *seed, "Derive the seeds from this number (reproduce a run; default: random)")
       ->check(CLI::NonNegativeNumber);
-  command.add_flag("!--no-time", options->time, "Check correctness only, do not time");
-  command.add_flag("--energy", options->energy, "Measure joules per launch (NVML)");
-  command.add_option("--jobs,-j", options->jobs, "Parallel compiles (default: all cores)")
+  command.add_flag("!--no-time", options->measure.time, "Check correctness only, do not time");
+  command.add_flag("--energy", options->measure.energy, "Measure joules per launch (NVML)");
+  command.add_option("--jobs,-j", options->measure.jobs, "Parallel compiles (default: all cores)")
       ->check(CLI::NonNegativeNumber);
-  command.add_option("--timeout", options->timeout_seconds, "Watchdog per child process, seconds")
+  command.add_option("--timeout", options->measure.timeout_seconds, "Watchdog per child process, seconds")
       ->capture_default_str();
-  command.add_option("--max-noise", options->max_noise, "Stop timing at this relative stdev (fraction)")
-      ->capture_default_str();
-  command.add_option("--min-samples", options->min_samples, "Timing samples at least")->capture_default_str();
   command
-      .add_option("--timing-seconds", options->timing_seconds, "Stop timing after this much time, seconds")
+      .add_option("--max-noise", options->measure.max_noise, "Stop timing at this relative stdev (fraction)")
       ->capture_default_str();
-  command.add_flag("--warm", options->warm, "Warm-cache timing (no L2 flush before each sample)");
-  command.add_option("--arch", options->arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
-  command.add_flag("--rerun", options->rerun, "Measure again what the workspace already has");
-  command.add_option("--device", options->device, "CUDA device ordinal")->capture_default_str();
-  command.add_flag("--compile-only", options->compile_only, "Only compile (no GPU needed)");
+  command.add_option("--min-samples", options->measure.min_samples, "Timing samples at least")
+      ->capture_default_str();
+  command
+      .add_option("--timing-seconds", options->measure.timing_seconds,
+                  "Stop timing after this much time, seconds")
+      ->capture_default_str();
+  command.add_flag("--warm", options->measure.warm, "Warm-cache timing (no L2 flush before each sample)");
+  command.add_option("--arch", options->measure.arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
+  command.add_flag("--rerun", options->measure.rerun, "Measure again what the workspace already has");
+  command.add_option("--device", options->measure.device, "CUDA device ordinal")->capture_default_str();
+  command.add_flag("--compile-only", options->measure.compile_only, "Only compile (no GPU needed)");
   command.footer(
       "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "
       "on bad input.\n\nExamples:\n  kopt bench examples/tasks/saxpy\n"
       "  kopt bench examples/tasks/softmax my_softmax.cu --format json -o result.json");
   return [options, seed]() {
-    if (*seed >= 0) options->seed = static_cast<uint64_t>(*seed);
+    if (*seed >= 0) options->measure.seed = static_cast<uint64_t>(*seed);
     options->progress = isatty(STDERR_FILENO);
     auto runner = MakeSystemCommandRunner();
     return RunBench(*options, DefaultBenchEnvironment(*runner, std::cerr), std::cout);

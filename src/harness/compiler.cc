@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "app/file_io.h"
+#include "core/file_io.h"
 #include "core/sha256.h"
 #include "harness/wrapper_source.h"
 

@@ -9,9 +9,9 @@
 #include <mutex>
 #include <set>
 
-#include "app/file_io.h"
+#include "core/fake_command_runner_test_util.h"
+#include "core/file_io.h"
 #include "harness/parallel_compiler.h"
-#include "profile/fake_command_runner.h"
 
 namespace kopt {
 namespace {

@@ -19,30 +19,9 @@
 #include <vector>
 
 #include "core/status.h"
+#include "harness/task_types.h"
 
 namespace kopt {
-
-enum class DataType { kF64, kF32, kF16, kBF16, kI64, kI32, kU8 };
-enum class TensorRole { kInput, kOutput, kInout };
-enum class ScalarType { kI32, kI64, kF32, kF64 };
-enum class InitKind { kNone, kNormal, kUniform, kHeavyTailed, kIntRange, kZeros, kOnes };
-
-// Names as written in task.toml and JSON ("f32", "input", "i32", "normal").
-std::string_view DataTypeName(DataType dtype);
-std::string_view TensorRoleName(TensorRole role);
-std::string_view ScalarTypeName(ScalarType type);
-std::string_view InitKindName(InitKind kind);
-std::optional<DataType> ParseDataType(std::string_view name);
-std::optional<TensorRole> ParseTensorRole(std::string_view name);
-std::optional<ScalarType> ParseScalarType(std::string_view name);
-std::optional<InitKind> ParseInitKind(std::string_view name);
-
-int64_t DataTypeBytes(DataType dtype);  // bytes per element
-bool IsIntegerDataType(DataType dtype);
-bool IsIntegerScalarType(ScalarType type);
-// C/CUDA spelling: "float", "__nv_bfloat16", "int64_t"; scalars "int", "double".
-std::string_view DataTypeCName(DataType dtype);
-std::string_view ScalarTypeCName(ScalarType type);
 
 // An initialiser with every parameter resolved (defaults applied). Only the
 // parameters of `kind` are meaningful (see docs/task-format.md).
@@ -78,11 +57,6 @@ struct ScalarSpec {
   double AsDouble() const;
 };
 
-struct Tolerance {
-  double rtol = 0;
-  double atol = 0;
-};
-
 // One extra size checked for correctness only.
 struct VariantSpec {
   std::vector<ScalarSpec> scalars;           // all scalars, overrides applied
@@ -95,9 +69,9 @@ struct TaskSpec {
   std::string name;
   std::string entry;
   std::string description;
-  std::vector<TensorSpec> tensors;  // declaration order = parameter order
-  std::vector<ScalarSpec> scalars;  // declaration order, after the tensors
-  Tolerance tolerances[7];          // indexed by DataType
+  std::vector<TensorSpec> tensors;       // declaration order = parameter order
+  std::vector<ScalarSpec> scalars;       // declaration order, after the tensors
+  Tolerance tolerances[kDataTypeCount];  // indexed by DataType
   std::vector<VariantSpec> variants;
   int check_seeds = 3;
   std::string flops_expression;      // as written ("" when absent)
@@ -124,9 +98,6 @@ struct TaskSpec {
   // Reads what ToJson wrote; `where` names the source for errors.
   static Result<TaskSpec> FromJson(const nlohmann::json& json, std::string_view where);
 };
-
-// The tolerance of docs/task-format.md when the task gives none.
-Tolerance DefaultTolerance(DataType dtype);
 
 // The entry point's declaration (docs/harness-protocol.md §1), e.g.
 // extern "C" void softmax(const float* x, float* y, int rows, int cols, cudaStream_t stream);

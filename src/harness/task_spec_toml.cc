@@ -8,7 +8,7 @@
 #include <limits>
 #include <set>
 
-#include "app/file_io.h"
+#include "core/file_io.h"
 #include "harness/size_expression.h"
 #include "harness/task_spec.h"
 

@@ -228,8 +228,8 @@ Status OptimizationRun::OpenSessions() {
     MeasureSettings measure = settings_.measure;
     measure.device = device;
     measure.seed = state_.seed;  // the same check seeds on every device and on resume
-    Result<std::unique_ptr<MeasureSession>> session =
-        MeasureSession::Open(measure, environment_.measure, state_.task_directory);
+    KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(state_.task_directory));
+    Result<std::unique_ptr<MeasureSession>> session = MeasureSession::Open(measure, environment_.measure, std::move(task));
     if (!session.ok()) return session.status();
     sessions_.push_back(std::move(*session));
   }

@@ -30,8 +30,9 @@ std::string RepositoryPath(const std::string& relative) {
 }
 
 std::string Candidate(const std::string& behaviour) {
-  return "// FAKE_RUNNER: " + behaviour +
-         "\n#include <cuda_runtime.h>\n__global__ void k() {}\n"
+  // The behaviour is also in the code: transpositions ignore comments.
+  return "// FAKE_RUNNER: " + behaviour + "\nstatic const char kBehaviour[] = \"" + behaviour +
+         "\";\n#include <cuda_runtime.h>\n__global__ void k() {}\n"
          "extern \"C\" void saxpy(const float* x, const float* y, float* z, int n, float a, cudaStream_t s) {}\n";
 }
 
@@ -57,7 +58,7 @@ class ListGenerator : public agents::CandidateGenerator {
       return candidate;
     }
     candidate.outcome = agents::GenerationOutcome::kSource;
-    candidate.source = Candidate(behaviour) + "// answer " + candidate.answer_id + "\n";
+    candidate.source = Candidate(behaviour) + "static int answer_" + candidate.answer_id + ";\n";
     if (behaviour.rfind("same:", 0) == 0) candidate.source = Candidate(behaviour.substr(5));
     candidate.reason = "test answer " + candidate.answer_id + " (" + behaviour + ")";
     return candidate;

@@ -12,8 +12,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/fake_command_runner_test_util.h"
 #include "core/text.h"
-#include "profile/fake_command_runner.h"
 
 namespace kopt {
 namespace {

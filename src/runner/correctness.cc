@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "harness/input_generator.h"
-#include "harness/output_comparison.h"
+#include "runner_protocol/input_generator.h"
+#include "runner_protocol/output_comparison.h"
 
 namespace kopt::runner {
 namespace {

@@ -35,11 +35,11 @@
 #include <vector>
 
 #include "core/status.h"
-#include "harness/runner_request.h"
 #include "runner/cuda_check.h"
 #include "runner/device_tensors.h"
 #include "runner/event_sink.h"
 #include "runner/kernel_library.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
 

@@ -26,7 +26,7 @@
 #include <string>
 
 #include "core/status.h"
-#include "harness/failure_kind.h"
+#include "runner_protocol/failure_kind.h"
 
 namespace kopt::runner {
 

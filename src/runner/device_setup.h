@@ -16,8 +16,8 @@
 #include <string>
 
 #include "core/status.h"
-#include "harness/runner_request.h"
 #include "hw/nvml.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
 

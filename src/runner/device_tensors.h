@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "harness/runner_request.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
 

@@ -38,9 +38,9 @@
 
 #include "core/status.h"
 #include "harness/energy_statistics.h"
-#include "harness/runner_request.h"
 #include "hw/nvml.h"
 #include "runner/timer.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
 

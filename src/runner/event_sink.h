@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "harness/runner_request.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
 

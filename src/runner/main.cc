@@ -12,10 +12,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "app/file_io.h"
-#include "harness/runner_request.h"
+#include "core/file_io.h"
 #include "runner/event_sink.h"
 #include "runner/run_request.h"
+#include "runner_protocol/runner_request.h"
 
 namespace {
 

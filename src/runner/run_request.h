@@ -12,8 +12,8 @@
 // Thread safety: call once, from main.
 #pragma once
 
-#include "harness/runner_request.h"
 #include "runner/event_sink.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
 

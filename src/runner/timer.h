@@ -51,9 +51,9 @@
 #include <string>
 
 #include "core/status.h"
-#include "harness/runner_request.h"
 #include "harness/timing_statistics.h"
 #include "hw/nvml.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
 

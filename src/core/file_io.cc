@@ -1,0 +1,59 @@
+#include "core/file_io.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace kopt {
+
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes) {
+  std::error_code error;
+  auto status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status)) {
+    return NotFound(fmt::format("{}: no such file", path));
+  }
+  if (std::filesystem::is_directory(status)) {
+    return InvalidInput(fmt::format("{}: is a directory; expected a file", path));
+  }
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) return InvalidInput(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
+  auto size = std::filesystem::file_size(path, error);
+  if (!error && size > max_bytes) {
+    return InvalidInput(
+        fmt::format("{}: {} bytes, more than the {} bytes kopt reads", path, size, max_bytes));
+  }
+  std::ostringstream buffer;
+  buffer << stream.rdbuf();
+  if (stream.bad()) return InvalidInput(fmt::format("{}: read error: {}", path, std::strerror(errno)));
+  return buffer.str();
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& contents) {
+  std::string temporary = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
+  {
+    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+    if (!stream) {
+      return InvalidInput(fmt::format("{}: cannot be written: {}", path, std::strerror(errno)));
+    }
+    stream << contents;
+    stream.flush();
+    if (!stream) {
+      std::remove(temporary.c_str());
+      return InvalidInput(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::remove(temporary.c_str());
+    return InvalidInput(fmt::format("{}: cannot be written: {}", path, error.message()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace kopt

@@ -1,0 +1,685 @@
+#include "measure/measure.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/quantity_format.h"
+#include "core/sha256.h"
+#include "harness/compiler.h"
+#include "harness/parallel_compiler.h"
+#include "measure/child_outcome.h"
+#include "measure/measure_plan.h"
+#include "measure/runner_client.h"
+#include "profile/ncu_collector.h"
+#include "store/workspace.h"
+
+namespace kopt {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The architecture used with compile_only when no GPU can be asked.
+constexpr const char* kDefaultCompileOnlyArchitecture = "sm_90a";
+
+Result<GpuSpec> SelectDevice(const std::vector<GpuSpec>& gpus, int device) {
+  for (const GpuSpec& gpu : gpus) {
+    if (gpu.device_index == device) return gpu;
+  }
+  std::string present;
+  for (const GpuSpec& gpu : gpus) {
+    present += (present.empty() ? "" : ", ") + std::to_string(gpu.device_index) + ": " + gpu.name;
+  }
+  return InvalidInput(fmt::format("--device {}: no such GPU on this machine (present: {})", device, present));
+}
+
+// Shapes that cannot fit: the candidate's and the reference's tensors, at the
+// largest size checked, plus the L2 flush buffer.
+Status CheckDeviceMemory(const TaskSpec& task, const GpuSpec& gpu) {
+  double needed = 2.0 * static_cast<double>(task.PeakTensorBytes()) + gpu.l2_cache_bytes;
+  if (gpu.dram_capacity_bytes <= 0 || needed <= gpu.dram_capacity_bytes) return Status::Ok();
+  return InvalidInput(fmt::format(
+      "task {}: its tensors need about {} of device memory (twice {}: the candidate's and the reference's, "
+      "plus the {} L2 flush buffer), but GPU {} ({}) has {}; make the shapes in {}/task.toml smaller",
+      task.name, FormatBytes(needed), FormatBytes(static_cast<double>(task.PeakTensorBytes())),
+      FormatBytes(gpu.l2_cache_bytes), gpu.device_index, gpu.name, FormatBytes(gpu.dram_capacity_bytes),
+      task.directory));
+}
+
+// The architecture and the device: settings.arch, else the GPU's compute capability.
+Status ResolveDevice(const MeasureSettings& settings, const MeasureEnvironment& environment,
+                     MeasurePlan& plan) {
+  Result<std::vector<GpuSpec>> gpus =
+      environment.query_gpus ? environment.query_gpus() : Unavailable("no GPU query available");
+  if (gpus.ok()) {
+    KOPT_ASSIGN_OR_RETURN(GpuSpec gpu, SelectDevice(*gpus, settings.device));
+    KOPT_RETURN_IF_ERROR(CheckDeviceMemory(plan.task, gpu));
+    plan.live_gpu = gpu;
+  }
+  plan.architecture = settings.arch;
+  if (!plan.architecture.empty()) return Status::Ok();
+  if (plan.live_gpu) {
+    KOPT_ASSIGN_OR_RETURN(plan.architecture,
+                          ArchitectureForComputeCapability(plan.live_gpu->compute_capability));
+    return Status::Ok();
+  }
+  if (settings.compile_only) {
+    plan.architecture = kDefaultCompileOnlyArchitecture;
+    return Status::Ok();
+  }
+  return Unavailable("no NVIDIA GPU found (" + gpus.status().message() +
+                     "). kopt bench runs every candidate on a GPU; to only compile them on this machine, use "
+                     "--compile-only (with --arch, default " +
+                     kDefaultCompileOnlyArchitecture + ")");
+}
+
+// Indices of finished compiles, handed from the compiler's threads to the session.
+class CompletionQueue {
+ public:
+  void Push(size_t index) {
+    {
+      std::lock_guard lock(mutex_);
+      done_.push_back(index);
+    }
+    ready_.notify_one();
+  }
+  size_t Pop() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [this] { return !done_.empty(); });
+    size_t index = done_.front();
+    done_.pop_front();
+    return index;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<size_t> done_;
+};
+
+// The reference (index 0) or a candidate, as the session tracks it. Held by
+// pointer: a compile callback writes `compile` while the session adds items.
+struct Item {
+  MeasurementEntry entry;
+  std::string source_path;
+  std::optional<Result<CompileResult>> compile;  // set once its compile finished (pool thread)
+  bool compiled = false;                         // its completion was taken (session thread)
+  bool measured = false;                         // measured, skipped or reported (session thread)
+};
+
+// Copies a child's events and verdict into an entry.
+void ApplyChildRun(const ChildRun& run, MeasurementEntry& entry) {
+  switch (run.outcome.status) {
+    case ChildOutcome::Status::kOk: entry.status = MeasureStatus::kOk; break;
+    case ChildOutcome::Status::kFailed: entry.status = MeasureStatus::kFailed; break;
+    case ChildOutcome::Status::kHarnessError: entry.status = MeasureStatus::kHarnessError; break;
+  }
+  entry.failure = run.outcome.kind;
+  entry.message = run.outcome.message;
+  entry.detail = run.outcome.detail;
+  entry.measure_seconds = run.seconds;
+  entry.timing = run.events.timing;
+  entry.energy = run.events.energy;
+  entry.checks_total = run.events.checks.size();
+  entry.checks_passed =
+      static_cast<size_t>(std::count_if(run.events.checks.begin(), run.events.checks.end(),
+                                        [](const runner::CheckEvent& c) { return c.passed; }));
+  if (!entry.ok()) entry.timing.reset();  // a failed candidate has no speed
+}
+
+// The first line of compiler output that names an error, else its first line.
+std::string FirstErrorLine(const std::string& output) {
+  std::istringstream lines(output);
+  std::string line, first;
+  while (std::getline(lines, line)) {
+    if (first.empty() && !line.empty()) first = line;
+    if (line.find("error") != std::string::npos) return line;
+  }
+  return first;
+}
+
+FailureKind CompileFailureKind(CompileOutcome outcome) {
+  return outcome == CompileOutcome::kMissingEntryPoint ? FailureKind::kMissingEntryPoint
+                                                       : FailureKind::kCompileError;
+}
+
+// What a child run is for, instead of a row of bools.
+struct ChildPlan {
+  EntryRole role = EntryRole::kCandidate;
+  bool check = true;   // correctness rounds
+  bool timing = true;  // time it (settings.time for the first measurements)
+  bool energy = false;
+  bool resume = true;  // a stored complete result may stand in for it
+};
+
+}  // namespace
+
+class MeasureSession::Impl {
+ public:
+  Impl(const MeasureSettings& settings, const MeasureEnvironment& environment, MeasurePlan plan,
+       std::unique_ptr<Workspace> workspace)
+      : settings_(settings),
+        environment_(environment),
+        plan_(std::move(plan)),
+        workspace_(std::move(workspace)) {}
+  // Compile callbacks use the members: the pool goes first.
+  ~Impl() { pool_.reset(); }
+
+  Status Begin(const std::string& task_directory);
+  Status AddCandidates(const std::vector<CandidateSource>& candidates);
+  Result<MeasurementEntry> MeasureReference();
+  Result<std::vector<MeasurementEntry>> MeasurePending(size_t first);
+  Result<MeasurementReport> Finish();
+  size_t item_count() const { return items_.size(); }
+
+  const MeasurePlan& plan() const { return plan_; }
+  int64_t run_id() const { return report_.run_id; }
+
+ private:
+  void Submit(size_t index);
+  void TakeCompletion();
+  void RecordCompile(Item& item);
+  Item& WaitForCompile(size_t index);
+  Status MeasureCandidate(Item& item);
+  Status RetimeReference();
+  Status Run(Item& item, const ChildPlan& child);
+  Result<bool> TryResume(Item& item, const MeasurementKey& key);
+  bool AllCandidatesStored();
+  void Progress(const std::string& text);
+  void Conclude(MeasurementEntry& entry);
+  const GpuSpec* Spec() const;
+
+  const MeasureSettings settings_;
+  const MeasureEnvironment environment_;
+  MeasurePlan plan_;
+  std::unique_ptr<Workspace> workspace_;
+  MeasurementReport report_;
+  std::vector<std::unique_ptr<Item>> items_;  // [0] the reference, then the candidates in order
+  std::set<std::string> names_;
+  std::unique_ptr<Compiler> compiler_;
+  std::unique_ptr<ParallelCompiler> pool_;
+  CompletionQueue completions_;
+  std::string gpu_;  // device name: live, else from the first child
+  std::optional<bool> reference_ok_;
+  bool measured_fresh_ = false;  // some candidate ran now (not from the store)
+  bool finished_ = false;
+  size_t done_ = 0;
+};
+
+Status MeasureSession::Impl::Begin(const std::string& task_directory) {
+  CompilerOptions compiler_options;
+  compiler_options.architecture = plan_.architecture;
+  compiler_options.cache_directory = workspace_->directory() + "/compile-cache";
+  KOPT_ASSIGN_OR_RETURN(compiler_, Compiler::Create(*environment_.command_runner, compiler_options));
+  report_.settings = MeasurementSettingsJson(settings_, plan_);
+  report_.settings["compiler"] = {{"flags", compiler_->flags()},
+                                  {"nvcc_version_sha256", Sha256Hex(compiler_->nvcc_version())}};
+  report_.settings_hash = Sha256Hex(report_.settings.dump());
+  report_.task = plan_.task.name;
+  report_.task_directory = task_directory;
+  report_.architecture = plan_.architecture;
+  report_.workspace = settings_.workspace;
+  report_.seeds = plan_.seeds;
+  report_.started = CurrentTimeUtc();
+  report_.compile_only = settings_.compile_only;
+  report_.task_flops = plan_.task.flops.value_or(0);
+  report_.task_min_bytes = plan_.task.min_bytes;
+  if (plan_.live_gpu) gpu_ = plan_.live_gpu->name;
+  RunRecord run{report_.started, plan_.task.name, gpu_, report_.settings, plan_.seeds, report_.settings_hash};
+  KOPT_ASSIGN_OR_RETURN(report_.run_id, workspace_->BeginRun(run));
+
+  auto reference = std::make_unique<Item>();
+  reference->entry.name = "reference";
+  reference->entry.path = (fs::path(task_directory) / "reference.cu").string();
+  reference->entry.role = EntryRole::kReference;
+  reference->source_path = plan_.task.reference_path;
+  KOPT_ASSIGN_OR_RETURN(
+      reference->entry.hash,
+      workspace_->StoreCandidate(plan_.task.reference_source, reference->source_path, "reference"));
+  items_.push_back(std::move(reference));
+  pool_ = std::make_unique<ParallelCompiler>(*compiler_, static_cast<size_t>(settings_.jobs));
+  Submit(0);
+  return Status::Ok();
+}
+
+void MeasureSession::Impl::Submit(size_t index) {
+  Item* item = items_[index].get();
+  // The callback runs on a pool thread: it fills only its own item, then signals.
+  pool_->Submit(plan_.task, item->source_path,
+                [this, item, index](const std::string&, const Result<CompileResult>& result) {
+                  item->compile = result;
+                  completions_.Push(index);
+                });
+}
+
+Status MeasureSession::Impl::AddCandidates(const std::vector<CandidateSource>& candidates) {
+  if (finished_) return Internal("MeasureSession: AddCandidates after Finish");
+  std::set<std::string> batch;
+  for (const CandidateSource& candidate : candidates) {
+    if (candidate.name.empty() || candidate.name.find('/') != std::string::npos ||
+        names_.count(candidate.name) || !batch.insert(candidate.name).second) {
+      return InvalidInput("candidate name '" + candidate.name +
+                          "' is empty, contains '/' or is already used in this session");
+    }
+  }
+  names_.insert(batch.begin(), batch.end());
+  for (const CandidateSource& candidate : candidates) {
+    auto item = std::make_unique<Item>();
+    item->entry.name = candidate.name;
+    item->entry.path = candidate.path;
+    item->entry.role = EntryRole::kCandidate;
+    KOPT_ASSIGN_OR_RETURN(item->entry.hash,
+                          workspace_->StoreCandidate(candidate.source, candidate.path, candidate.name));
+    // A file is compiled in place (its path is in the wrapper's #include and
+    // so in the cache key); a source without one from the workspace's copy.
+    item->source_path = !candidate.path.empty()
+                            ? candidate.path
+                            : workspace_->directory() + "/candidates/" + item->entry.hash + ".cu";
+    items_.push_back(std::move(item));
+  }
+  for (size_t index = items_.size() - candidates.size(); index < items_.size(); ++index) Submit(index);
+  return Status::Ok();
+}
+
+void MeasureSession::Impl::RecordCompile(Item& item) {
+  const Result<CompileResult>& result = *item.compile;
+  MeasurementEntry& entry = item.entry;
+  if (!result.ok()) {
+    entry.status = MeasureStatus::kHarnessError;
+    entry.message = result.status().message();
+    return;
+  }
+  entry.compile = result->outcome;
+  entry.compile_seconds = result->seconds;
+  entry.compile_cached = result->cache_hit;
+  Status recorded =
+      workspace_->RecordCompile({report_.run_id, entry.hash, result->cache_key,
+                                 std::string(CompileOutcomeName(result->outcome)), result->seconds});
+  if (!recorded.ok()) report_.notes.push_back(recorded.message());
+  if (result->Ok()) return;
+  entry.status = MeasureStatus::kFailed;
+  entry.failure = CompileFailureKind(result->outcome);
+  entry.message = result->message;
+  if (result->outcome == CompileOutcome::kCompileError) {
+    std::string first_error = FirstErrorLine(result->compiler_output);
+    if (!first_error.empty()) entry.message += (entry.message.empty() ? "" : ": ") + first_error;
+  }
+  entry.detail = result->compiler_output;
+}
+
+void MeasureSession::Impl::TakeCompletion() {
+  size_t finished = completions_.Pop();
+  items_[finished]->compiled = true;
+  RecordCompile(*items_[finished]);
+}
+
+Item& MeasureSession::Impl::WaitForCompile(size_t index) {
+  while (!items_[index]->compiled) TakeCompletion();
+  return *items_[index];
+}
+
+void MeasureSession::Impl::Progress(const std::string& text) {
+  if (environment_.progress) environment_.progress({done_, items_.size() - 1, text});
+}
+
+Result<bool> MeasureSession::Impl::TryResume(Item& item, const MeasurementKey& key) {
+  KOPT_ASSIGN_OR_RETURN(std::optional<StoredMeasurement> stored, workspace_->FindCompleteMeasurement(key));
+  if (!stored) return false;
+  Result<ChildRun> run = ChildRunFromStored(stored->events);
+  if (!run.ok()) {
+    report_.notes.push_back(item.entry.name + ": stored result of run " + std::to_string(stored->run_id) +
+                            " unreadable (" + run.status().message() + "); measured again");
+    return false;
+  }
+  ApplyChildRun(*run, item.entry);
+  item.entry.resumed_from_run = stored->run_id;
+  return true;
+}
+
+Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
+  const std::string role(EntryRoleName(child.role));
+  MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash, role};
+  if (child.resume && !settings_.rerun && !gpu_.empty()) {
+    KOPT_ASSIGN_OR_RETURN(bool resumed, TryResume(item, key));
+    if (resumed) return Status::Ok();
+  }
+  const CompileResult& reference = items_[0]->compile->value();
+  RunnerRequestOptions request_options;
+  request_options.check = child.check;
+  request_options.energy = child.timing && child.energy;
+  KOPT_ASSIGN_OR_RETURN(json request, BuildRunnerRequest(settings_, plan_, item.compile->value().library_path,
+                                                         reference.library_path, request_options));
+  if (!child.timing) request["timing"] = nullptr;
+  ChildExpectations expected;
+  expected.check_rounds = child.check ? plan_.seeds.size() + plan_.task.variants.size() : 0;
+  expected.timing = child.timing;
+  expected.energy = child.timing && child.energy;
+  expected.timeout_seconds = settings_.timeout_seconds;
+  RunnerClient client(*environment_.command_runner, plan_.runner_program, *workspace_, report_.run_id,
+                      settings_.timeout_seconds);
+  Progress("measuring " + item.entry.name);
+  std::string artifact_stem = child.role == EntryRole::kCandidate ? item.entry.name + ".candidate" : role;
+  KOPT_ASSIGN_OR_RETURN(ChildRun run, client.Run(request, artifact_stem, key, expected));
+  if (gpu_.empty() && !key.gpu.empty()) {
+    gpu_ = key.gpu;
+    KOPT_RETURN_IF_ERROR(workspace_->SetRunGpu(report_.run_id, gpu_));
+  }
+  ApplyChildRun(run, item.entry);
+  item.entry.resumed_from_run.reset();
+  return Status::Ok();
+}
+
+// True when no candidate needs the GPU: each has a stored result or does not
+// compile. Waits only for the compiles of candidates without a stored result,
+// and stops at the first one that compiles (the usual fresh run).
+bool MeasureSession::Impl::AllCandidatesStored() {
+  if (settings_.rerun || gpu_.empty()) return false;
+  for (size_t index = 1; index < items_.size(); ++index) {
+    MeasurementKey key{items_[index]->entry.hash, gpu_, report_.settings_hash,
+                       std::string(EntryRoleName(EntryRole::kCandidate))};
+    auto stored = workspace_->FindCompleteMeasurement(key);
+    if (stored.ok() && stored->has_value()) continue;
+    if (WaitForCompile(index).entry.status == MeasureStatus::kPending) return false;
+  }
+  return true;
+}
+
+Result<MeasurementEntry> MeasureSession::Impl::MeasureReference() {
+  Item& reference = WaitForCompile(0);
+  if (reference_ok_ || settings_.compile_only) return reference.entry;
+  if (!reference.compile->ok()) return reference.compile->status().WithContext("compiling the reference");
+  if (reference.entry.status == MeasureStatus::kFailed) {
+    reference_ok_ = false;
+    return reference.entry;
+  }
+  // With every candidate stored, the stored reference is their baseline too.
+  ChildPlan child;
+  child.role = EntryRole::kReference;
+  child.timing = settings_.time;
+  child.energy = settings_.energy;
+  child.resume = AllCandidatesStored();
+  KOPT_RETURN_IF_ERROR(Run(reference, child));
+  reference_ok_ = reference.entry.ok();
+  Conclude(reference.entry);
+  return reference.entry;
+}
+
+const GpuSpec* MeasureSession::Impl::Spec() const {
+  return plan_.live_gpu ? &*plan_.live_gpu : FindGpu(gpu_);
+}
+
+// The speedup against the reference and the suspect flag.
+void MeasureSession::Impl::Conclude(MeasurementEntry& entry) {
+  if (!entry.timing) return;
+  const GpuSpec* spec = Spec();
+  double floor_seconds = spec ? TaskFloorSeconds(plan_.task, *spec) : 0;
+  const MeasurementEntry& reference = items_[0]->entry;
+  double reference_median = reference.timing ? reference.timing->median_s : 0;
+  entry.speedup = Speedup(reference_median, entry.timing->median_s);
+  entry.suspect_fast = IsSuspectFast(entry.timing->median_s, floor_seconds);
+}
+
+Status MeasureSession::Impl::MeasureCandidate(Item& item) {
+  item.measured = true;
+  if (item.entry.status != MeasureStatus::kPending)
+    return Status::Ok();  // failed to compile: reported as such
+  if (settings_.compile_only) {
+    item.entry.status = MeasureStatus::kCompiled;
+    return Status::Ok();
+  }
+  if (!*reference_ok_) {
+    item.entry.status = MeasureStatus::kSkipped;
+    item.entry.message = "not measured: the reference failed";
+    return Status::Ok();
+  }
+  ChildPlan child;
+  child.role = EntryRole::kCandidate;
+  child.timing = settings_.time;
+  child.energy = settings_.energy;
+  KOPT_RETURN_IF_ERROR(Run(item, child));
+  if (!item.entry.resumed_from_run) measured_fresh_ = true;
+  Conclude(item.entry);
+  return Status::Ok();
+}
+
+// In the order their compiles finish, so the GPU never waits on a slow compile.
+Result<std::vector<MeasurementEntry>> MeasureSession::Impl::MeasurePending(size_t first) {
+  if (finished_) return Internal("MeasureSession: MeasurePending after Finish");
+  if (settings_.compile_only) {
+    for (size_t index = 0; index < items_.size(); ++index) {
+      Item& item = WaitForCompile(index);
+      if (index == 0 && item.entry.status == MeasureStatus::kPending)
+        item.entry.status = MeasureStatus::kCompiled;
+      if (index > 0 && !item.measured) KOPT_RETURN_IF_ERROR(MeasureCandidate(item));
+    }
+  } else {
+    KOPT_RETURN_IF_ERROR(MeasureReference().status());
+    if (!*reference_ok_) {
+      for (size_t index = 1; index < items_.size(); ++index) {
+        Item& item = WaitForCompile(index);
+        if (!item.measured) KOPT_RETURN_IF_ERROR(MeasureCandidate(item));
+      }
+    } else {
+      auto measure_ready = [&]() -> Status {
+        for (size_t index = 1; index < items_.size(); ++index) {
+          if (!items_[index]->compiled || items_[index]->measured) continue;
+          KOPT_RETURN_IF_ERROR(MeasureCandidate(*items_[index]));
+          ++done_;
+        }
+        return Status::Ok();
+      };
+      auto pending = [&] {
+        return std::any_of(items_.begin() + 1, items_.end(),
+                           [](const auto& item) { return !item->measured; });
+      };
+      KOPT_RETURN_IF_ERROR(measure_ready());
+      while (pending()) {
+        TakeCompletion();
+        KOPT_RETURN_IF_ERROR(measure_ready());
+      }
+    }
+  }
+  std::vector<MeasurementEntry> entries;
+  for (size_t index = std::max<size_t>(first, 1); index < items_.size(); ++index) {
+    entries.push_back(items_[index]->entry);
+  }
+  return entries;
+}
+
+Status MeasureSession::Impl::RetimeReference() {
+  if (!settings_.time || !measured_fresh_) return Status::Ok();
+  Item again = *items_[0];
+  again.entry.role = EntryRole::kReferenceAgain;
+  again.entry.name = "reference (end)";
+  again.entry.status = MeasureStatus::kPending;
+  again.entry.speedup.reset();  // the end re-timing is not compared with itself
+  again.entry.suspect_fast = false;
+  ChildPlan child;
+  child.role = EntryRole::kReferenceAgain;
+  child.check = false;
+  child.timing = true;
+  child.energy = false;
+  child.resume = false;
+  KOPT_RETURN_IF_ERROR(Run(again, child));
+  report_.reference_end = again.entry;
+  const MeasurementEntry& reference = items_[0]->entry;
+  if (reference.timing && again.entry.timing && reference.timing->median_s > 0) {
+    report_.reference_drift = again.entry.timing->median_s / reference.timing->median_s - 1;
+  }
+  return Status::Ok();
+}
+
+Result<MeasurementReport> MeasureSession::Impl::Finish() {
+  if (finished_) return Internal("MeasureSession: Finish called twice");
+  KOPT_RETURN_IF_ERROR(MeasurePending(items_.size()).status());
+  if (reference_ok_.value_or(false)) KOPT_RETURN_IF_ERROR(RetimeReference());
+  finished_ = true;
+  report_.gpu = gpu_;
+  const GpuSpec* spec = Spec();
+  if (spec) report_.floor_seconds = TaskFloorSeconds(plan_.task, *spec);
+  if (!gpu_.empty() && !spec) {
+    report_.notes.push_back("GPU '" + gpu_ +
+                            "' is not in kopt's spec table: no roofline floor, no suspect check");
+  }
+  for (const auto& item : items_) Conclude(item->entry);
+  report_.reference = items_[0]->entry;
+  for (size_t index = 1; index < items_.size(); ++index) report_.candidates.push_back(items_[index]->entry);
+  size_t ok = 0;
+  for (const MeasurementEntry& entry : report_.candidates) ok += entry.ok() ? 1 : 0;
+  json summary = {{"candidates", report_.candidates.size()},
+                  {"ok", ok},
+                  {"reference_status", MeasureStatusName(report_.reference.status)}};
+  Status finished = workspace_->FinishRun(report_.run_id, CurrentTimeUtc(), summary);
+  if (!finished.ok()) report_.notes.push_back(finished.message());
+  return report_;
+}
+
+// ---- MeasureSession ----
+
+MeasureSession::MeasureSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MeasureSession::~MeasureSession() = default;
+
+Result<std::unique_ptr<MeasureSession>> MeasureSession::Open(const MeasureSettings& settings,
+                                                             const MeasureEnvironment& environment,
+                                                             MeasureTask task) {
+  KOPT_RETURN_IF_ERROR(ValidateMeasureSettings(settings));
+  if (environment.command_runner == nullptr) return Internal("MeasureSession: no command runner");
+  MeasurePlan plan;
+  plan.task = std::move(task.spec);
+  KOPT_RETURN_IF_ERROR(ResolveDevice(settings, environment, plan));
+  if (!settings.compile_only) {
+    if (!environment.runner_program.empty()) {
+      plan.runner_program = environment.runner_program;
+    } else {
+      KOPT_ASSIGN_OR_RETURN(plan.runner_program, FindRunnerProgram());
+    }
+  }
+  plan.seeds = DrawSeeds(settings.seeds > 0 ? settings.seeds : plan.task.check_seeds, settings.seed);
+  KOPT_ASSIGN_OR_RETURN(std::unique_ptr<Workspace> workspace, Workspace::Open(settings.workspace));
+  auto impl = std::make_unique<Impl>(settings, environment, std::move(plan), std::move(workspace));
+  KOPT_RETURN_IF_ERROR(impl->Begin(task.directory));
+  return std::unique_ptr<MeasureSession>(new MeasureSession(std::move(impl)));
+}
+
+const TaskSpec& MeasureSession::task() const {
+  return impl_->plan().task;
+}
+const std::string& MeasureSession::architecture() const {
+  return impl_->plan().architecture;
+}
+int64_t MeasureSession::run_id() const {
+  return impl_->run_id();
+}
+
+Status MeasureSession::AddCandidates(const std::vector<CandidateSource>& candidates) {
+  return impl_->AddCandidates(candidates);
+}
+
+Result<MeasurementEntry> MeasureSession::MeasureReference() {
+  return impl_->MeasureReference();
+}
+
+Result<std::vector<MeasurementEntry>> MeasureSession::MeasurePending() {
+  return impl_->MeasurePending(1);
+}
+
+Result<MeasurementEntry> MeasureSession::MeasureCandidate(const CandidateSource& candidate) {
+  size_t first = impl_->item_count();
+  KOPT_RETURN_IF_ERROR(impl_->AddCandidates({candidate}));
+  KOPT_ASSIGN_OR_RETURN(std::vector<MeasurementEntry> entries, impl_->MeasurePending(first));
+  if (entries.empty()) return Internal("MeasureSession: the candidate was not measured");
+  return entries.front();
+}
+
+Result<MeasurementEntry> MeasureSession::MeasureCandidate(const std::string& source,
+                                                          const std::string& name) {
+  return MeasureCandidate(CandidateSource{name, "", source});
+}
+
+Result<MeasurementReport> MeasureSession::Finish() {
+  return impl_->Finish();
+}
+
+// ---- free functions ----
+
+Status ValidateMeasureSettings(const MeasureSettings& settings) {
+  if (settings.seeds < 0) return InvalidInput("--seeds must be at least 1 (0: the task's check_seeds)");
+  if (!(settings.timeout_seconds > 0)) return InvalidInput("--timeout must be a positive number of seconds");
+  if (!(settings.max_noise > 0 && settings.max_noise < 1)) {
+    return InvalidInput("--max-noise must be a fraction between 0 and 1 (0.005 = 0.5 %)");
+  }
+  if (settings.min_samples < 1) return InvalidInput("--min-samples must be at least 1");
+  if (settings.jobs < 0) return InvalidInput("--jobs must be at least 1 (0: all cores)");
+  if (settings.device < 0) return InvalidInput("--device must be a CUDA device ordinal (0, 1, ...)");
+  return Status::Ok();
+}
+
+Result<MeasureTask> LoadMeasureTask(const std::string& task_directory) {
+  std::error_code error;
+  if (!fs::exists(task_directory, error))
+    return NotFound("task directory " + task_directory + " does not exist");
+  MeasureTask task;
+  task.directory = task_directory;
+  KOPT_ASSIGN_OR_RETURN(task.spec, LoadTask(task_directory));
+  return task;
+}
+
+MeasureEnvironment DefaultMeasureEnvironment(CommandRunner& command_runner) {
+  MeasureEnvironment environment;
+  environment.command_runner = &command_runner;
+  environment.query_gpus = [] { return QueryLiveGpus(); };
+  return environment;
+}
+
+Result<MeasurementReport> Measure(const MeasureSettings& settings, const MeasureEnvironment& environment,
+                                  MeasureTask task, const std::vector<CandidateSource>& candidates) {
+  KOPT_ASSIGN_OR_RETURN(std::unique_ptr<MeasureSession> session,
+                        MeasureSession::Open(settings, environment, std::move(task)));
+  KOPT_RETURN_IF_ERROR(session->AddCandidates(candidates));
+  KOPT_RETURN_IF_ERROR(session->MeasurePending().status());
+  return session->Finish();
+}
+
+Status ReferenceVerdict(const MeasurementReport& report) {
+  if (report.compile_only || report.reference.ok()) return Status::Ok();
+  const MeasurementEntry& reference = report.reference;
+  std::string what = "the reference failed (" + reference.KindName() + "): " + reference.message;
+  if (reference.failure == FailureKind::kDeviceUnavailable) return Unavailable(what);
+  return WorkFailed(what);
+}
+
+Result<std::string> FindRunnerProgram() {
+  if (const char* configured = std::getenv("KOPT_RUNNER"); configured && *configured) {
+    if (access(configured, X_OK) != 0) {
+      return NotFound(std::string("KOPT_RUNNER=") + configured + ": not an executable file");
+    }
+    return std::string(configured);
+  }
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  fs::path beside = self.parent_path() / "kopt-runner";
+  if (!error && access(beside.c_str(), X_OK) == 0) return beside.string();
+  return NotFound("kopt-runner not found: KOPT_RUNNER is not set and " + beside.string() +
+                  " does not exist (it is built with the CUDA toolkit; set KOPT_RUNNER to its path)");
+}
+
+std::vector<uint64_t> DrawSeeds(int count, std::optional<uint64_t> seed) {
+  std::mt19937_64 generator(seed ? *seed : std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32));
+  std::vector<uint64_t> seeds;
+  // Seeds stay within 2^53 so that every JSON reader keeps them exact.
+  for (int i = 0; i < count; ++i) seeds.push_back(generator() >> 11);
+  return seeds;
+}
+
+}  // namespace kopt

@@ -1,0 +1,187 @@
+// The measurement engine: verifies and times CUDA candidates against a task's
+// reference, and RETURNS DATA (measure/measurement_report.h); it renders
+// nothing. `kopt bench` (app/bench.h) renders what Measure returns;
+// `kopt optimize` drives a MeasureSession candidate by candidate.
+// Contracts of the parts: docs/harness-protocol.md; behaviour: docs/bench.md.
+//
+// Flow of a session: load the task; compile the reference and every
+// candidate in parallel (harness/compiler.h, cached); as soon as the
+// reference and a candidate are built, run them on the GPU, each in its own
+// kopt-runner child with a watchdog (measure/runner_client.h): the reference
+// first, then each candidate, then (Finish) the reference again (drift).
+// Every event is stored in the workspace as it is read (store/workspace.h);
+// a candidate already measured with the same source, GPU and harness
+// settings is not run again but reported from the store (rerun forces). A
+// failing candidate is data (an entry with status kFailed and a kind), never
+// an error.
+//
+// Errors (Result / Status): InvalidInput / NotFound / Unavailable for bad
+// input (task, settings, no GPU, no runner, device memory too small);
+// Internal / workspace errors when kopt itself breaks. A failing reference
+// is NOT an error of Measure: the report says so, and ReferenceVerdict turns
+// it into the command's status.
+//
+// Ownership: the session owns its workspace handle, compiler and compile
+// pool; the MeasureEnvironment's pointers are borrowed and must outlive it.
+// Thread safety: a MeasureSession is used from one thread; its compile
+// callbacks run on its own pool threads. Two sessions on one workspace
+// directory may run at once (the workspace is SQLite with WAL) but share
+// nothing else.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/subprocess.h"
+#include "harness/task_spec.h"
+#include "hw/gpu_spec.h"
+#include "measure/measurement_report.h"
+
+namespace kopt {
+
+// The harness settings of a session: everything that decides a measurement
+// (the parts that matter are hashed into the resume key, see
+// MeasurementReport::settings).
+struct MeasureSettings {
+  std::string workspace = ".kopt";  // the workspace directory (store/workspace.h)
+  int seeds = 0;                    // correctness seeds per child; 0: the task's check_seeds
+  std::optional<uint64_t> seed;     // derive the seeds from this (reproduce a run); else random
+  bool time = true;                 // false: correctness only
+  bool energy = false;              // NVML joules per launch (needs time)
+  int jobs = 0;                     // parallel compiles; 0: all cores
+  double timeout_seconds = 120;     // wall-clock watchdog per kopt-runner child (s)
+  double max_noise = 0.005;         // timing stops at this relative stdev (fraction)
+  int min_samples = 10;             // timing samples at least
+  double timing_seconds = 5;        // timing stops after this much GPU time per child (s)
+  bool warm = false;                // no L2 flush between samples
+  std::string arch;                 // "sm_90a"; empty: from the GPU `device`
+  bool rerun = false;               // measure again what the workspace already has
+  int device = 0;                   // CUDA device ordinal
+  bool compile_only = false;        // compile, report compile results, run nothing
+};
+
+// Where a session stands, for a progress display (app/ draws it).
+struct MeasureProgress {
+  size_t done = 0;   // candidates finished
+  size_t total = 0;  // candidates known to the session
+  std::string text;  // "measuring saxpy_vec4"
+};
+
+// The outside world a session touches, replaceable in tests.
+struct MeasureEnvironment {
+  CommandRunner* command_runner = nullptr;  // nvcc and kopt-runner children (borrowed, required)
+  // The GPUs of this machine (QueryLiveGpus); Unavailable when none. Empty: none known.
+  std::function<Result<std::vector<GpuSpec>>()> query_gpus;
+  std::string runner_program;  // kopt-runner; empty: FindRunnerProgram()
+  // Called on the session's thread before each child; may be empty.
+  std::function<void(const MeasureProgress&)> progress;
+};
+
+// The default environment: `command_runner` (borrowed), the live GPU query,
+// no progress.
+MeasureEnvironment DefaultMeasureEnvironment(CommandRunner& command_runner);
+
+// Checks the settings' ranges; InvalidInput naming the option otherwise.
+Status ValidateMeasureSettings(const MeasureSettings& settings);
+
+// The task of a session.
+struct MeasureTask {
+  std::string directory;  // as given (the report's task_directory)
+  TaskSpec spec;          // as LoadTask read it
+};
+
+// NotFound when `task_directory` does not exist, else LoadTask's result.
+Result<MeasureTask> LoadMeasureTask(const std::string& task_directory);
+
+// One source to measure.
+struct CandidateSource {
+  std::string name;    // unique within the session ("saxpy_vec4"); names runs/<id>/<name>.candidate.*
+  std::string path;    // the file it came from (compiled in place); "" : compiled from the workspace's copy
+  std::string source;  // the CUDA text (also what is hashed and stored)
+};
+
+// A measurement session against one task: one compiled reference and one
+// reference timing reused by every candidate measured in it.
+class MeasureSession {
+ public:
+  // Validates `settings`, resolves the device and architecture (query_gpus,
+  // settings.arch; InvalidInput when the task's tensors do not fit in device
+  // memory), the runner program (not with compile_only), the seeds; opens the
+  // workspace, begins a run record and starts compiling the reference.
+  // `settings` and `environment` are copied; environment.command_runner is
+  // borrowed and must outlive the session.
+  static Result<std::unique_ptr<MeasureSession>> Open(const MeasureSettings& settings,
+                                                      const MeasureEnvironment& environment,
+                                                      MeasureTask task);
+  ~MeasureSession();
+  MeasureSession(const MeasureSession&) = delete;
+  MeasureSession& operator=(const MeasureSession&) = delete;
+
+  const TaskSpec& task() const;
+  const std::string& architecture() const;
+  int64_t run_id() const;
+
+  // Queues candidates for compilation (in parallel, settings.jobs threads) and
+  // stores their sources in the workspace; nothing runs on the GPU yet.
+  // Names must be unique within the session and usable in a file name (no
+  // '/'); InvalidInput otherwise, and then none of `candidates` is added.
+  Status AddCandidates(const std::vector<CandidateSource>& candidates);
+
+  // Compiles (waiting for it) and measures the reference, once: later calls
+  // return the same entry. An error when the reference could not be compiled
+  // at all (a harness error: nvcc missing, cache unwritable). The stored
+  // reference result is reused only when every candidate added so far has a
+  // stored result too (so add a batch first). The entry's status says whether
+  // it passed: a failing reference is an OK Result whose entry has status
+  // kFailed / kHarnessError, after which candidates are reported kSkipped.
+  Result<MeasurementEntry> MeasureReference();
+
+  // Measures every added candidate not measured yet, in the order their
+  // compiles finish (the GPU never waits on a slow compile); measures the
+  // reference first if needed. Returns those candidates' entries in the order
+  // they were added, with speedup and suspect flag set. With compile_only:
+  // compiled, nothing run.
+  Result<std::vector<MeasurementEntry>> MeasurePending();
+
+  // AddCandidates({candidate}) then MeasurePending(): one candidate's entry
+  // (the compile error text in `detail`, the kind in `failure`).
+  Result<MeasurementEntry> MeasureCandidate(const CandidateSource& candidate);
+  Result<MeasurementEntry> MeasureCandidate(const std::string& source, const std::string& name);
+
+  // Ends the session: measures what is pending, re-times the reference when
+  // some candidate was measured now (timing on), sets the drift, the floor,
+  // the notes, closes the run record, and returns the report of every entry.
+  // Call once; the session is finished after it.
+  Result<MeasurementReport> Finish();
+
+ private:
+  class Impl;
+  explicit MeasureSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The one-shot session of `kopt bench`: Open, AddCandidates(candidates),
+// MeasurePending, Finish. Candidates are reported in the order given.
+Result<MeasurementReport> Measure(const MeasureSettings& settings, const MeasureEnvironment& environment,
+                                  MeasureTask task, const std::vector<CandidateSource>& candidates);
+
+// The command's status for a finished report: OK unless the reference failed
+// in a measuring session (Unavailable when its device was unavailable, else
+// WorkFailed, saying why).
+Status ReferenceVerdict(const MeasurementReport& report);
+
+// The kopt-runner to start: $KOPT_RUNNER when set, else kopt-runner in the
+// directory of this executable (/proc/self/exe). NotFound naming both when
+// the file is missing.
+Result<std::string> FindRunnerProgram();
+
+// The seeds of one run: `count` values from `seed` when given (reproducible),
+// else from std::random_device.
+std::vector<uint64_t> DrawSeeds(int count, std::optional<uint64_t> seed);
+
+}  // namespace kopt

@@ -1,0 +1,89 @@
+#include "measure/measure_plan.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/sha256.h"
+#include "measure/child_outcome.h"
+#include "runner_protocol/runner_request.h"
+
+namespace kopt {
+namespace {
+
+using nlohmann::json;
+
+runner::TimingRequest TimingSettings(const MeasureSettings& settings) {
+  runner::TimingRequest timing;
+  timing.max_relative_stdev = settings.max_noise;
+  timing.min_samples = settings.min_samples;
+  timing.timeout_seconds = settings.timing_seconds;
+  timing.cold = !settings.warm;
+  return timing;
+}
+
+}  // namespace
+
+json MeasurementSettingsJson(const MeasureSettings& settings, const MeasurePlan& plan) {
+  json timing = nullptr;
+  if (settings.time) {
+    runner::TimingRequest request = TimingSettings(settings);
+    timing = {{"warmup_seconds", request.warmup_seconds},
+              {"min_samples", request.min_samples},
+              {"max_samples", request.max_samples},
+              {"max_relative_stdev", request.max_relative_stdev},
+              {"min_gpu_seconds", request.min_gpu_seconds},
+              {"timeout_seconds", request.timeout_seconds},
+              {"cold", request.cold},
+              {"rotate_input_sets", request.rotate_input_sets}};
+  }
+  json energy = nullptr;
+  if (settings.time && settings.energy) {
+    runner::EnergyRequest request;
+    energy = {{"window_seconds", request.window_seconds}, {"idle_seconds", request.idle_seconds}};
+  }
+  return {{"kopt_version", KOPT_VERSION},
+          {"task", plan.task.ToJson()},
+          {"check_variants", plan.task.VariantsToJson()},
+          {"reference_sha256", Sha256Hex(plan.task.reference_source)},
+          {"architecture", plan.architecture},
+          {"seeds_per_child", plan.seeds.size()},
+          {"timing", timing},
+          {"energy", energy},
+          {"child_timeout_seconds", settings.timeout_seconds}};
+}
+
+Result<json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
+                                const std::string& candidate_library, const std::string& reference_library,
+                                const RunnerRequestOptions& options) {
+  runner::RunnerRequest request;
+  request.candidate_library = candidate_library;
+  request.reference_library = reference_library;
+  request.seeds = plan.seeds;
+  request.check = options.check;
+  request.device = settings.device;
+  // A backstop behind the wall-clock watchdog, not a second timeout: the
+  // runner generates inputs on every core and spins in CUDA synchronization,
+  // so its CPU time can exceed the wall time several times over (a 20 s
+  // limit killed a naive softmax reference with SIGXCPU on the H200).
+  request.cpu_seconds = settings.timeout_seconds * std::max(2u, std::thread::hardware_concurrency());
+  if (settings.time) request.timing = TimingSettings(settings);
+  if (options.energy) request.energy = runner::EnergyRequest{};
+  json wire = runner::RunnerRequestToJson(request);
+  wire["task"] = plan.task.ToJson();
+  wire["check_variants"] = plan.task.VariantsToJson();
+  Result<runner::RunnerRequest> read_back = runner::RunnerRequestFromJson(wire, "runner request");
+  if (!read_back.ok()) {
+    return Internal("kopt bug: the runner request does not read back: " + read_back.status().message());
+  }
+  return wire;
+}
+
+double TaskFloorSeconds(const TaskSpec& task, const GpuSpec& gpu) {
+  double peak = 0;
+  for (const TensorSpec& tensor : task.tensors) {
+    peak = std::max(peak, PeakFlopsForDtype(gpu, DataTypeName(tensor.dtype)));
+  }
+  return RooflineFloorSeconds(task.flops.value_or(0), task.min_bytes, peak, gpu.dram_bytes_per_second);
+}
+
+}  // namespace kopt

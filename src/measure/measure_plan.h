@@ -1,0 +1,52 @@
+// What a measurement session resolved before any work starts, and what
+// follows from it alone: the settings that key a stored result, the
+// kopt-runner request of one child, the task's roofline floor.
+//
+// Thread safety: values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "harness/task_spec.h"
+#include "hw/gpu_spec.h"
+#include "measure/measure.h"
+
+namespace kopt {
+
+struct MeasurePlan {
+  TaskSpec task;
+  std::string architecture;         // "sm_90a"
+  std::optional<GpuSpec> live_gpu;  // the device, when the driver could be asked
+  std::string runner_program;       // empty with compile_only
+  std::vector<uint64_t> seeds;
+};
+
+// The harness settings that decide a measurement (hashed into the resume
+// key): the task as resolved plus the reference's source, the architecture,
+// the correctness and timing settings, the watchdog, kopt's version.
+nlohmann::json MeasurementSettingsJson(const MeasureSettings& settings, const MeasurePlan& plan);
+
+// What one child is asked to do beyond the settings.
+struct RunnerRequestOptions {
+  bool check = true;    // correctness rounds
+  bool energy = false;  // NVML energy (only with timing)
+};
+
+// The kopt-runner request (docs/harness-protocol.md §3) for one child:
+// timing as the settings say, correctness rounds and energy as `options`
+// say. Internal error when the request does not read back (TaskSpec and the
+// runner's types disagree: a kopt bug).
+Result<nlohmann::json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
+                                          const std::string& candidate_library,
+                                          const std::string& reference_library,
+                                          const RunnerRequestOptions& options);
+
+// The roofline floor of the task on `gpu` (s), 0 when unknown.
+double TaskFloorSeconds(const TaskSpec& task, const GpuSpec& gpu);
+
+}  // namespace kopt

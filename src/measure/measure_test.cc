@@ -1,0 +1,264 @@
+// The measurement engine with scripted children: a fake nvcc that "compiles"
+// by copying the candidate's text into the library, and a fake kopt-runner
+// that answers from that text (REFERENCE / FAST: timings; no GPU needed).
+#include "measure/measure.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <vector>
+
+#include "core/file_io.h"
+#include "hw/gpu_spec.h"
+
+namespace kopt {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+std::string ExampleTask(const std::string& name) {
+  return std::string(KOPT_FIXTURE_DIR) + "/../../examples/tasks/" + name;
+}
+
+std::string Timing(int median_microseconds) {
+  std::string m = std::to_string(median_microseconds);
+  return R"({"event":"timing","samples":25,"median_s":)" + m + R"(e-6,"q1_s":)" + m + R"(e-6,"q3_s":)" + m +
+         R"(e-6,"mean_s":)" + m + R"(e-6,"min_s":)" + m + R"(e-6,"max_s":)" + m +
+         R"(e-6,"relative_stdev":0.004,"gpu_seconds":0.05,"stop_reason":"noise","cold":true,"input_sets":1,)"
+         R"("device_wide_median_s":)" +
+         m + R"(e-6,"sm_clock_mean_mhz":1980,"throttled_samples_discarded":0})";
+}
+
+// nvcc and kopt-runner, scripted. Thread-safe: compiles run on pool threads.
+class ScriptedChildren : public CommandRunner {
+ public:
+  Result<CommandResult> Run(const CommandSpec& spec) override {
+    {
+      std::lock_guard lock(mutex_);
+      commands_.push_back(spec.argv);
+    }
+    CommandResult result;
+    if (fs::path(spec.argv[0]).filename() == "nvcc") return Nvcc(spec);
+    nlohmann::json request = nlohmann::json::parse(*ReadWholeFile(spec.argv[1]));
+    std::string library = *ReadWholeFile(request["candidate_library"].get<std::string>());
+    std::string out =
+        R"({"event":"device","name":"NVIDIA H200","compute_capability":"9.0","l2_bytes":52428800,)"
+        R"("memory_bytes":150754820096,"sm_clock_max_mhz":1980,"nvml":false})"
+        "\n";
+    if (request["check"].get<bool>()) {
+      size_t rounds = request["seeds"].size() + request["check_variants"].size();
+      for (size_t i = 0; i < rounds; ++i) {
+        out += R"({"event":"check","seed":)" + std::to_string(i) +
+               R"(,"passed":true,"outputs":[]})"
+               "\n";
+      }
+    }
+    if (!request["timing"].is_null())
+      out += Timing(library.find("FAST") != std::string::npos ? 50 : 100) + "\n";
+    out += R"({"event":"done","ok":true})"
+           "\n";
+    result.stdout_text = out;
+    return result;
+  }
+  std::string FindProgram(const std::string& program) override { return "/fake/bin/" + program; }
+
+  size_t RunnerCallsFor(const std::string& stem) {
+    std::lock_guard lock(mutex_);
+    return std::count_if(commands_.begin(), commands_.end(), [&](const std::vector<std::string>& argv) {
+      return argv.size() == 2 && fs::path(argv[1]).filename() == stem + ".request.json";
+    });
+  }
+  size_t CompileCount() {
+    std::lock_guard lock(mutex_);
+    return std::count_if(commands_.begin(), commands_.end(), [](const std::vector<std::string>& argv) {
+      return std::find(argv.begin(), argv.end(), "-shared") != argv.end();
+    });
+  }
+
+ private:
+  // `--version`, or a compile: the wrapper's #include names the candidate;
+  // its text becomes the library, unless it says BROKEN.
+  Result<CommandResult> Nvcc(const CommandSpec& spec) {
+    CommandResult result;
+    if (std::find(spec.argv.begin(), spec.argv.end(), "--version") != spec.argv.end()) {
+      result.stdout_text = "Cuda compilation tools, release 13.0, V13.0.88\n";
+      return result;
+    }
+    std::string wrapper = *ReadWholeFile(spec.argv.back());
+    std::smatch include;
+    std::regex_search(wrapper, include, std::regex("#include \"([^\"]+)\""));
+    std::string source = *ReadWholeFile(include[1].str());
+    if (source.find("BROKEN") != std::string::npos) {
+      result.exit_code = 1;
+      result.stderr_text = "candidate.cu(1): error: identifier \"BROKEN\" is undefined\n";
+      return result;
+    }
+    auto output = std::find(spec.argv.begin(), spec.argv.end(), "-o");
+    std::ofstream(*(output + 1)) << source;
+    return result;
+  }
+
+  std::mutex mutex_;
+  std::vector<std::vector<std::string>> commands_;
+};
+
+class MeasureSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    workspace_ = fs::path(::testing::TempDir()) / ("kopt_measure_" + std::to_string(getpid()));
+    fs::remove_all(workspace_);
+    settings_.workspace = workspace_.string();
+    settings_.arch = "sm_90a";
+    settings_.seeds = 1;
+    settings_.seed = 7;
+    settings_.jobs = 2;
+    environment_.command_runner = &children_;
+    environment_.query_gpus = [] { return Result<std::vector<GpuSpec>>(Unavailable("no GPU (test)")); };
+    environment_.runner_program = "/fake/bin/kopt-runner";
+    environment_.progress = [this](const MeasureProgress& progress) { progress_.push_back(progress.text); };
+  }
+  void TearDown() override { fs::remove_all(workspace_); }
+
+  std::unique_ptr<MeasureSession> Open() {
+    Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+    EXPECT_TRUE(task.ok()) << task.status().message();
+    Result<std::unique_ptr<MeasureSession>> session = MeasureSession::Open(settings_, environment_, *task);
+    EXPECT_TRUE(session.ok()) << session.status().message();
+    return std::move(session).value();
+  }
+
+  fs::path workspace_;
+  MeasureSettings settings_;
+  MeasureEnvironment environment_;
+  ScriptedChildren children_;
+  std::vector<std::string> progress_;
+};
+
+TEST_F(MeasureSessionTest, CandidatesGivenAsSourceOneAtATimeShareOneReference) {
+  std::unique_ptr<MeasureSession> session = Open();
+  Result<MeasurementEntry> reference = session->MeasureReference();
+  ASSERT_TRUE(reference.ok()) << reference.status().message();
+  EXPECT_EQ(reference->status, MeasureStatus::kOk);
+  EXPECT_EQ(reference->role, EntryRole::kReference);
+  ASSERT_TRUE(reference->timing.has_value());
+  EXPECT_DOUBLE_EQ(reference->timing->median_s, 100e-6);
+
+  Result<MeasurementEntry> fast = session->MeasureCandidate("// FAST\n", "fast");
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  EXPECT_EQ(fast->status, MeasureStatus::kOk);
+  EXPECT_EQ(fast->role, EntryRole::kCandidate);
+  EXPECT_EQ(fast->path, "");
+  EXPECT_EQ(fast->compile, CompileOutcome::kOk);
+  EXPECT_EQ(fast->checks_passed, fast->checks_total);
+  EXPECT_GT(fast->checks_total, 0u);
+  ASSERT_TRUE(fast->speedup.has_value());
+  EXPECT_DOUBLE_EQ(*fast->speedup, 2.0);
+
+  Result<MeasurementEntry> broken = session->MeasureCandidate("BROKEN\n", "broken");
+  ASSERT_TRUE(broken.ok()) << broken.status().message();
+  EXPECT_EQ(broken->status, MeasureStatus::kFailed);
+  EXPECT_EQ(broken->failure, FailureKind::kCompileError);
+  EXPECT_EQ(broken->compile, CompileOutcome::kCompileError);
+  EXPECT_THAT(broken->detail, HasSubstr("identifier \"BROKEN\" is undefined"));
+  EXPECT_THAT(broken->message, HasSubstr("error"));
+
+  EXPECT_EQ(session->MeasureCandidate("// again\n", "fast").status().kind(), ErrorKind::kInvalidInput)
+      << "names are unique within a session";
+
+  Result<MeasurementReport> report = session->Finish();
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 1u) << "one reference measurement for every candidate";
+  EXPECT_EQ(children_.RunnerCallsFor("reference_end"), 1u);
+  EXPECT_EQ(children_.RunnerCallsFor("fast.candidate"), 1u);
+  EXPECT_EQ(children_.RunnerCallsFor("broken.candidate"), 0u);
+  ASSERT_EQ(report->candidates.size(), 2u);
+  EXPECT_EQ(report->candidates[0].name, "fast");
+  EXPECT_EQ(report->candidates[1].name, "broken");
+  EXPECT_EQ(report->gpu, "NVIDIA H200");
+  ASSERT_TRUE(report->reference_end.has_value());
+  EXPECT_EQ(report->reference_end->role, EntryRole::kReferenceAgain);
+  EXPECT_FALSE(report->reference_end->speedup.has_value());
+  ASSERT_TRUE(report->reference_drift.has_value());
+  EXPECT_DOUBLE_EQ(*report->reference_drift, 0.0);
+  EXPECT_THAT(progress_, ::testing::Contains("measuring fast"));
+  EXPECT_TRUE(ReferenceVerdict(*report).ok());
+}
+
+TEST_F(MeasureSessionTest, OneShotMeasureReportsInTheOrderGivenAndReusesStoredResults) {
+  std::vector<CandidateSource> candidates = {{"fast", "", "// FAST\n"}, {"plain", "", "// plain\n"}};
+  Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+  ASSERT_TRUE(task.ok());
+  Result<MeasurementReport> first = Measure(settings_, environment_, *task, candidates);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->candidates.size(), 2u);
+  EXPECT_EQ(first->candidates[0].name, "fast");
+  EXPECT_EQ(first->candidates[1].name, "plain");
+  EXPECT_DOUBLE_EQ(first->candidates[1].speedup.value_or(0), 1.0);
+
+  // The GPU is known from the first run only through the runner: with a live
+  // GPU the second run reports every candidate from the store.
+  environment_.query_gpus = [] {
+    GpuSpec gpu = *FindGpu("h200");
+    gpu.name = "NVIDIA H200";
+    gpu.device_index = 0;
+    return Result<std::vector<GpuSpec>>(std::vector<GpuSpec>{gpu});
+  };
+  Result<MeasurementReport> again = Measure(settings_, environment_, *task, candidates);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->candidates[0].resumed_from_run, first->run_id);
+  EXPECT_EQ(again->reference.resumed_from_run, first->run_id);
+  EXPECT_FALSE(again->reference_end.has_value()) << "nothing measured now: no drift check";
+  EXPECT_EQ(children_.RunnerCallsFor("fast.candidate"), 1u);
+}
+
+TEST_F(MeasureSessionTest, CompileOnlyRunsNothing) {
+  settings_.compile_only = true;
+  environment_.runner_program.clear();
+  Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+  ASSERT_TRUE(task.ok());
+  Result<MeasurementReport> report = Measure(settings_, environment_, *task, {{"broken", "", "BROKEN"}});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->reference.status, MeasureStatus::kCompiled);
+  EXPECT_EQ(report->candidates[0].status, MeasureStatus::kFailed);
+  EXPECT_TRUE(report->compile_only);
+  EXPECT_EQ(children_.CompileCount(), 2u);
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 0u);
+}
+
+TEST(ReferenceVerdictTest, AFailedReferenceFailsTheCommand) {
+  MeasurementReport report;
+  report.reference.status = MeasureStatus::kFailed;
+  report.reference.failure = FailureKind::kWrongOutput;
+  report.reference.message = "z differs";
+  Status status = ReferenceVerdict(report);
+  EXPECT_EQ(status.kind(), ErrorKind::kWorkFailed);
+  EXPECT_EQ(status.message(), "the reference failed (wrong_output): z differs");
+  report.reference.failure = FailureKind::kDeviceUnavailable;
+  EXPECT_EQ(ReferenceVerdict(report).kind(), ErrorKind::kUnavailable);
+  report.compile_only = true;
+  EXPECT_TRUE(ReferenceVerdict(report).ok());
+}
+
+TEST(MeasureSettingsTest, RangesAreChecked) {
+  MeasureSettings settings;
+  EXPECT_TRUE(ValidateMeasureSettings(settings).ok());
+  settings.max_noise = 1.5;
+  EXPECT_THAT(ValidateMeasureSettings(settings).message(), HasSubstr("--max-noise"));
+}
+
+TEST(LoadMeasureTaskTest, AMissingDirectoryIsNotFound) {
+  Result<MeasureTask> task = LoadMeasureTask("/nonexistent/kopt-task");
+  EXPECT_EQ(task.status().kind(), ErrorKind::kNotFound);
+}
+
+}  // namespace
+}  // namespace kopt

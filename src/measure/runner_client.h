@@ -1,0 +1,61 @@
+// Runs one kopt-runner child for `kopt bench` (docs/harness-protocol.md §3):
+// writes the request into the workspace, starts the runner with a watchdog,
+// reads its JSON-lines stdout, stores every event and the parent's verdict
+// in the workspace, and keeps the child's stdout/stderr as artifacts.
+//
+// CommandRunner returns a child's output when it ends, so events are parsed
+// and stored then, in arrival order, before anything else happens: a child
+// that crashes midway still leaves every event it printed.
+//
+// Thread safety: one RunnerClient per thread (the workspace is thread-safe).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.h"
+#include "core/subprocess.h"
+#include "measure/child_outcome.h"
+#include "runner_protocol/runner_events_parser.h"
+#include "store/workspace.h"
+
+namespace kopt {
+
+struct ChildRun {
+  RunnerEvents events;
+  ChildOutcome outcome;
+  std::string end;     // how the process ended, for logs: "exit code 3", "signal 11 (SIGSEGV)"
+  double seconds = 0;  // wall time of the child, start to exit (0 in results stored before it was kept)
+};
+
+class RunnerClient {
+ public:
+  // `runner_program`: path of kopt-runner; `timeout_seconds`: the watchdog.
+  RunnerClient(CommandRunner& command_runner, std::string runner_program, Workspace& workspace,
+               int64_t run_id, double timeout_seconds);
+
+  // Runs one child. `artifact_stem` names the files under runs/<id>/
+  // ("saxpy_vec4.candidate"). `key.gpu` may be empty: it is then taken from
+  // the child's device event (and stays empty when none came). Errors: the
+  // runner could not be started (NotFound/Unavailable), or the workspace
+  // failed; a candidate's failure is an OK result.
+  Result<ChildRun> Run(const nlohmann::json& request, const std::string& artifact_stem, MeasurementKey& key,
+                       const ChildExpectations& expected);
+
+ private:
+  CommandRunner& command_runner_;
+  std::string runner_program_;
+  Workspace& workspace_;
+  int64_t run_id_;
+  double timeout_seconds_;
+};
+
+// The parent's verdict as stored in the workspace (phase "outcome"); `seconds`:
+// the child's wall time.
+nlohmann::json OutcomeToJson(const ChildOutcome& outcome, const std::string& end, double seconds);
+
+// Rebuilds a child run from stored events (the outcome last), for resuming.
+// InvalidInput when the stored outcome is not one this kopt wrote.
+Result<ChildRun> ChildRunFromStored(const std::vector<StoredEvent>& events);
+
+}  // namespace kopt

@@ -1,0 +1,58 @@
+// Loading a profile from whatever the user points at, and selecting the
+// launches to analyse (used by `kopt explain`, and by any layer that needs a
+// profile: search, agents' tests).
+//
+// ProfileSources::target is one of:
+//  - an `ncu --csv --page raw` export (any extension but .cu/.ncu-rep), or a
+//    profile bundle directory holding raw.csv (+ sass.txt, ptxas.txt, source.csv);
+//  - an Nsight Compute report (.ncu-rep), read through `ncu --import`;
+//  - a CUDA source file (.cu): built, run and profiled on the local GPU;
+//  - or, with program_argv set, a program and its arguments profiled under ncu.
+// A CSV may be accompanied by a SASS listing, a ptxas report and an ncu
+// source page: given explicitly (their errors are errors), or found beside it
+// as sass.txt / ptxas.txt / source.csv (their errors become notes).
+//
+// Thread safety: pure functions apart from the CommandRunner's children and
+// the files they read or write.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/subprocess.h"
+#include "profile/profile.h"
+
+namespace kopt {
+
+struct ProfileSources {
+  std::string target;                     // path; empty when program_argv is set
+  std::vector<std::string> program_argv;  // a program and its arguments to profile live
+  std::string kernel_regex;      // ECMAScript regex searched in the demangled kernel name; empty: all
+  long long launch_skip = 0;     // skip this many matching launches
+  long long launch_count = 0;    // then keep this many; 0 = all
+  std::string sass_path;         // optional cuobjdump -sass / nvdisasm listing
+  std::string ptxas_path;        // optional nvcc -Xptxas -v output
+  std::string source_page_path;  // optional ncu --page source --csv --print-source sass export
+  // Live collection (a .cu target or program_argv): where the bundle goes;
+  // empty: kopt-profile-<stem> in the current directory.
+  std::string work_directory;
+  std::string section_set = "full";  // live collection: ncu --set
+};
+
+// True when loading runs ncu live (a .cu target or a program): ncu then
+// applies kernel_regex / launch_skip / launch_count itself.
+bool IsLiveCollection(const ProfileSources& sources);
+
+// Loads the profile `sources` names (see above), without filtering. Notes
+// (ignored companion files, collection remarks) are appended to `notes`.
+Result<Profile> LoadProfile(const ProfileSources& sources, CommandRunner& runner,
+                            std::vector<std::string>& notes);
+
+// Keeps the launches that match sources.kernel_regex, then applies
+// launch_skip / launch_count; keeps every launch in profile.all_launches.
+// InvalidInput for a bad regex; NotFound listing the kernels the profile has
+// when nothing matches or the skip leaves nothing.
+Status SelectLaunches(const ProfileSources& sources, Profile& profile);
+
+}  // namespace kopt

@@ -1,0 +1,97 @@
+#include "profile/profile_loader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/fake_command_runner_test_util.h"
+
+namespace kopt {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Fixture(const std::string& kernel) {
+  return std::string(KOPT_FIXTURE_DIR) + "/h200/" + kernel;
+}
+
+KernelLaunch Launch(const std::string& name) {
+  KernelLaunch launch;
+  launch.kernel_name = name;
+  return launch;
+}
+
+Profile ThreeLaunches() {
+  Profile profile;
+  profile.source = "test.csv";
+  profile.launches = {Launch("saxpy(float *, int)"), Launch("scale(float *)"), Launch("saxpy(float *, int)")};
+  return profile;
+}
+
+TEST(LoadProfileTest, ABundleDirectoryLoadsRawCsvWithItsCompanions) {
+  ProfileSources sources;
+  sources.target = Fixture("uncoalesced_loads");
+  FakeCommandRunner runner;
+  std::vector<std::string> notes;
+  Result<Profile> profile = LoadProfile(sources, runner, notes);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_FALSE(profile->launches.empty());
+  EXPECT_TRUE(profile->sass.has_value());
+  EXPECT_TRUE(profile->ptxas.has_value());
+  EXPECT_TRUE(runner.commands().empty()) << "a CSV needs no external program";
+  EXPECT_FALSE(IsLiveCollection(sources));
+}
+
+TEST(LoadProfileTest, ADirectoryWithoutRawCsvIsNotFound) {
+  ProfileSources sources;
+  sources.target = std::string(KOPT_FIXTURE_DIR);
+  FakeCommandRunner runner;
+  std::vector<std::string> notes;
+  Result<Profile> profile = LoadProfile(sources, runner, notes);
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kNotFound);
+  EXPECT_THAT(profile.status().message(), HasSubstr("without raw.csv"));
+}
+
+TEST(LoadProfileTest, SourcesAndProgramsAreLiveCollections) {
+  ProfileSources sources;
+  sources.target = "kernel.cu";
+  EXPECT_TRUE(IsLiveCollection(sources));
+  sources.target.clear();
+  sources.program_argv = {"./app", "--size", "4"};
+  EXPECT_TRUE(IsLiveCollection(sources));
+}
+
+TEST(SelectLaunchesTest, RegexThenSkipThenCountKeepingEveryLaunch) {
+  Profile profile = ThreeLaunches();
+  ProfileSources sources;
+  sources.kernel_regex = "^saxpy";
+  sources.launch_skip = 1;
+  sources.launch_count = 1;
+  ASSERT_TRUE(SelectLaunches(sources, profile).ok());
+  ASSERT_EQ(profile.launches.size(), 1u);
+  EXPECT_EQ(profile.launches[0].kernel_name, "saxpy(float *, int)");
+  EXPECT_EQ(profile.all_launches.size(), 3u);
+}
+
+TEST(SelectLaunchesTest, NoMatchNamesTheKernelsAndABadRegexIsInvalidInput) {
+  Profile profile = ThreeLaunches();
+  ProfileSources sources;
+  sources.kernel_regex = "gemm";
+  Status none = SelectLaunches(sources, profile);
+  EXPECT_EQ(none.kind(), ErrorKind::kNotFound);
+  EXPECT_THAT(none.message(), HasSubstr("its kernels are: saxpy, scale"));
+  Profile again = ThreeLaunches();
+  sources.kernel_regex = "(";
+  EXPECT_EQ(SelectLaunches(sources, again).kind(), ErrorKind::kInvalidInput);
+}
+
+TEST(SelectLaunchesTest, SkippingEveryLaunchIsNotFound) {
+  Profile profile = ThreeLaunches();
+  ProfileSources sources;
+  sources.launch_skip = 3;
+  Status status = SelectLaunches(sources, profile);
+  EXPECT_EQ(status.kind(), ErrorKind::kNotFound);
+  EXPECT_THAT(status.message(), HasSubstr("--launch-skip 3 skips all 3"));
+}
+
+}  // namespace
+}  // namespace kopt

@@ -1,0 +1,290 @@
+#include "report/bench_renderer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/quantity_format.h"
+
+namespace kopt {
+namespace {
+
+using nlohmann::json;
+
+json Quantity(double value, const char* unit) {
+  return {{"value", value}, {"unit", unit}};
+}
+
+json OptionalQuantity(const std::optional<double>& value, const char* unit) {
+  return value ? Quantity(*value, unit) : json(nullptr);
+}
+
+json TimingToJson(const runner::TimingEvent& timing) {
+  return {{"median", Quantity(timing.median_s, "s")},
+          {"q1", Quantity(timing.q1_s, "s")},
+          {"q3", Quantity(timing.q3_s, "s")},
+          {"mean", Quantity(timing.mean_s, "s")},
+          {"min", Quantity(timing.min_s, "s")},
+          {"max", Quantity(timing.max_s, "s")},
+          {"relative_stdev", Quantity(timing.relative_stdev, "fraction")},
+          {"samples", Quantity(static_cast<double>(timing.samples), "sample")},
+          {"gpu_time", Quantity(timing.gpu_seconds, "s")},
+          {"device_wide_median", Quantity(timing.device_wide_median_s, "s")},
+          {"sm_clock_mean", Quantity(timing.sm_clock_mean_mhz * 1e6, "Hz")},
+          {"throttled_samples_discarded",
+           Quantity(static_cast<double>(timing.throttled_samples_discarded), "sample")},
+          {"input_sets", Quantity(static_cast<double>(timing.input_sets), "set")},
+          {"stop_reason", timing.stop_reason},
+          {"cold", timing.cold}};
+}
+
+json EnergyToJson(const runner::EnergyEvent& energy) {
+  if (!energy.available) return {{"available", false}, {"reason", energy.reason}};
+  return {{"available", true},
+          {"per_launch", Quantity(energy.joules_per_launch, "J")},
+          {"per_launch_stdev", Quantity(energy.joules_per_launch_stdev, "J")},
+          {"dynamic_per_launch", Quantity(energy.dynamic_joules_per_launch, "J")},
+          {"idle_power", Quantity(energy.idle_watts, "W")},
+          {"mean_power", Quantity(energy.mean_watts, "W")},
+          {"power_sample", Quantity(energy.power_sample_watts, "W")},
+          {"windows", Quantity(static_cast<double>(energy.windows), "window")},
+          {"launches_per_window", Quantity(static_cast<double>(energy.launches_per_window), "launch")}};
+}
+
+json EntryToJson(const MeasurementEntry& entry) {
+  return {{"name", entry.name},
+          {"path", entry.path},
+          {"hash", entry.hash},
+          {"role", std::string(EntryRoleName(entry.role))},
+          {"status", std::string(MeasureStatusName(entry.status))},
+          {"kind", entry.KindName().empty() ? json(nullptr) : json(entry.KindName())},
+          {"message", entry.message},
+          {"detail", entry.detail},
+          {"compile",
+           {{"status", std::string(entry.compile ? CompileOutcomeName(*entry.compile) : std::string_view())},
+            {"time", Quantity(entry.compile_seconds, "s")},
+            {"cached", entry.compile_cached}}},
+          {"measure", {{"time", Quantity(entry.measure_seconds, "s")}}},
+          {"checks",
+           {{"passed", Quantity(static_cast<double>(entry.checks_passed), "round")},
+            {"total", Quantity(static_cast<double>(entry.checks_total), "round")}}},
+          {"timing", entry.timing ? TimingToJson(*entry.timing) : json(nullptr)},
+          {"energy", entry.energy ? EnergyToJson(*entry.energy) : json(nullptr)},
+          {"speedup", OptionalQuantity(entry.speedup, "ratio")},
+          {"suspect_fast", entry.suspect_fast},
+          {"resumed_from_run", entry.resumed_from_run ? json(*entry.resumed_from_run) : json(nullptr)}};
+}
+
+// ---- the table shared by the terminal and Markdown formats ----
+
+std::string StatusText(const MeasurementEntry& entry) {
+  std::string status(MeasureStatusName(entry.status));
+  std::string kind = entry.KindName();
+  if (kind.empty()) return status;
+  return status + ": " + kind;
+}
+
+std::string EnergyText(const MeasurementEntry& entry) {
+  if (!entry.energy) return "-";
+  if (!entry.energy->available) return "unavailable";
+  double joules = entry.energy->joules_per_launch;
+  // Joules per launch are small: milli-, micro-, nanojoules, three significant digits.
+  const char* units[] = {"J", "mJ", "µJ", "nJ"};
+  int unit = 0;
+  while (unit < 3 && joules != 0 && std::fabs(joules) < 0.9995) {
+    joules *= 1000;
+    ++unit;
+  }
+  int decimals = std::fabs(joules) >= 99.95 ? 0 : std::fabs(joules) >= 9.995 ? 1 : 2;
+  return fmt::format("{:.{}f} {}", joules, decimals, units[unit]);
+}
+
+std::string Flags(const MeasurementEntry& entry) {
+  std::vector<std::string> flags;
+  if (entry.suspect_fast) flags.push_back("SUSPECT_FAST");
+  if (entry.resumed_from_run) flags.push_back("stored(run " + std::to_string(*entry.resumed_from_run) + ")");
+  if (entry.timing && entry.timing->stop_reason == "timeout") flags.push_back("noisy");
+  if (entry.timing && entry.timing->throttled_samples_discarded > 0) flags.push_back("throttled");
+  if (entry.compile_cached) flags.push_back("cached");
+  std::string text;
+  for (const std::string& flag : flags) text += (text.empty() ? "" : " ") + flag;
+  return text.empty() ? "-" : text;
+}
+
+std::vector<std::string> Row(const MeasurementEntry& entry) {
+  std::string median = "-", iqr = "-", noise = "-", samples = "-";
+  if (entry.timing) {
+    median = FormatSeconds(entry.timing->median_s);
+    iqr = FormatSeconds(entry.timing->q1_s) + " - " + FormatSeconds(entry.timing->q3_s);
+    noise = fmt::format("{:.2f}%", entry.timing->relative_stdev * 100);
+    samples = std::to_string(entry.timing->samples);
+  }
+  std::string speedup = entry.speedup ? fmt::format("{:.2f}x", *entry.speedup) : "-";
+  return {entry.name, StatusText(entry), median,      iqr, noise, samples,
+          speedup,    EnergyText(entry), Flags(entry)};
+}
+
+const std::vector<std::string>& Header() {
+  static const std::vector<std::string> kHeader = {
+      "candidate", "status", "median", "IQR", "rel.stdev", "samples", "speedup", "energy/launch", "flags"};
+  return kHeader;
+}
+
+std::vector<const MeasurementEntry*> Rows(const MeasurementReport& report) {
+  std::vector<const MeasurementEntry*> rows = {&report.reference};
+  for (const MeasurementEntry& entry : report.candidates) rows.push_back(&entry);
+  if (report.reference_end) rows.push_back(&*report.reference_end);
+  return rows;
+}
+
+// Display width: UTF-8 code points (µ is one column).
+size_t DisplayWidth(const std::string& text) {
+  return static_cast<size_t>(std::count_if(
+      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+}
+
+void WriteAligned(const std::vector<std::vector<std::string>>& table, std::ostream& out) {
+  std::vector<size_t> widths(table[0].size(), 0);
+  for (const auto& row : table) {
+    for (size_t column = 0; column < row.size(); ++column) {
+      widths[column] = std::max(widths[column], DisplayWidth(row[column]));
+    }
+  }
+  for (const auto& row : table) {
+    std::string line;
+    for (size_t column = 0; column < row.size(); ++column) {
+      line += row[column];
+      if (column + 1 < row.size()) line += std::string(widths[column] - DisplayWidth(row[column]) + 2, ' ');
+    }
+    out << line << "\n";
+  }
+}
+
+// Lines below the table: failures with their messages, drift, floor, notes.
+std::vector<std::string> Footer(const MeasurementReport& report) {
+  std::vector<std::string> lines;
+  for (const MeasurementEntry* entry : Rows(report)) {
+    if (entry->status == MeasureStatus::kOk || entry->status == MeasureStatus::kCompiled) continue;
+    std::string line = entry->name + ": " + StatusText(*entry);
+    if (!entry->message.empty()) line += ": " + entry->message;
+    lines.push_back(line);
+  }
+  std::vector<std::string> energy_reasons;  // each distinct reason once, in row order
+  for (const MeasurementEntry* entry : Rows(report)) {
+    if (!entry->energy || entry->energy->available) continue;
+    if (std::find(energy_reasons.begin(), energy_reasons.end(), entry->energy->reason) == energy_reasons.end()) {
+      energy_reasons.push_back(entry->energy->reason);
+    }
+  }
+  for (const std::string& reason : energy_reasons) lines.push_back("energy unavailable: " + reason);
+  if (report.reference_drift) {
+    lines.push_back(
+        fmt::format("reference re-timed at the end: drift {:+.2f}%", *report.reference_drift * 100));
+  }
+  if (report.floor_seconds > 0) {
+    lines.push_back("roofline floor: " + FormatSeconds(report.floor_seconds) + " (" +
+                    (report.task_flops > 0 ? FormatFlops(report.task_flops) + ", " : std::string()) +
+                    FormatBytes(report.task_min_bytes) + " moved at least)");
+  }
+  for (const std::string& note : report.notes) lines.push_back("note: " + note);
+  return lines;
+}
+
+std::string Title(const MeasurementReport& report) {
+  std::string title = "kopt bench: task " + report.task + " (" + report.task_directory + ")";
+  if (!report.gpu.empty()) title += " on " + report.gpu;
+  title += ", " + report.architecture + ", run " + std::to_string(report.run_id) + " in " + report.workspace;
+  return title;
+}
+
+void RenderTerminal(const MeasurementReport& report, std::ostream& out) {
+  out << Title(report) << "\n\n";
+  std::vector<std::vector<std::string>> table = {Header()};
+  for (const MeasurementEntry* entry : Rows(report)) table.push_back(Row(*entry));
+  WriteAligned(table, out);
+  std::vector<std::string> footer = Footer(report);
+  if (!footer.empty()) out << "\n";
+  for (const std::string& line : footer) out << line << "\n";
+}
+
+std::string EscapeMarkdownCell(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '|')
+      escaped += "\\|";
+    else if (c == '\n')
+      escaped += ' ';
+    else
+      escaped += c;
+  }
+  return escaped;
+}
+
+void RenderMarkdown(const MeasurementReport& report, std::ostream& out) {
+  out << "# " << EscapeMarkdownCell(Title(report)) << "\n\n";
+  auto write_row = [&out](const std::vector<std::string>& row) {
+    out << "|";
+    for (const std::string& cell : row) out << " " << EscapeMarkdownCell(cell) << " |";
+    out << "\n";
+  };
+  write_row(Header());
+  out << "|";
+  // Text columns (candidate, status, flags) left, numbers right.
+  for (size_t i = 0; i < Header().size(); ++i)
+    out << (i < 2 || i + 1 == Header().size() ? " --- |" : " ---: |");
+  out << "\n";
+  for (const MeasurementEntry* entry : Rows(report)) write_row(Row(*entry));
+  std::vector<std::string> footer = Footer(report);
+  if (!footer.empty()) out << "\n";
+  for (const std::string& line : footer) out << "- " << EscapeMarkdownCell(line) << "\n";
+}
+
+}  // namespace
+
+std::string FormatSeconds(double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) return seconds == 0 ? "0 s" : "-";
+  return FormatDuration(seconds * 1e9);
+}
+
+json BenchReportToJson(const MeasurementReport& report) {
+  json candidates = json::array();
+  for (const MeasurementEntry& entry : report.candidates) candidates.push_back(EntryToJson(entry));
+  return {{"schema_version", kBenchSchema},
+          {"command", "bench"},
+          {"task",
+           {{"name", report.task},
+            {"directory", report.task_directory},
+            {"flops", report.task_flops > 0 ? Quantity(report.task_flops, "FLOP") : json(nullptr)},
+            {"min_bytes", Quantity(report.task_min_bytes, "byte")}}},
+          {"device", {{"name", report.gpu}, {"architecture", report.architecture}}},
+          {"run",
+           {{"id", report.run_id},
+            {"started", report.started},
+            {"workspace", report.workspace},
+            {"settings_hash", report.settings_hash},
+            {"settings", report.settings},
+            {"seeds", report.seeds},
+            {"compile_only", report.compile_only}}},
+          {"roofline_floor", report.floor_seconds > 0 ? Quantity(report.floor_seconds, "s") : json(nullptr)},
+          {"reference", EntryToJson(report.reference)},
+          {"reference_end", report.reference_end ? EntryToJson(*report.reference_end) : json(nullptr)},
+          {"reference_drift", OptionalQuantity(report.reference_drift, "fraction")},
+          {"candidates", candidates},
+          {"notes", report.notes}};
+}
+
+Status RenderBenchReport(const MeasurementReport& report, const std::string& format, std::ostream& out) {
+  if (format == "term" || format == "terminal") {
+    RenderTerminal(report, out);
+  } else if (format == "md" || format == "markdown") {
+    RenderMarkdown(report, out);
+  } else if (format == "json") {
+    out << BenchReportToJson(report).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else {
+    return InvalidInput("unknown --format '" + format + "' for bench (expected term, md or json)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace kopt

@@ -1,0 +1,210 @@
+// The kopt-runner protocol as C++ types (docs/harness-protocol.md §3): the
+// request the parent writes, and the JSON-lines events the runner prints.
+// Both sides use these ToJson/FromJson functions, so the wire format lives in
+// one place.
+//
+// The request's `task` is the resolved task of docs/task-format.md ("The
+// resolved task as JSON", TaskSpec::ToJson); RunnerTask is the runner's view
+// of it (only the fields the runner needs; others are ignored).
+//
+// Units: seconds (_s, _seconds), bytes (_bytes), MHz (_mhz), watts, joules;
+// errors are in the output's own value units (max_abs_error) or a ratio
+// (max_rel_error).
+//
+// Thread safety: values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/status.h"
+#include "harness/task_types.h"
+#include "runner_protocol/failure_kind.h"
+
+namespace kopt::runner {
+
+// The task model's types (harness/task_types.h), one definition shared with
+// TaskSpec; DataType is spelled Dtype on the runner's side.
+using Dtype = ::kopt::DataType;
+using ::kopt::DefaultTolerance;
+using ::kopt::InitKind;
+using ::kopt::ScalarType;
+using ::kopt::TensorRole;
+using ::kopt::Tolerance;
+
+// Bytes per element, as size_t for buffer arithmetic.
+constexpr size_t DtypeBytes(Dtype dtype) {
+  return static_cast<size_t>(DataTypeBytes(dtype));
+}
+
+// How an input's contents are drawn (docs/task-format.md "Initialisers").
+struct TensorInit {
+  InitKind kind = InitKind::kNone;
+  double mean = 0.0, stddev = 1.0;              // normal
+  double low = -1.0, high = 1.0;                // uniform: [low, high)
+  double alpha = 3.0, scale = 1.0;              // heavy_tailed: Student-t(alpha) * scale
+  int64_t integer_low = 0, integer_high = 100;  // int_range: [low, high] inclusive
+};
+
+struct TensorDecl {
+  std::string name;
+  Dtype dtype = Dtype::kF32;
+  std::vector<int64_t> shape;  // row-major; [] is one element
+  TensorRole role = TensorRole::kInput;
+  TensorInit init;
+  int64_t ElementCount() const;
+  int64_t ByteCount() const { return ElementCount() * static_cast<int64_t>(DtypeBytes(dtype)); }
+  bool IsWritten() const { return role != TensorRole::kInput; }       // output or inout
+  bool IsInitialised() const { return role != TensorRole::kOutput; }  // input or inout
+};
+
+// One scalar argument; integer types use integer_value, floating ones
+// float_value.
+struct ScalarDecl {
+  std::string name;
+  ScalarType type = ScalarType::kI32;
+  int64_t integer_value = 0;
+  double float_value = 0.0;
+};
+
+struct RunnerTask {
+  std::string name;
+  std::string entry;
+  std::vector<TensorDecl> tensors;
+  std::vector<ScalarDecl> scalars;
+  std::map<Dtype, Tolerance> tolerances;  // all dtypes the task's tensors use
+  // The tolerance for `dtype`: the task's, else the default of task-format.md.
+  Tolerance ToleranceFor(Dtype dtype) const;
+};
+
+// Another size for a correctness round: new scalar values and the shapes
+// they give (every scalar and every tensor listed, as the parent resolved them).
+struct CheckVariant {
+  std::vector<ScalarDecl> scalars;                     // same names/types as the task's
+  std::map<std::string, std::vector<int64_t>> shapes;  // tensor name -> shape
+};
+
+// The task at a variant's size: the variant's scalars and shapes replace the
+// task's (names the variant lacks keep the task's value).
+RunnerTask ApplyVariant(const RunnerTask& task, const CheckVariant& variant);
+
+struct TimingRequest {
+  double warmup_seconds = 0.1;
+  int min_samples = 10;
+  int max_samples = 1000;
+  double max_relative_stdev = 0.005;
+  double min_gpu_seconds = 0.05;
+  double timeout_seconds = 5.0;
+  bool cold = false;
+  bool rotate_input_sets = true;
+};
+
+struct EnergyRequest {
+  double window_seconds = 1.0;
+  double idle_seconds = 1.0;
+};
+
+inline constexpr std::string_view kRunnerRequestSchema = "kopt.runner.request/1";
+
+struct RunnerRequest {
+  RunnerTask task;
+  std::string candidate_library;
+  std::string reference_library;
+  std::vector<uint64_t> seeds;
+  std::vector<CheckVariant> check_variants;
+  bool check = true;
+  std::optional<TimingRequest> timing;
+  std::optional<EnergyRequest> energy;
+  int device = 0;
+  std::optional<double> cpu_seconds;  // RLIMIT_CPU the runner sets on itself; absent: unchanged
+};
+
+nlohmann::json RunnerTaskToJson(const RunnerTask& task);
+nlohmann::json RunnerRequestToJson(const RunnerRequest& request);
+
+// Parses a request; InvalidInput naming the field path ("task.tensors[1].dtype")
+// and the expected form. `source` (e.g. the file name) prefixes messages.
+Result<RunnerRequest> RunnerRequestFromJson(const nlohmann::json& json, const std::string& source);
+Result<RunnerRequest> ParseRunnerRequest(std::string_view text, const std::string& source);
+Result<RunnerTask> RunnerTaskFromJson(const nlohmann::json& json, const std::string& source);
+
+// ---- events (one JSON object per line on the runner's stdout) ----
+
+struct DeviceEvent {
+  std::string name;
+  std::string compute_capability;  // "9.0"
+  int64_t l2_bytes = 0;
+  int64_t memory_bytes = 0;
+  double sm_clock_max_mhz = 0.0;
+  bool nvml = false;
+};
+
+// The comparison of one output tensor in one round.
+struct OutputCheck {
+  std::string name;
+  double max_abs_error = 0.0;         // in the output's value units
+  double max_rel_error = 0.0;         // ratio |got-expected|/|expected| over elements with expected != 0
+  int64_t mismatches = 0;             // elements outside the tolerance (unwritten and NaN included)
+  int64_t nan_count = 0;              // NaN in the candidate's output where the reference has none
+  int64_t unwritten = 0;              // elements still holding the poison
+  int64_t first_mismatch_index = -1;  // flat element index, -1 when none
+};
+
+struct CheckEvent {
+  uint64_t seed = 0;
+  std::optional<int> variant;  // index into check_variants; absent at the main size
+  bool passed = false;
+  std::vector<OutputCheck> outputs;
+  // Where the round's wall time went, in seconds per step ("generate",
+  // "candidate", ...; a step that ran twice is summed); informational: the
+  // event's `phase_s` object, not parsed back.
+  std::vector<std::pair<std::string, double>> phase_seconds;
+};
+
+struct TimingEvent {
+  int64_t samples = 0;
+  double median_s = 0, q1_s = 0, q3_s = 0, mean_s = 0, min_s = 0, max_s = 0;
+  double relative_stdev = 0;  // ratio
+  double gpu_seconds = 0;
+  std::string stop_reason;  // noise | max_samples | timeout
+  bool cold = false;
+  int64_t input_sets = 1;
+  double device_wide_median_s = 0;
+  double sm_clock_mean_mhz = 0;
+  int64_t throttled_samples_discarded = 0;
+};
+
+struct EnergyEvent {
+  bool available = false;
+  std::string reason;  // when not available
+  double joules_per_launch = 0, joules_per_launch_stdev = 0, dynamic_joules_per_launch = 0;
+  double idle_watts = 0, mean_watts = 0, power_sample_watts = 0;
+  int64_t windows = 0;
+  int64_t launches_per_window = 0;
+};
+
+struct FailureEvent {
+  FailureKind kind = FailureKind::kLaunchFailure;
+  std::string message;
+  std::string detail;  // optional; empty when none
+};
+
+struct DoneEvent {
+  bool ok = false;
+};
+
+using RunnerEvent = std::variant<DeviceEvent, CheckEvent, TimingEvent, EnergyEvent, FailureEvent, DoneEvent>;
+
+// {"event": "check", ...} with the fields of the protocol.
+nlohmann::json RunnerEventToJson(const RunnerEvent& event);
+// Parses one line of the runner's stdout; InvalidInput naming the field.
+Result<RunnerEvent> ParseRunnerEventLine(std::string_view line);
+
+}  // namespace kopt::runner
