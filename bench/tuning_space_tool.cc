@@ -94,6 +94,7 @@ std::optional<double> MedianSeconds(const json& entry) {
 
 NodeStatus StatusOf(const json& entry) {
   std::string status = entry.value("status", "");
+  if (status == "ok" && entry.value("suspect_fast", false)) return NodeStatus::kRejected;  // below the floor
   if (status == "ok") return NodeStatus::kVerified;
   std::string kind =
       entry.contains("kind") && entry["kind"].is_string() ? entry["kind"].get<std::string>() : "";

@@ -112,7 +112,7 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       if (!config.ok()) return config.status().WithContext("--generator llm: LLM configuration");
       KOPT_ASSIGN_OR_RETURN(parts.client, llm::MakeChatClient(*config, llm::ClientDependencies{}));
       std::string prompts = settings.prompt_directory;
-      if (prompts.empty()) KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory());
+      if (prompts.empty()) { KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory()); }
       KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer, ProgrammerTaskFor(task, settings.measure.arch));
       parts.generator = std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer));
       return Status::Ok();
