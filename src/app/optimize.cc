@@ -149,7 +149,9 @@ void SetProfilerFactory(const OptimizeSettings& settings, const OptimizeCommandE
     profiler.cache_directory = (fs::path(workspace) / "compile-cache").string();
     profiler.architecture = architecture;
     profiler.runner_program = runner_program;
-    if (profiler.runner_program.empty()) KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
+    if (profiler.runner_program.empty()) {
+      KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
+    }
     return MakeNcuCandidateProfiler(profiler, *command_runner);
   };
 }
