@@ -6,8 +6,9 @@
 #        -shared -Xlinker -z,defs -o candidate.so wrapper.cu
 #
 # Usage:
-#   examples/tasks/check_compile.sh                 every reference.cu and
-#                                                   candidates/*.cu under examples/tasks
+#   examples/tasks/check_compile.sh                 every reference.cu,
+#                                                   candidates/*.cu and tunable/*.cu (with
+#                                                   their default values) under examples/tasks
 #   examples/tasks/check_compile.sh TASK_DIR FILE.cu [FILE.cu ...]
 #   examples/tasks/check_compile.sh --wrapper TASK_DIR FILE.cu   print the wrapper only
 # Environment: NVCC (default /usr/local/cuda/bin/nvcc), ARCH (default sm_90a),
@@ -88,7 +89,7 @@ fi
 for task_dir in "$here"/*/; do
   task_dir="${task_dir%/}"
   [ -f "$task_dir/task.toml" ] || continue
-  for source in "$task_dir/reference.cu" "$task_dir"/candidates/*.cu; do
+  for source in "$task_dir/reference.cu" "$task_dir"/candidates/*.cu "$task_dir"/tunable/*.cu; do
     [ -f "$source" ] || continue
     compile_one "$task_dir" "$source" || status=1
   done

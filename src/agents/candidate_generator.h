@@ -7,7 +7,8 @@
 //                         docs/optimize.md "Scripted runs");
 //   llm_generator.h       the programmer prompts over any configured LLM
 //                         endpoint (agents/programmer_prompts.h);
-//   builtin               the diagnosis-guided tuner (its own issue).
+//   builtin_generator.h   the diagnosis-guided tuner over a tunable
+//                         candidate's space (docs/tuning.md).
 //
 // A generator that has nothing to offer for a request says so as data
 // (GenerationOutcome), never as an error: the search closes that branch.
@@ -48,6 +49,10 @@ struct GenerationRequest {
   // Optimize: what the generator is shown about the parent (`--feedback`):
   // the semantic feedback, the raw metric table, or nothing.
   std::string feedback_text;
+  // Optimize: the parent's findings (Finding::tool ids, e.g. "tail_effect"),
+  // highest ranked first; empty when the parent was not profiled. The builtin
+  // generator's moves follow them (agents/tuning_moves.h).
+  std::vector<std::string> finding_ids;
   std::optional<double> reference_time_seconds;
   std::optional<double> parent_time_seconds;
   std::optional<double> best_time_seconds;

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 
+#include "agents/builtin_generator.h"
 #include "agents/llm_generator.h"
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
@@ -72,6 +74,28 @@ Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std
   return programmer;
 }
 
+// The builtin generator's candidate seeds: the run's seed candidates, then
+// TASK/tunable/*.cu in name order (docs/tuning.md).
+Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings, const TaskSpec& task) {
+  std::vector<std::string> paths = settings.seed_candidate_paths;
+  fs::path tunable = fs::path(task.directory) / "tunable";
+  std::error_code error;
+  if (fs::is_directory(tunable, error)) {
+    std::vector<std::string> found;
+    for (const fs::directory_entry& entry : fs::directory_iterator(tunable, error)) {
+      if (entry.path().extension() == ".cu") found.push_back(entry.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  std::vector<agents::TunableSeed> seeds;
+  for (const std::string& path : paths) {
+    KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(path));
+    seeds.push_back({path, std::move(source)});
+  }
+  return seeds;
+}
+
 Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, CommandParts& parts) {
   switch (settings.generator) {
     case agents::GeneratorKind::kScripted: {
@@ -91,18 +115,19 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       if (!config.ok()) return config.status().WithContext("--generator llm: LLM configuration");
       KOPT_ASSIGN_OR_RETURN(parts.client, llm::MakeChatClient(*config, llm::ClientDependencies{}));
       std::string prompts = settings.prompt_directory;
-      if (prompts.empty()) {
-        KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory());
-      }
-      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer,
-                            ProgrammerTaskFor(task, settings.measure.arch));
+      if (prompts.empty()) { KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory()); }
+      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer, ProgrammerTaskFor(task, settings.measure.arch));
       parts.generator = std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer));
       return Status::Ok();
     }
-    case agents::GeneratorKind::kBuiltin:
-      return Unavailable(
-          "--generator builtin: the diagnosis-guided tuner is not built yet; use --generator "
-          "scripted or llm");
+    case agents::GeneratorKind::kBuiltin: {
+      KOPT_ASSIGN_OR_RETURN(std::vector<agents::TunableSeed> seeds, TunableSeeds(settings, task));
+      ScalarValues scalars;
+      for (const ScalarSpec& scalar : task.scalars) scalars[scalar.name] = scalar.AsDouble();
+      agents::BuiltinGeneratorSettings builtin{agents::MoveOrdering::kGuided, settings.seed.value_or(0)};
+      KOPT_ASSIGN_OR_RETURN(parts.generator, agents::MakeBuiltinGenerator(seeds, scalars, builtin));
+      return Status::Ok();
+    }
   }
   return Internal("unknown generator");
 }

@@ -409,6 +409,7 @@ agents::GenerationRequest OptimizationRun::BuildRequest(NodeId node) const {
   }
   if (request.mode == GenerationMode::kOptimize) {
     request.feedback_text = parent_record.feedback_text;
+    request.finding_ids = parent_record.finding_ids;
     if (request.feedback_text.empty() && settings_.feedback != FeedbackMode::kNone &&
         !parent_record.profile_note.empty()) {
       request.feedback_text = "(no profile: " + parent_record.profile_note + ")";
@@ -457,6 +458,7 @@ void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_
     const KernelDiagnosis& kernel = diagnosis->kernels.front();
     profiled.bottleneck_class = std::string(BottleneckClassName(kernel.roofline.bottleneck));
     if (!kernel.findings.empty()) profiled.top_finding = kernel.findings.front().tool;
+    for (const Finding& finding : kernel.findings) profiled.finding_ids.push_back(finding.tool);
   }
   if (node == 0) state_.reference_class = profiled.bottleneck_class;
   if (settings_.feedback == FeedbackMode::kDiagnosis && environment_.render_feedback && diagnosis) {

@@ -39,6 +39,7 @@ json RecordToJson(const NodeRecord& record) {
               {"profiled", record.profiled},
               {"bottleneck_class", record.bottleneck_class},
               {"top_finding", record.top_finding},
+              {"finding_ids", record.finding_ids},
               {"feedback_text", record.feedback_text},
               {"profile_note", record.profile_note}};
 }
@@ -93,6 +94,7 @@ Result<NodeRecord> RecordFromJson(const json& object, const std::string& where) 
   KOPT_RETURN_IF_ERROR(Read(object, "profiled", record.profiled, where));
   KOPT_RETURN_IF_ERROR(Read(object, "bottleneck_class", record.bottleneck_class, where));
   KOPT_RETURN_IF_ERROR(Read(object, "top_finding", record.top_finding, where));
+  KOPT_RETURN_IF_ERROR(Read(object, "finding_ids", record.finding_ids, where));
   KOPT_RETURN_IF_ERROR(Read(object, "feedback_text", record.feedback_text, where));
   KOPT_RETURN_IF_ERROR(Read(object, "profile_note", record.profile_note, where));
   return record;

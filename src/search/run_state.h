@@ -51,6 +51,7 @@ struct NodeRecord {
   bool profiled = false;
   std::string bottleneck_class;  // stage-1 class of its profile ("memory-bound", ...), "" when unknown
   std::string top_finding;       // id of the top finding ("" when none)
+  std::vector<std::string> finding_ids;  // every finding's id, ranked (the builtin generator's moves)
   std::string feedback_text;     // what its optimize children are shown (FeedbackMode)
   std::string profile_note;      // why there is no profile, when there is none
 };

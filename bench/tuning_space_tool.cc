@@ -1,0 +1,222 @@
+// The builtin tuner's measurement helper (bench/builtin_tuning_on_device.sh,
+// docs/tuning.md): turns a tunable candidate into one candidate file per
+// configuration for `kopt bench`, and turns that run's JSON report into a
+// Kernel Tuner cache (an exhaustively measured space for the simulation
+// fixtures) plus one row of the quality table.
+//
+//   tuning_space_tool materialize TASK_DIR TUNABLE.cu OUT_DIR [--limit N] [--seed S]
+//       writes OUT_DIR/<stem>__<v1>_<v2>....cu for every valid configuration
+//       (a seeded random subset of N when there are more; default 10000);
+//       prints the number written.
+//   tuning_space_tool cache TASK_DIR TUNABLE.cu BENCH.json OUT_CACHE.json [--budget N]
+//       reads a `kopt bench -f json` report (kopt.bench/1) that measured the
+//       materialized files (and any hand-written candidates), writes the
+//       Kernel Tuner cache, and prints a Markdown row: task, configurations
+//       measured, best configuration and its time, the best found by guided
+//       MCTS within N evaluations (default 60) replayed over the cache, the
+//       best hand-written candidate, the reference, the roofline floor.
+//
+// Exit status: 0 done, 1 nothing verified, 2 bad input.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "agents/tuning_replay.h"
+#include "core/file_io.h"
+#include "harness/task_spec.h"
+#include "harness/tuning_space.h"
+#include "search/kernel_tuner_cache.h"
+
+namespace kopt {
+namespace {
+
+using nlohmann::json;
+
+ScalarValues TaskScalars(const TaskSpec& task) {
+  ScalarValues scalars;
+  for (const ScalarSpec& scalar : task.scalars) scalars[scalar.name] = scalar.AsDouble();
+  return scalars;
+}
+
+Result<TuningSpace> LoadSpace(const TaskSpec& task, const std::string& tunable) {
+  KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(tunable));
+  return TuningSpace::FromSource(source, tunable, TaskScalars(task));
+}
+
+std::string FileStem(const std::string& path) {
+  return std::filesystem::path(path).stem().string();
+}
+
+Status Materialize(const std::vector<std::string>& arguments) {
+  if (arguments.size() < 3)
+    return InvalidInput("usage: materialize TASK_DIR TUNABLE.cu OUT_DIR [--limit N] [--seed S]");
+  uint64_t limit = 10000;
+  uint64_t seed = 1;
+  for (size_t i = 3; i + 1 < arguments.size(); i += 2) {
+    if (arguments[i] == "--limit") limit = std::stoull(arguments[i + 1]);
+    if (arguments[i] == "--seed") seed = std::stoull(arguments[i + 1]);
+  }
+  KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(arguments[0]));
+  KOPT_ASSIGN_OR_RETURN(TuningSpace space, LoadSpace(task, arguments[1]));
+  std::vector<Configuration> all = space.Enumerate(1 << 20);
+  if (all.size() > limit) {
+    std::mt19937_64 generator(seed);
+    std::shuffle(all.begin(), all.end(), generator);
+    all.resize(limit);
+    std::sort(all.begin(), all.end());
+  }
+  std::filesystem::create_directories(arguments[2]);
+  for (const Configuration& configuration : all) {
+    std::string key = space.Key(configuration);
+    std::replace(key.begin(), key.end(), ',', '_');
+    std::replace(key.begin(), key.end(), '-', 'm');
+    std::string path = fmt::format("{}/{}__{}.cu", arguments[2], FileStem(arguments[1]), key);
+    KOPT_RETURN_IF_ERROR(WriteFileAtomically(path, space.Materialize(configuration)));
+  }
+  fmt::print("{}\n", all.size());
+  return Status::Ok();
+}
+
+std::optional<double> MedianSeconds(const json& entry) {
+  if (!entry.is_object() || !entry.contains("timing") || !entry["timing"].is_object()) return std::nullopt;
+  const json& timing = entry["timing"];
+  if (!timing.contains("median") || !timing["median"].is_object()) return std::nullopt;
+  const json& median = timing["median"];
+  if (!median.contains("value") || !median["value"].is_number()) return std::nullopt;
+  return median["value"].get<double>();
+}
+
+NodeStatus StatusOf(const json& entry) {
+  std::string status = entry.value("status", "");
+  if (status == "ok" && entry.value("suspect_fast", false)) return NodeStatus::kRejected;  // below the floor
+  if (status == "ok") return NodeStatus::kVerified;
+  std::string kind =
+      entry.contains("kind") && entry["kind"].is_string() ? entry["kind"].get<std::string>() : "";
+  if (kind == "compile_error" || kind == "missing_entry_point") return NodeStatus::kFailedCompile;
+  if (kind == "wrong_output" || kind == "constant_output" || kind == "stale_output" ||
+      kind == "inputs_modified" || kind == "precision_loss") {
+    return NodeStatus::kFailedCheck;
+  }
+  return NodeStatus::kFailedRun;
+}
+
+struct HandWritten {
+  std::string name;
+  double time_s = 0;
+};
+
+// Adds the report's measured configurations to `cache`; returns the best hand-written candidate.
+Result<std::optional<HandWritten>> AddEntries(const json& report, const TuningSpace& space,
+                                              KernelTunerCache& cache) {
+  std::optional<HandWritten> best_hand;
+  for (const json& entry : report["candidates"]) {
+    std::string path = entry.value("path", "");
+    Result<std::string> source = ReadWholeFile(path);
+    std::optional<MaterializedSource> materialized = source.ok() ? ParseMaterialized(*source) : std::nullopt;
+    std::optional<double> median = MedianSeconds(entry);
+    if (!materialized) {
+      if (StatusOf(entry) == NodeStatus::kVerified && median && (!best_hand || *median < best_hand->time_s)) {
+        best_hand = HandWritten{entry.value("name", path), *median};
+      }
+      continue;
+    }
+    if (!space.Contains(materialized->configuration)) continue;  // another space's file
+    KernelTunerCacheEntry result;
+    result.configuration = materialized->configuration;
+    result.status = StatusOf(entry);
+    if (result.status == NodeStatus::kVerified) {
+      if (!median) return InvalidInput(fmt::format("{}: verified without a median time", path));
+      result.time_s = median;
+      const json& timing = entry["timing"];
+      if (timing.contains("relative_stdev") && timing["relative_stdev"].is_object()) {
+        result.noise_fraction = timing["relative_stdev"].value("value", 0.0);
+      }
+    }
+    if (entry.contains("compile") && entry["compile"].contains("time") &&
+        entry["compile"]["time"].is_object()) {
+      result.compile_time_s = entry["compile"]["time"].value("value", 0.0);
+    }
+    cache.entries[space.Key(result.configuration)] = result;
+  }
+  return best_hand;
+}
+
+std::string Microseconds(std::optional<double> seconds) {
+  return seconds ? fmt::format("{:.1f}", *seconds * 1e6) : "—";
+}
+
+Status WriteCache(const std::vector<std::string>& arguments) {
+  if (arguments.size() < 4)
+    return InvalidInput("usage: cache TASK_DIR TUNABLE.cu BENCH.json OUT_CACHE.json [--budget N]");
+  int64_t budget = arguments.size() >= 6 && arguments[4] == "--budget" ? std::stoll(arguments[5]) : 60;
+  KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(arguments[0]));
+  KOPT_ASSIGN_OR_RETURN(TuningSpace space, LoadSpace(task, arguments[1]));
+  KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(arguments[2]));
+  json report = json::parse(text, nullptr, false);
+  if (report.is_discarded() || !report.contains("candidates")) {
+    return InvalidInput(fmt::format("{}: not a kopt bench JSON report", arguments[2]));
+  }
+  KernelTunerCache cache;
+  cache.header.device_name = report["device"].value("name", "unknown");
+  cache.header.kernel_name = task.name;
+  for (const ScalarSpec& scalar : task.scalars) {
+    if (scalar.type == ScalarType::kI32 || scalar.type == ScalarType::kI64)
+      cache.header.problem_size.push_back(scalar.integer_value);
+  }
+  for (const TunableParameter& parameter : space.declarations().parameters) {
+    cache.header.parameter_names.push_back(parameter.name);
+    cache.header.parameter_values[parameter.name] = parameter.values;
+  }
+  cache.header.reference_time_s = MedianSeconds(report["reference"]);
+  cache.header.source = arguments[1];
+  for (const auto& [name, value] : TaskScalars(task)) cache.header.scalars[name] = value;
+  KOPT_ASSIGN_OR_RETURN(std::optional<HandWritten> hand, AddEntries(report, space, cache));
+  KOPT_RETURN_IF_ERROR(WriteFileAtomically(arguments[3], KernelTunerCacheText(cache)));
+  const KernelTunerCacheEntry* best = cache.Best();
+  if (best == nullptr) return WorkFailed(fmt::format("{}: no configuration verified", task.name));
+  std::string guided = "—";
+  Result<agents::MeasuredSpace> measured = agents::MeasuredSpaceFromCache(cache, space, task.name);
+  if (measured.ok()) {
+    agents::ReplaySettings settings;
+    settings.max_evaluations = budget;
+    Result<std::vector<double>> run = agents::ReplayRun(
+        *measured, {"guided+mcts", SearchPolicyKind::kMcts, agents::MoveOrdering::kGuided}, settings, 1);
+    if (run.ok() && !run->empty()) guided = Microseconds(run->back());
+  } else {
+    guided = fmt::format("({})", measured.status().message());
+  }
+  std::optional<double> floor;
+  if (report["roofline_floor"].is_object()) floor = report["roofline_floor"].value("value", 0.0);
+  fmt::print("| {} | {} | {} ({}) | {} | {} | {} | {} |\n", task.name, cache.entries.size(),
+             Microseconds(best->time_s), space.Describe(best->configuration), guided,
+             hand ? fmt::format("{} ({})", Microseconds(hand->time_s), hand->name) : "—",
+             Microseconds(cache.header.reference_time_s), Microseconds(floor));
+  return Status::Ok();
+}
+
+}  // namespace
+}  // namespace kopt
+
+int main(int argc, char** argv) {
+  std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (arguments.empty()) {
+    std::fprintf(stderr, "usage: tuning_space_tool materialize|cache ...\n");
+    return 2;
+  }
+  std::string command = arguments.front();
+  arguments.erase(arguments.begin());
+  kopt::Status status = command == "materialize" ? kopt::Materialize(arguments)
+                        : command == "cache"     ? kopt::WriteCache(arguments)
+                                                 : kopt::InvalidInput("unknown command " + command);
+  if (!status.ok()) {
+    std::fprintf(stderr, "tuning_space_tool: %s\n", status.message().c_str());
+    return kopt::ExitCodeFor(status);
+  }
+  return 0;
+}

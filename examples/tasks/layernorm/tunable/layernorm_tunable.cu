@@ -1,0 +1,149 @@
+// Tunable layernorm over rows (docs/tuning.md): a block of THREADS_PER_ROW x
+// ROWS_PER_BLOCK threads handles ROWS_PER_BLOCK rows, each row by
+// THREADS_PER_ROW threads (one warp or several: warp shuffles, then shared
+// memory across the row's warps). When cols % VEC == 0 and the row fits in
+// THREADS_PER_ROW * VEC * ITEMS floats, the row is read once with VEC-wide
+// loads and kept in registers; otherwise a general three-pass path over
+// global memory runs. Mean, then the variance from the registers (two-pass: no
+// cancellation), output (x - mean) * (1 / sqrt(var + eps)) * gamma + beta,
+// as the reference. Correct for any
+// rows, cols >= 1. Compiles as is with the defaults below.
+//
+// kopt:tune THREADS_PER_ROW values=64,128,256,512,1024 role=block_size
+// kopt:tune ROWS_PER_BLOCK values=1,2,4 role=rows_per_block
+// kopt:tune VEC values=1,2,4 role=vector_width
+// kopt:tune ITEMS values=1,2,4,8,16,32 role=items_per_thread
+// kopt:restrict THREADS_PER_ROW * VEC * ITEMS == cols
+// kopt:restrict VEC * ITEMS <= 64
+// kopt:restrict THREADS_PER_ROW * ROWS_PER_BLOCK <= 1024
+#ifndef THREADS_PER_ROW
+#define THREADS_PER_ROW 256
+#endif
+#ifndef ROWS_PER_BLOCK
+#define ROWS_PER_BLOCK 1
+#endif
+#ifndef VEC
+#define VEC 4
+#endif
+#ifndef ITEMS
+#define ITEMS 4
+#endif
+
+namespace {
+constexpr int kWarpsPerRow = THREADS_PER_ROW / 32;
+template <int V> struct VectorOf;
+template <> struct VectorOf<1> { using Type = float; };
+template <> struct VectorOf<2> { using Type = float2; };
+template <> struct VectorOf<4> { using Type = float4; };
+union Pack {
+  typename VectorOf<VEC>::Type vector;
+  float value[VEC];
+};
+
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// Reduces over the THREADS_PER_ROW threads of this row (threadIdx.y); every
+// one of them gets the result. All threads of the block must call it.
+template <typename Op>
+__device__ float RowReduce(float value, Op op, float identity, float (*scratch)[kWarpsPerRow]) {
+  for (int offset = 16; offset > 0; offset /= 2) value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  if (kWarpsPerRow == 1) return value;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  __syncthreads();  // the previous call's readers are done with scratch
+  if (lane == 0) scratch[threadIdx.y][warp] = value;
+  __syncthreads();
+  value = lane < kWarpsPerRow ? scratch[threadIdx.y][lane] : identity;
+  for (int offset = 16; offset > 0; offset /= 2) value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  return value;
+}
+}  // namespace
+
+__global__ void __launch_bounds__(THREADS_PER_ROW * ROWS_PER_BLOCK)
+    layernorm_tunable_registers_kernel(const float* x, const float* gamma, const float* beta, float* y, int rows,
+                                       int cols, float eps) {
+  __shared__ float scratch[ROWS_PER_BLOCK][kWarpsPerRow];
+  const int row_index = blockIdx.x * ROWS_PER_BLOCK + threadIdx.y;
+  const bool active = row_index < rows;
+  const int vectors = cols / VEC;
+  using Vector = typename VectorOf<VEC>::Type;
+  const auto* row = reinterpret_cast<const Vector*>(x + static_cast<size_t>(row_index) * cols);
+  auto* out = reinterpret_cast<Vector*>(y + static_cast<size_t>(row_index) * cols);
+  Pack v[ITEMS];
+  float sum = 0.0f;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const int index = threadIdx.x + k * THREADS_PER_ROW;
+    if (active && index < vectors) {
+      v[k].vector = row[index];
+    } else {
+#pragma unroll
+      for (int q = 0; q < VEC; ++q) v[k].value[q] = 0.0f;
+    }
+#pragma unroll
+    for (int q = 0; q < VEC; ++q) sum += v[k].value[q];
+  }
+  const float mean = RowReduce(sum, SumOp(), 0.0f, scratch) / cols;
+  float squares = 0.0f;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    if (active && threadIdx.x + k * THREADS_PER_ROW < vectors) {
+#pragma unroll
+      for (int q = 0; q < VEC; ++q) {
+        const float d = v[k].value[q] - mean;
+        squares += d * d;
+      }
+    }
+  }
+  const float variance = RowReduce(squares, SumOp(), 0.0f, scratch) / cols;
+  const float inverse_std = 1.0f / sqrtf(variance + eps);
+  const auto* gamma_v = reinterpret_cast<const Vector*>(gamma);
+  const auto* beta_v = reinterpret_cast<const Vector*>(beta);
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const int index = threadIdx.x + k * THREADS_PER_ROW;
+    if (active && index < vectors) {
+      Pack g, b;
+      g.vector = gamma_v[index];
+      b.vector = beta_v[index];
+#pragma unroll
+      for (int q = 0; q < VEC; ++q) v[k].value[q] = (v[k].value[q] - mean) * inverse_std * g.value[q] + b.value[q];
+      out[index] = v[k].vector;
+    }
+  }
+}
+
+__global__ void __launch_bounds__(THREADS_PER_ROW * ROWS_PER_BLOCK)
+    layernorm_tunable_general_kernel(const float* x, const float* gamma, const float* beta, float* y, int rows,
+                                     int cols, float eps) {
+  __shared__ float scratch[ROWS_PER_BLOCK][kWarpsPerRow];
+  const int row_index = blockIdx.x * ROWS_PER_BLOCK + threadIdx.y;
+  const int limit = row_index < rows ? cols : 0;
+  const float* row = x + static_cast<size_t>(row_index) * cols;
+  float* out = y + static_cast<size_t>(row_index) * cols;
+  float sum = 0.0f;
+  for (int c = threadIdx.x; c < limit; c += THREADS_PER_ROW) sum += row[c];
+  const float mean = RowReduce(sum, SumOp(), 0.0f, scratch) / cols;
+  float squares = 0.0f;
+  for (int c = threadIdx.x; c < limit; c += THREADS_PER_ROW) {
+    const float d = row[c] - mean;
+    squares += d * d;
+  }
+  const float variance = RowReduce(squares, SumOp(), 0.0f, scratch) / cols;
+  const float inverse_std = 1.0f / sqrtf(variance + eps);
+  for (int c = threadIdx.x; c < limit; c += THREADS_PER_ROW)
+    out[c] = (row[c] - mean) * inverse_std * gamma[c] + beta[c];
+}
+
+extern "C" void layernorm(const float* x, const float* gamma, const float* beta, float* y, int rows, int cols,
+                          float eps, cudaStream_t stream) {
+  const dim3 threads(THREADS_PER_ROW, ROWS_PER_BLOCK);
+  const int blocks = (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
+  if (cols % VEC == 0 && cols <= THREADS_PER_ROW * VEC * ITEMS) {
+    layernorm_tunable_registers_kernel<<<blocks, threads, 0, stream>>>(x, gamma, beta, y, rows, cols, eps);
+  } else {
+    layernorm_tunable_general_kernel<<<blocks, threads, 0, stream>>>(x, gamma, beta, y, rows, cols, eps);
+  }
+}
