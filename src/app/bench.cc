@@ -13,6 +13,7 @@
 #include "app/file_io.h"
 #include "core/quantity_format.h"
 #include "profile/ncu_collector.h"
+#include "report/report_format.h"
 
 namespace kopt {
 namespace {
@@ -25,10 +26,7 @@ constexpr const char* kDefaultCompileOnlyArchitecture = "sm_90a";
 Status ValidateOptions(const BenchOptions& options) {
   if (options.task_directory.empty())
     return InvalidInput("bench needs a TASK_DIR (a directory with task.toml)");
-  if (options.format != "term" && options.format != "terminal" && options.format != "md" &&
-      options.format != "markdown" && options.format != "json") {
-    return InvalidInput("unknown --format '" + options.format + "' for bench (expected term, md or json)");
-  }
+  KOPT_RETURN_IF_ERROR(ParseReportFormat(options.format, kTableFormats).status());
   if (options.seeds < 0) return InvalidInput("--seeds must be at least 1 (0: the task's check_seeds)");
   if (!(options.timeout_seconds > 0)) return InvalidInput("--timeout must be a positive number of seconds");
   if (!(options.max_noise > 0 && options.max_noise < 1)) {
@@ -91,9 +89,10 @@ Status CheckDeviceMemory(const TaskSpec& task, const GpuSpec& gpu) {
   return InvalidInput(fmt::format(
       "task {}: its tensors need about {} of device memory (twice {}: the candidate's and the reference's, "
       "plus the {} L2 flush buffer), but GPU {} ({}) has {}; make the shapes in {}/task.toml smaller",
-      task.name, FormatBytes(needed), FormatBytes(static_cast<double>(task.PeakTensorBytes())),
-      FormatBytes(gpu.l2_cache_bytes), gpu.device_index, gpu.name, FormatBytes(gpu.dram_capacity_bytes),
-      task.directory));
+      task.name, FormatBytes(needed, QuantityStyle::kFixed),
+      FormatBytes(static_cast<double>(task.PeakTensorBytes()), QuantityStyle::kFixed),
+      FormatBytes(gpu.l2_cache_bytes, QuantityStyle::kFixed), gpu.device_index, gpu.name,
+      FormatBytes(gpu.dram_capacity_bytes, QuantityStyle::kFixed), task.directory));
 }
 
 // The architecture and the device: --arch, else the GPU's compute capability.
