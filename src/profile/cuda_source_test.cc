@@ -51,7 +51,7 @@ TEST(CudaSourceTest, BlankingKeepsOffsetsAndLines) {
   std::string source = "a /* x\ny */ b // c\n\"s\\\"q\" 'c' d";
   std::string code = BlankCommentsAndLiterals(source);
   ASSERT_EQ(code.size(), source.size());
-  EXPECT_EQ(code, "a     \n     b     \n            d");
+  EXPECT_EQ(code, "a     \n     b     \n           d");
 }
 
 TEST(CudaSourceTest, EvaluatesIntegerExpressionsWithMacros) {

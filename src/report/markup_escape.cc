@@ -9,6 +9,18 @@ bool IsControl(unsigned char character) {
   return character < 0x20 || character == 0x7F;
 }
 
+// Appends `character` as Markdown text outside any markup: CR and LF as a
+// space, other control characters but tab as "?".
+void AppendPlain(char character, std::string& out) {
+  if (character == '\n' || character == '\r') {
+    out += ' ';
+  } else if (IsControl(static_cast<unsigned char>(character)) && character != '\t') {
+    out += '?';
+  } else {
+    out += character;
+  }
+}
+
 }  // namespace
 
 std::string EscapeHtml(std::string_view text) {
@@ -48,12 +60,8 @@ std::string EscapeMarkdown(std::string_view text) {
     } else if (kSpecial.find(character) != std::string_view::npos) {
       escaped += '\\';
       escaped += character;
-    } else if (character == '\n' || character == '\r') {
-      escaped += ' ';
-    } else if (IsControl(static_cast<unsigned char>(character)) && character != '\t') {
-      escaped += '?';
     } else {
-      escaped += character;
+      AppendPlain(character, escaped);
     }
   }
   return escaped;
@@ -65,12 +73,8 @@ std::string MarkdownTableCell(std::string_view text) {
   for (char character : text) {
     if (character == '|') {
       cell += "\\|";
-    } else if (character == '\n' || character == '\r') {
-      cell += ' ';
-    } else if (IsControl(static_cast<unsigned char>(character)) && character != '\t') {
-      cell += '?';
     } else {
-      cell += character;
+      AppendPlain(character, cell);
     }
   }
   return cell;
