@@ -52,7 +52,10 @@ class InstantCommands : public CommandRunner {
     result.stdout_text =
         "{\"event\":\"device\",\"name\":\"NVIDIA H200\",\"compute_capability\":\"9.0\",\"l2_bytes\":52428800,"
         "\"memory_bytes\":150754820096,\"sm_clock_max_mhz\":1980,\"nvml\":false}\n" +
+        // Two seeds and the task's one size variant: three correctness rounds.
         std::string("{\"event\":\"check\",\"seed\":0,\"passed\":true,\"outputs\":[]}\n") +
+        std::string("{\"event\":\"check\",\"seed\":1,\"passed\":true,\"outputs\":[]}\n") +
+        std::string("{\"event\":\"check\",\"seed\":2,\"variant\":0,\"passed\":true,\"outputs\":[]}\n") +
         fmt::format(
             "{{\"event\":\"timing\",\"samples\":25,\"median_s\":{0},\"q1_s\":{0},\"q3_s\":{0},\"mean_s\":{0},"
             "\"min_s\":{0},\"max_s\":{0},\"relative_stdev\":0.004,\"gpu_seconds\":0.05,\"stop_reason\":"
