@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "agents/scripted_generator.h"
@@ -246,6 +247,31 @@ TEST_F(OptimizationLoopTest, AGeneratorThatNeverWritesCodeEndsTheRunCleanly) {
     if (node.parent) EXPECT_EQ(node.status, NodeStatus::kFailedGenerate);
   }
   EXPECT_EQ(state->tree.BestNode(), std::optional<NodeId>(0));
+}
+
+TEST_F(OptimizationLoopTest, TwoDevicesEvaluateConcurrentlyAndNothingIsLostOrRepeated) {
+  std::vector<std::string> answers;
+  for (int index = 0; index < 8; ++index) answers.push_back("timed_" + std::to_string(90 - 5 * index));
+  ListGenerator generator(answers);
+  settings_.devices = {0, 1};
+  settings_.search = SearchPolicyKind::kRandom;
+  settings_.budget.max_evaluations = 8;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->usage.evaluations, 8);
+  EXPECT_EQ(state->tree.pending_count(), 0);
+  std::set<int> devices;
+  std::set<std::string> hashes;
+  for (const NodeRecord& record : state->records) {
+    if (record.id == 0) continue;
+    devices.insert(record.device);
+    EXPECT_TRUE(hashes.insert(record.source_hash).second) << "n" << record.id << " measured twice";
+  }
+  EXPECT_TRUE(devices.count(0) || devices.count(1));
+  for (int device : devices) EXPECT_TRUE(device == 0 || device == 1) << device;
+  int measured = 0;
+  for (int index = 0; index < 8; ++index) measured += ChildrenRun("timed_" + std::to_string(90 - 5 * index));
+  EXPECT_EQ(measured, 8) << "every answer measured exactly once";
 }
 
 TEST_F(OptimizationLoopTest, AFailingReferenceIsWorkFailed) {
