@@ -7,10 +7,12 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
 
 #include "app/bench_outcome.h"
+#include "app/bench_verdict.h"
 #include "app/file_io.h"
 #include "core/sha256.h"
 #include "harness/compiler.h"
@@ -108,6 +110,8 @@ class BenchSession {
   Status MeasureCandidate(Item& item);
   Status RetimeReference();
   Status Measure(Item& item, const std::string& role, bool check, bool timing, bool energy, bool resume);
+  Status RemeasureBelowFloor(Item& item, const ChildRun& first);
+  double FloorSeconds() const;
   Result<bool> TryResume(Item& item, const MeasurementKey& key);
   bool AllCandidatesStored();
   void Progress(const std::string& text);
@@ -128,6 +132,12 @@ class BenchSession {
   bool reference_ok_ = false;
   bool measured_fresh_ = false;  // some candidate ran now (not from the store)
   size_t done_ = 0;
+  // The reference child's outputs for this run's seeds: the expected outputs
+  // of every candidate child (computed once, kept in memory, never written
+  // where a candidate could read them).
+  OutputFrames expected_frames_;
+  bool have_expected_ = false;
+  int64_t l2_bytes_ = 0;  // from the reference child's device event
 };
 
 Status BenchSession::Begin() {
@@ -248,28 +258,102 @@ Status BenchSession::Measure(Item& item, const std::string& role, bool check, bo
     KOPT_ASSIGN_OR_RETURN(bool resumed, TryResume(item, key));
     if (resumed) return Status::Ok();
   }
+  bool is_reference = role != "candidate";
   const CompileResult& reference = items_[0].compile->value();
   KOPT_ASSIGN_OR_RETURN(json request, BuildRunnerRequest(options_, plan_, item.compile->value().library_path,
-                                                         reference.library_path, check, timing && energy));
+                                                         reference.library_path, check, timing && energy,
+                                                         is_reference ? runner::RunnerRole::kReference
+                                                                      : runner::RunnerRole::kCandidate));
   if (!timing) request["timing"] = nullptr;
   ChildExpectations expected;
   expected.check_rounds = check ? plan_.seeds.size() + plan_.task.variants.size() : 0;
   expected.timing = timing;
   expected.energy = timing && energy;
   expected.timeout_seconds = options_.timeout_seconds;
+  expected.l2_bytes = l2_bytes_;
+  if (!is_reference) expected.floor_seconds = FloorSeconds();
+  // The first reference child computes the expected outputs; later children
+  // (candidates, the reference re-timed at the end) are judged against them.
+  if (!is_reference && !have_expected_) {
+    // The reference was resumed from the store (no outputs kept): its child runs now for them.
+    Item again = items_[0];
+    KOPT_RETURN_IF_ERROR(Measure(again, "reference", true, timing, false, false));
+    if (!have_expected_) return Internal("kopt bug: no expected outputs after measuring the reference");
+  }
+  const OutputFrames* expected_frames = have_expected_ ? &expected_frames_ : nullptr;
   RunnerClient client(*environment_.command_runner, plan_.runner_program, workspace_, report_.run_id,
                       options_.timeout_seconds);
   Progress("measuring " + item.entry.name);
-  KOPT_ASSIGN_OR_RETURN(
-      ChildRun run,
-      client.Run(request, role == "candidate" ? item.entry.name + ".candidate" : role, key, expected));
+  KOPT_ASSIGN_OR_RETURN(ChildRun run,
+                        client.Run(request, role == "candidate" ? item.entry.name + ".candidate" : role, key,
+                                   expected, expected_frames));
   if (gpu_.empty() && !key.gpu.empty()) {
     gpu_ = key.gpu;
     KOPT_RETURN_IF_ERROR(workspace_.SetRunGpu(report_.run_id, gpu_));
   }
+  if (role == "reference" && !have_expected_) {
+    expected_frames_ = std::move(run.frames);
+    have_expected_ = true;
+    if (run.events.device) l2_bytes_ = run.events.device->l2_bytes;
+  }
   ApplyChildRun(run, item.entry);
   item.entry.resumed_from_run.reset();
+  if (run.below_floor) return RemeasureBelowFloor(item, run);
   return Status::Ok();
+}
+
+// A candidate timed below the floor is measured again with fresh input
+// values (new timed sets and a new round after timing, their expected outputs
+// from a new reference child); still below it, it is rejected
+// (suspect_fast), never reported as a speedup.
+Status BenchSession::RemeasureBelowFloor(Item& item, const ChildRun& first) {
+  BenchPlan fresh = plan_;
+  std::random_device random;
+  fresh.seeds = {(static_cast<uint64_t>(random()) << 20) ^ random()};
+  const CompileResult& reference = items_[0].compile->value();
+  auto run_child = [&](runner::RunnerRole role, const std::string& stem, const OutputFrames* expected_frames,
+                       ChildExpectations expected) -> Result<ChildRun> {
+    KOPT_ASSIGN_OR_RETURN(json request,
+                          BuildRunnerRequest(options_, fresh, item.compile->value().library_path,
+                                             reference.library_path, false, false, role));
+    MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash, stem};
+    RunnerClient client(*environment_.command_runner, plan_.runner_program, workspace_, report_.run_id,
+                        options_.timeout_seconds);
+    return client.Run(request, item.entry.name + "." + stem, key, expected, expected_frames);
+  };
+  ChildExpectations expected;
+  expected.timing = true;
+  expected.timeout_seconds = options_.timeout_seconds;
+  expected.l2_bytes = l2_bytes_;
+  KOPT_ASSIGN_OR_RETURN(ChildRun reference_run,
+                        run_child(runner::RunnerRole::kReference, "floor_reference", nullptr, expected));
+  if (reference_run.outcome.status != ChildOutcome::Status::kOk) {
+    item.entry.status = "harness_error";
+    item.entry.kind = "harness_error";
+    item.entry.message = "timed below the roofline floor, and the reference failed when measured again: " +
+                         reference_run.outcome.message;
+    item.entry.timing.reset();
+    return Status::Ok();
+  }
+  expected.floor_seconds = FloorSeconds();
+  expected.floor_is_final = true;
+  KOPT_ASSIGN_OR_RETURN(ChildRun again, run_child(runner::RunnerRole::kCandidate, "floor_recheck",
+                                                  &reference_run.frames, expected));
+  ApplyChildRun(again, item.entry);
+  item.entry.checks_total = first.events.checks.size();
+  item.entry.checks_passed = first.events.checks.size();
+  if (again.outcome.kind == FailureKind::kSuspectFast) {
+    // The verdict for later runs: the candidate's key gets the rejection.
+    MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash, "candidate"};
+    KOPT_RETURN_IF_ERROR(workspace_.RecordOutcome(
+        report_.run_id, key, OutcomeToJson(again.outcome, again.end, again.seconds), true));
+  }
+  return Status::Ok();
+}
+
+double BenchSession::FloorSeconds() const {
+  const GpuSpec* spec = plan_.live_gpu ? &*plan_.live_gpu : FindGpu(gpu_);
+  return spec ? TaskFloorSeconds(plan_.task, *spec) : 0;
 }
 
 // True when no candidate needs the GPU: each has a stored result or does not
@@ -345,7 +429,7 @@ Status BenchSession::RetimeReference() {
 void BenchSession::Conclude() {
   report_.gpu = gpu_;
   const GpuSpec* spec = plan_.live_gpu ? &*plan_.live_gpu : FindGpu(gpu_);
-  if (spec) report_.floor_seconds = TaskFloorSeconds(plan_.task, *spec);
+  report_.floor_seconds = FloorSeconds();
   if (!gpu_.empty() && !spec) {
     report_.notes.push_back("GPU '" + gpu_ +
                             "' is not in kopt's spec table: no roofline floor, no suspect check");
@@ -432,6 +516,8 @@ json BenchSettings(const BenchOptions& options, const BenchPlan& plan) {
     energy = {{"window_seconds", request.window_seconds}, {"idle_seconds", request.idle_seconds}};
   }
   return {{"kopt_version", KOPT_VERSION},
+          // 2: the verdict is the parent's (issue 12); results of protocol 1 are not reused.
+          {"harness_protocol", 2},
           {"task", plan.task.ToJson()},
           {"check_variants", plan.task.VariantsToJson()},
           {"reference_sha256", Sha256Hex(plan.task.reference_source)},
@@ -442,10 +528,21 @@ json BenchSettings(const BenchOptions& options, const BenchPlan& plan) {
           {"child_timeout_seconds", options.timeout_seconds}};
 }
 
+uint64_t BenchPlan::TimingSeed() const {
+  return runner::TimingSetSeed(seeds.empty() ? 0 : seeds.front(), -2);
+}
+
+uint64_t BenchPlan::FreshSeed() const {
+  return runner::TimingSetSeed(seeds.empty() ? 0 : seeds.back(), -3);
+}
+
 Result<json> BuildRunnerRequest(const BenchOptions& options, const BenchPlan& plan,
                                 const std::string& candidate_library, const std::string& reference_library,
-                                bool check, bool energy) {
+                                bool check, bool energy, runner::RunnerRole role) {
   runner::RunnerRequest request;
+  request.role = role;
+  request.timing_seed = plan.TimingSeed();
+  request.fresh_seed = plan.FreshSeed();
   request.candidate_library = candidate_library;
   request.reference_library = reference_library;
   request.seeds = plan.seeds;
@@ -466,14 +563,6 @@ Result<json> BuildRunnerRequest(const BenchOptions& options, const BenchPlan& pl
     return Internal("kopt bug: the runner request does not read back: " + read_back.status().message());
   }
   return wire;
-}
-
-double TaskFloorSeconds(const TaskSpec& task, const GpuSpec& gpu) {
-  double peak = 0;
-  for (const TensorSpec& tensor : task.tensors) {
-    peak = std::max(peak, PeakFlopsForDtype(gpu, DataTypeName(tensor.dtype)));
-  }
-  return RooflineFloorSeconds(task.flops.value_or(0), task.min_bytes, peak, gpu.dram_bytes_per_second);
 }
 
 Status RunBenchSession(const BenchOptions& options, const BenchEnvironment& environment, BenchPlan plan,

@@ -37,6 +37,10 @@ struct BenchPlan {
   std::optional<GpuSpec> live_gpu;  // the device, when the driver could be asked
   std::string runner_program;       // empty with --compile-only
   std::vector<uint64_t> seeds;
+  // The timed input sets' base seed and the round after timing's seed,
+  // derived from the run's seeds (runner request timing_seed, fresh_seed).
+  uint64_t TimingSeed() const;
+  uint64_t FreshSeed() const;
 };
 
 // The harness settings that decide a measurement (hashed into the resume
@@ -46,14 +50,13 @@ nlohmann::json BenchSettings(const BenchOptions& options, const BenchPlan& plan)
 
 // The kopt-runner request (docs/harness-protocol.md §3) for one child:
 // timing as the options say, correctness rounds when `check`, energy when
-// `energy`. Internal error when the request does not read back (TaskSpec and
-// the runner's types disagree: a kopt bug).
+// `energy`; `role` says which library the child loads. Internal error when
+// the request does not read back (TaskSpec and the runner's types disagree:
+// a kopt bug).
 Result<nlohmann::json> BuildRunnerRequest(const BenchOptions& options, const BenchPlan& plan,
                                           const std::string& candidate_library,
-                                          const std::string& reference_library, bool check, bool energy);
-
-// The roofline floor of the task on `gpu` (s), 0 when unknown.
-double TaskFloorSeconds(const TaskSpec& task, const GpuSpec& gpu);
+                                          const std::string& reference_library, bool check, bool energy,
+                                          runner::RunnerRole role = runner::RunnerRole::kCandidate);
 
 // Runs the whole flow for a resolved plan, then renders the report.
 Status RunBenchSession(const BenchOptions& options, const BenchEnvironment& environment, BenchPlan plan,

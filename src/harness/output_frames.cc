@@ -43,7 +43,7 @@ std::string EncodeFrame(const FrameKey& key, std::span<const std::byte> payload)
   return frame;
 }
 
-Result<OutputFrames> OutputFrames::Parse(std::string channel) {
+Result<OutputFrames> OutputFrames::Parse(std::string channel, bool allow_truncated_tail) {
   OutputFrames parsed;
   parsed.channel_ = std::make_unique<std::string>(std::move(channel));
   std::string_view rest = *parsed.channel_;
@@ -52,13 +52,20 @@ Result<OutputFrames> OutputFrames::Parse(std::string channel) {
     return InvalidInput(fmt::format("output channel: {} at byte {}", what, offset));
   };
   while (!rest.empty()) {
-    if (rest.size() < kFrameMagic.size() + 4 || rest.substr(0, kFrameMagic.size()) != kFrameMagic) {
+    bool short_head = rest.size() < kFrameMagic.size() + 4;
+    if (short_head && allow_truncated_tail &&
+        kFrameMagic.substr(0, rest.size()) == rest.substr(0, kFrameMagic.size())) {
+      break;
+    }
+    if (short_head || rest.substr(0, kFrameMagic.size()) != kFrameMagic) {
       return error("not a frame (bad magic or truncated head)");
     }
     uint32_t header_bytes = ReadLittleEndian<uint32_t>(rest.substr(kFrameMagic.size(), 4));
     size_t fixed = kFrameMagic.size() + 4;
-    if (header_bytes > kMaxFrameHeaderBytes || rest.size() < fixed + header_bytes + 8) {
-      return error("frame header too long or truncated");
+    if (header_bytes > kMaxFrameHeaderBytes) return error("frame header too long");
+    if (rest.size() < fixed + header_bytes + 8) {
+      if (allow_truncated_tail) break;
+      return error("frame header truncated");
     }
     nlohmann::json header = nlohmann::json::parse(rest.substr(fixed, header_bytes), nullptr, false);
     if (header.is_discarded() || !header.is_object() || !header.contains("round") ||
@@ -68,7 +75,10 @@ Result<OutputFrames> OutputFrames::Parse(std::string channel) {
     }
     uint64_t payload_bytes = ReadLittleEndian<uint64_t>(rest.substr(fixed + header_bytes, 8));
     size_t payload_offset = fixed + header_bytes + 8;
-    if (payload_bytes > rest.size() - payload_offset) return error("frame payload past the end");
+    if (payload_bytes > rest.size() - payload_offset) {
+      if (allow_truncated_tail) break;
+      return error("frame payload past the end");
+    }
     FrameKey key{header["round"].get<std::string>(), header["index"].get<int64_t>(),
                  header["tensor"].get<std::string>()};
     auto payload = std::span<const std::byte>(

@@ -58,8 +58,9 @@ class OutputFrames {
 
   // Parses `channel`. InvalidInput (naming the byte offset) for a bad magic,
   // an oversized or malformed header, a payload past the end, or a key sent
-  // twice (a child sends every frame once).
-  static Result<OutputFrames> Parse(std::string channel);
+  // twice (a child sends every frame once). `allow_truncated_tail`: a last
+  // frame cut short (a child killed while writing it) is dropped instead.
+  static Result<OutputFrames> Parse(std::string channel, bool allow_truncated_tail = false);
 
   // The payload of `key`, or nullopt when the child did not send it.
   std::optional<std::span<const std::byte>> Find(const FrameKey& key) const;
