@@ -107,7 +107,12 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   }
   ChildRun run;
   run.seconds = seconds;
-  run.events = ParseRunnerEvents(result->stdout_text);
+  // A child that was killed or died may have been cut off in the middle of a
+  // line or a frame: what it finished sending still counts, the torn tail not.
+  bool ended_abnormally = result->timed_out || result->signaled;
+  std::string_view complete_lines = result->stdout_text;
+  if (ended_abnormally) complete_lines = complete_lines.substr(0, complete_lines.rfind('\n') + 1);
+  run.events = ParseRunnerEvents(complete_lines);
   if (key.gpu.empty() && run.events.device) key.gpu = run.events.device->name;
   for (const nlohmann::json& event : run.events.events) {
     KOPT_RETURN_IF_ERROR(workspace_.RecordEvent(run_id_, key, event.value("event", "unknown"), event));
@@ -116,8 +121,6 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
       workspace_.WriteArtifact(directory + artifact_stem + ".stdout", result->stdout_text).status());
   KOPT_RETURN_IF_ERROR(
       workspace_.WriteArtifact(directory + artifact_stem + ".stderr", result->stderr_text).status());
-  // A child that was killed or died may have been cut off in the middle of a frame.
-  bool ended_abnormally = result->timed_out || result->signaled;
   Result<OutputFrames> frames = OutputFrames::Parse(std::move(result->channel_bytes), ended_abnormally);
   ChildExpectations expectations = expected;
   if (expectations.l2_bytes == 0 && run.events.device) expectations.l2_bytes = run.events.device->l2_bytes;
