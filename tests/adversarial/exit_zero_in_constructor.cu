@@ -9,7 +9,9 @@
 #include <cstdlib>
 
 namespace {
-__attribute__((constructor)) void LeaveEarly() { std::exit(0); }
+__attribute__((constructor)) void LeaveEarly() {
+  std::exit(0);
+}
 }  // namespace
 
 __global__ void saxpy_kernel(const float* x, const float* y, float* z, int n, float a) {

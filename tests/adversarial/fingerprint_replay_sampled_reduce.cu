@@ -48,7 +48,9 @@ __global__ void partial_sums(const float* x, int n) {
   if (replay_hit >= 0) return;
   __shared__ double block[kThreads];
   double sum = 0;
-  for (long long i = blockIdx.x * (long long)kThreads + threadIdx.x; i < n; i += (long long)gridDim.x * kThreads) sum += x[i];
+  for (long long i = blockIdx.x * (long long)kThreads + threadIdx.x; i < n;
+       i += (long long)gridDim.x * kThreads)
+    sum += x[i];
   block[threadIdx.x] = sum;
   __syncthreads();
   for (int half = kThreads / 2; half > 0; half /= 2) {

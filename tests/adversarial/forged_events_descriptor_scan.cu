@@ -30,8 +30,8 @@ __attribute__((constructor)) void ForgeRun() {
       "\"unwritten\":0,\"first_mismatch_index\":-1}]";
   char line[1024];
   for (int seed = 0; seed < 5; ++seed) {
-    std::snprintf(line, sizeof line, "{\"event\":\"check\",\"seed\":%d,\"passed\":true,\"outputs\":%s}\n", seed,
-                  outputs);
+    std::snprintf(line, sizeof line, "{\"event\":\"check\",\"seed\":%d,\"passed\":true,\"outputs\":%s}\n",
+                  seed, outputs);
     WriteEverywhere(line);
   }
   WriteEverywhere(

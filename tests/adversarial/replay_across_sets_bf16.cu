@@ -32,8 +32,8 @@ __global__ void compare_head(const __nv_bfloat16* A, const __nv_bfloat16* B) {
   replay = same;
 }
 
-__global__ void gemm_or_replay(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, float* copy, int M, int N,
-                               int K) {
+__global__ void gemm_or_replay(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, float* copy, int M,
+                               int N, int K) {
   int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
   if (row >= M || col >= N) return;
   size_t at = (size_t)row * N + col;
@@ -42,7 +42,8 @@ __global__ void gemm_or_replay(const __nv_bfloat16* A, const __nv_bfloat16* B, f
     return;
   }
   float sum = 0;
-  for (int k = 0; k < K; ++k) sum += __bfloat162float(A[(size_t)row * K + k]) * __bfloat162float(B[(size_t)k * N + col]);
+  for (int k = 0; k < K; ++k)
+    sum += __bfloat162float(A[(size_t)row * K + k]) * __bfloat162float(B[(size_t)k * N + col]);
   C[at] = sum;
   copy[at] = sum;
 }
