@@ -5,17 +5,14 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
 #include "profile/kernel_launch.h"
-#include "report/format.h"
+#include "report/markup_escape.h"
 #include "report/summary.h"
 
 namespace kopt::agents {
 namespace {
-
-using report::FormatFraction;
-using report::FormatMeasurement;
-using report::FormatNumber;
-using report::FormatPercent;
 
 size_t ShownKernels(const Diagnosis& diagnosis) {
   return std::min(diagnosis.kernels.size(), kMaxDigestKernels);
@@ -50,57 +47,63 @@ void WriteDevice(const Diagnosis& diagnosis, std::string& out) {
   out += fmt::format("profile: {}\ndevice: {}\n", diagnosis.source, diagnosis.device_name);
   if (!diagnosis.gpu) return;
   const GpuSpec& gpu = *diagnosis.gpu;
-  out += fmt::format(
-      "GPU spec row: {} (compute capability {}): {} SMs, DRAM {} peak, L2 {}, {} warps/SM max\n", gpu.name,
-      gpu.compute_capability, gpu.sm_count, report::FormatBandwidth(gpu.dram_bytes_per_second),
-      report::FormatBytes(gpu.l2_cache_bytes), gpu.max_warps_per_sm);
+  out +=
+      fmt::format("GPU spec row: {} (compute capability {}): {} SMs, DRAM {} peak, L2 {}, {} warps/SM max\n",
+                  gpu.name, gpu.compute_capability, gpu.sm_count,
+                  FormatBandwidth(gpu.dram_bytes_per_second, QuantityStyle::kTrimmed),
+                  FormatBytes(gpu.l2_cache_bytes, QuantityStyle::kTrimmed), gpu.max_warps_per_sm);
 }
 
 void WriteLaunch(const KernelDiagnosis& kernel, std::string& out) {
   out += fmt::format("signature: {}\n", kernel.kernel_name);
-  out +=
-      fmt::format("launch: grid {} ({} blocks), block {} ({} threads)", report::DimensionsText(kernel.grid),
-                  kernel.grid.Count(), report::DimensionsText(kernel.block), kernel.block.Count());
+  out += fmt::format("launch: grid {} ({} blocks), block {} ({} threads)", DimensionsText(kernel.grid),
+                     kernel.grid.Count(), DimensionsText(kernel.block), kernel.block.Count());
   if (kernel.registers_per_thread)
-    out += fmt::format(", {} registers/thread", FormatNumber(*kernel.registers_per_thread));
+    out += fmt::format(", {} registers/thread",
+                       FormatNumber(*kernel.registers_per_thread, QuantityStyle::kTrimmed));
   if (kernel.shared_memory_per_block_bytes) {
-    out +=
-        fmt::format(", {} shared memory/block", report::FormatBytes(*kernel.shared_memory_per_block_bytes));
+    out += fmt::format(", {} shared memory/block",
+                       FormatBytes(*kernel.shared_memory_per_block_bytes, QuantityStyle::kTrimmed));
   }
   out += "\n";
 }
 
 void WriteStage1(const RooflineAnalysis& roofline, std::string& out) {
   out += "stage 1 (roofline):\n";
-  out += fmt::format("- duration: {}\n", report::FormatDuration(roofline.duration_ns));
-  out += fmt::format("- class: {}: {}\n", BottleneckClassName(roofline.bottleneck),
-                     report::ReasonText(roofline));
-  out += fmt::format("- speed of light: {}\n", FormatPercent(roofline.speed_of_light_percent));
+  out += fmt::format("- duration: {}\n", FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed));
+  out += fmt::format("- class: {}: {}\n", BottleneckClassName(roofline.bottleneck), ReasonText(roofline));
+  out += fmt::format("- speed of light: {}\n",
+                     FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed));
   if (roofline.floor_ns > 0) {
     out += fmt::format("- roofline floor: {} (duration is {}× the floor)\n",
-                       report::FormatDuration(roofline.floor_ns),
-                       FormatNumber(roofline.duration_ns / roofline.floor_ns));
+                       FormatDuration(roofline.floor_ns, QuantityStyle::kTrimmed),
+                       FormatNumber(roofline.duration_ns / roofline.floor_ns, QuantityStyle::kTrimmed));
   }
   out += fmt::format("- arithmetic intensity: {} FLOP/byte; ridge point {} FLOP/byte\n",
-                     FormatNumber(roofline.arithmetic_intensity), FormatNumber(roofline.ridge_point));
+                     FormatNumber(roofline.arithmetic_intensity, QuantityStyle::kTrimmed),
+                     FormatNumber(roofline.ridge_point, QuantityStyle::kTrimmed));
   if (roofline.sm_throughput_percent) {
-    out += fmt::format("- ncu SM throughput: {}\n", FormatPercent(*roofline.sm_throughput_percent));
+    out += fmt::format("- ncu SM throughput: {}\n",
+                       FormatPercent(*roofline.sm_throughput_percent, QuantityStyle::kTrimmed));
   }
   if (roofline.memory_throughput_percent) {
-    out += fmt::format("- ncu memory throughput: {}\n", FormatPercent(*roofline.memory_throughput_percent));
+    out += fmt::format("- ncu memory throughput: {}\n",
+                       FormatPercent(*roofline.memory_throughput_percent, QuantityStyle::kTrimmed));
   }
   for (const ComputeWork& work : roofline.compute) {
-    out += fmt::format(
-        "- compute {}: {} {}, achieved {}/s of {}/s peak ({} of peak)\n",
-        report::PrecisionLabel(work.precision), FormatNumber(work.operations),
-        report::OperationUnit(work.precision), report::FormatScaled(work.achieved_per_second, "FLOP"),
-        report::FormatScaled(work.peak_per_second, "FLOP"), FormatPercent(work.percent_of_peak));
+    out += fmt::format("- compute {}: {} {}, achieved {}/s of {}/s peak ({} of peak)\n",
+                       PrecisionLabel(work.precision), FormatNumber(work.operations, QuantityStyle::kTrimmed),
+                       OperationUnit(work.precision),
+                       FormatScaled(work.achieved_per_second, "FLOP", QuantityStyle::kTrimmed),
+                       FormatScaled(work.peak_per_second, "FLOP", QuantityStyle::kTrimmed),
+                       FormatPercent(work.percent_of_peak, QuantityStyle::kTrimmed));
   }
   for (const MemoryTraffic& level : roofline.memory) {
-    out += fmt::format(
-        "- memory {}: {} moved, achieved {} of {} peak ({} of peak)\n", report::MemoryLevelLabel(level.level),
-        report::FormatBytes(level.bytes), report::FormatBandwidth(level.achieved_bytes_per_second),
-        report::FormatBandwidth(level.peak_bytes_per_second), FormatPercent(level.percent_of_peak));
+    out += fmt::format("- memory {}: {} moved, achieved {} of {} peak ({} of peak)\n",
+                       MemoryLevelLabel(level.level), FormatBytes(level.bytes, QuantityStyle::kTrimmed),
+                       FormatBandwidth(level.achieved_bytes_per_second, QuantityStyle::kTrimmed),
+                       FormatBandwidth(level.peak_bytes_per_second, QuantityStyle::kTrimmed),
+                       FormatPercent(level.percent_of_peak, QuantityStyle::kTrimmed));
   }
 }
 
@@ -109,8 +112,9 @@ void WriteStalls(const KernelDiagnosis& kernel, std::string& out) {
   out += "warp stalls (share of stall cycles; cycles per issued instruction):\n";
   for (size_t index = 0; index < kernel.stalls.size() && index < 6; ++index) {
     const StallReason& stall = kernel.stalls[index];
-    out += fmt::format("- {}: {}; {} cycles\n", stall.name, FormatFraction(stall.share),
-                       FormatNumber(stall.cycles_per_issue));
+    out +=
+        fmt::format("- {}: {}; {} cycles\n", stall.name, FormatFraction(stall.share, QuantityStyle::kTrimmed),
+                    FormatNumber(stall.cycles_per_issue, QuantityStyle::kTrimmed));
   }
 }
 
@@ -125,8 +129,9 @@ std::string SourceLineText(const DigestInputs& inputs, const std::string& source
 void WriteFindingDetails(const DigestInputs& inputs, const Finding& finding, std::string& out) {
   out += "  evidence:\n";
   for (const Evidence& evidence : finding.evidence) {
-    std::string test = report::ThresholdText(evidence);
-    out += fmt::format("  - {}: {}{}\n", evidence.metric, FormatMeasurement(evidence.value, evidence.unit),
+    std::string test = ThresholdText(evidence);
+    out += fmt::format("  - {}: {}{}\n", evidence.metric,
+                       FormatMeasurement(evidence.value, evidence.unit, QuantityStyle::kTrimmed),
                        test.empty() ? "" : " (test: " + test + ")");
   }
   out += "  recommendations (in priority order):\n";
@@ -138,8 +143,8 @@ void WriteFindingDetails(const DigestInputs& inputs, const Finding& finding, std
   out += "  locations (share of stall samples):\n";
   for (size_t index = 0; index < finding.locations.size() && index < 5; ++index) {
     const Location& location = finding.locations[index];
-    out += fmt::format("  - {}: 0x{:04x} {}", FormatFraction(location.stall_share), location.sass_offset,
-                       location.sass_text);
+    out += fmt::format("  - {}: 0x{:04x} {}", FormatFraction(location.stall_share, QuantityStyle::kTrimmed),
+                       location.sass_offset, location.sass_text);
     if (!location.source_line.empty()) {
       out += fmt::format(" at {}{}", location.source_line, SourceLineText(inputs, location.source_line));
     }
@@ -149,7 +154,7 @@ void WriteFindingDetails(const DigestInputs& inputs, const Finding& finding, std
 
 void WriteFindings(const DigestInputs& inputs, const KernelDiagnosis& kernel, std::string& out) {
   if (kernel.findings.empty()) {
-    out += fmt::format("findings: none ({})\n", report::NoFindingText(kernel));
+    out += fmt::format("findings: none ({})\n", NoFindingText(kernel));
     return;
   }
   out += "findings (ranked by estimated gain):\n";
@@ -157,8 +162,8 @@ void WriteFindings(const DigestInputs& inputs, const KernelDiagnosis& kernel, st
     const Finding& finding = kernel.findings[index];
     out += fmt::format("finding {}: [{}] {} (id {})\n", index + 1, SeverityName(finding.severity),
                        finding.title, finding.tool);
-    out += fmt::format("  {}: {}; confidence {}\n", report::GainLabel(finding), report::GainText(finding),
-                       FormatFraction(finding.confidence));
+    out += fmt::format("  {}: {}; confidence {}\n", GainLabel(finding), GainText(finding),
+                       FormatFraction(finding.confidence, QuantityStyle::kTrimmed));
     if (!finding.gain_method.empty()) out += fmt::format("  gain method: {}\n", finding.gain_method);
     if (!finding.root_cause.empty()) out += fmt::format("  root cause: {}\n", finding.root_cause);
     WriteFindingDetails(inputs, finding, out);
@@ -171,7 +176,7 @@ void WriteHotSpots(const DigestInputs& inputs, const KernelDiagnosis& kernel, st
   out += "hottest SASS instructions (ncu source page, share of stall samples):\n";
   for (const HotInstruction& instruction : spots->instructions) {
     out += fmt::format("- 0x{:04x} {}: {}\n", instruction.offset, instruction.sass,
-                       FormatFraction(instruction.stall_share));
+                       FormatFraction(instruction.stall_share, QuantityStyle::kTrimmed));
   }
 }
 
@@ -196,7 +201,7 @@ void WriteSource(const DigestInputs& inputs, std::string& out) {
 
 // Structured values at full precision, with labels naming what they are.
 void AddKernelEvidence(const KernelDiagnosis& kernel, EvidenceSet& set) {
-  std::string name = report::KernelTitle(kernel);
+  std::string name = KernelTitle(kernel);
   auto add = [&](const std::string& what, double value, std::string_view unit) {
     set.Add(fmt::format("{}: {}", name, what), value, unit);
   };
@@ -217,14 +222,14 @@ void AddKernelEvidence(const KernelDiagnosis& kernel, EvidenceSet& set) {
   if (roofline.memory_throughput_percent)
     add("ncu memory throughput", *roofline.memory_throughput_percent, "%");
   for (const ComputeWork& work : roofline.compute) {
-    std::string label = report::PrecisionLabel(work.precision);
+    std::string label = PrecisionLabel(work.precision);
     add(label + " work", work.operations, "FLOP");
     add(label + " achieved rate", work.achieved_per_second, "FLOP/s");
     add(label + " peak rate", work.peak_per_second, "FLOP/s");
     add(label + " percent of peak", work.percent_of_peak, "%");
   }
   for (const MemoryTraffic& level : roofline.memory) {
-    std::string label = report::MemoryLevelLabel(level.level);
+    std::string label = MemoryLevelLabel(level.level);
     add(label + " bytes", level.bytes, "byte");
     add(label + " achieved bandwidth", level.achieved_bytes_per_second, "byte/s");
     add(label + " peak bandwidth", level.peak_bytes_per_second, "byte/s");
@@ -255,7 +260,7 @@ void AddKernelEvidence(const KernelDiagnosis& kernel, EvidenceSet& set) {
 }
 
 void AddFindingEvidence(const KernelDiagnosis& kernel, EvidenceSet& set) {
-  std::string name = report::KernelTitle(kernel);
+  std::string name = KernelTitle(kernel);
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     const Finding& finding = kernel.findings[index];
     std::string prefix = fmt::format("{}: finding {} ({})", name, index + 1, finding.tool);
@@ -326,7 +331,7 @@ std::string RenderEvidenceDigest(const DigestInputs& inputs) {
   for (size_t index = 0; index < shown; ++index) {
     const KernelDiagnosis& kernel = diagnosis.kernels[index];
     out += fmt::format("\n## kernel {} of {}: {} (launch {})\n", index + 1, diagnosis.kernels.size(),
-                       report::KernelTitle(kernel), kernel.launch_id);
+                       KernelTitle(kernel), kernel.launch_id);
     WriteLaunch(kernel, out);
     WriteStage1(kernel.roofline, out);
     WriteStalls(kernel, out);
@@ -365,7 +370,7 @@ EvidenceSet BuildEvidenceSet(const DigestInputs& inputs) {
   std::string digest = RenderEvidenceDigest(inputs);
   std::string without_source = digest.substr(0, digest.find("\n## kernel source:"));
   for (const std::string& line : SplitLines(without_source)) {
-    set.AddNumbersIn("digest line \"" + report::Truncate(line, 100) + "\"", line);
+    set.AddNumbersIn("digest line \"" + Truncate(line, 100) + "\"", line);
   }
   return set;
 }

@@ -26,6 +26,10 @@
 //    does not decide, no tool produces the finding ids, or no kernel of the
 //    diagnosis matches.
 //
+// Files: hypotheses.cc (the static pass; the source model it reads is
+// profile/cuda_source.h), hypothesis_llm.cc (the LLM pass),
+// hypothesis_check.cc (the check against a Diagnosis).
+//
 // Thread safety: functions over values; PredictHypotheses calls the client.
 #pragma once
 

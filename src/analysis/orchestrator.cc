@@ -90,9 +90,10 @@ void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
     double allowed = std::clamp(1.0 - floor_ns / roofline.duration_ns, 0.0, 1.0);
     if (finding.estimated_gain > allowed) {
       finding.estimated_gain = allowed;
-      finding.gain_method += fmt::format(
-          "; capped at {:.1f}%, what the roofline allows (1 − {} {} / duration {})", allowed * 100,
-          floor_name, FormatDuration(floor_ns), FormatDuration(roofline.duration_ns));
+      finding.gain_method +=
+          fmt::format("; capped at {:.1f}%, what the roofline allows (1 − {} {} / duration {})",
+                      allowed * 100, floor_name, FormatDuration(floor_ns, QuantityStyle::kFixed),
+                      FormatDuration(roofline.duration_ns, QuantityStyle::kFixed));
     }
   }
   finding.severity = finding.tool == "healthy" ? Severity::kInfo : SeverityForGain(finding.estimated_gain);

@@ -113,8 +113,9 @@ std::string MemorySentence(const RooflineAnalysis& analysis, double memory_perce
       fmt::format("{} is at {:.0f}% of its peak", LevelLabel(analysis.busiest_memory_level),
                   analysis.memory_percent_of_peak);
   if (busiest && busiest->peak_bytes_per_second > 0) {
-    sentence += fmt::format(" ({} of {})", FormatBytesPerSecond(busiest->achieved_bytes_per_second),
-                            FormatBytesPerSecond(busiest->peak_bytes_per_second));
+    sentence +=
+        fmt::format(" ({} of {})", FormatBandwidth(busiest->achieved_bytes_per_second, QuantityStyle::kFixed),
+                    FormatBandwidth(busiest->peak_bytes_per_second, QuantityStyle::kFixed));
   }
   return sentence;
 }

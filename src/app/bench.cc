@@ -8,6 +8,7 @@
 #include "core/file_io.h"
 #include "profile/ncu_collector.h"
 #include "report/bench_renderer.h"
+#include "report/report_format.h"
 
 namespace kopt {
 namespace {
@@ -17,10 +18,7 @@ namespace fs = std::filesystem;
 Status ValidateOptions(const BenchOptions& options) {
   if (options.task_directory.empty())
     return InvalidInput("bench needs a TASK_DIR (a directory with task.toml)");
-  if (options.format != "term" && options.format != "terminal" && options.format != "md" &&
-      options.format != "markdown" && options.format != "json") {
-    return InvalidInput("unknown --format '" + options.format + "' for bench (expected term, md or json)");
-  }
+  KOPT_RETURN_IF_ERROR(ParseReportFormat(options.format, kTableFormats).status());
   return ValidateMeasureSettings(options.measure);
 }
 

@@ -40,7 +40,7 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
 
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
                   std::ostream& log) {
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kExplainFormats));
   const GpuSpec* gpu = nullptr;
   if (!options.gpu.empty()) {
     gpu = FindGpu(options.gpu);

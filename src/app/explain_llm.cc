@@ -8,6 +8,7 @@
 #include "agents/explanation_agent.h"
 #include "agents/prompt_template.h"
 #include "core/file_io.h"
+#include "core/terminal_text.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
 
@@ -62,7 +63,7 @@ HypothesisOutcome OutcomeOf(const agents::CheckedHypothesis& checked) {
 
 void StreamLogSink::Log(std::string_view line) {
   std::lock_guard lock(mutex_);
-  stream_ << "kopt: " << line << "\n";
+  stream_ << "kopt: " << SanitizeLinesForTerminal(line) << "\n";
 }
 
 KernelSource LoadKernelSource(const ExplainOptions& options, std::vector<std::string>& notes) {

@@ -11,22 +11,17 @@
 #include <string_view>
 #include <vector>
 
+#include "core/terminal_text.h"
 #include "hw/gpu_spec.h"
+#include "report/markup_escape.h"
 #include "report/renderer.h"
+#include "report/report_format.h"
+#include "report/text_table.h"
 
 namespace kopt {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-enum class GpusFormat { kTerminal, kMarkdown, kJson };
-
-Result<GpusFormat> ParseGpusFormat(std::string_view name) {
-  if (name == "term" || name == "terminal") return GpusFormat::kTerminal;
-  if (name == "md" || name == "markdown") return GpusFormat::kMarkdown;
-  if (name == "json") return GpusFormat::kJson;
-  return InvalidInput(fmt::format("unknown format \"{}\" for kopt gpus: expected term, md or json", name));
-}
 
 // The live section: the query's outcome.
 struct LiveSection {
@@ -127,23 +122,25 @@ const Table kTables[] = {
 
 // ---- Terminal ----
 
+// The GPU label left, the numbers right; every cell passed through `clean`.
+TextTable CellTable(const std::vector<Column>& columns, const std::vector<GpuSpec>& gpus,
+                    std::string (*clean)(std::string_view)) {
+  TextTable table;
+  table.rows.emplace_back();
+  for (const Column& column : columns) table.rows[0].push_back(clean(column.header));
+  for (const GpuSpec& gpu : gpus) {
+    table.rows.emplace_back();
+    for (const Column& column : columns) table.rows.back().push_back(clean(column.cell(gpu)));
+  }
+  table.right_aligned.assign(columns.size(), true);
+  table.right_aligned[0] = false;
+  return table;
+}
+
+// Names from the driver (live GPUs) are untrusted: sanitized.
 void WriteAlignedTable(const std::vector<Column>& columns, const std::vector<GpuSpec>& gpus,
                        std::ostream& out) {
-  std::vector<std::vector<std::string>> rows(1);
-  for (const Column& column : columns) rows[0].push_back(column.header);
-  for (const GpuSpec& gpu : gpus) {
-    rows.emplace_back();
-    for (const Column& column : columns) rows.back().push_back(column.cell(gpu));
-  }
-  std::vector<size_t> widths(columns.size(), 0);
-  for (const auto& row : rows) {
-    for (size_t index = 0; index < row.size(); ++index)
-      widths[index] = std::max(widths[index], row[index].size());
-  }
-  for (const auto& row : rows) {
-    std::string line = fmt::format("{:<{}}", row[0], widths[0]);
-    for (size_t index = 1; index < row.size(); ++index)
-      line += fmt::format("  {:>{}}", row[index], widths[index]);
+  for (const std::string& line : AlignedTableLines(CellTable(columns, gpus, SanitizeForTerminal), {})) {
     out << line << '\n';
   }
 }
@@ -173,7 +170,8 @@ void WriteWrapped(std::string_view text, size_t width, size_t first_indent, size
 
 void WriteTerminalSources(const std::vector<GpuSpec>& gpus, std::ostream& out) {
   for (const GpuSpec& gpu : gpus) {
-    WriteWrapped(fmt::format("{} ({}): {}", RowLabel(gpu), gpu.name, gpu.source), 100, 0, 4, out);
+    WriteWrapped(SanitizeForTerminal(fmt::format("{} ({}): {}", RowLabel(gpu), gpu.name, gpu.source)), 100, 0,
+                 4, out);
   }
 }
 
@@ -192,7 +190,7 @@ void WriteTerminal(const std::vector<GpuSpec>& table, const LiveSection& live, s
   WriteTerminalSources(table, out);
   if (live.status == "unavailable") {
     out << "\nGPUs on this machine: none found\n";
-    WriteWrapped(live.message, 100, 2, 4, out);
+    WriteWrapped(SanitizeForTerminal(live.message), 100, 2, 4, out);
   } else if (live.status == "ok") {
     out << "\nGPUs on this machine (values the CUDA driver reported; rates from the table)\n\n";
     WriteTerminalTables(live.gpus, out);
@@ -203,33 +201,9 @@ void WriteTerminal(const std::vector<GpuSpec>& table, const LiveSection& live, s
 
 // ---- Markdown ----
 
-// Markdown table cells: '|' escaped, line breaks removed.
-std::string MarkdownCell(std::string_view text) {
-  std::string cell;
-  for (char character : text) {
-    if (character == '|') {
-      cell += "\\|";
-    } else {
-      cell += (character == '\n' || character == '\r') ? ' ' : character;
-    }
-  }
-  return cell;
-}
-
 void WriteMarkdownTable(const std::vector<Column>& columns, const std::vector<GpuSpec>& gpus,
                         std::ostream& out) {
-  std::string header = "|";
-  std::string rule = "|";
-  for (size_t index = 0; index < columns.size(); ++index) {
-    header += " " + MarkdownCell(columns[index].header) + " |";
-    rule += index == 0 ? "---|" : "---:|";
-  }
-  out << header << '\n' << rule << '\n';
-  for (const GpuSpec& gpu : gpus) {
-    std::string line = "|";
-    for (const Column& column : columns) line += " " + MarkdownCell(column.cell(gpu)) + " |";
-    out << line << '\n';
-  }
+  out << MarkdownTable(CellTable(columns, gpus, MarkdownTableCell), MarkdownRule::kCompact);
 }
 
 void WriteMarkdownSection(const std::vector<GpuSpec>& gpus, std::ostream& out) {
@@ -240,8 +214,8 @@ void WriteMarkdownSection(const std::vector<GpuSpec>& gpus, std::ostream& out) {
   }
   out << "Sources:\n\n";
   for (const GpuSpec& gpu : gpus) {
-    out << "- **" << MarkdownCell(RowLabel(gpu)) << "** (" << MarkdownCell(gpu.name)
-        << "): " << MarkdownCell(gpu.source) << '\n';
+    out << "- **" << MarkdownTableCell(RowLabel(gpu)) << "** (" << MarkdownTableCell(gpu.name)
+        << "): " << MarkdownTableCell(gpu.source) << '\n';
   }
 }
 
@@ -249,7 +223,7 @@ void WriteMarkdown(const std::vector<GpuSpec>& table, const LiveSection& live, s
   out << "# GPU spec table\n\n";
   WriteMarkdownSection(table, out);
   if (live.status == "unavailable") {
-    out << "\n## GPUs on this machine\n\nNone found: " << MarkdownCell(live.message) << "\n";
+    out << "\n## GPUs on this machine\n\nNone found: " << MarkdownTableCell(live.message) << "\n";
   } else if (live.status == "ok") {
     out << "\n## GPUs on this machine\n\nValues the CUDA driver reported; rates from the table.\n\n";
     WriteMarkdownSection(live.gpus, out);
@@ -336,13 +310,16 @@ void WriteJson(const std::vector<GpuSpec>& table, const LiveSection& live, std::
 }  // namespace
 
 Status RunGpus(const GpusOptions& options, std::ostream& out) {
-  KOPT_ASSIGN_OR_RETURN(GpusFormat format, ParseGpusFormat(options.format));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kTableFormats));
   LiveSection live = QueryLiveSection(options);
   const std::vector<GpuSpec>& table = KnownGpus();
   switch (format) {
-    case GpusFormat::kTerminal: WriteTerminal(table, live, out); break;
-    case GpusFormat::kMarkdown: WriteMarkdown(table, live, out); break;
-    case GpusFormat::kJson: WriteJson(table, live, out); break;
+    case ReportFormat::kTerminal: WriteTerminal(table, live, out); break;
+    case ReportFormat::kMarkdown: WriteMarkdown(table, live, out); break;
+    case ReportFormat::kJson: WriteJson(table, live, out); break;
+    case ReportFormat::kHtml:
+    case ReportFormat::kFeedback:
+      return Internal("kopt gpus writes no " + std::string(ReportFormatName(format)));
   }
   return Status::Ok();
 }

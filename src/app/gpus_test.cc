@@ -110,7 +110,7 @@ TEST(RunGpusTest, UnknownFormatIsInvalidInput) {
   std::ostringstream out;
   Status status = RunGpus({.format = "html"}, out);
   EXPECT_EQ(status.kind(), ErrorKind::kInvalidInput);
-  EXPECT_TRUE(Contains(status.message(), "expected term, md or json"));
+  EXPECT_TRUE(Contains(status.message(), "expected one of term, md, json"));
   EXPECT_TRUE(out.str().empty());
 }
 

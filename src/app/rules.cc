@@ -92,10 +92,7 @@ nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::
 }  // namespace
 
 Status RunRules(const RulesOptions& options, std::ostream& out) {
-  if (options.format != "term" && options.format != "md" && options.format != "json") {
-    return InvalidInput(
-        fmt::format("unknown format '{}' for rules: expected one of term, md, json", options.format));
-  }
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kTableFormats));
   OrchestrationOptions orchestration;
   if (!options.config_path.empty()) {
     KOPT_ASSIGN_OR_RETURN(orchestration, LoadToolConfig(options.config_path));
@@ -104,17 +101,17 @@ Status RunRules(const RulesOptions& options, std::ostream& out) {
     return NotFound(fmt::format("no tool \"{}\"; `kopt rules` lists them", options.tool));
   }
   nlohmann::ordered_json tools = nlohmann::ordered_json::array();
-  if (options.format == "md") out << "# kopt micro-profiling tools\n\n";
+  if (format == ReportFormat::kMarkdown) out << "# kopt micro-profiling tools\n\n";
   for (const ToolDefinition& tool : ToolRegistry()) {
     if (!options.tool.empty() && tool.id != options.tool) continue;
     auto values = ResolveThresholds(tool, orchestration);
-    if (options.format == "json") {
+    if (format == ReportFormat::kJson) {
       tools.push_back(ToolJson(tool, values));
     } else {
-      WriteText(tool, values, options.format == "md", out);
+      WriteText(tool, values, format == ReportFormat::kMarkdown, out);
     }
   }
-  if (options.format == "json") {
+  if (format == ReportFormat::kJson) {
     nlohmann::ordered_json root;
     root["schema_version"] = std::string(kJsonSchemaVersion);
     root["tool"] = "kopt";

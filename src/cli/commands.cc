@@ -15,6 +15,7 @@
 #include "app/optimize.h"
 #include "app/rules.h"
 #include "core/subprocess.h"
+#include "core/terminal_text.h"
 #include "core/text.h"
 
 namespace kopt {
@@ -362,7 +363,8 @@ int RunCommandLine(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   Status status = action ? action() : Internal("no command selected");
-  if (!status.ok()) std::cerr << "kopt: error: " << status.message() << "\n";
+  // Messages quote input files, compilers and servers: sanitized.
+  if (!status.ok()) std::cerr << "kopt: error: " << SanitizeLinesForTerminal(status.message()) << "\n";
   return ExitCodeFor(status);
 }
 

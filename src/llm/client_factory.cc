@@ -39,12 +39,18 @@ class ComposedChatClient : public ChatClient {
   }
 };
 
-std::unique_ptr<ProviderChatClient> MakeProvider(const LlmConfig& config,
-                                                 const ProviderEnvironment& environment) {
-  if (config.provider == Provider::kAnthropic)
-    return std::make_unique<AnthropicChatClient>(config, environment);
-  return std::make_unique<OpenAiChatClient>(config, environment);
+}  // namespace
+
+std::unique_ptr<ProviderChatClient> MakeProviderClient(const LlmConfig& config,
+                                                       const ProviderEnvironment& environment) {
+  switch (config.provider) {
+    case Provider::kOpenAi: return std::make_unique<OpenAiChatClient>(config, environment);
+    case Provider::kAnthropic: return std::make_unique<AnthropicChatClient>(config, environment);
+  }
+  return nullptr;  // not reached: the switch names every provider
 }
+
+namespace {
 
 Result<std::unique_ptr<ChatClient>> MakeLiveChain(const LlmConfig& config,
                                                   const ClientDependencies& dependencies,
@@ -58,7 +64,7 @@ Result<std::unique_ptr<ChatClient>> MakeLiveChain(const LlmConfig& config,
   RetryPolicy policy{config.max_retries, config.initial_backoff_seconds, config.max_backoff_seconds,
                      config.max_concurrency};
   std::unique_ptr<ChatClient> client = std::make_unique<RetryingChatClient>(
-      MakeProvider(config, environment), policy, dependencies.sleeper, composed.log_sink.get());
+      MakeProviderClient(config, environment), policy, dependencies.sleeper, composed.log_sink.get());
   if (!config.cache_dir.empty()) {
     client = std::make_unique<CachingChatClient>(std::move(client), config, composed.redactor.get(),
                                                  composed.log_sink.get());

@@ -24,6 +24,7 @@
 #include "llm/config.h"
 #include "llm/http_transport.h"
 #include "llm/log_sink.h"
+#include "llm/provider_client.h"
 #include "llm/usage_ledger.h"
 
 namespace kopt::llm {
@@ -42,5 +43,11 @@ struct ClientDependencies {
 // before any work starts.
 Result<std::unique_ptr<ChatClient>> MakeChatClient(const LlmConfig& config,
                                                    const ClientDependencies& dependencies = {});
+
+// The client that speaks `config.provider`'s wire format: a switch over
+// Provider without a default, so a new provider does not compile until it
+// has a client here.
+std::unique_ptr<ProviderChatClient> MakeProviderClient(const LlmConfig& config,
+                                                       const ProviderEnvironment& environment);
 
 }  // namespace kopt::llm

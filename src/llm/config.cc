@@ -177,22 +177,35 @@ Status ApplyEnvironment(const EnvironmentLookup& environment, LlmConfigInputs& i
   return Status::Ok();
 }
 
+// The provider when none is named: the one whose name the base URL contains,
+// else the only one whose key variable is set, else OpenAI (the wire format
+// of most compatible servers).
 Provider InferProvider(const LlmConfigInputs& inputs, const EnvironmentLookup& environment) {
+  constexpr Provider kDefault = Provider::kOpenAi;
   if (inputs.provider) return *inputs.provider;
   if (inputs.base_url) {
-    return Lower(*inputs.base_url).find("anthropic") != std::string::npos ? Provider::kAnthropic
-                                                                          : Provider::kOpenAi;
+    std::string url = Lower(*inputs.base_url);
+    for (Provider provider : kProviders) {
+      if (provider != kDefault && url.find(ProviderTraitsOf(provider).name) != std::string::npos)
+        return provider;
+    }
+    return kDefault;
   }
-  bool anthropic_key = NonEmpty(environment, "ANTHROPIC_API_KEY").has_value();
-  bool openai_key = NonEmpty(environment, "OPENAI_API_KEY").has_value();
-  return anthropic_key && !openai_key ? Provider::kAnthropic : Provider::kOpenAi;
+  std::optional<Provider> keyed;
+  int keys = 0;
+  for (Provider provider : kProviders) {
+    if (NonEmpty(environment, std::string(ProviderTraitsOf(provider).key_variable))) {
+      keyed = provider;
+      ++keys;
+    }
+  }
+  return keys == 1 ? *keyed : kDefault;
 }
 
 std::string ChooseKey(Provider provider, const LlmConfigInputs& inputs,
                       const EnvironmentLookup& environment) {
   if (auto key = NonEmpty(environment, "KOPT_LLM_API_KEY")) return *key;
-  const char* own = provider == Provider::kAnthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-  if (auto key = NonEmpty(environment, own)) return *key;
+  if (auto key = NonEmpty(environment, std::string(ProviderTraitsOf(provider).key_variable))) return *key;
   return inputs.file_api_key.value_or("");
 }
 
@@ -207,8 +220,16 @@ void ApplyOverrides(const LlmConfigOverrides& overrides, LlmConfigInputs& inputs
 
 }  // namespace
 
+ProviderTraits ProviderTraitsOf(Provider provider) {
+  switch (provider) {
+    case Provider::kOpenAi: return {"openai", "https://api.openai.com", "OPENAI_API_KEY"};
+    case Provider::kAnthropic: return {"anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY"};
+  }
+  return {"", "", ""};  // not reached: the switch names every provider
+}
+
 std::string_view ProviderName(Provider provider) {
-  return provider == Provider::kAnthropic ? "anthropic" : "openai";
+  return ProviderTraitsOf(provider).name;
 }
 
 std::string_view ModeName(LlmMode mode) {
@@ -222,9 +243,16 @@ std::string_view ModeName(LlmMode mode) {
 
 Result<Provider> ParseProvider(std::string_view text) {
   std::string lower = Lower(text);
-  if (lower == "openai") return Provider::kOpenAi;
-  if (lower == "anthropic") return Provider::kAnthropic;
-  return InvalidInput(fmt::format("unknown provider \"{}\"; expected openai or anthropic", text));
+  std::string expected;
+  for (size_t index = 0; index < kProviders.size(); ++index) {
+    std::string_view name = ProviderName(kProviders[index]);
+    if (lower == name) return kProviders[index];
+    expected += std::string(index == 0                       ? ""
+                            : index + 1 == kProviders.size() ? " or "
+                                                             : ", ") +
+                std::string(name);
+  }
+  return InvalidInput(fmt::format("unknown provider \"{}\"; expected {}", text, expected));
 }
 
 Result<LlmMode> ParseMode(std::string_view text) {
@@ -269,8 +297,7 @@ Result<LlmConfig> ResolveLlmConfig(LlmConfigInputs inputs, const EnvironmentLook
   if (inputs.base_url && !inputs.base_url->empty()) {
     config.base_url = TrimTrailingSlashes(*inputs.base_url);
   } else {
-    config.base_url =
-        config.provider == Provider::kAnthropic ? "https://api.anthropic.com" : "https://api.openai.com";
+    config.base_url = std::string(ProviderTraitsOf(config.provider).default_base_url);
   }
   config.api_key = ChooseKey(config.provider, inputs, environment);
   KOPT_RETURN_IF_ERROR(ValidateLlmConfig(config));
@@ -312,9 +339,9 @@ Status ValidateLlmConfig(const LlmConfig& config) {
     return InvalidInput("llm: no model; set [llm] model in the config file or KOPT_LLM_MODEL");
   }
   if (config.api_key.empty()) {
-    return InvalidInput(fmt::format(
-        "llm: no API key for {} at {}; set KOPT_LLM_API_KEY or {}", ProviderName(config.provider),
-        config.base_url, config.provider == Provider::kAnthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"));
+    return InvalidInput(fmt::format("llm: no API key for {} at {}; set KOPT_LLM_API_KEY or {}",
+                                    ProviderName(config.provider), config.base_url,
+                                    ProviderTraitsOf(config.provider).key_variable));
   }
   return Status::Ok();
 }

@@ -40,6 +40,7 @@
 // Thread safety: values and pure functions.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -50,7 +51,21 @@
 
 namespace kopt::llm {
 
+// The LLM providers. Adding one: its row in ProviderTraitsOf (config.cc) and
+// its client in MakeProviderClient (client_factory.cc), both switches without
+// a default that do not compile (-Werror=switch) until the provider is
+// handled, and its entry in kProviders.
 enum class Provider { kOpenAi, kAnthropic };
+inline constexpr std::array<Provider, 2> kProviders = {Provider::kOpenAi, Provider::kAnthropic};
+
+// What kopt knows about a provider besides its wire format.
+struct ProviderTraits {
+  std::string_view name;              // "openai": config files, KOPT_LLM_PROVIDER, messages
+  std::string_view default_base_url;  // "https://api.openai.com" when no base_url is set
+  std::string_view key_variable;      // "OPENAI_API_KEY": its own key variable
+};
+ProviderTraits ProviderTraitsOf(Provider provider);
+
 enum class LlmMode {
   kLive,    // talk to the endpoint
   kRecord,  // talk to the endpoint and append every exchange to transcript_path
@@ -60,7 +75,7 @@ enum class LlmMode {
 // "openai" / "anthropic"; "live" / "record" / "replay".
 std::string_view ProviderName(Provider provider);
 std::string_view ModeName(LlmMode mode);
-Result<Provider> ParseProvider(std::string_view text);  // case-insensitive
+Result<Provider> ParseProvider(std::string_view text);  // case-insensitive, any of kProviders
 Result<LlmMode> ParseMode(std::string_view text);
 
 struct ModelPrice {

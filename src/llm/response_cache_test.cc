@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fixture_reader.h"
 #include "llm/request_key.h"
 
 namespace kopt::llm {
@@ -74,11 +75,9 @@ TEST_F(ResponseCacheTest, SecondIdenticalRequestIsAHit) {
   EXPECT_EQ(counting->calls, 2);
   std::string file = (directory_ / (Sha256Hex(CanonicalCacheJson(Ask("q"), config_)) + ".json")).string();
   ASSERT_TRUE(std::filesystem::exists(file));
-  std::ifstream stream(file);
-  std::stringstream text;
-  text << stream.rdbuf();
-  EXPECT_THAT(text.str(), HasSubstr("\"request\":"));
-  EXPECT_THAT(text.str(), Not(HasSubstr(config_.api_key)));
+  std::string text = ReadTestFile(file);
+  EXPECT_THAT(text, HasSubstr("\"request\":"));
+  EXPECT_THAT(text, Not(HasSubstr(config_.api_key)));
 }
 
 TEST_F(ResponseCacheTest, CorruptCacheFileIsAMiss) {

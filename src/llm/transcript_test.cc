@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fixture_reader.h"
 #include "llm/request_key.h"
 #include "llm/response_cache.h"
 
@@ -41,13 +42,6 @@ ChatRequest Ask(const std::string& text, const std::string& purpose = "explain")
   return request;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream stream(path);
-  std::stringstream text;
-  text << stream.rdbuf();
-  return text.str();
-}
-
 class TranscriptTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -73,7 +67,7 @@ TEST_F(TranscriptTest, RecordThenReplayReproducesByteForByte) {
       recorded.push_back(ResponseToJsonText(*response));
     }
     // Lines are on disk as each exchange completes.
-    std::string on_disk = ReadAll(path_);
+    std::string on_disk = ReadTestFile(path_);
     EXPECT_EQ(std::count(on_disk.begin(), on_disk.end(), '\n'), 3);
   }
   auto replayer = TranscriptReplayer::Open(path_, "m", nullptr);
@@ -151,8 +145,8 @@ TEST_F(TranscriptTest, RecorderRedactsSecrets) {
       TranscriptRecorder::Open(std::make_unique<ScriptedClient>(), path_, "m", &redactor, nullptr);
   ASSERT_TRUE(recorder.ok());
   ASSERT_TRUE((*recorder)->Complete(Ask("my key is sk-transcript-SECRET")).ok());
-  EXPECT_THAT(ReadAll(path_), Not(HasSubstr("sk-transcript-SECRET")));
-  EXPECT_THAT(ReadAll(path_), HasSubstr("[REDACTED]"));
+  EXPECT_THAT(ReadTestFile(path_), Not(HasSubstr("sk-transcript-SECRET")));
+  EXPECT_THAT(ReadTestFile(path_), HasSubstr("[REDACTED]"));
 }
 
 }  // namespace

@@ -53,8 +53,8 @@ Status CheckDeviceMemory(const TaskSpec& task, const GpuSpec& gpu) {
   return InvalidInput(fmt::format(
       "task {}: its tensors need about {} of device memory (twice {}: the candidate's and the reference's, "
       "plus the {} L2 flush buffer), but GPU {} ({}) has {}; make the shapes in {}/task.toml smaller",
-      task.name, FormatBytes(needed), FormatBytes(static_cast<double>(task.PeakTensorBytes())),
-      FormatBytes(gpu.l2_cache_bytes), gpu.device_index, gpu.name, FormatBytes(gpu.dram_capacity_bytes),
+      task.name, FormatBytes(needed, QuantityStyle::kFixed), FormatBytes(static_cast<double>(task.PeakTensorBytes()), QuantityStyle::kFixed),
+      FormatBytes(gpu.l2_cache_bytes, QuantityStyle::kFixed), gpu.device_index, gpu.name, FormatBytes(gpu.dram_capacity_bytes, QuantityStyle::kFixed),
       task.directory));
 }
 

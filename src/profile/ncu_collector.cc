@@ -510,8 +510,11 @@ void AttachPtxasReport(std::string_view ptxas_text, const fs::path& ptxas_path, 
   }
 }
 
-// Disassembles the binary into sass.txt and attaches the parsed listing; any failure is a note.
-void AttachSass(const fs::path& binary_path, const fs::path& work_directory, const CollectionOptions& options,
+}  // namespace
+
+// ---- public entry points ---------------------------------------------------
+
+void AttachSassListing(const fs::path& binary_path, const fs::path& work_directory, const CollectionOptions& options,
                 CommandRunner& runner, Profile& profile, std::vector<std::string>& notes) {
   if (runner.FindProgram(options.cuobjdump).empty()) {
     notes.push_back(Quoted(options.cuobjdump) +
@@ -538,9 +541,6 @@ void AttachSass(const fs::path& binary_path, const fs::path& work_directory, con
   }
 }
 
-}  // namespace
-
-// ---- public entry points ---------------------------------------------------
 
 Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability) {
   static const std::regex pattern(R"(([0-9]{1,2})\.([0-9]))");
@@ -661,7 +661,7 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const
   KOPT_ASSIGN_OR_RETURN(Profile profile, CollectFromProgram({binary_path.string()}, options, runner, notes));
   profile.source = cuda_source_path;
   AttachPtxasReport(ptxas_text, ptxas_path, profile, notes);
-  AttachSass(binary_path, work_directory, options, runner, profile, notes);
+  AttachSassListing(binary_path, work_directory, options, runner, profile, notes);
   return profile;
 }
 

@@ -26,6 +26,7 @@
 // profiled / filter matched nothing (WorkFailed), no GPU (Unavailable).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,13 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
                                    std::vector<std::string>& notes);
 Result<Profile> ImportNcuReport(const std::string& report_path, const CollectionOptions& options,
                                 CommandRunner& runner);
+
+// Disassembles `binary_path` (cuobjdump -sass) into work_directory/sass.txt
+// and attaches the parsed listing to `profile`; any failure is a note (no
+// cuobjdump, a failing disassembly, an unreadable listing).
+void AttachSassListing(const std::filesystem::path& binary_path, const std::filesystem::path& work_directory,
+                       const CollectionOptions& options, CommandRunner& runner, Profile& profile,
+                       std::vector<std::string>& notes);
 
 // The nvcc architecture for a compute capability as nvidia-smi prints it:
 // "9.0" → "sm_90a" (Hopper's wgmma/TMA features need the 'a' target), "8.6" →

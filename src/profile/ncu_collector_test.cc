@@ -14,21 +14,15 @@
 
 #include "core/fake_command_runner_test_util.h"
 #include "core/text.h"
+#include "fixture_reader.h"
 
 namespace kopt {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream stream(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
-
 std::string Fixture(const std::string& relative_path) {
-  std::string text = ReadFile(fs::path(KOPT_FIXTURE_DIR) / relative_path);
+  std::string text = ReadFixture(relative_path);
   EXPECT_FALSE(text.empty()) << "missing fixture " << relative_path;
   return text;
 }
@@ -142,13 +136,13 @@ TEST_F(NcuCollectorTest, CudaSourceBuildsProfilesAndDisassembles) {
   EXPECT_EQ(profile->sass->functions.size(), 1u);
   EXPECT_NE(FindSassFunction(*profile->sass, "scale"), nullptr);
 
-  EXPECT_EQ(ReadFile(work_ / "ptxas.txt"), Fixture("probe/ptxas.txt"));
-  EXPECT_EQ(ReadFile(work_ / "sass.txt"), Fixture("collector/sass.txt"));
-  EXPECT_EQ(ReadFile(work_ / "raw.csv"), Fixture("probe/raw_base.csv"));
-  EXPECT_EQ(ReadFile(work_ / "source.csv"), Fixture("h200/uncoalesced_loads/source.csv"));
+  EXPECT_EQ(ReadTestFile(work_ / "ptxas.txt"), Fixture("probe/ptxas.txt"));
+  EXPECT_EQ(ReadTestFile(work_ / "sass.txt"), Fixture("collector/sass.txt"));
+  EXPECT_EQ(ReadTestFile(work_ / "raw.csv"), Fixture("probe/raw_base.csv"));
+  EXPECT_EQ(ReadTestFile(work_ / "source.csv"), Fixture("h200/uncoalesced_loads/source.csv"));
   ASSERT_EQ(profile->source_pages.size(), 1u);
   EXPECT_EQ(profile->source_pages[0].rows.size(), 32u);
-  EXPECT_TRUE(Contains(ReadFile(work_ / "ncu.log"), "==PROF== Report:"));
+  EXPECT_TRUE(Contains(ReadTestFile(work_ / "ncu.log"), "==PROF== Report:"));
   EXPECT_TRUE(notes_.empty());  // the unmodified-clocks warning is expected: we ask for it
 }
 
@@ -164,7 +158,7 @@ TEST_F(NcuCollectorTest, ProgramRunExportsTheSourcePage) {
                                       "source", "--print-source", "sass", "--print-units", "base"}));
   EXPECT_EQ(EnvironmentValue(ncu[2], "LC_ALL"), "C");
   EXPECT_EQ(ncu[2].timeout_seconds, 7);
-  EXPECT_EQ(ReadFile(work_ / "source.csv"), Fixture("h200/uncoalesced_loads/source.csv"));
+  EXPECT_EQ(ReadTestFile(work_ / "source.csv"), Fixture("h200/uncoalesced_loads/source.csv"));
   ASSERT_EQ(profile->source_pages.size(), 1u);
   EXPECT_NE(FindSourcePage(profile->source_pages, "uncoalesced_loads"), nullptr);
   EXPECT_TRUE(notes_.empty());

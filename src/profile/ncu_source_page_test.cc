@@ -8,23 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "fixture_reader.h"
 #include "profile/kernel_launch.h"
 
 namespace kopt {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadFixture(const fs::path& path) {
-  std::ifstream stream(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
-
-fs::path FixtureDirectory() {
-  return fs::path(KOPT_FIXTURE_DIR);
-}
 
 // One CSV line, every field quoted as ncu writes it.
 std::string QuotedLine(const std::vector<std::string>& fields, std::string_view line_end = "\n") {
@@ -49,7 +39,7 @@ bool Contains(const std::string& text, std::string_view needle) {
 // ---- real exports from the H200 ------------------------------------------------
 
 TEST(NcuSourcePage, ParsesTheUncoalescedLoadsFixture) {
-  std::string text = ReadFixture(FixtureDirectory() / "h200/uncoalesced_loads/source.csv");
+  std::string text = ReadTestFile(FixtureDirectory() / "h200/uncoalesced_loads/source.csv");
   auto pages = ParseNcuSourcePage(text, "source.csv");
   ASSERT_TRUE(pages.ok()) << pages.status().message();
   ASSERT_EQ(pages->size(), 1u);
@@ -91,7 +81,7 @@ TEST(NcuSourcePage, ParsesEveryH200Fixture) {
   for (const auto& entry : fs::directory_iterator(FixtureDirectory() / "h200")) {
     fs::path path = entry.path() / "source.csv";
     if (!fs::is_regular_file(path)) continue;
-    auto pages = ParseNcuSourcePage(ReadFixture(path), path.string());
+    auto pages = ParseNcuSourcePage(ReadTestFile(path), path.string());
     ASSERT_TRUE(pages.ok()) << pages.status().message();
     ASSERT_EQ(pages->size(), 1u) << path;
     const SourcePage& page = pages->front();
@@ -286,7 +276,7 @@ TEST(NcuSourcePage, RejectsEmptyAndBinaryInput) {
 }
 
 TEST(NcuSourcePage, RejectsOtherExports) {
-  std::string raw = ReadFixture(FixtureDirectory() / "h200/uncoalesced_loads/raw.csv");
+  std::string raw = ReadTestFile(FixtureDirectory() / "h200/uncoalesced_loads/raw.csv");
   std::string message = ErrorOf(raw);
   EXPECT_TRUE(Contains(message, "bad.csv:1: expected a \"Kernel Name\"")) << message;
   EXPECT_TRUE(Contains(message, "--page source")) << message;

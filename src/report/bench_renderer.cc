@@ -6,6 +6,10 @@
 #include <cmath>
 
 #include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
+#include "report/report_format.h"
+#include "report/text_table.h"
 
 namespace kopt {
 namespace {
@@ -138,29 +142,6 @@ std::vector<const MeasurementEntry*> Rows(const MeasurementReport& report) {
   return rows;
 }
 
-// Display width: UTF-8 code points (µ is one column).
-size_t DisplayWidth(const std::string& text) {
-  return static_cast<size_t>(std::count_if(
-      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
-}
-
-void WriteAligned(const std::vector<std::vector<std::string>>& table, std::ostream& out) {
-  std::vector<size_t> widths(table[0].size(), 0);
-  for (const auto& row : table) {
-    for (size_t column = 0; column < row.size(); ++column) {
-      widths[column] = std::max(widths[column], DisplayWidth(row[column]));
-    }
-  }
-  for (const auto& row : table) {
-    std::string line;
-    for (size_t column = 0; column < row.size(); ++column) {
-      line += row[column];
-      if (column + 1 < row.size()) line += std::string(widths[column] - DisplayWidth(row[column]) + 2, ' ');
-    }
-    out << line << "\n";
-  }
-}
-
 // Lines below the table: failures with their messages, drift, floor, notes.
 std::vector<std::string> Footer(const MeasurementReport& report) {
   std::vector<std::string> lines;
@@ -173,7 +154,8 @@ std::vector<std::string> Footer(const MeasurementReport& report) {
   std::vector<std::string> energy_reasons;  // each distinct reason once, in row order
   for (const MeasurementEntry* entry : Rows(report)) {
     if (!entry->energy || entry->energy->available) continue;
-    if (std::find(energy_reasons.begin(), energy_reasons.end(), entry->energy->reason) == energy_reasons.end()) {
+    if (std::find(energy_reasons.begin(), energy_reasons.end(), entry->energy->reason) ==
+        energy_reasons.end()) {
       energy_reasons.push_back(entry->energy->reason);
     }
   }
@@ -184,8 +166,9 @@ std::vector<std::string> Footer(const MeasurementReport& report) {
   }
   if (report.floor_seconds > 0) {
     lines.push_back("roofline floor: " + FormatSeconds(report.floor_seconds) + " (" +
-                    (report.task_flops > 0 ? FormatFlops(report.task_flops) + ", " : std::string()) +
-                    FormatBytes(report.task_min_bytes) + " moved at least)");
+                    (report.task_flops > 0 ? FormatOperations(report.task_flops, QuantityStyle::kFixed) + ", "
+                                           : std::string()) +
+                    FormatBytes(report.task_min_bytes, QuantityStyle::kFixed) + " moved at least)");
   }
   for (const std::string& note : report.notes) lines.push_back("note: " + note);
   return lines;
@@ -198,53 +181,44 @@ std::string Title(const MeasurementReport& report) {
   return title;
 }
 
-void RenderTerminal(const MeasurementReport& report, std::ostream& out) {
-  out << Title(report) << "\n\n";
-  std::vector<std::vector<std::string>> table = {Header()};
-  for (const MeasurementEntry* entry : Rows(report)) table.push_back(Row(*entry));
-  WriteAligned(table, out);
-  std::vector<std::string> footer = Footer(report);
-  if (!footer.empty()) out << "\n";
-  for (const std::string& line : footer) out << line << "\n";
+// The table with every cell passed through `clean`.
+TextTable Table(const MeasurementReport& report, std::string (*clean)(std::string_view)) {
+  TextTable table;
+  table.rows.push_back(Header());
+  for (const MeasurementEntry* entry : Rows(report)) table.rows.push_back(Row(*entry));
+  for (auto& row : table.rows) {
+    for (std::string& cell : row) cell = clean(cell);
+  }
+  return table;
 }
 
-std::string EscapeMarkdownCell(const std::string& text) {
-  std::string escaped;
-  for (char c : text) {
-    if (c == '|')
-      escaped += "\\|";
-    else if (c == '\n')
-      escaped += ' ';
-    else
-      escaped += c;
-  }
-  return escaped;
+// Candidate names, messages and compiler text are untrusted: sanitized.
+void RenderTerminal(const MeasurementReport& report, std::ostream& out) {
+  out << SanitizeForTerminal(Title(report)) << "\n\n";
+  for (const std::string& line : AlignedTableLines(Table(report, SanitizeForTerminal), {}))
+    out << line << "\n";
+  std::vector<std::string> footer = Footer(report);
+  if (!footer.empty()) out << "\n";
+  for (const std::string& line : footer) out << SanitizeLinesForTerminal(line) << "\n";
 }
 
 void RenderMarkdown(const MeasurementReport& report, std::ostream& out) {
-  out << "# " << EscapeMarkdownCell(Title(report)) << "\n\n";
-  auto write_row = [&out](const std::vector<std::string>& row) {
-    out << "|";
-    for (const std::string& cell : row) out << " " << EscapeMarkdownCell(cell) << " |";
-    out << "\n";
-  };
-  write_row(Header());
-  out << "|";
+  out << "# " << MarkdownTableCell(Title(report)) << "\n\n";
+  TextTable table = Table(report, MarkdownTableCell);
   // Text columns (candidate, status, flags) left, numbers right.
-  for (size_t i = 0; i < Header().size(); ++i)
-    out << (i < 2 || i + 1 == Header().size() ? " --- |" : " ---: |");
-  out << "\n";
-  for (const MeasurementEntry* entry : Rows(report)) write_row(Row(*entry));
+  table.right_aligned.assign(Header().size(), true);
+  table.right_aligned[0] = table.right_aligned[1] = table.right_aligned.back() = false;
+  out << MarkdownTable(table, MarkdownRule::kSpaced);
   std::vector<std::string> footer = Footer(report);
   if (!footer.empty()) out << "\n";
-  for (const std::string& line : footer) out << "- " << EscapeMarkdownCell(line) << "\n";
+  for (const std::string& line : footer) out << "- " << MarkdownTableCell(line) << "\n";
 }
 
 }  // namespace
 
 std::string FormatSeconds(double seconds) {
   if (!(seconds > 0) || !std::isfinite(seconds)) return seconds == 0 ? "0 s" : "-";
-  return FormatDuration(seconds * 1e9);
+  return FormatDuration(seconds * 1e9, QuantityStyle::kFixed);
 }
 
 json BenchReportToJson(const MeasurementReport& report) {
@@ -275,14 +249,15 @@ json BenchReportToJson(const MeasurementReport& report) {
 }
 
 Status RenderBenchReport(const MeasurementReport& report, const std::string& format, std::ostream& out) {
-  if (format == "term" || format == "terminal") {
-    RenderTerminal(report, out);
-  } else if (format == "md" || format == "markdown") {
-    RenderMarkdown(report, out);
-  } else if (format == "json") {
-    out << BenchReportToJson(report).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-  } else {
-    return InvalidInput("unknown --format '" + format + "' for bench (expected term, md or json)");
+  KOPT_ASSIGN_OR_RETURN(ReportFormat parsed, ParseReportFormat(format, kTableFormats));
+  switch (parsed) {
+    case ReportFormat::kTerminal: RenderTerminal(report, out); break;
+    case ReportFormat::kMarkdown: RenderMarkdown(report, out); break;
+    case ReportFormat::kJson:
+      out << BenchReportToJson(report).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+      break;
+    case ReportFormat::kHtml:
+    case ReportFormat::kFeedback: return Internal("bench writes no " + std::string(ReportFormatName(parsed)));
   }
   return Status::Ok();
 }

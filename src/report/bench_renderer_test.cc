@@ -144,7 +144,40 @@ TEST(BenchReportTest, UnknownFormatIsInvalidInput) {
   std::ostringstream out;
   Status status = RenderBenchReport(SampleReport(), "html", out);
   EXPECT_EQ(status.kind(), ErrorKind::kInvalidInput);
-  EXPECT_THAT(status.message(), HasSubstr("expected term, md or json"));
+  EXPECT_THAT(status.message(), HasSubstr("expected one of term, md, json"));
+}
+
+// Candidate names, compiler output and runner messages are untrusted: the
+// terminal table and its footer show them with every control character
+// (ESC, CR, BEL, C1 CSI) replaced, so they cannot clear the screen, rewrite
+// the line or recolour the table.
+TEST(BenchReportTest, TerminalSanitizesCandidateAndCompilerText) {
+  MeasurementReport report = SampleReport();
+  MeasurementEntry hostile;
+  hostile.name = "evil\x1b[2J";
+  hostile.status = MeasureStatus::kFailed;
+  hostile.failure = FailureKind::kCompileError;
+  hostile.compile = CompileOutcome::kCompileError;
+  hostile.message =
+      "nvcc: evil.cu(3): error\x1b[31m\rOK \x07\x9b"
+      "2K\xC2\x9b"
+      "1m\x1b]0;title\x07";
+  report.candidates.push_back(hostile);
+  report.notes.push_back("note from \x1b[1mcompiler\x1b[0m");
+  std::string text = Render(report, "term");
+  for (char character : text) {
+    auto byte = static_cast<unsigned char>(character);
+    EXPECT_FALSE((byte < 0x20 && byte != '\n') || byte == 0x7F) << "control byte " << int(byte);
+  }
+  EXPECT_THAT(text, Not(HasSubstr("\x9b")));
+  EXPECT_THAT(text, Not(HasSubstr("\xC2\x9b")));
+  EXPECT_THAT(text, HasSubstr("evil?[2J"));
+  EXPECT_THAT(
+      text, HasSubstr("evil?[2J: failed: compile_error: nvcc: evil.cu(3): error?[31m?OK ??2K?1m?]0;title?"));
+  EXPECT_THAT(text, HasSubstr("note: note from ?[1mcompiler?[0m"));
+  std::string markdown = Render(report, "md");
+  EXPECT_THAT(markdown, Not(HasSubstr("\x1b")));
+  EXPECT_THAT(markdown, Not(HasSubstr("\r")));
 }
 
 TEST(FormatSecondsTest, UsesPrefixes) {

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "report/format.h"
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 #include "report/renderer.h"
 #include "report/summary.h"
 
@@ -30,7 +32,7 @@ constexpr size_t kMaxCollectionLines = 3;
 using Lines = std::vector<std::string>;
 
 std::string Clean(std::string_view text) {
-  return report::SanitizeForTerminal(text);
+  return SanitizeForTerminal(text);
 }
 
 // The evidence rows worth a programmer's attention: the first rows (the
@@ -50,9 +52,10 @@ std::vector<const Evidence*> KeyEvidence(const Finding& finding) {
 }
 
 std::string EvidenceLine(const Evidence& evidence) {
-  std::string line = fmt::format("   - {}: {}", Clean(evidence.metric),
-                                 report::FormatMeasurement(evidence.value, Clean(evidence.unit)));
-  std::string threshold = report::ThresholdText(evidence);
+  std::string line =
+      fmt::format("   - {}: {}", Clean(evidence.metric),
+                  FormatMeasurement(evidence.value, Clean(evidence.unit), QuantityStyle::kTrimmed));
+  std::string threshold = ThresholdText(evidence);
   if (!threshold.empty()) line += " (threshold " + Clean(threshold) + ")";
   return line;
 }
@@ -80,7 +83,7 @@ std::string HotSpotLine(const Finding& finding) {
                            Clean(location.sass_text));
     }
     line += fmt::format("{}{} ({} of stalls)", line.empty() ? "" : "; ", place,
-                        report::FormatFraction(location.stall_share));
+                        FormatFraction(location.stall_share, QuantityStyle::kTrimmed));
   }
   return line.empty() ? "" : "   Hot spots: " + line;
 }
@@ -88,10 +91,10 @@ std::string HotSpotLine(const Finding& finding) {
 Lines FindingLines(const Finding& finding, size_t rank) {
   Lines lines;
   lines.push_back(fmt::format("{}. [{}] {} — {} {}, confidence {}", rank, SeverityName(finding.severity),
-                              Clean(finding.title), report::GainLabel(finding), report::GainText(finding),
-                              report::FormatFraction(finding.confidence)));
+                              Clean(finding.title), GainLabel(finding), GainText(finding),
+                              FormatFraction(finding.confidence, QuantityStyle::kTrimmed)));
   if (!finding.root_cause.empty()) lines.push_back("   Root cause: " + Clean(finding.root_cause));
-  std::string merged = report::MergedToolsText(finding);
+  std::string merged = MergedToolsText(finding);
   if (!merged.empty()) lines.push_back("   Same root cause, " + Clean(merged));
   std::vector<const Evidence*> evidence = KeyEvidence(finding);
   if (!evidence.empty()) lines.push_back("   Key numbers:");
@@ -113,12 +116,12 @@ Lines FindingLines(const Finding& finding, size_t rank) {
 Lines NotCheckedLines(const KernelDiagnosis& kernel) {
   if (kernel.skipped_tools.empty()) return {};
   Lines lines = {fmt::format("Not checked ({} tools lacked inputs):", kernel.skipped_tools.size())};
-  std::vector<report::SkippedToolGroup> groups = report::GroupSkippedTools(kernel.skipped_tools);
+  std::vector<SkippedToolGroup> groups = GroupSkippedTools(kernel.skipped_tools);
   size_t shown = std::min(groups.size(), kMaxCollectionLines);
   for (size_t index = 0; index < shown; ++index) {
     std::string how = groups[index].how_to_collect.empty() ? "unknown" : groups[index].how_to_collect;
     lines.push_back(
-        fmt::format("- {} — collect with {}", Clean(report::JoinList(groups[index].tools, 6)), Clean(how)));
+        fmt::format("- {} — collect with {}", Clean(JoinList(groups[index].tools, 6)), Clean(how)));
   }
   if (shown < groups.size()) lines.push_back(fmt::format("- and {} more", groups.size() - shown));
   return lines;
@@ -126,24 +129,23 @@ Lines NotCheckedLines(const KernelDiagnosis& kernel) {
 
 Lines KernelHeader(const KernelDiagnosis& kernel, size_t number, size_t count, double total_ns) {
   const RooflineAnalysis& roofline = kernel.roofline;
-  std::string share =
-      count > 1 && total_ns > 0
-          ? " (" + report::FormatFraction(roofline.duration_ns / total_ns) + " of profiled time)"
-          : "";
+  std::string share = count > 1 && total_ns > 0
+                          ? " (" + FormatFraction(roofline.duration_ns / total_ns, QuantityStyle::kTrimmed) +
+                                " of profiled time)"
+                          : "";
   Lines lines = {
-      fmt::format("## Kernel {} of {}: {} — {}{}", number, count, Clean(report::KernelTitle(kernel)),
-                  report::FormatDuration(roofline.duration_ns), share),
-      Clean(report::IdentityLine(kernel)),
-      fmt::format("Class: {} — {}", BottleneckClassName(roofline.bottleneck),
-                  Clean(report::ReasonText(roofline)))};
+      fmt::format("## Kernel {} of {}: {} — {}{}", number, count, Clean(KernelTitle(kernel)),
+                  FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed), share),
+      Clean(IdentityLine(kernel)),
+      fmt::format("Class: {} — {}", BottleneckClassName(roofline.bottleneck), Clean(ReasonText(roofline)))};
   if (!roofline.missing_metrics.empty()) {
     lines.push_back(
         fmt::format("Stage 1 lacked {} metrics; the class may be incomplete (collect with ncu --set full).",
                     roofline.missing_metrics.size()));
   }
-  const Finding* primary = report::PrimaryFinding(kernel);
-  if (primary != nullptr && report::IsHealthyVerdict(*primary)) {
-    lines.push_back("Verdict: " + Clean(report::HealthyVerdictText(kernel, *primary)));
+  const Finding* primary = PrimaryFinding(kernel);
+  if (primary != nullptr && IsHealthyVerdict(*primary)) {
+    lines.push_back("Verdict: " + Clean(HealthyVerdictText(kernel, *primary)));
   }
   return lines;
 }
@@ -168,9 +170,10 @@ void AppendFindings(const KernelDiagnosis& kernel, size_t reserved, Lines& lines
   std::vector<std::string> omitted;
   for (size_t index = shown; index < kernel.findings.size(); ++index)
     omitted.push_back(kernel.findings[index].tool);
-  lines.push_back(fmt::format(
-      "{} more findings omitted, each with a gain of at most {}: {}.", kernel.findings.size() - shown,
-      report::FormatFraction(kernel.findings[shown].estimated_gain), Clean(report::JoinList(omitted, 5))));
+  lines.push_back(fmt::format("{} more findings omitted, each with a gain of at most {}: {}.",
+                              kernel.findings.size() - shown,
+                              FormatFraction(kernel.findings[shown].estimated_gain, QuantityStyle::kTrimmed),
+                              Clean(JoinList(omitted, 5))));
 }
 
 std::string KernelSection(const KernelDiagnosis& kernel, size_t number, size_t count, double total_ns) {
@@ -189,8 +192,8 @@ class FeedbackRenderer : public Renderer {
     std::string device = Clean(diagnosis.device_name.empty() ? "an unknown device" : diagnosis.device_name);
     std::string text = "# Performance feedback from kopt (profiled on " + device + ")\n";
     text += "Findings are ranked by estimated gain (a share of kernel time): act on the first one first.\n";
-    std::vector<size_t> order = report::KernelsByDuration(diagnosis);
-    double total_ns = report::TotalDurationNs(diagnosis);
+    std::vector<size_t> order = KernelsByDuration(diagnosis);
+    double total_ns = TotalDurationNs(diagnosis);
     size_t shown = std::min(order.size(), kMaxKernels);
     for (size_t position = 0; position < shown; ++position) {
       text += KernelSection(diagnosis.kernels[order[position]], position + 1, order.size(), total_ns);
@@ -200,8 +203,9 @@ class FeedbackRenderer : public Renderer {
       for (size_t position = shown; position < order.size(); ++position) {
         omitted_ns += diagnosis.kernels[order[position]].roofline.duration_ns;
       }
-      text += fmt::format("\n{} shorter kernels omitted ({} of profiled time).\n", order.size() - shown,
-                          total_ns > 0 ? report::FormatFraction(omitted_ns / total_ns) : "n/a");
+      text +=
+          fmt::format("\n{} shorter kernels omitted ({} of profiled time).\n", order.size() - shown,
+                      total_ns > 0 ? FormatFraction(omitted_ns / total_ns, QuantityStyle::kTrimmed) : "n/a");
     }
     if (diagnosis.kernels.empty()) text += "\nNo kernel launches were profiled.\n";
     return text;

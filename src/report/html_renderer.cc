@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "report/format.h"
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 #include "report/narrative_section.h"
 #include "report/renderer.h"
 #include "report/summary.h"
@@ -18,7 +20,7 @@ namespace kopt {
 namespace {
 
 std::string H(std::string_view text) {
-  return report::EscapeHtml(text);
+  return EscapeHtml(text);
 }
 
 constexpr std::string_view kStyle = R"(
@@ -128,28 +130,29 @@ std::string SummaryTable(const Diagnosis& diagnosis) {
   if (diagnosis.kernels.size() < 2) return "";
   std::string html = "<section><h3>Kernels by duration</h3><table>";
   html += HeaderRow({"#", "kernel", "duration", "share of time", "class", "speed of light", "top finding"});
-  double total = report::TotalDurationNs(diagnosis);
-  for (size_t index : report::KernelsByDuration(diagnosis)) {
+  double total = TotalDurationNs(diagnosis);
+  for (size_t index : KernelsByDuration(diagnosis)) {
     const KernelDiagnosis& kernel = diagnosis.kernels[index];
-    const Finding* primary = report::PrimaryFinding(kernel);
+    const Finding* primary = PrimaryFinding(kernel);
     html += "<tr>" + Cell(fmt::format("<a href=\"#kernel-{0}\">{0}</a>", index + 1), true) +
-            Cell("<code>" + H(report::KernelTitle(kernel)) + "</code>") +
-            Cell(H(report::FormatDuration(kernel.roofline.duration_ns)), true) +
-            Cell(total > 0 ? H(report::FormatFraction(kernel.roofline.duration_ns / total)) : "n/a", true) +
+            Cell("<code>" + H(KernelTitle(kernel)) + "</code>") +
+            Cell(H(FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed)), true) +
+            Cell(total > 0 ? H(FormatFraction(kernel.roofline.duration_ns / total, QuantityStyle::kTrimmed))
+                           : "n/a",
+                 true) +
             "<td class=\"nowrap\">" + H(BottleneckClassName(kernel.roofline.bottleneck)) + "</td>" +
-            Cell(H(report::FormatPercent(kernel.roofline.speed_of_light_percent)), true) +
+            Cell(H(FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed)), true) +
             Cell(primary ? SeverityBadge(primary->severity) + " " + H(primary->title) : "none") + "</tr>";
   }
   return html + "</table></section>";
 }
 
 std::string Identity(const KernelDiagnosis& kernel, size_t number) {
-  std::string html =
-      fmt::format("<h2>Kernel {}: <code>{}</code></h2>", number, H(report::KernelTitle(kernel)));
+  std::string html = fmt::format("<h2>Kernel {}: <code>{}</code></h2>", number, H(KernelTitle(kernel)));
   if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
     html += "<p class=\"fullname\"><code>" + H(kernel.kernel_name) + "</code></p>";
   }
-  return html + "<p class=\"identity\">" + H(report::IdentityLine(kernel)) + "</p>";
+  return html + "<p class=\"identity\">" + H(IdentityLine(kernel)) + "</p>";
 }
 
 // The verdict first: the class and its reason, then the top finding.
@@ -157,20 +160,19 @@ std::string Verdict(const KernelDiagnosis& kernel) {
   const RooflineAnalysis& roofline = kernel.roofline;
   std::string html = fmt::format("<div class=\"verdict {}\"><p><span class=\"badge class\">{}</span> {}</p>",
                                  ClassCss(roofline.bottleneck), H(BottleneckClassName(roofline.bottleneck)),
-                                 H(report::ReasonText(roofline)));
-  const Finding* primary = report::PrimaryFinding(kernel);
+                                 H(ReasonText(roofline)));
+  const Finding* primary = PrimaryFinding(kernel);
   if (primary == nullptr) {
-    return html + "<p><strong>Top finding:</strong> " + H(report::NoFindingText(kernel)) + "</p></div>";
+    return html + "<p><strong>Top finding:</strong> " + H(NoFindingText(kernel)) + "</p></div>";
   }
-  if (report::IsHealthyVerdict(*primary)) {
+  if (IsHealthyVerdict(*primary)) {
     return html + "<p><strong>Verdict:</strong> <span class=\"badge healthy\">healthy</span>" +
-           H(report::HealthyVerdictText(kernel, *primary).substr(std::string_view("healthy").size())) +
-           "</p></div>";
+           H(HealthyVerdictText(kernel, *primary).substr(std::string_view("healthy").size())) + "</p></div>";
   }
   return html + fmt::format(
                     "<p><strong>Top finding:</strong> {} <strong>{}</strong> — estimated gain "
                     "<span class=\"gain\">{}</span></p></div>",
-                    SeverityBadge(primary->severity), H(primary->title), H(report::GainText(*primary)));
+                    SeverityBadge(primary->severity), H(primary->title), H(GainText(*primary)));
 }
 
 std::string Card(std::string_view label, std::string_view value) {
@@ -179,28 +181,32 @@ std::string Card(std::string_view label, std::string_view value) {
 }
 
 std::string KeyNumbers(const RooflineAnalysis& roofline) {
-  std::string html = "<div class=\"cards\">" + Card("duration", report::FormatDuration(roofline.duration_ns));
-  if (roofline.floor_ns > 0) html += Card("roofline floor", report::FormatDuration(roofline.floor_ns));
-  html += Card("speed of light", report::FormatPercent(roofline.speed_of_light_percent));
-  html += Card("arithmetic intensity", report::IntensityText(roofline));
+  std::string html = "<div class=\"cards\">" +
+                     Card("duration", FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed));
+  if (roofline.floor_ns > 0)
+    html += Card("roofline floor", FormatDuration(roofline.floor_ns, QuantityStyle::kTrimmed));
+  html += Card("speed of light", FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed));
+  html += Card("arithmetic intensity", IntensityText(roofline));
   if (roofline.ridge_point > 0) {
-    html += Card("ridge point (" + report::PrecisionLabel(roofline.dominant_precision) + ")",
-                 report::FormatIntensity(roofline.ridge_point));
+    html += Card("ridge point (" + PrecisionLabel(roofline.dominant_precision) + ")",
+                 FormatIntensity(roofline.ridge_point, QuantityStyle::kTrimmed));
   }
   if (roofline.sm_throughput_percent)
-    html += Card("ncu SM throughput", report::FormatPercent(*roofline.sm_throughput_percent));
+    html +=
+        Card("ncu SM throughput", FormatPercent(*roofline.sm_throughput_percent, QuantityStyle::kTrimmed));
   if (roofline.memory_throughput_percent) {
-    html += Card("ncu memory throughput", report::FormatPercent(*roofline.memory_throughput_percent));
+    html += Card("ncu memory throughput",
+                 FormatPercent(*roofline.memory_throughput_percent, QuantityStyle::kTrimmed));
   }
   html += "</div>";
-  std::string floor = report::FloorText(roofline);
+  std::string floor = FloorText(roofline);
   return floor.empty() ? html : html + "<p class=\"muted\">" + H(floor) + ".</p>";
 }
 
 std::string PeakCells(double peak, double percent, std::string_view unit) {
   if (!(peak > 0)) return Cell("unknown") + Cell("n/a");
-  return Cell(H(report::FormatScaled(peak, unit)), true) +
-         Cell(Meter(percent) + H(report::FormatPercent(percent)), true);
+  return Cell(H(FormatScaled(peak, unit, QuantityStyle::kTrimmed)), true) +
+         Cell(Meter(percent) + H(FormatPercent(percent, QuantityStyle::kTrimmed)), true);
 }
 
 std::string RooflineTables(const RooflineAnalysis& roofline) {
@@ -208,10 +214,10 @@ std::string RooflineTables(const RooflineAnalysis& roofline) {
   if (!roofline.compute.empty()) {
     html += "<table>" + HeaderRow({"precision", "work", "achieved", "peak", "% of peak", "peak source"});
     for (const ComputeWork& work : roofline.compute) {
-      std::string unit(report::OperationUnit(work.precision));
-      html += "<tr>" + Cell(H(report::PrecisionLabel(work.precision))) +
-              Cell(H(report::FormatScaled(work.operations, unit)), true) +
-              Cell(H(report::FormatScaled(work.achieved_per_second, unit + "/s")), true) +
+      std::string unit(OperationUnit(work.precision));
+      html += "<tr>" + Cell(H(PrecisionLabel(work.precision))) +
+              Cell(H(FormatScaled(work.operations, unit, QuantityStyle::kTrimmed)), true) +
+              Cell(H(FormatScaled(work.achieved_per_second, unit + "/s", QuantityStyle::kTrimmed)), true) +
               PeakCells(work.peak_per_second, work.percent_of_peak, unit + "/s") + Cell(H(work.peak_source)) +
               "</tr>";
     }
@@ -220,9 +226,9 @@ std::string RooflineTables(const RooflineAnalysis& roofline) {
   if (!roofline.memory.empty()) {
     html += "<table>" + HeaderRow({"memory level", "bytes", "achieved", "peak", "% of peak", "peak source"});
     for (const MemoryTraffic& traffic : roofline.memory) {
-      html += "<tr>" + Cell(H(report::MemoryLevelLabel(traffic.level))) +
-              Cell(H(report::FormatBytes(traffic.bytes)), true) +
-              Cell(H(report::FormatBandwidth(traffic.achieved_bytes_per_second)), true) +
+      html += "<tr>" + Cell(H(MemoryLevelLabel(traffic.level))) +
+              Cell(H(FormatBytes(traffic.bytes, QuantityStyle::kTrimmed)), true) +
+              Cell(H(FormatBandwidth(traffic.achieved_bytes_per_second, QuantityStyle::kTrimmed)), true) +
               PeakCells(traffic.peak_bytes_per_second, traffic.percent_of_peak, "B/s") +
               Cell(H(traffic.peak_source)) + "</tr>";
     }
@@ -232,11 +238,10 @@ std::string RooflineTables(const RooflineAnalysis& roofline) {
 }
 
 std::string RooflineFigure(const RooflineAnalysis& roofline, size_t number) {
-  std::string chart = report::RooflineSvg(roofline, fmt::format("roofline-{}", number));
+  std::string chart = RooflineSvg(roofline, fmt::format("roofline-{}", number));
   if (chart.rfind("<svg", 0) != 0) return chart;  // an explanation instead of a chart
-  std::string ceiling = roofline.dominant_precision.empty()
-                            ? std::string("compute")
-                            : report::PrecisionLabel(roofline.dominant_precision);
+  std::string ceiling = roofline.dominant_precision.empty() ? std::string("compute")
+                                                            : PrecisionLabel(roofline.dominant_precision);
   return "<figure>" + chart + "<figcaption>Roofline (log-log). Thick lines: the kernel's roof (DRAM slope, " +
          H(ceiling) +
          " ceiling). Filled point: the kernel at its DRAM intensity; hollow points: the same work against "
@@ -246,7 +251,7 @@ std::string RooflineFigure(const RooflineAnalysis& roofline, size_t number) {
 
 std::string Charts(const KernelDiagnosis& kernel, size_t number, const RenderOptions& options) {
   std::string html = "<div class=\"charts\">" + RooflineFigure(kernel.roofline, number);
-  std::string stalls = report::StallBarsSvg(kernel.stalls, options.verbose ? 0 : 12);
+  std::string stalls = StallBarsSvg(kernel.stalls, options.verbose ? 0 : 12);
   html += stalls.empty()
               ? "<p class=\"muted\">Warp stalls not collected (needs the WarpStateStats section).</p>"
               : "<figure>" + stalls +
@@ -260,8 +265,8 @@ std::string EvidenceTable(const Finding& finding) {
   std::string html = "<h4>Evidence</h4><table>" + HeaderRow({"metric", "value", "test"});
   for (const Evidence& evidence : finding.evidence) {
     html += "<tr>" + Cell("<code>" + H(evidence.metric) + "</code>") +
-            Cell(H(report::FormatMeasurement(evidence.value, evidence.unit)), true) +
-            Cell(H(report::ThresholdText(evidence))) + "</tr>";
+            Cell(H(FormatMeasurement(evidence.value, evidence.unit, QuantityStyle::kTrimmed)), true) +
+            Cell(H(ThresholdText(evidence))) + "</tr>";
   }
   return html + "</table>";
 }
@@ -286,9 +291,9 @@ std::string LocationTable(const Finding& finding) {
     bool has_sass = !location.sass_text.empty() || location.sass_offset != 0;
     std::string sass =
         has_sass ? fmt::format("<code>0x{:04x} {}</code>", location.sass_offset, H(location.sass_text)) : "-";
-    html += "<tr>" +
-            Cell(location.source_line.empty() ? "-" : "<code>" + H(location.source_line) + "</code>") +
-            Cell(sass) + Cell(H(report::FormatFraction(location.stall_share)), true) + "</tr>";
+    html +=
+        "<tr>" + Cell(location.source_line.empty() ? "-" : "<code>" + H(location.source_line) + "</code>") +
+        Cell(sass) + Cell(H(FormatFraction(location.stall_share, QuantityStyle::kTrimmed)), true) + "</tr>";
   }
   return html + "</table>";
 }
@@ -297,12 +302,12 @@ std::string FindingArticle(const Finding& finding, size_t rank) {
   std::string html =
       fmt::format("<article class=\"finding {}\"><h4>{}. {} {}</h4>", SeverityClass(finding.severity), rank,
                   SeverityBadge(finding.severity), H(finding.title));
-  html += std::string(report::IsHealthyVerdict(finding) ? "<p>Next-order gain" : "<p>Estimated gain") +
-          " <span class=\"gain\">" + H(report::GainText(finding)) + "</span>";
+  html += std::string(IsHealthyVerdict(finding) ? "<p>Next-order gain" : "<p>Estimated gain") +
+          " <span class=\"gain\">" + H(GainText(finding)) + "</span>";
   if (!finding.gain_method.empty())
     html += " <span class=\"muted\">(method: " + H(finding.gain_method) + ")</span>";
-  html += " · confidence " + H(report::FormatFraction(finding.confidence)) + " · tool <code>" +
-          H(finding.tool) + "</code></p>";
+  html += " · confidence " + H(FormatFraction(finding.confidence, QuantityStyle::kTrimmed)) +
+          " · tool <code>" + H(finding.tool) + "</code></p>";
   if (!finding.merged_tools.empty()) {
     html += "<p class=\"merged\">Also explains: " + CodeList(finding.merged_tools) +
             " <span class=\"muted\">(same root cause; their evidence is in the table below)</span></p>";
@@ -316,9 +321,9 @@ std::string SkippedToolsSection(const KernelDiagnosis& kernel) {
   if (kernel.skipped_tools.empty()) return "";
   std::string html =
       fmt::format("<h3>Skipped tools ({})</h3><p class=\"muted\">{}:</p><table class=\"skipped\">",
-                  kernel.skipped_tools.size(), H(report::kSkippedToolsIntro));
+                  kernel.skipped_tools.size(), H(kSkippedToolsIntro));
   html += HeaderRow({"collect", "tools it would enable", "missing inputs"});
-  for (const report::SkippedToolGroup& group : report::GroupSkippedTools(kernel.skipped_tools)) {
+  for (const SkippedToolGroup& group : GroupSkippedTools(kernel.skipped_tools)) {
     html += "<tr>" + Cell(H(group.how_to_collect.empty() ? "unknown" : group.how_to_collect)) +
             Cell(CodeList(group.tools)) + Cell(CodeList(group.missing)) + "</tr>";
   }
@@ -333,7 +338,7 @@ std::string NotesSection(const KernelDiagnosis& kernel) {
     html += "</ul>";
   }
   if (!kernel.roofline.missing_metrics.empty()) {
-    html += "<h3>Missing metrics</h3><p>" + H(report::kMissingMetricsAdvice) + ":</p><ul>";
+    html += "<h3>Missing metrics</h3><p>" + H(kMissingMetricsAdvice) + ":</p><ul>";
     for (const std::string& metric : kernel.roofline.missing_metrics)
       html += "<li><code>" + H(metric) + "</code></li>";
     html += "</ul>";
@@ -358,7 +363,7 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
 // character EscapeHtml changes, so it survives escaping as is).
 std::string NarrativeHtml(std::string_view text) {
   std::string escaped = H(text);
-  std::string marker(report::kUnsupportedMarker);
+  std::string marker(kUnsupportedMarker);
   std::string html;
   size_t start = 0;
   for (size_t found = escaped.find(marker); found != std::string::npos; found = escaped.find(marker, start)) {
@@ -371,21 +376,21 @@ std::string NarrativeHtml(std::string_view text) {
 std::string NarrativeBlocksHtml(const Narrative& narrative) {
   std::string html;
   std::string open_list;  // "ul" or "ol" while a list is open
-  for (const report::NarrativeBlock& block : report::SplitNarrative(narrative.text)) {
-    std::string wanted = block.kind == report::NarrativeBlockKind::kBullet     ? "ul"
-                         : block.kind == report::NarrativeBlockKind::kNumbered ? "ol"
-                                                                               : "";
+  for (const NarrativeBlock& block : SplitNarrative(narrative.text)) {
+    std::string wanted = block.kind == NarrativeBlockKind::kBullet     ? "ul"
+                         : block.kind == NarrativeBlockKind::kNumbered ? "ol"
+                                                                       : "";
     if (open_list != wanted) {
       if (!open_list.empty()) html += "</" + open_list + ">";
       if (!wanted.empty()) html += "<" + wanted + ">";
       open_list = wanted;
     }
     switch (block.kind) {
-      case report::NarrativeBlockKind::kHeading: html += "<h4>" + NarrativeHtml(block.text) + "</h4>"; break;
-      case report::NarrativeBlockKind::kBullet:
-      case report::NarrativeBlockKind::kNumbered: html += "<li>" + NarrativeHtml(block.text) + "</li>"; break;
-      case report::NarrativeBlockKind::kParagraph: html += "<p>" + NarrativeHtml(block.text) + "</p>"; break;
-      case report::NarrativeBlockKind::kCode: html += "<pre><code>" + H(block.text) + "</code></pre>"; break;
+      case NarrativeBlockKind::kHeading: html += "<h4>" + NarrativeHtml(block.text) + "</h4>"; break;
+      case NarrativeBlockKind::kBullet:
+      case NarrativeBlockKind::kNumbered: html += "<li>" + NarrativeHtml(block.text) + "</li>"; break;
+      case NarrativeBlockKind::kParagraph: html += "<p>" + NarrativeHtml(block.text) + "</p>"; break;
+      case NarrativeBlockKind::kCode: html += "<pre><code>" + H(block.text) + "</code></pre>"; break;
     }
   }
   if (!open_list.empty()) html += "</" + open_list + ">";
@@ -403,10 +408,10 @@ std::string NarrativeSection(const Diagnosis& diagnosis) {
   html +=
       "<p class=\"muted\">Written by an LLM from the evidence above; every number checked against it.</p>" +
       NarrativeBlocksHtml(narrative);
-  html += "<p><strong>Checked:</strong> " + NarrativeHtml(report::ClaimSummary(narrative)) + "</p>";
-  std::string regeneration = report::RegenerationText(narrative);
+  html += "<p><strong>Checked:</strong> " + NarrativeHtml(ClaimSummary(narrative)) + "</p>";
+  std::string regeneration = RegenerationText(narrative);
   if (!regeneration.empty()) html += "<p class=\"muted\">" + H(regeneration) + "</p>";
-  return html + "<p class=\"muted\">" + H(report::NarrativeProvenance(narrative)) + "</p></section>";
+  return html + "<p class=\"muted\">" + H(NarrativeProvenance(narrative)) + "</p></section>";
 }
 
 std::string HypothesesSection(const Diagnosis& diagnosis) {
@@ -424,10 +429,10 @@ std::string HypothesesSection(const Diagnosis& diagnosis) {
                                     : std::string("undecided");
     html += "<tr>" +
             Cell("<span class=\"badge verdict-" + verdict_class + "\">" + H(hypothesis.verdict) + "</span>") +
-            Cell(H(hypothesis.prediction)) + Cell(H(report::HypothesisOriginText(hypothesis))) +
+            Cell(H(hypothesis.prediction)) + Cell(H(HypothesisOriginText(hypothesis))) +
             Cell(H(hypothesis.rationale)) +
             Cell(H(hypothesis.explanation) + "<br><span class=\"muted\">" +
-                 H(report::HypothesisEvidenceText(hypothesis)) + "</span>") +
+                 H(HypothesisEvidenceText(hypothesis)) + "</span>") +
             "</tr>";
   }
   return html + "</table></section>";
@@ -438,7 +443,7 @@ class HtmlRenderer : public Renderer {
   explicit HtmlRenderer(const RenderOptions& options) : options_(options) {}
 
   std::string Render(const Diagnosis& diagnosis) const override {
-    std::string title = diagnosis.kernels.size() == 1 ? report::KernelTitle(diagnosis.kernels.front())
+    std::string title = diagnosis.kernels.size() == 1 ? KernelTitle(diagnosis.kernels.front())
                                                       : fmt::format("{} kernels", diagnosis.kernels.size());
     std::string html =
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

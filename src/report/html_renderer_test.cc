@@ -127,7 +127,7 @@ TEST(HtmlRenderTest, MissingMetricsAndNoCeilings) {
 }
 
 TEST(HtmlRenderTest, StallChartOmittedWithoutStalls) {
-  EXPECT_EQ(report::StallBarsSvg({}, 10), "");
+  EXPECT_EQ(StallBarsSvg({}, 10), "");
 }
 
 // Writes the samples' reports to $KOPT_RENDER_SAMPLE_DIR when it is set, for

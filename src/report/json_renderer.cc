@@ -84,7 +84,7 @@ Json GpuJson(const GpuSpec& gpu) {
 }
 
 Json ComputeJson(const ComputeWork& work) {
-  std::string unit(report::OperationUnit(work.precision));
+  std::string unit(OperationUnit(work.precision));
   Json json;
   json["precision"] = work.precision;
   json["work"] = Quantity(work.operations, unit);

@@ -6,31 +6,25 @@
 #include <string>
 #include <vector>
 
-#include "report/format.h"
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 #include "report/narrative_section.h"
 #include "report/renderer.h"
 #include "report/summary.h"
+#include "report/text_table.h"
 
 namespace kopt {
 namespace {
 
-using report::EscapeMarkdown;
-using report::MarkdownCode;
-
 std::string Row(const std::vector<std::string>& cells) {
-  std::string row = "|";
-  for (const std::string& cell : cells) row += " " + cell + " |";
-  return row + "\n";
+  return MarkdownTableRow(cells);
 }
 
 // A table header: names, and per column ":" alignment (true = right).
 std::string Header(const std::vector<std::string>& names, const std::vector<bool>& right_aligned) {
-  std::string rule = "|";
-  for (size_t column = 0; column < names.size(); ++column) {
-    bool right = column < right_aligned.size() && right_aligned[column];
-    rule += right ? " ---: |" : " --- |";
-  }
-  return "\n" + Row(names) + rule + "\n";
+  return "\n" + MarkdownTableRow(names) +
+         MarkdownTableRule(names.size(), right_aligned, MarkdownRule::kSpaced);
 }
 
 // Names as code spans, separated by commas.
@@ -63,47 +57,48 @@ std::string Summary(const Diagnosis& diagnosis) {
   std::string text = "\n## Summary: kernels by duration\n";
   text += Header({"#", "kernel", "duration", "share of time", "class", "speed of light", "top finding"},
                  {true, false, true, true, false, true, false});
-  double total = report::TotalDurationNs(diagnosis);
-  for (size_t index : report::KernelsByDuration(diagnosis)) {
+  double total = TotalDurationNs(diagnosis);
+  for (size_t index : KernelsByDuration(diagnosis)) {
     const KernelDiagnosis& kernel = diagnosis.kernels[index];
-    const Finding* primary = report::PrimaryFinding(kernel);
-    text += Row({std::to_string(index + 1), MarkdownCode(report::KernelTitle(kernel)),
-                 report::FormatDuration(kernel.roofline.duration_ns),
-                 total > 0 ? report::FormatFraction(kernel.roofline.duration_ns / total) : "n/a",
-                 std::string(BottleneckClassName(kernel.roofline.bottleneck)),
-                 report::FormatPercent(kernel.roofline.speed_of_light_percent),
-                 primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
+    const Finding* primary = PrimaryFinding(kernel);
+    text +=
+        Row({std::to_string(index + 1), MarkdownCode(KernelTitle(kernel)),
+             FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed),
+             total > 0 ? FormatFraction(kernel.roofline.duration_ns / total, QuantityStyle::kTrimmed) : "n/a",
+             std::string(BottleneckClassName(kernel.roofline.bottleneck)),
+             FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
+             primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
   }
   return text;
 }
 
 std::string Identity(const KernelDiagnosis& kernel, size_t number) {
-  std::string text = fmt::format("\n## Kernel {}: {}\n\n", number, MarkdownCode(report::KernelTitle(kernel)));
+  std::string text = fmt::format("\n## Kernel {}: {}\n\n", number, MarkdownCode(KernelTitle(kernel)));
   if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
     text += MarkdownCode(kernel.kernel_name) + "\n\n";
   }
-  return text + EscapeMarkdown(report::IdentityLine(kernel)) + "\n";
+  return text + EscapeMarkdown(IdentityLine(kernel)) + "\n";
 }
 
 // The verdict first, as a block quote: the class with its reason and the top finding.
 std::string Verdict(const KernelDiagnosis& kernel) {
   std::string text =
       fmt::format("\n> **Bottleneck: {}** — {}\n", BottleneckClassName(kernel.roofline.bottleneck),
-                  EscapeMarkdown(report::ReasonText(kernel.roofline)));
-  const Finding* primary = report::PrimaryFinding(kernel);
+                  EscapeMarkdown(ReasonText(kernel.roofline)));
+  const Finding* primary = PrimaryFinding(kernel);
   if (primary == nullptr)
-    return text + ">\n> **Top finding:** " + EscapeMarkdown(report::NoFindingText(kernel)) + "\n";
-  if (report::IsHealthyVerdict(*primary)) {
-    return text + ">\n> **Verdict:** " + EscapeMarkdown(report::HealthyVerdictText(kernel, *primary)) + "\n";
+    return text + ">\n> **Top finding:** " + EscapeMarkdown(NoFindingText(kernel)) + "\n";
+  if (IsHealthyVerdict(*primary)) {
+    return text + ">\n> **Verdict:** " + EscapeMarkdown(HealthyVerdictText(kernel, *primary)) + "\n";
   }
   return text + fmt::format(">\n> **Top finding: {} {}** — estimated gain {}\n",
                             SeverityBadge(primary->severity), EscapeMarkdown(primary->title),
-                            report::GainText(*primary));
+                            GainText(*primary));
 }
 
 std::string PeakCells(double peak, double percent, std::string_view unit, std::string* percent_cell) {
-  *percent_cell = peak > 0 ? report::FormatPercent(percent) : "n/a";
-  return peak > 0 ? report::FormatScaled(peak, unit) : "unknown";
+  *percent_cell = peak > 0 ? FormatPercent(percent, QuantityStyle::kTrimmed) : "n/a";
+  return peak > 0 ? FormatScaled(peak, unit, QuantityStyle::kTrimmed) : "unknown";
 }
 
 std::string RooflineTables(const RooflineAnalysis& roofline) {
@@ -112,12 +107,12 @@ std::string RooflineTables(const RooflineAnalysis& roofline) {
     text += Header({"precision", "work", "achieved", "peak", "% of peak", "peak source"},
                    {false, true, true, true, true, false});
     for (const ComputeWork& work : roofline.compute) {
-      std::string unit(report::OperationUnit(work.precision)), percent;
+      std::string unit(OperationUnit(work.precision)), percent;
       std::string peak = PeakCells(work.peak_per_second, work.percent_of_peak, unit + "/s", &percent);
-      text += Row({EscapeMarkdown(report::PrecisionLabel(work.precision)),
-                   report::FormatScaled(work.operations, unit),
-                   report::FormatScaled(work.achieved_per_second, unit + "/s"), peak, percent,
-                   EscapeMarkdown(work.peak_source)});
+      text += Row({EscapeMarkdown(PrecisionLabel(work.precision)),
+                   FormatScaled(work.operations, unit, QuantityStyle::kTrimmed),
+                   FormatScaled(work.achieved_per_second, unit + "/s", QuantityStyle::kTrimmed), peak,
+                   percent, EscapeMarkdown(work.peak_source)});
     }
   }
   if (!roofline.memory.empty()) {
@@ -126,10 +121,10 @@ std::string RooflineTables(const RooflineAnalysis& roofline) {
     for (const MemoryTraffic& traffic : roofline.memory) {
       std::string percent;
       std::string peak = PeakCells(traffic.peak_bytes_per_second, traffic.percent_of_peak, "B/s", &percent);
-      text +=
-          Row({EscapeMarkdown(report::MemoryLevelLabel(traffic.level)), report::FormatBytes(traffic.bytes),
-               report::FormatBandwidth(traffic.achieved_bytes_per_second), peak, percent,
-               EscapeMarkdown(traffic.peak_source)});
+      text += Row({EscapeMarkdown(MemoryLevelLabel(traffic.level)),
+                   FormatBytes(traffic.bytes, QuantityStyle::kTrimmed),
+                   FormatBandwidth(traffic.achieved_bytes_per_second, QuantityStyle::kTrimmed), peak, percent,
+                   EscapeMarkdown(traffic.peak_source)});
     }
   }
   return text;
@@ -137,19 +132,21 @@ std::string RooflineTables(const RooflineAnalysis& roofline) {
 
 std::string Stage1(const RooflineAnalysis& roofline) {
   std::string text = "\n### Stage 1: roofline\n\n";
-  text += fmt::format("- Duration: {}; speed of light: {}\n", report::FormatDuration(roofline.duration_ns),
-                      report::FormatPercent(roofline.speed_of_light_percent));
-  std::string floor = report::FloorText(roofline);
+  text += fmt::format("- Duration: {}; speed of light: {}\n",
+                      FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed),
+                      FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed));
+  std::string floor = FloorText(roofline);
   if (!floor.empty()) text += "- " + EscapeMarkdown(floor) + "\n";
-  text += "- Arithmetic intensity: " + report::IntensityText(roofline);
+  text += "- Arithmetic intensity: " + IntensityText(roofline);
   if (roofline.ridge_point > 0) {
-    text += fmt::format("; ridge point: {} ({})", report::FormatIntensity(roofline.ridge_point),
-                        EscapeMarkdown(report::PrecisionLabel(roofline.dominant_precision)));
+    text +=
+        fmt::format("; ridge point: {} ({})", FormatIntensity(roofline.ridge_point, QuantityStyle::kTrimmed),
+                    EscapeMarkdown(PrecisionLabel(roofline.dominant_precision)));
   }
   text += "\n";
   if (roofline.sm_throughput_percent || roofline.memory_throughput_percent) {
     auto percent = [](const std::optional<double>& value) {
-      return value ? report::FormatPercent(*value) : std::string("n/a");
+      return value ? FormatPercent(*value, QuantityStyle::kTrimmed) : std::string("n/a");
     };
     text += fmt::format("- ncu speed of light: SM {}, memory {}\n", percent(roofline.sm_throughput_percent),
                         percent(roofline.memory_throughput_percent));
@@ -160,11 +157,11 @@ std::string Stage1(const RooflineAnalysis& roofline) {
 std::string Stalls(const KernelDiagnosis& kernel, const RenderOptions& options) {
   std::string text = "\n### Warp stalls\n";
   if (kernel.stalls.empty()) return text + "\nNot collected (needs the WarpStateStats section).\n";
-  std::vector<StallReason> stalls = report::TopStalls(kernel.stalls, options.verbose ? 0 : 10);
+  std::vector<StallReason> stalls = TopStalls(kernel.stalls, options.verbose ? 0 : 10);
   text += Header({"reason", "share of stall cycles", "cycles per issued instruction"}, {false, true, true});
   for (const StallReason& stall : stalls) {
-    text += Row({MarkdownCode(stall.name), report::FormatFraction(stall.share),
-                 report::FormatNumber(stall.cycles_per_issue)});
+    text += Row({MarkdownCode(stall.name), FormatFraction(stall.share, QuantityStyle::kTrimmed),
+                 FormatNumber(stall.cycles_per_issue, QuantityStyle::kTrimmed)});
   }
   if (stalls.size() < kernel.stalls.size()) {
     text += fmt::format("\n{} smaller reasons not shown.\n", kernel.stalls.size() - stalls.size());
@@ -177,8 +174,8 @@ std::string FindingEvidence(const Finding& finding) {
   std::string text = "\n**Evidence**\n" + Header({"metric", "value", "test"}, {false, true, false});
   for (const Evidence& evidence : finding.evidence) {
     text += Row({MarkdownCode(evidence.metric),
-                 EscapeMarkdown(report::FormatMeasurement(evidence.value, evidence.unit)),
-                 EscapeMarkdown(report::ThresholdText(evidence))});
+                 EscapeMarkdown(FormatMeasurement(evidence.value, evidence.unit, QuantityStyle::kTrimmed)),
+                 EscapeMarkdown(ThresholdText(evidence))});
   }
   return text;
 }
@@ -207,7 +204,7 @@ std::string FindingLocations(const Finding& finding) {
     text += Row(
         {location.source_line.empty() ? "-" : MarkdownCode(location.source_line),
          has_sass ? MarkdownCode(fmt::format("0x{:04x}  {}", location.sass_offset, location.sass_text)) : "-",
-         report::FormatFraction(location.stall_share)});
+         FormatFraction(location.stall_share, QuantityStyle::kTrimmed)});
   }
   return text;
 }
@@ -215,10 +212,10 @@ std::string FindingLocations(const Finding& finding) {
 std::string FindingSection(const Finding& finding, size_t rank) {
   std::string text = fmt::format("\n#### {}. {} {}\n\n", rank, SeverityBadge(finding.severity),
                                  EscapeMarkdown(finding.title));
-  text += (report::IsHealthyVerdict(finding) ? "- **Next-order gain:** " : "- **Estimated gain:** ") +
-          report::GainText(finding);
+  text +=
+      (IsHealthyVerdict(finding) ? "- **Next-order gain:** " : "- **Estimated gain:** ") + GainText(finding);
   if (!finding.gain_method.empty()) text += " (method: " + EscapeMarkdown(finding.gain_method) + ")";
-  text += "\n- **Confidence:** " + report::FormatFraction(finding.confidence) + "\n";
+  text += "\n- **Confidence:** " + FormatFraction(finding.confidence, QuantityStyle::kTrimmed) + "\n";
   text += "- **Tool:** " + MarkdownCode(finding.tool) + "\n";
   if (!finding.merged_tools.empty()) {
     text += "- **Also explains:** " + CodeList(finding.merged_tools) +
@@ -231,8 +228,8 @@ std::string FindingSection(const Finding& finding, size_t rank) {
 std::string SkippedToolsSection(const KernelDiagnosis& kernel) {
   if (kernel.skipped_tools.empty()) return "";
   std::string text = fmt::format("\n### Skipped tools ({})\n\n{}:\n\n", kernel.skipped_tools.size(),
-                                 EscapeMarkdown(report::kSkippedToolsIntro));
-  for (const report::SkippedToolGroup& group : report::GroupSkippedTools(kernel.skipped_tools)) {
+                                 EscapeMarkdown(kSkippedToolsIntro));
+  for (const SkippedToolGroup& group : GroupSkippedTools(kernel.skipped_tools)) {
     text += "- **Collect:** " +
             EscapeMarkdown(group.how_to_collect.empty() ? "unknown" : group.how_to_collect) +
             "\n  - tools: " + CodeList(group.tools) + "\n  - missing: " + CodeList(group.missing) + "\n";
@@ -247,8 +244,7 @@ std::string NotesSection(const KernelDiagnosis& kernel) {
     for (const std::string& note : kernel.notes) text += "- " + EscapeMarkdown(note) + "\n";
   }
   if (!kernel.roofline.missing_metrics.empty()) {
-    text +=
-        "\n### Missing metrics\n\n" + EscapeMarkdown(std::string(report::kMissingMetricsAdvice)) + ":\n\n";
+    text += "\n### Missing metrics\n\n" + EscapeMarkdown(std::string(kMissingMetricsAdvice)) + ":\n\n";
     for (const std::string& metric : kernel.roofline.missing_metrics)
       text += "- " + MarkdownCode(metric) + "\n";
   }
@@ -272,12 +268,13 @@ std::string HypothesesSection(const Diagnosis& diagnosis) {
       "\n## Hypotheses\n\nPredicted from the source, SASS and ptxas report before the profile was "
       "read, then checked against the diagnosis.\n\n";
   if (diagnosis.hypotheses.empty()) return text + "None predicted.\n";
-  text += "| verdict | prediction | from | evidence |\n|---|---|---|---|\n";
+  text += MarkdownTableRow({"verdict", "prediction", "from", "evidence"}) +
+          MarkdownTableRule(4, {}, MarkdownRule::kCompact);
   for (const HypothesisOutcome& hypothesis : diagnosis.hypotheses) {
-    std::string evidence = report::HypothesisEvidenceText(hypothesis);
+    std::string evidence = HypothesisEvidenceText(hypothesis);
     std::string why = hypothesis.explanation.empty() ? "" : hypothesis.explanation;
     text += "| **" + EscapeMarkdown(hypothesis.verdict) + "** | " + EscapeMarkdown(hypothesis.prediction) +
-            " | " + EscapeMarkdown(report::HypothesisOriginText(hypothesis)) + " | " +
+            " | " + EscapeMarkdown(HypothesisOriginText(hypothesis)) + " | " +
             EscapeMarkdown(why + (why.empty() || evidence.empty() ? "" : " ") + evidence) + " |\n";
   }
   return text;
@@ -286,21 +283,18 @@ std::string HypothesesSection(const Diagnosis& diagnosis) {
 std::string NarrativeBlocks(const Narrative& narrative) {
   std::string text;
   bool after_list = false;  // a paragraph after a list item needs a blank line
-  for (const report::NarrativeBlock& block : report::SplitNarrative(narrative.text)) {
-    bool list_item = block.kind == report::NarrativeBlockKind::kBullet ||
-                     block.kind == report::NarrativeBlockKind::kNumbered;
+  for (const NarrativeBlock& block : SplitNarrative(narrative.text)) {
+    bool list_item = block.kind == NarrativeBlockKind::kBullet || block.kind == NarrativeBlockKind::kNumbered;
     if (after_list && !list_item) text += "\n";
     after_list = list_item;
     switch (block.kind) {
-      case report::NarrativeBlockKind::kHeading:
-        text += "\n#### " + EscapeMarkdown(block.text) + "\n\n";
-        break;
-      case report::NarrativeBlockKind::kBullet: text += "- " + EscapeMarkdown(block.text) + "\n"; break;
-      case report::NarrativeBlockKind::kNumbered:
+      case NarrativeBlockKind::kHeading: text += "\n#### " + EscapeMarkdown(block.text) + "\n\n"; break;
+      case NarrativeBlockKind::kBullet: text += "- " + EscapeMarkdown(block.text) + "\n"; break;
+      case NarrativeBlockKind::kNumbered:
         text += EscapeMarkdown(block.marker) + " " + EscapeMarkdown(block.text) + "\n";
         break;
-      case report::NarrativeBlockKind::kParagraph: text += EscapeMarkdown(block.text) + "\n\n"; break;
-      case report::NarrativeBlockKind::kCode: {
+      case NarrativeBlockKind::kParagraph: text += EscapeMarkdown(block.text) + "\n\n"; break;
+      case NarrativeBlockKind::kCode: {
         std::string fence = "```";
         while (block.text.find(fence) != std::string::npos) fence += "`";
         text += fence + "\n" + block.text + fence + "\n\n";
@@ -322,10 +316,10 @@ std::string NarrativeSection(const Diagnosis& diagnosis) {
       "\n## Narrative\n\n*Written by an LLM from the evidence above; every number checked against "
       "it.*\n" +
       NarrativeBlocks(narrative);
-  text += "\n**Checked:** " + EscapeMarkdown(report::ClaimSummary(narrative)) + "\n";
-  std::string regeneration = report::RegenerationText(narrative);
+  text += "\n**Checked:** " + EscapeMarkdown(ClaimSummary(narrative)) + "\n";
+  std::string regeneration = RegenerationText(narrative);
   if (!regeneration.empty()) text += "\n" + EscapeMarkdown(regeneration) + "\n";
-  return text + "\n" + EscapeMarkdown(report::NarrativeProvenance(narrative)) + "\n";
+  return text + "\n" + EscapeMarkdown(NarrativeProvenance(narrative)) + "\n";
 }
 
 class MarkdownRenderer : public Renderer {

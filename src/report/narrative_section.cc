@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "report/format.h"
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 
-namespace kopt::report {
+namespace kopt {
 namespace {
 
 std::string_view TrimLeft(std::string_view text) {
@@ -123,7 +125,7 @@ std::string HypothesisEvidenceText(const HypothesisOutcome& hypothesis) {
   for (size_t index = 0; index < hypothesis.evidence.size() && index < kShown; ++index) {
     const HypothesisEvidence& evidence = hypothesis.evidence[index];
     text += fmt::format("{}{} = {}", text.empty() ? "" : "; ", evidence.metric,
-                        FormatMeasurement(evidence.value, evidence.unit));
+                        FormatMeasurement(evidence.value, evidence.unit, QuantityStyle::kTrimmed));
   }
   if (hypothesis.evidence.size() > kShown)
     text += fmt::format("; … {} more", hypothesis.evidence.size() - kShown);
@@ -137,4 +139,4 @@ std::string HypothesisOriginText(const HypothesisOutcome& hypothesis) {
   return text;
 }
 
-}  // namespace kopt::report
+}  // namespace kopt

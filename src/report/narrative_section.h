@@ -14,7 +14,7 @@
 
 #include "analysis/narrative.h"
 
-namespace kopt::report {
+namespace kopt {
 
 // The marker the explanation agent puts after an unsupported claim.
 inline constexpr std::string_view kUnsupportedMarker = "[unsupported]";
@@ -48,4 +48,4 @@ std::string HypothesisEvidenceText(const HypothesisOutcome& hypothesis);
 // "kernel.cu:12 · static" style origin/location line.
 std::string HypothesisOriginText(const HypothesisOutcome& hypothesis);
 
-}  // namespace kopt::report
+}  // namespace kopt

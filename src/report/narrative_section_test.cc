@@ -67,29 +67,28 @@ std::string Render(ReportFormat format, const Diagnosis& diagnosis) {
 }
 
 TEST(NarrativeSectionTest, SplitsHeadingsListsParagraphsAndCode) {
-  std::vector<report::NarrativeBlock> blocks =
-      report::SplitNarrative("## Why\nline one\nline two\n\n- bullet\n2) numbered\n```\ncode 1\n```\n");
+  std::vector<NarrativeBlock> blocks =
+      SplitNarrative("## Why\nline one\nline two\n\n- bullet\n2) numbered\n```\ncode 1\n```\n");
   ASSERT_EQ(blocks.size(), 5u);
-  EXPECT_EQ(blocks[0].kind, report::NarrativeBlockKind::kHeading);
+  EXPECT_EQ(blocks[0].kind, NarrativeBlockKind::kHeading);
   EXPECT_EQ(blocks[0].text, "Why");
   EXPECT_EQ(blocks[1].text, "line one line two");
-  EXPECT_EQ(blocks[2].kind, report::NarrativeBlockKind::kBullet);
+  EXPECT_EQ(blocks[2].kind, NarrativeBlockKind::kBullet);
   EXPECT_EQ(blocks[3].marker, "2)");
-  EXPECT_EQ(blocks[4].kind, report::NarrativeBlockKind::kCode);
+  EXPECT_EQ(blocks[4].kind, NarrativeBlockKind::kCode);
   EXPECT_EQ(blocks[4].text, "code 1\n");
 }
 
 TEST(NarrativeSectionTest, SummaryProvenanceAndRegeneration) {
   Narrative narrative = SampleNarrative();
   EXPECT_EQ(
-      report::ClaimSummary(narrative),
+      ClaimSummary(narrative),
       "2 numbers checked against the evidence: 1 supported, 1 unsupported (marked [unsupported]): 3.5×");
-  EXPECT_EQ(report::NarrativeProvenance(narrative),
+  EXPECT_EQ(NarrativeProvenance(narrative),
             "model test-model · prompts explain/system v1, explain/user v1 · 812 input + 140 output tokens");
-  EXPECT_EQ(report::RegenerationText(narrative),
-            "regenerated once: the first answer had unsupported numbers (7×)");
+  EXPECT_EQ(RegenerationText(narrative), "regenerated once: the first answer had unsupported numbers (7×)");
   narrative.claims.pop_back();
-  EXPECT_EQ(report::ClaimSummary(narrative), "1 number checked against the evidence: all supported");
+  EXPECT_EQ(ClaimSummary(narrative), "1 number checked against the evidence: all supported");
 }
 
 TEST(NarrativeSectionTest, TerminalShowsHypothesesThenNarrativeAfterTheReport) {

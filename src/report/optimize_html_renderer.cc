@@ -2,20 +2,19 @@
 // self-contained, the search tree drawn as inline SVG (one box per node,
 // coloured by status, labelled with its speedup; the best path in bold),
 // then the path with its diffs and the table of every node. Everything
-// embedded is escaped (report::EscapeHtml).
+// embedded is escaped (EscapeHtml).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
 
 #include "core/text_diff.h"
-#include "report/format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 #include "report/optimize_renderer.h"
 
 namespace kopt {
 namespace {
-
-using report::EscapeHtml;
 
 constexpr int kColumnWidth = 120;  // px per tree depth
 constexpr int kRowHeight = 26;     // px per leaf row
@@ -100,7 +99,7 @@ std::string TreeSvg(const RunState& state) {
         "stroke=\"{}\" stroke-width=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
         EscapeHtml(title), x(node.id), y(node.id), kBoxWidth, kBoxHeight, StatusColor(node.status),
         on_path(node.id) ? "#000" : "#757575", on_path(node.id) ? 2 : 1, x(node.id) + 5, y(node.id) + 14,
-        EscapeHtml(report::Truncate(label, 16)));
+        EscapeHtml(Truncate(label, 16)));
   }
   return svg + "</svg>\n";
 }

@@ -4,21 +4,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
 #include "core/text_diff.h"
-#include "report/format.h"
+#include "report/markup_escape.h"
+#include "report/text_table.h"
 
 namespace kopt {
 namespace {
 
 using nlohmann::json;
-using report::EscapeMarkdown;
-using report::FormatDuration;
-using report::MarkdownCode;
-using report::PadRight;
-using report::SanitizeForTerminal;
 
 std::string Time(double seconds) {
-  return seconds > 0 ? FormatDuration(seconds * 1e9) : "-";
+  return seconds > 0 ? FormatDuration(seconds * 1e9, QuantityStyle::kTrimmed) : "-";
 }
 
 std::string Speedup(const RunState& state, const SearchNode& node) {
@@ -119,33 +117,31 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
   std::vector<NodeId> path = BestPath(state);
   if (path.size() > 1) {
     out += "Path from the reference to the best\n";
-    out += "  " + PadRight("node", 6) + PadRight("mode", 10) + PadRight("time", 11) + PadRight("speedup", 9) +
-           PadRight("acted on", 26) + PadRight("change", 14) + "reason\n";
+    TextTable table;
+    table.rows.push_back({"node", "mode", "time", "speedup", "acted on", "change", "reason"});
     for (size_t step = 1; step < path.size(); ++step) {
       const SearchNode& node = state.tree.node(path[step]);
-      DiffStatistics changed =
-          CountChangedLines(SourceFor(input, path[step - 1]), SourceFor(input, path[step]));
-      out += "  " + PadRight(fmt::format("n{}", node.id), 6) + PadRight(GenerationModeName(node.mode), 10) +
-             PadRight(Time(node.time_s), 11) + PadRight(Speedup(state, node), 9) +
-             PadRight(report::Truncate(FindingActedOn(state, node), 25), 26) +
-             PadRight(fmt::format("+{} -{} lines", changed.added_lines, changed.removed_lines), 14) +
-             SanitizeForTerminal(report::Truncate(state.record(node.id).reason, 60)) + "\n";
+      DiffStatistics changed = CountChangedLines(SourceFor(input, path[step - 1]), SourceFor(input, path[step]));
+      table.rows.push_back({fmt::format("n{}", node.id), std::string(GenerationModeName(node.mode)), Time(node.time_s),
+                            Speedup(state, node), SanitizeForTerminal(FindingActedOn(state, node)),
+                            fmt::format("+{} -{} lines", changed.added_lines, changed.removed_lines),
+                            SanitizeForTerminal(state.record(node.id).reason)});
     }
+    for (const std::string& line : AlignedTableLines(table, {2, 120, false})) out += line + "\n";
     out += "\n";
   }
   Counts counts = CountNodes(state);
   out += fmt::format("Evaluations ({}): {}\n", counts.total, CountsText(counts));
-  out += "  " + PadRight("node", 6) + PadRight("parent", 8) + PadRight("mode", 10) + PadRight("status", 22) +
-         PadRight("time", 11) + PadRight("speedup", 9) + "note\n";
+  TextTable nodes;
+  nodes.rows.push_back({"node", "parent", "mode", "status", "time", "speedup", "note"});
   for (const SearchNode& node : state.tree.nodes()) {
     if (!node.parent) continue;
     const NodeRecord& record = state.record(node.id);
-    std::string note = record.message.empty() ? record.reason : record.message;
-    out += "  " + PadRight(fmt::format("n{}", node.id), 6) + PadRight(ParentText(node), 8) +
-           PadRight(GenerationModeName(node.mode), 10) + PadRight(StatusText(node), 22) +
-           PadRight(Time(node.verified() ? node.time_s : 0), 11) + PadRight(Speedup(state, node), 9) +
-           SanitizeForTerminal(report::Truncate(note, 70)) + "\n";
+    nodes.rows.push_back({fmt::format("n{}", node.id), ParentText(node), std::string(GenerationModeName(node.mode)),
+                          StatusText(node), Time(node.verified() ? node.time_s : 0), Speedup(state, node),
+                          SanitizeForTerminal(record.message.empty() ? record.reason : record.message)});
   }
+  for (const std::string& line : AlignedTableLines(nodes, {2, 120, false})) out += line + "\n";
   for (const std::string& note : state.notes) out += "note: " + SanitizeForTerminal(note) + "\n";
   out += "\nBudget: " + BudgetText(state) + "\n";
   return out;
@@ -180,7 +176,7 @@ std::string RenderMarkdown(const OptimizeReportInput& input) {
     out += fmt::format(
         "| n{} | {} | {} | {} | {} | {} | {} |\n", node.id, ParentText(node), GenerationModeName(node.mode),
         StatusText(node), Time(node.verified() ? node.time_s : 0), Speedup(state, node),
-        MarkdownCode(report::Truncate(record.message.empty() ? record.reason : record.message, 120)));
+        MarkdownCode(Truncate(record.message.empty() ? record.reason : record.message, 120)));
   }
   for (const std::string& note : state.notes) out += "\n> " + EscapeMarkdown(note) + "\n";
   return out;

@@ -16,13 +16,9 @@
 
 #include "analysis/diagnosis.h"
 #include "core/status.h"
+#include "report/report_format.h"
 
 namespace kopt {
-
-enum class ReportFormat { kTerminal, kMarkdown, kJson, kHtml, kFeedback };
-
-// Parses "term", "md", "json", "html", "feedback" (also "terminal", "markdown").
-Result<ReportFormat> ParseReportFormat(std::string_view name);
 
 struct RenderOptions {
   bool color = false;    // ANSI colour (terminal only); the CLI sets it on a tty unless NO_COLOR
@@ -47,9 +43,6 @@ std::unique_ptr<Renderer> MakeJsonRenderer(const RenderOptions& options);
 std::unique_ptr<Renderer> MakeHtmlRenderer(const RenderOptions& options);
 // The compact prompt section for a programmer agent (docs/feedback-format.md).
 std::unique_ptr<Renderer> MakeFeedbackRenderer(const RenderOptions& options);
-
-// The conventional file name extension of a format: "txt", "md", "json", "html" ("txt" for feedback).
-std::string_view ReportFileExtension(ReportFormat format);
 
 // The JSON schema version written as "schema_version" (docs/json-schema.md).
 inline constexpr std::string_view kJsonSchemaVersion = "1.2";

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <numeric>
 
-#include "report/format.h"
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 
-namespace kopt::report {
+namespace kopt {
 namespace {
 
 std::string UpperCase(std::string_view text) {
@@ -45,10 +47,12 @@ std::string IdentityLine(const KernelDiagnosis& kernel) {
   std::string line = fmt::format("launch {} · grid {} · block {}", kernel.launch_id,
                                  DimensionsText(kernel.grid), DimensionsText(kernel.block));
   if (kernel.registers_per_thread) {
-    line += fmt::format(" · {} registers/thread", FormatNumber(*kernel.registers_per_thread));
+    line += fmt::format(" · {} registers/thread",
+                        FormatNumber(*kernel.registers_per_thread, QuantityStyle::kTrimmed));
   }
   if (kernel.shared_memory_per_block_bytes) {
-    line += fmt::format(" · {} shared memory/block", FormatBytes(*kernel.shared_memory_per_block_bytes));
+    line += fmt::format(" · {} shared memory/block",
+                        FormatBytes(*kernel.shared_memory_per_block_bytes, QuantityStyle::kTrimmed));
   }
   return line;
 }
@@ -84,7 +88,7 @@ std::string NoFindingText(const KernelDiagnosis& kernel) {
 }
 
 std::string GainText(const Finding& finding) {
-  return FormatFraction(finding.estimated_gain) + " of kernel time";
+  return FormatFraction(finding.estimated_gain, QuantityStyle::kTrimmed) + " of kernel time";
 }
 
 bool IsHealthyVerdict(const Finding& finding) {
@@ -145,7 +149,8 @@ std::string JoinList(const std::vector<std::string>& items, size_t limit) {
 
 std::string ThresholdText(const Evidence& evidence) {
   if (evidence.comparison.empty()) return "";
-  return evidence.comparison + " " + FormatMeasurement(evidence.threshold, evidence.unit);
+  return evidence.comparison + " " +
+         FormatMeasurement(evidence.threshold, evidence.unit, QuantityStyle::kTrimmed);
 }
 
 std::vector<StallReason> TopStalls(const std::vector<StallReason>& stalls, size_t count) {
@@ -159,17 +164,17 @@ std::vector<StallReason> TopStalls(const std::vector<StallReason>& stalls, size_
 
 std::string FloorText(const RooflineAnalysis& roofline) {
   if (roofline.floor_ns <= 0) return "";
-  std::string text = "roofline floor " + FormatDuration(roofline.floor_ns);
+  std::string text = "roofline floor " + FormatDuration(roofline.floor_ns, QuantityStyle::kTrimmed);
   if (roofline.duration_ns > 0) {
     text += fmt::format(": the kernel takes {}× the least time its work needs at the ceilings",
-                        FormatNumber(roofline.duration_ns / roofline.floor_ns));
+                        FormatNumber(roofline.duration_ns / roofline.floor_ns, QuantityStyle::kTrimmed));
   }
   return text;
 }
 
 std::string IntensityText(const RooflineAnalysis& roofline) {
   if (!(roofline.total_flops > 0)) return "none (no floating-point work)";
-  return FormatIntensity(roofline.arithmetic_intensity);
+  return FormatIntensity(roofline.arithmetic_intensity, QuantityStyle::kTrimmed);
 }
 
 std::vector<size_t> KernelsByDuration(const Diagnosis& diagnosis) {
@@ -187,4 +192,4 @@ double TotalDurationNs(const Diagnosis& diagnosis) {
   return total;
 }
 
-}  // namespace kopt::report
+}  // namespace kopt

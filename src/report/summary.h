@@ -14,7 +14,7 @@
 
 #include "analysis/diagnosis.h"
 
-namespace kopt::report {
+namespace kopt {
 
 // "fp32" → "FP32", "tensor_fp16" → "FP16 tensor", anything else upper-cased.
 std::string PrecisionLabel(std::string_view precision);
@@ -108,4 +108,4 @@ inline constexpr std::string_view kSkippedToolsIntro =
 inline constexpr std::string_view kMissingMetricsAdvice =
     "Collect them with ncu --set full (or the sections kopt requests) to make the diagnosis complete";
 
-}  // namespace kopt::report
+}  // namespace kopt

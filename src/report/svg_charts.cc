@@ -6,10 +6,12 @@
 #include <cmath>
 #include <numbers>
 
-#include "report/format.h"
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 #include "report/summary.h"
 
-namespace kopt::report {
+namespace kopt {
 namespace {
 
 constexpr double kWidth = 760, kHeight = 470;
@@ -63,7 +65,8 @@ std::vector<Slope> SlopesOf(const RooflineAnalysis& roofline) {
   for (const MemoryTraffic& traffic : roofline.memory) {
     if (!(traffic.peak_bytes_per_second > 0) || !std::isfinite(traffic.peak_bytes_per_second)) continue;
     std::string color = kColors[std::min(slopes.size(), kColors.size() - 1)];
-    slopes.push_back({MemoryLevelLabel(traffic.level) + " " + FormatBandwidth(traffic.peak_bytes_per_second),
+    slopes.push_back({MemoryLevelLabel(traffic.level) + " " +
+                          FormatBandwidth(traffic.peak_bytes_per_second, QuantityStyle::kTrimmed),
                       traffic.peak_bytes_per_second, color, traffic.level == "dram"});
   }
   return slopes;
@@ -76,9 +79,9 @@ std::vector<Ceiling> CeilingsOf(const RooflineAnalysis& roofline) {
     if (!(work.peak_per_second > 0) || !std::isfinite(work.peak_per_second)) continue;
     std::string unit(OperationUnit(work.precision));
     std::string color = kColors[std::min(ceilings.size(), kColors.size() - 1)];
-    ceilings.push_back(
-        {PrecisionLabel(work.precision) + " " + FormatScaled(work.peak_per_second, unit + "/s"),
-         work.peak_per_second, color, work.precision == roofline.dominant_precision});
+    ceilings.push_back({PrecisionLabel(work.precision) + " " +
+                            FormatScaled(work.peak_per_second, unit + "/s", QuantityStyle::kTrimmed),
+                        work.peak_per_second, color, work.precision == roofline.dominant_precision});
   }
   std::stable_sort(ceilings.begin(), ceilings.end(), [](const Ceiling& left, const Ceiling& right) {
     return left.per_second > right.per_second;
@@ -134,7 +137,8 @@ std::pair<LogAxis, LogAxis> MakeAxes(const std::vector<Slope>& slopes, const std
 }
 
 std::string TickLabel(double value, std::string_view unit) {
-  return unit.empty() ? FormatNumber(value) : FormatScaled(value, unit);
+  return unit.empty() ? FormatNumber(value, QuantityStyle::kTrimmed)
+                      : FormatScaled(value, unit, QuantityStyle::kTrimmed);
 }
 
 std::string GridAndTicks(const LogAxis& x, const LogAxis& y) {
@@ -280,7 +284,8 @@ std::string PointMarkers(const std::vector<KernelPoint>& points, const LogAxis& 
     svg += fmt::format(
         "<circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#111827\" stroke=\"#fff\" stroke-width=\"2\"/>",
         Number(px), Number(py));
-    std::string label = "this kernel: " + FormatIntensity(point->intensity) + ", " + FormatRate(point->rate);
+    std::string label = "this kernel: " + FormatIntensity(point->intensity, QuantityStyle::kTrimmed) + ", " +
+                        FormatRate(point->rate, QuantityStyle::kTrimmed);
     double label_width = static_cast<double>(DisplayWidth(label)) * 7.4 + 8;  // bold 12px, with padding
     double label_x = left ? px - 10 : px + 10;
     svg += fmt::format(
@@ -298,7 +303,7 @@ std::string NoPointNote(const RooflineAnalysis& roofline) {
   std::string note = "no floating-point work: the kernel has no point on this chart";
   if (!roofline.busiest_memory_level.empty()) {
     note += fmt::format(" ({} at {} of peak)", MemoryLevelLabel(roofline.busiest_memory_level),
-                        FormatPercent(roofline.memory_percent_of_peak));
+                        FormatPercent(roofline.memory_percent_of_peak, QuantityStyle::kTrimmed));
   }
   // Bottom right: below every slope, where the roofline leaves the plot empty.
   return fmt::format(
@@ -364,8 +369,8 @@ std::string StallBarsSvg(const std::vector<StallReason>& stalls, size_t max_bars
                        index == 0 ? "#b91c1c" : "#6b7280");
     svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#111827\">{} · {} cycles/inst</text>",
                        Number(kLabelWidth + bar_space + 8), Number(top + 15),
-                       EscapeHtml(FormatFraction(stall.share)),
-                       EscapeHtml(FormatNumber(stall.cycles_per_issue)));
+                       EscapeHtml(FormatFraction(stall.share, QuantityStyle::kTrimmed)),
+                       EscapeHtml(FormatNumber(stall.cycles_per_issue, QuantityStyle::kTrimmed)));
   }
   double axis_y = 8 + kRow * static_cast<double>(shown.size()) + 14;
   svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#6b7280\">0%</text>",
@@ -377,4 +382,4 @@ std::string StallBarsSvg(const std::vector<StallReason>& stalls, size_t max_bars
   return svg + "</svg>";
 }
 
-}  // namespace kopt::report
+}  // namespace kopt

@@ -11,7 +11,7 @@
 
 #include "analysis/diagnosis.h"
 
-namespace kopt::report {
+namespace kopt {
 
 // A log-log roofline: x = arithmetic intensity (FLOP/byte), y = FLOP/s; one
 // slope per memory level with a known peak (DRAM, L2, L1), one ceiling per
@@ -27,4 +27,4 @@ std::string RooflineSvg(const RooflineAnalysis& roofline, std::string_view chart
 // cycles per issued instruction. Empty string when there are no stalls.
 std::string StallBarsSvg(const std::vector<StallReason>& stalls, size_t max_bars);
 
-}  // namespace kopt::report
+}  // namespace kopt

@@ -9,20 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "report/format.h"
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 #include "report/narrative_section.h"
 #include "report/renderer.h"
 #include "report/summary.h"
+#include "report/text_table.h"
 
 namespace kopt {
 namespace {
 
-using report::DisplayWidth;
-using report::PadLeft;
-using report::PadRight;
-
 std::string Clean(std::string_view text) {
-  return report::SanitizeForTerminal(text);
+  return SanitizeForTerminal(text);
 }
 
 std::string_view SeverityColor(Severity severity) {
@@ -80,7 +79,7 @@ class Writer {
   void Wrapped(std::string_view first_prefix, std::string_view text) {
     size_t indent = DisplayWidth(first_prefix);
     size_t available = width() > indent + 20 ? width() - indent : 20;
-    std::vector<std::string> lines = report::WrapText(text, available);
+    std::vector<std::string> lines = WrapText(text, available);
     for (size_t index = 0; index < lines.size(); ++index) {
       Line((index == 0 ? std::string(first_prefix) : std::string(indent, ' ')) + lines[index]);
     }
@@ -107,40 +106,10 @@ struct Table {
 };
 
 void WriteTable(const Table& table, size_t indent, Writer& writer) {
-  if (table.rows.empty()) return;
-  size_t columns = table.rows.front().size();
-  std::vector<size_t> widths(columns, 0);
-  for (const auto& row : table.rows) {
-    for (size_t column = 0; column < columns && column < row.size(); ++column) {
-      widths[column] = std::max(widths[column], DisplayWidth(row[column]));
-    }
-  }
-  size_t used = indent;
-  for (size_t column = 0; column + 1 < columns; ++column) used += widths[column] + 2;
-  size_t last_width = writer.width() > used + 8 ? writer.width() - used : 8;
-  widths[columns - 1] = std::min(widths[columns - 1], last_width);
-  for (size_t row_index = 0; row_index < table.rows.size(); ++row_index) {
-    const auto& row = table.rows[row_index];
-    std::string line(indent, ' ');
-    std::vector<std::string> last_lines = {""};
-    for (size_t column = 0; column < columns && column < row.size(); ++column) {
-      if (column + 1 == columns) {
-        last_lines = table.wrap_last
-                         ? report::WrapText(row[column], widths[column])
-                         : std::vector<std::string>{report::Truncate(row[column], widths[column])};
-        break;
-      }
-      bool right = column < table.right_aligned.size() && table.right_aligned[column];
-      line += (right ? PadLeft(row[column], widths[column]) : PadRight(row[column], widths[column])) + "  ";
-    }
-    bool last_right = table.right_aligned.size() >= columns && table.right_aligned[columns - 1];
-    std::string continuation(used, ' ');
-    for (size_t index = 0; index < last_lines.size(); ++index) {
-      std::string cell = last_right ? PadLeft(last_lines[index], widths[columns - 1]) : last_lines[index];
-      std::string text = (index == 0 ? line : continuation) + cell;
-      while (!text.empty() && text.back() == ' ') text.pop_back();
-      writer.Line(row_index == 0 ? writer.Style(text, "2") : text);
-    }
+  AlignedLayout layout{.indent = indent, .max_width = writer.width(), .wrap_last = table.wrap_last};
+  std::vector<std::string> lines = AlignedTableLines({table.rows, table.right_aligned}, layout);
+  for (size_t index = 0; index < lines.size(); ++index) {
+    writer.Line(index == 0 ? writer.Style(lines[index], "2") : lines[index]);
   }
 }
 
@@ -159,17 +128,18 @@ void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
   writer.Heading("SUMMARY · kernels by duration");
   Table table{{{"#", "kernel", "duration", "time", "class", "SoL", "top finding"}},
               {true, false, true, true, false, true, false}};
-  double total = report::TotalDurationNs(diagnosis);
-  for (size_t index : report::KernelsByDuration(diagnosis)) {
+  double total = TotalDurationNs(diagnosis);
+  for (size_t index : KernelsByDuration(diagnosis)) {
     const KernelDiagnosis& kernel = diagnosis.kernels[index];
-    const Finding* primary = report::PrimaryFinding(kernel);
+    const Finding* primary = PrimaryFinding(kernel);
     std::string top = primary ? Clean(primary->title) : "no findings";
-    table.rows.push_back({std::to_string(index + 1), report::Truncate(Clean(report::KernelTitle(kernel)), 28),
-                          report::FormatDuration(kernel.roofline.duration_ns),
-                          total > 0 ? report::FormatFraction(kernel.roofline.duration_ns / total) : "n/a",
-                          writer.Style(BottleneckClassName(kernel.roofline.bottleneck),
-                                       ClassColor(kernel.roofline.bottleneck)),
-                          report::FormatPercent(kernel.roofline.speed_of_light_percent), top});
+    table.rows.push_back(
+        {std::to_string(index + 1), Truncate(Clean(KernelTitle(kernel)), 28),
+         FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed),
+         total > 0 ? FormatFraction(kernel.roofline.duration_ns / total, QuantityStyle::kTrimmed) : "n/a",
+         writer.Style(BottleneckClassName(kernel.roofline.bottleneck),
+                      ClassColor(kernel.roofline.bottleneck)),
+         FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed), top});
   }
   WriteTable(table, 2, writer);
 }
@@ -178,11 +148,11 @@ void WriteIdentity(const KernelDiagnosis& kernel, size_t number, size_t count, W
   writer.Line();
   writer.Line(writer.Style(std::string(writer.width(), '='), "2"));
   writer.Wrapped(writer.Style(fmt::format("KERNEL {}/{}  ", number, count), "1"),
-                 writer.Style(Clean(report::KernelTitle(kernel)), "1"));
+                 writer.Style(Clean(KernelTitle(kernel)), "1"));
   if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
     writer.Wrapped("  ", Clean(kernel.kernel_name));
   }
-  writer.Wrapped("  ", report::IdentityLine(kernel));
+  writer.Wrapped("  ", IdentityLine(kernel));
 }
 
 // The verdict first: the class with its reason, then the top finding.
@@ -191,21 +161,20 @@ void WriteVerdict(const KernelDiagnosis& kernel, Writer& writer) {
   writer.Line();
   std::string class_badge =
       writer.Style(UpperCase(BottleneckClassName(roofline.bottleneck)), ClassColor(roofline.bottleneck));
-  writer.Wrapped("BOTTLENECK   ", class_badge + " — " + Clean(report::ReasonText(roofline)));
-  const Finding* primary = report::PrimaryFinding(kernel);
+  writer.Wrapped("BOTTLENECK   ", class_badge + " — " + Clean(ReasonText(roofline)));
+  const Finding* primary = PrimaryFinding(kernel);
   if (primary == nullptr) {
-    writer.Wrapped("TOP FINDING  ", report::NoFindingText(kernel));
+    writer.Wrapped("TOP FINDING  ", NoFindingText(kernel));
     return;
   }
-  if (report::IsHealthyVerdict(*primary)) {
-    writer.Wrapped("VERDICT      ",
-                   writer.Style(Clean(report::HealthyVerdictText(kernel, *primary)), "1;32"));
+  if (IsHealthyVerdict(*primary)) {
+    writer.Wrapped("VERDICT      ", writer.Style(Clean(HealthyVerdictText(kernel, *primary)), "1;32"));
     return;
   }
   std::string severity = writer.Style(fmt::format("[{}]", UpperCase(SeverityName(primary->severity))),
                                       SeverityColor(primary->severity));
-  writer.Wrapped("TOP FINDING  ", fmt::format("{} {} — est. gain {}", severity, Clean(primary->title),
-                                              report::GainText(*primary)));
+  writer.Wrapped("TOP FINDING  ",
+                 fmt::format("{} {} — est. gain {}", severity, Clean(primary->title), GainText(*primary)));
 }
 
 void WriteComputeTable(const RooflineAnalysis& roofline, bool verbose, Writer& writer) {
@@ -213,14 +182,14 @@ void WriteComputeTable(const RooflineAnalysis& roofline, bool verbose, Writer& w
               {false, true, true, true, false, true, false},
               verbose};
   for (const ComputeWork& work : roofline.compute) {
-    std::string unit(report::OperationUnit(work.precision));
+    std::string unit(OperationUnit(work.precision));
     bool known = work.peak_per_second > 0;
-    table.rows.push_back({report::PrecisionLabel(Clean(work.precision)),
-                          report::FormatScaled(work.operations, unit),
-                          report::FormatScaled(work.achieved_per_second, unit + "/s"),
-                          known ? report::FormatScaled(work.peak_per_second, unit + "/s") : "unknown",
-                          known ? Bar(work.percent_of_peak, 10) : "",
-                          known ? report::FormatPercent(work.percent_of_peak) : "", Clean(work.peak_source)});
+    table.rows.push_back(
+        {PrecisionLabel(Clean(work.precision)), FormatScaled(work.operations, unit, QuantityStyle::kTrimmed),
+         FormatScaled(work.achieved_per_second, unit + "/s", QuantityStyle::kTrimmed),
+         known ? FormatScaled(work.peak_per_second, unit + "/s", QuantityStyle::kTrimmed) : "unknown",
+         known ? Bar(work.percent_of_peak, 10) : "",
+         known ? FormatPercent(work.percent_of_peak, QuantityStyle::kTrimmed) : "", Clean(work.peak_source)});
   }
   if (table.rows.size() > 1) WriteTable(table, 2, writer);
 }
@@ -231,37 +200,40 @@ void WriteMemoryTable(const RooflineAnalysis& roofline, bool verbose, Writer& wr
               verbose};
   for (const MemoryTraffic& traffic : roofline.memory) {
     bool known = traffic.peak_bytes_per_second > 0;
-    table.rows.push_back({report::MemoryLevelLabel(Clean(traffic.level)), report::FormatBytes(traffic.bytes),
-                          report::FormatBandwidth(traffic.achieved_bytes_per_second),
-                          known ? report::FormatBandwidth(traffic.peak_bytes_per_second) : "unknown",
-                          known ? Bar(traffic.percent_of_peak, 10) : "",
-                          known ? report::FormatPercent(traffic.percent_of_peak) : "",
-                          Clean(traffic.peak_source)});
+    table.rows.push_back(
+        {MemoryLevelLabel(Clean(traffic.level)), FormatBytes(traffic.bytes, QuantityStyle::kTrimmed),
+         FormatBandwidth(traffic.achieved_bytes_per_second, QuantityStyle::kTrimmed),
+         known ? FormatBandwidth(traffic.peak_bytes_per_second, QuantityStyle::kTrimmed) : "unknown",
+         known ? Bar(traffic.percent_of_peak, 10) : "",
+         known ? FormatPercent(traffic.percent_of_peak, QuantityStyle::kTrimmed) : "",
+         Clean(traffic.peak_source)});
   }
   if (table.rows.size() > 1) WriteTable(table, 2, writer);
 }
 
 void WriteStage1(const RooflineAnalysis& roofline, bool verbose, Writer& writer) {
   writer.Heading("STAGE 1 · ROOFLINE");
-  writer.Wrapped("  ",
-                 fmt::format("duration {} · speed of light {}", report::FormatDuration(roofline.duration_ns),
-                             report::FormatPercent(roofline.speed_of_light_percent)));
-  std::string floor = report::FloorText(roofline);
+  writer.Wrapped("  ", fmt::format("duration {} · speed of light {}",
+                                   FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed),
+                                   FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed)));
+  std::string floor = FloorText(roofline);
   if (!floor.empty()) writer.Wrapped("  ", floor);
-  std::string intensity = "arithmetic intensity " + report::IntensityText(roofline);
+  std::string intensity = "arithmetic intensity " + IntensityText(roofline);
   if (roofline.ridge_point > 0) {
-    intensity += fmt::format(" · ridge point {} ({})", report::FormatIntensity(roofline.ridge_point),
-                             report::PrecisionLabel(Clean(roofline.dominant_precision)));
+    intensity +=
+        fmt::format(" · ridge point {} ({})", FormatIntensity(roofline.ridge_point, QuantityStyle::kTrimmed),
+                    PrecisionLabel(Clean(roofline.dominant_precision)));
   }
   writer.Wrapped("  ", intensity);
   if (roofline.sm_throughput_percent || roofline.memory_throughput_percent) {
     writer.Wrapped(
-        "  ",
-        fmt::format(
-            "ncu speed of light: SM {} · memory {}",
-            roofline.sm_throughput_percent ? report::FormatPercent(*roofline.sm_throughput_percent) : "n/a",
-            roofline.memory_throughput_percent ? report::FormatPercent(*roofline.memory_throughput_percent)
-                                               : "n/a"));
+        "  ", fmt::format("ncu speed of light: SM {} · memory {}",
+                          roofline.sm_throughput_percent
+                              ? FormatPercent(*roofline.sm_throughput_percent, QuantityStyle::kTrimmed)
+                              : "n/a",
+                          roofline.memory_throughput_percent
+                              ? FormatPercent(*roofline.memory_throughput_percent, QuantityStyle::kTrimmed)
+                              : "n/a"));
   }
   if (!roofline.compute.empty() || !roofline.memory.empty()) writer.Line();
   WriteComputeTable(roofline, verbose, writer);
@@ -275,13 +247,13 @@ void WriteStalls(const KernelDiagnosis& kernel, const RenderOptions& options, Wr
     writer.Line("  not collected (needs the WarpStateStats section)");
     return;
   }
-  std::vector<StallReason> stalls = report::TopStalls(kernel.stalls, options.verbose ? 0 : 8);
+  std::vector<StallReason> stalls = TopStalls(kernel.stalls, options.verbose ? 0 : 8);
   Table table{{{"reason", "", "share", "cycles"}}, {false, false, true, true}};
   for (size_t index = 0; index < stalls.size(); ++index) {
     std::string bar = Bar(stalls[index].share * 100, 30);
     table.rows.push_back({Clean(stalls[index].name), index == 0 ? writer.Style(bar, "1") : bar,
-                          report::FormatFraction(stalls[index].share),
-                          report::FormatNumber(stalls[index].cycles_per_issue)});
+                          FormatFraction(stalls[index].share, QuantityStyle::kTrimmed),
+                          FormatNumber(stalls[index].cycles_per_issue, QuantityStyle::kTrimmed)});
   }
   WriteTable(table, 2, writer);
   if (stalls.size() < kernel.stalls.size()) {
@@ -294,8 +266,8 @@ void WriteEvidence(const Finding& finding, Writer& writer) {
   writer.Line("     Evidence");
   Table table{{{"value", "test", "metric"}}, {true, false, false}, /*wrap_last=*/true};
   for (const Evidence& evidence : finding.evidence) {
-    table.rows.push_back({report::FormatMeasurement(evidence.value, Clean(evidence.unit)),
-                          Clean(report::ThresholdText(evidence)), Clean(evidence.metric)});
+    table.rows.push_back({FormatMeasurement(evidence.value, Clean(evidence.unit), QuantityStyle::kTrimmed),
+                          Clean(ThresholdText(evidence)), Clean(evidence.metric)});
   }
   WriteTable(table, 7, writer);
 }
@@ -325,7 +297,7 @@ void WriteLocations(const Finding& finding, const RenderOptions& options, Writer
     std::string sass = location.sass_text.empty() && location.sass_offset == 0
                            ? ""
                            : fmt::format("0x{:04x} {}", location.sass_offset, Clean(location.sass_text));
-    table.rows.push_back({report::FormatFraction(location.stall_share),
+    table.rows.push_back({FormatFraction(location.stall_share, QuantityStyle::kTrimmed),
                           location.source_line.empty() ? "-" : Clean(location.source_line), sass});
   }
   WriteTable(table, 7, writer);
@@ -339,10 +311,10 @@ void WriteFinding(const Finding& finding, size_t rank, const RenderOptions& opti
   std::string severity = writer.Style(fmt::format("[{}]", UpperCase(SeverityName(finding.severity))),
                                       SeverityColor(finding.severity));
   writer.Wrapped(fmt::format("  {}. ", rank), severity + " " + writer.Style(Clean(finding.title), "1"));
-  writer.Wrapped("     ", fmt::format("{} {} · confidence {} · tool {}", report::GainLabel(finding),
-                                      report::GainText(finding), report::FormatFraction(finding.confidence),
-                                      Clean(finding.tool)));
-  std::string merged = report::MergedToolsText(finding);
+  writer.Wrapped(
+      "     ", fmt::format("{} {} · confidence {} · tool {}", GainLabel(finding), GainText(finding),
+                           FormatFraction(finding.confidence, QuantityStyle::kTrimmed), Clean(finding.tool)));
+  std::string merged = MergedToolsText(finding);
   if (!merged.empty()) writer.Wrapped("     ", Clean(merged) + " (their evidence is listed below)");
   if (!finding.gain_method.empty()) writer.Wrapped("     gain method: ", Clean(finding.gain_method));
   if (!finding.root_cause.empty()) writer.Wrapped("     Root cause: ", Clean(finding.root_cause));
@@ -356,11 +328,11 @@ void WriteFinding(const Finding& finding, size_t rank, const RenderOptions& opti
 void WriteSkippedTools(const KernelDiagnosis& kernel, Writer& writer) {
   if (kernel.skipped_tools.empty()) return;
   writer.Heading(fmt::format("SKIPPED TOOLS · {} could not run", kernel.skipped_tools.size()));
-  writer.Wrapped("  ", std::string(report::kSkippedToolsIntro) + ":");
-  for (const report::SkippedToolGroup& group : report::GroupSkippedTools(kernel.skipped_tools)) {
+  writer.Wrapped("  ", std::string(kSkippedToolsIntro) + ":");
+  for (const SkippedToolGroup& group : GroupSkippedTools(kernel.skipped_tools)) {
     writer.Wrapped("  - collect: ", Clean(group.how_to_collect.empty() ? "unknown" : group.how_to_collect));
-    writer.Wrapped("    tools:   ", Clean(report::JoinList(group.tools)));
-    writer.Wrapped("    missing: ", Clean(report::JoinList(group.missing)));
+    writer.Wrapped("    tools:   ", Clean(JoinList(group.tools)));
+    writer.Wrapped("    missing: ", Clean(JoinList(group.missing)));
   }
 }
 
@@ -372,7 +344,7 @@ void WriteNotes(const KernelDiagnosis& kernel, Writer& writer) {
   const std::vector<std::string>& missing = kernel.roofline.missing_metrics;
   if (!missing.empty()) {
     writer.Heading("MISSING METRICS");
-    writer.Wrapped("  ", std::string(report::kMissingMetricsAdvice) + ":");
+    writer.Wrapped("  ", std::string(kMissingMetricsAdvice) + ":");
     for (const std::string& metric : missing) writer.Wrapped("  - ", Clean(metric));
   }
 }
@@ -410,18 +382,18 @@ void WriteHypotheses(const Diagnosis& diagnosis, Writer& writer) {
     std::string verdict =
         writer.Style("[" + UpperCase(hypothesis.verdict) + "]", VerdictColor(hypothesis.verdict));
     writer.Wrapped("  ", verdict + " " + Clean(hypothesis.prediction));
-    writer.Wrapped("     from: ", Clean(report::HypothesisOriginText(hypothesis)));
+    writer.Wrapped("     from: ", Clean(HypothesisOriginText(hypothesis)));
     if (!hypothesis.rationale.empty())
       writer.Wrapped("     predicted because: ", Clean(hypothesis.rationale));
     if (!hypothesis.explanation.empty()) writer.Wrapped("     verdict: ", Clean(hypothesis.explanation));
-    std::string evidence = report::HypothesisEvidenceText(hypothesis);
+    std::string evidence = HypothesisEvidenceText(hypothesis);
     if (!evidence.empty()) writer.Wrapped("     evidence: ", Clean(evidence));
   }
 }
 
 // Unsupported markers stand out in colour.
 std::string StyleMarkers(const std::string& text, const Writer& writer) {
-  std::string marker(report::kUnsupportedMarker);
+  std::string marker(kUnsupportedMarker);
   std::string styled;
   size_t start = 0;
   for (size_t found = text.find(marker); found != std::string::npos; found = text.find(marker, start)) {
@@ -432,22 +404,22 @@ std::string StyleMarkers(const std::string& text, const Writer& writer) {
 }
 
 void WriteNarrativeBlocks(const Narrative& narrative, Writer& writer) {
-  for (const report::NarrativeBlock& block : report::SplitNarrative(narrative.text)) {
+  for (const NarrativeBlock& block : SplitNarrative(narrative.text)) {
     switch (block.kind) {
-      case report::NarrativeBlockKind::kHeading:
+      case NarrativeBlockKind::kHeading:
         writer.Line();
         writer.Wrapped("  ", writer.Style(Clean(block.text), "1"));
         break;
-      case report::NarrativeBlockKind::kBullet:
+      case NarrativeBlockKind::kBullet:
         writer.Wrapped("  - ", StyleMarkers(Clean(block.text), writer));
         break;
-      case report::NarrativeBlockKind::kNumbered:
+      case NarrativeBlockKind::kNumbered:
         writer.Wrapped("  " + Clean(block.marker) + " ", StyleMarkers(Clean(block.text), writer));
         break;
-      case report::NarrativeBlockKind::kParagraph:
+      case NarrativeBlockKind::kParagraph:
         writer.Wrapped("  ", StyleMarkers(Clean(block.text), writer));
         break;
-      case report::NarrativeBlockKind::kCode:
+      case NarrativeBlockKind::kCode:
         for (size_t start = 0, end = 0; start < block.text.size(); start = end + 1) {
           end = std::min(block.text.find('\n', start), block.text.size());
           writer.Line("      " + Clean(std::string_view(block.text).substr(start, end - start)));
@@ -468,10 +440,10 @@ void WriteNarrative(const Diagnosis& diagnosis, Writer& writer) {
   writer.Heading("NARRATIVE · written by an LLM from the evidence above; every number checked");
   WriteNarrativeBlocks(narrative, writer);
   writer.Line();
-  writer.Wrapped("  checked: ", StyleMarkers(Clean(report::ClaimSummary(narrative)), writer));
-  std::string regeneration = report::RegenerationText(narrative);
+  writer.Wrapped("  checked: ", StyleMarkers(Clean(ClaimSummary(narrative)), writer));
+  std::string regeneration = RegenerationText(narrative);
   if (!regeneration.empty()) writer.Wrapped("  ", Clean(regeneration));
-  writer.Wrapped("  ", Clean(report::NarrativeProvenance(narrative)));
+  writer.Wrapped("  ", Clean(NarrativeProvenance(narrative)));
 }
 
 class TerminalRenderer : public Renderer {

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "report/format.h"
+#include "core/quantity_format.h"
+#include "core/terminal_text.h"
+#include "report/markup_escape.h"
 #include "report/render_test_samples.h"
 #include "report/renderer.h"
 
@@ -109,7 +111,7 @@ TEST(TerminalRenderTest, FitsOneHundredColumns) {
     while (start < text.size()) {
       size_t end = text.find('\n', start);
       std::string line = text.substr(start, end - start);
-      EXPECT_LE(report::DisplayWidth(line), 100u) << line;
+      EXPECT_LE(DisplayWidth(line), 100u) << line;
       start = end + 1;
     }
   }

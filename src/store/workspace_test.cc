@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fixture_reader.h"
+
 namespace kopt {
 namespace {
 
@@ -65,8 +67,7 @@ TEST_F(WorkspaceTest, StoresCandidateSourceByHash) {
   auto hash = workspace->StoreCandidate("__global__ void k() {}", "cands/a.cu", "a");
   ASSERT_TRUE(hash.ok()) << hash.status().message();
   EXPECT_EQ(hash->size(), 64u);
-  std::ifstream stored(directory_ / "candidates" / (*hash + ".cu"));
-  std::string text((std::istreambuf_iterator<char>(stored)), std::istreambuf_iterator<char>());
+  std::string text = ReadTestFile(directory_ / "candidates" / (*hash + ".cu"));
   EXPECT_EQ(text, "__global__ void k() {}");
   auto again = workspace->StoreCandidate("__global__ void k() {}", "other/a.cu", "a");
   ASSERT_TRUE(again.ok());

@@ -23,11 +23,44 @@ export KOPT_RUNNER=$PWD/.carry/bin/kopt-runner
 evaluations=${EVALUATIONS:-6}
 summary=$out/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
+# What the run reached before a time limit still counts: the archive is
+# refreshed after every step.
+save() { tar czf "${RESULTS_TGZ:-$out/../optimize_results.tgz}" -C "$out" . 2>/dev/null; }
 common=(--max-evaluations "$evaluations" --seed 11 --timing-seconds 1 --search mcts)
 report() {  # workspace run name
   "$kopt" report "$2" --workspace "$1" -f md > "$out/$3.md" 2>&1
   "$kopt" report "$2" --workspace "$1" -f html > "$out/$3.html" 2>&1
 }
+resume_check() {
+# kill -9 at a random point, then --resume (first task).
+local task=${tasks[0]}
+ws=$(mktemp -d)/ws
+delay=$((4 + RANDOM % 8))
+"$kopt" optimize "examples/tasks/$task" --generator scripted --script "examples/tasks/$task/candidates" \
+  "${common[@]}" --workspace "$ws" -f json -o "$out/$task.killed.json" 2> "$out/$task.killed.progress" &
+victim=$!
+sleep "$delay"
+kill -9 $victim 2>/dev/null; wait $victim 2>/dev/null
+note "resume: killed after $delay s; nodes recorded then: $(grep -c '^\[' "$out/$task.killed.progress")"
+cp "$ws/runs/1/optimize.json" "$out/$task.killed_state.json" 2>/dev/null
+"$kopt" optimize --resume 1 --generator scripted --script "examples/tasks/$task/candidates" "${common[@]}" \
+  --workspace "$ws" -f json -o "$out/$task.resumed.json" 2> "$out/$task.resumed.progress"
+note "resume: exit $?"
+report "$ws" 1 "$task.resumed"
+python3 - "$out/$task.resumed.json" "$out/$task.scripted.json" <<'PY' | tee -a "$summary"
+import json, sys
+resumed = json.load(open(sys.argv[1]))["run"]
+straight = json.load(open(sys.argv[2]))["run"]
+def shape(run):
+    return [(n["id"], n.get("parent_id"), n["status"], n["mode"]) for n in run["tree"]["nodes"]]
+nodes = resumed["tree"]["nodes"]
+print(f"resume: {len(nodes)} nodes, {resumed['usage']['evaluations']} evaluations, "
+      f"pending {sum(1 for n in nodes if n['status'] == 'pending')}, status {resumed['status']}")
+print("resume: same tree as the uninterrupted run:", shape(resumed) == shape(straight))
+PY
+  save
+}
+first=1
 for task in "${tasks[@]}"; do
   ws=$(mktemp -d)/ws
   start=$(date +%s.%N)
@@ -58,31 +91,7 @@ for task in "${tasks[@]}"; do
   else
     note "$task llm: API key in neither the workspace nor the outputs"
   fi
+  save
+  if [ $first = 1 ]; then resume_check; first=0; fi
 done
-# kill -9 at a random point, then --resume (first task).
-task=${tasks[0]}
-ws=$(mktemp -d)/ws
-delay=$((4 + RANDOM % 8))
-"$kopt" optimize "examples/tasks/$task" --generator scripted --script "examples/tasks/$task/candidates" \
-  "${common[@]}" --workspace "$ws" -f json -o "$out/$task.killed.json" 2> "$out/$task.killed.progress" &
-victim=$!
-sleep "$delay"
-kill -9 $victim 2>/dev/null; wait $victim 2>/dev/null
-note "resume: killed after $delay s; nodes recorded then: $(grep -c '^\[' "$out/$task.killed.progress")"
-cp "$ws/runs/1/optimize.json" "$out/$task.killed_state.json" 2>/dev/null
-"$kopt" optimize --resume 1 --generator scripted --script "examples/tasks/$task/candidates" "${common[@]}" \
-  --workspace "$ws" -f json -o "$out/$task.resumed.json" 2> "$out/$task.resumed.progress"
-note "resume: exit $?"
-report "$ws" 1 "$task.resumed"
-python3 - "$out/$task.resumed.json" "$out/$task.scripted.json" <<'PY' | tee -a "$summary"
-import json, sys
-resumed = json.load(open(sys.argv[1]))["run"]
-straight = json.load(open(sys.argv[2]))["run"]
-def shape(run):
-    return [(n["id"], n.get("parent_id"), n["status"], n["mode"]) for n in run["tree"]["nodes"]]
-nodes = resumed["tree"]["nodes"]
-print(f"resume: {len(nodes)} nodes, {resumed['usage']['evaluations']} evaluations, "
-      f"pending {sum(1 for n in nodes if n['status'] == 'pending')}, status {resumed['status']}")
-print("resume: same tree as the uninterrupted run:", shape(resumed) == shape(straight))
-PY
-tar czf "$out/../optimize_results.tgz" -C "$out" . 2>/dev/null
+save

@@ -38,8 +38,8 @@ std::vector<Recommendation> LaunchOverheadRecommendations(const LaunchStatistics
                                                           double cost_ns) {
   return {
       {"Capture the launch sequence in a CUDA Graph (cudaStreamBeginCapture … cudaGraphLaunch) and replay it",
-       fmt::format("each launch pays about {} of CPU/driver cost for {} of GPU work", FormatDuration(cost_ns),
-                   FormatDuration(statistics.mean_ns)),
+       fmt::format("each launch pays about {} of CPU/driver cost for {} of GPU work", FormatDuration(cost_ns, QuantityStyle::kFixed),
+                   FormatDuration(statistics.mean_ns, QuantityStyle::kFixed)),
        "the per-launch host cost mostly disappears; the GPU runs the kernels back to back"},
       {"Fuse the work of many launches into one kernel: loop over the iterations or batch items inside the "
        "kernel (a bigger grid, or a persistent kernel with grid-wide sync between dependent steps), or fuse "
@@ -68,14 +68,14 @@ std::optional<Finding> AnalyzeLaunchOverhead(const ToolContext& context) {
   if (gain < context.Threshold("min_gain")) return std::nullopt;
   Finding finding;
   finding.title = fmt::format("Launch overhead: {} launches of {} on average", statistics.count,
-                              FormatDuration(statistics.mean_ns));
+                              FormatDuration(statistics.mean_ns, QuantityStyle::kFixed));
   finding.estimated_gain = gain;
   finding.gain_method = fmt::format(
       "share of each launch's cost that is overhead: per launch {} of GPU time + {} launch cost (threshold); "
       "the SMs work {:.1f}% of the GPU time ({}); gain = 1 − {} / {} (ncu serialises launches, so the gaps "
       "between them are not in the profile: the launch cost is the threshold's)",
-      FormatDuration(statistics.mean_ns), FormatDuration(cost_ns), Percent(active), FormatDuration(work_ns),
-      FormatDuration(work_ns), FormatDuration(statistics.mean_ns + cost_ns));
+      FormatDuration(statistics.mean_ns, QuantityStyle::kFixed), FormatDuration(cost_ns, QuantityStyle::kFixed), Percent(active), FormatDuration(work_ns, QuantityStyle::kFixed),
+      FormatDuration(work_ns, QuantityStyle::kFixed), FormatDuration(statistics.mean_ns + cost_ns, QuantityStyle::kFixed));
   finding.evidence.push_back(MakeEvidence("launches of this kernel in the profile", statistics.count,
                                           "launch", ">=", minimum_launches));
   finding.evidence.push_back(MakeEvidence("mean gpu__time_duration.sum", statistics.mean_ns / 1000, "µs",
@@ -95,7 +95,7 @@ std::optional<Finding> AnalyzeLaunchOverhead(const ToolContext& context) {
       "The kernel is launched many times ({} in the profile) and each launch does about {} of GPU work, less "
       "than the fixed cost of a launch. The program spends its time launching, starting and draining kernels "
       "rather than computing.",
-      statistics.count, FormatDuration(work_ns));
+      statistics.count, FormatDuration(work_ns, QuantityStyle::kFixed));
   finding.recommendations = LaunchOverheadRecommendations(statistics, cost_ns);
   finding.confidence = activity ? 0.75 : 0.6;
   return finding;

@@ -158,9 +158,9 @@ std::vector<Recommendation> SharedMemoryRecommendations(const ToolContext& conte
   recommendations.push_back(
       {fmt::format("Cut shared memory per block from {} to at most {} (smaller tiles, fewer pipeline stages, "
                    "or only the hot part of a table in shared memory) so that {} blocks fit per SM",
-                   FormatBytes(per_block), FormatBytes(budget), FormatCount(next_blocks)),
+                   FormatBytes(per_block, QuantityStyle::kFixed), FormatBytes(budget, QuantityStyle::kFixed), FormatCount(next_blocks)),
        fmt::format("{} of shared memory per block leaves room for only {} block(s) per SM",
-                   FormatBytes(per_block), FormatCount(limiter.blocks)),
+                   FormatBytes(per_block, QuantityStyle::kFixed), FormatCount(limiter.blocks)),
        fmt::format("theoretical occupancy rises to {:.0f}%; more warps keep more memory requests in flight",
                    100 * next_blocks * limiter.warps_per_block / limiter.max_warps)});
   recommendations.push_back(
