@@ -171,11 +171,12 @@ struct SpawnSetup {
 // Starts `program_path` with stdin from /dev/null, stdout/stderr into the
 // given pipe ends, its own process group and default signal handling.
 Result<pid_t> SpawnChild(const std::string& program_path, const CommandSpec& spec, int stdout_fd,
-                         int stderr_fd) {
+                         int stderr_fd, int channel_fd) {
   SpawnSetup setup;
   posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&setup.actions, stdout_fd, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&setup.actions, stderr_fd, STDERR_FILENO);
+  if (channel_fd >= 0) posix_spawn_file_actions_adddup2(&setup.actions, channel_fd, spec.channel_fd);
   if (!spec.working_directory.empty()) {
     posix_spawn_file_actions_addchdir_np(&setup.actions, spec.working_directory.c_str());
   }
@@ -205,10 +206,11 @@ Result<pid_t> SpawnChild(const std::string& program_path, const CommandSpec& spe
 // Drains a running child's stdout and stderr, enforces the deadline, and reaps it.
 class ChildMonitor {
  public:
-  ChildMonitor(pid_t pid, int stdout_fd, int stderr_fd, const CommandSpec& spec)
+  ChildMonitor(pid_t pid, int stdout_fd, int stderr_fd, int channel_fd, const CommandSpec& spec)
       : pid_(pid), process_fd_(OpenProcessDescriptor(pid)), spec_(spec), start_(Clock::now()) {
-    streams_[0] = {stdout_fd, &result_.stdout_text};
-    streams_[1] = {stderr_fd, &result_.stderr_text};
+    streams_[0] = {stdout_fd, &result_.stdout_text, spec.max_output_bytes, &result_.output_truncated};
+    streams_[1] = {stderr_fd, &result_.stderr_text, spec.max_output_bytes, &result_.output_truncated};
+    streams_[2] = {channel_fd, &result_.channel_bytes, spec.max_channel_bytes, &result_.channel_truncated};
   }
 
   ~ChildMonitor() {
@@ -237,7 +239,10 @@ class ChildMonitor {
   struct Stream {
     int fd = -1;
     std::string* sink = nullptr;
+    size_t max_bytes = 0;  // 0: no limit
+    bool* truncated = nullptr;
   };
+  static constexpr int kStreams = 3;
 
   int OpenStreamCount() const {
     return static_cast<int>(std::count_if(std::begin(streams_), std::end(streams_),
@@ -295,6 +300,7 @@ class ChildMonitor {
     if (reaped != pid_) return;
     exited_ = true;
     last_output_ = Clock::now();  // the drain-idle limit counts from the exit
+    result_.seconds = std::chrono::duration<double>(last_output_ - start_).count();
     if (WIFSIGNALED(wait_status)) {
       result_.signaled = true;
       result_.signal = WTERMSIG(wait_status);
@@ -305,10 +311,10 @@ class ChildMonitor {
 
   // Waits up to `timeout_milliseconds` for output or the child's exit, and reads what is ready.
   void PumpOutput(int timeout_milliseconds) {
-    pollfd poll_fds[3];
-    int indices[3];
+    pollfd poll_fds[kStreams + 1];
+    int indices[kStreams + 1];
     int count = 0;
-    for (int index = 0; index < 2; ++index) {
+    for (int index = 0; index < kStreams; ++index) {
       if (streams_[index].fd < 0) continue;
       poll_fds[count] = {streams_[index].fd, POLLIN, 0};
       indices[count++] = index;
@@ -325,7 +331,7 @@ class ChildMonitor {
   }
 
   void ReadOnce(Stream& stream) {
-    char buffer[65536];
+    static thread_local char buffer[1 << 20];  // large tensors arrive on the channel
     ssize_t bytes = read(stream.fd, buffer, sizeof buffer);
     if (bytes < 0 && (errno == EINTR || errno == EAGAIN)) return;
     if (bytes <= 0) {
@@ -335,12 +341,16 @@ class ChildMonitor {
     }
     last_output_ = Clock::now();
     size_t keep = static_cast<size_t>(bytes);
-    if (spec_.max_output_bytes > 0) {
-      size_t room = spec_.max_output_bytes - std::min(spec_.max_output_bytes, stream.sink->size());
-      if (room < keep) result_.output_truncated = true;
+    if (stream.max_bytes > 0) {
+      size_t room = stream.max_bytes - std::min(stream.max_bytes, stream.sink->size());
+      if (room < keep) *stream.truncated = true;
       keep = std::min(keep, room);
     }
     stream.sink->append(buffer, keep);
+    if (stream.sink == &result_.stdout_text) {
+      result_.stdout_arrivals.push_back(
+          {stream.sink->size(), std::chrono::duration<double>(last_output_ - start_).count()});
+    }
   }
 
   pid_t pid_;
@@ -352,7 +362,7 @@ class ChildMonitor {
   bool exited_ = false;
   bool term_sent_ = false;
   bool kill_sent_ = false;
-  Stream streams_[2];
+  Stream streams_[kStreams];
   CommandResult result_;
 };
 
@@ -371,15 +381,27 @@ class SystemCommandRunner : public CommandRunner {
         return NotFound("program '" + spec.argv[0] + "' not found on PATH (" + PathFor(spec) + ")");
       }
     }
-    PipePair stdout_pipe, stderr_pipe;
+    if (spec.channel_fd >= 0 && spec.channel_fd <= STDERR_FILENO) {
+      return InvalidInput("CommandSpec::channel_fd must be >= 3 (or -1)");
+    }
+    PipePair stdout_pipe, stderr_pipe, channel_pipe;
     KOPT_RETURN_IF_ERROR(MakePipe(stdout_pipe));
     KOPT_RETURN_IF_ERROR(MakePipe(stderr_pipe));
-    KOPT_ASSIGN_OR_RETURN(
-        pid_t pid, SpawnChild(program_path, spec, stdout_pipe.write_end.get(), stderr_pipe.write_end.get()));
+    if (spec.channel_fd >= 0) {
+      KOPT_RETURN_IF_ERROR(MakePipe(channel_pipe));
+#ifdef F_SETPIPE_SZ
+      (void)fcntl(channel_pipe.read_end.get(), F_SETPIPE_SZ, 1 << 20);  // best effort: fewer wake-ups
+#endif
+    }
+    KOPT_ASSIGN_OR_RETURN(pid_t pid, SpawnChild(program_path, spec, stdout_pipe.write_end.get(),
+                                                stderr_pipe.write_end.get(), channel_pipe.write_end.get()));
     stdout_pipe.write_end.Close();
     stderr_pipe.write_end.Close();
+    channel_pipe.write_end.Close();
     // The monitor closes the read ends (at end of file, or when it stops).
-    return ChildMonitor(pid, stdout_pipe.read_end.Release(), stderr_pipe.read_end.Release(), spec).Watch();
+    return ChildMonitor(pid, stdout_pipe.read_end.Release(), stderr_pipe.read_end.Release(),
+                        channel_pipe.read_end.Release(), spec)
+        .Watch();
   }
 
   std::string FindProgram(const std::string& program) override {
@@ -388,6 +410,17 @@ class SystemCommandRunner : public CommandRunner {
     return SearchPath(program, ParentPath());
   }
 };
+
+}  // namespace
+
+double ArrivalSeconds(const std::vector<OutputArrival>& arrivals, size_t end_offset) {
+  for (const OutputArrival& arrival : arrivals) {
+    if (arrival.end_offset >= end_offset) return arrival.seconds;
+  }
+  return arrivals.empty() ? 0 : arrivals.back().seconds;
+}
+
+namespace {
 
 std::string SignalName(int signal_number) {
   switch (signal_number) {

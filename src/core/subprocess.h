@@ -37,6 +37,20 @@ struct CommandSpec {
   // Each of stdout and stderr keeps at most this many bytes; the rest is read
   // and discarded (CommandResult::output_truncated). 0: no limit.
   size_t max_output_bytes = size_t{1} << 30;
+  // >= 3: the child also gets the write end of a pipe at this descriptor
+  // number (kopt-runner's output channel, harness/output_frames.h); what it
+  // writes there arrives in CommandResult::channel_bytes. -1: none.
+  int channel_fd = -1;
+  // The channel keeps at most this many bytes (the rest is read and
+  // discarded; channel_truncated). 0: no limit.
+  size_t max_channel_bytes = size_t{16} << 30;
+};
+
+// When a piece of a child's stdout arrived: the stdout offset just past it,
+// and the parent's seconds since the child was started.
+struct OutputArrival {
+  size_t end_offset = 0;
+  double seconds = 0;
 };
 
 struct CommandResult {
@@ -47,6 +61,11 @@ struct CommandResult {
   std::string stdout_text;
   std::string stderr_text;
   bool output_truncated = false;  // max_output_bytes was reached on stdout or stderr
+  std::string channel_bytes;      // what the child wrote to CommandSpec::channel_fd
+  bool channel_truncated = false;
+  // Every read from stdout, in order (the parent's clock, not the child's).
+  std::vector<OutputArrival> stdout_arrivals;
+  double seconds = 0;  // wall time from the start to the exit, the parent's clock
   bool Succeeded() const { return !signaled && !timed_out && exit_code == 0; }
 };
 
@@ -62,6 +81,11 @@ class CommandRunner {
 };
 
 std::unique_ptr<CommandRunner> MakeSystemCommandRunner();
+
+// The parent-clock arrival time of the stdout byte just before `end_offset`
+// (the end of a line): the first arrival whose piece reaches it; the last
+// arrival's time when none does; 0 without arrivals.
+double ArrivalSeconds(const std::vector<OutputArrival>& arrivals, size_t end_offset);
 
 // How a command ended, for messages: "exit code 3", "signal 11 (SIGSEGV)",
 // "timed out after 5 s (killed by signal 15 (SIGTERM))".

@@ -239,3 +239,40 @@ TEST(SubprocessTest, CommandLineForDisplayQuotes) {
 
 }  // namespace
 }  // namespace kopt
+
+namespace kopt {
+namespace {
+
+TEST(SubprocessChannelTest, TheChildsChannelDescriptorArrivesApartFromStdout) {
+  CommandSpec spec;
+  spec.argv = {"/bin/sh", "-c", "printf 'frame' >&3; echo line; printf 'more' >&3"};
+  spec.channel_fd = 3;
+  CommandResult result = RunOk(spec);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.channel_bytes, "framemore");
+  EXPECT_EQ(result.stdout_text, "line\n");
+  ASSERT_FALSE(result.stdout_arrivals.empty());
+  EXPECT_EQ(result.stdout_arrivals.back().end_offset, 5u);
+  EXPECT_GE(ArrivalSeconds(result.stdout_arrivals, 5), 0);
+  EXPECT_GT(result.seconds, 0);
+}
+
+TEST(SubprocessChannelTest, AChannelMustNotTakeTheStandardDescriptors) {
+  CommandSpec spec;
+  spec.argv = {"/bin/true"};
+  spec.channel_fd = 2;
+  std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
+  EXPECT_FALSE(runner->Run(spec).ok());
+}
+
+TEST(SubprocessChannelTest, ArrivalSecondsPicksThePieceThatReachedAnOffset) {
+  std::vector<OutputArrival> arrivals = {{10, 0.5}, {30, 1.5}};
+  EXPECT_EQ(ArrivalSeconds(arrivals, 5), 0.5);
+  EXPECT_EQ(ArrivalSeconds(arrivals, 10), 0.5);
+  EXPECT_EQ(ArrivalSeconds(arrivals, 11), 1.5);
+  EXPECT_EQ(ArrivalSeconds(arrivals, 99), 1.5);
+  EXPECT_EQ(ArrivalSeconds({}, 1), 0);
+}
+
+}  // namespace
+}  // namespace kopt

@@ -23,6 +23,10 @@ struct ChildExpectations {
   bool timing = false;
   bool energy = false;
   double timeout_seconds = 0;  // the watchdog's limit, for messages
+  int64_t l2_bytes = 0;      // the GPU's L2 (from the reference child), for the input-set check; 0: unchecked
+  double floor_seconds = 0;  // the roofline floor; 0: unknown
+  bool floor_is_final =
+      false;  // below the floor now is a rejection (suspect_fast), not a reason to re-measure
 };
 
 // How one child run ended.

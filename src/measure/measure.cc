@@ -18,6 +18,7 @@
 #include "core/sha256.h"
 #include "harness/compiler.h"
 #include "harness/parallel_compiler.h"
+#include "measure/bench_verdict.h"
 #include "measure/child_outcome.h"
 #include "measure/measure_plan.h"
 #include "measure/runner_client.h"
@@ -194,6 +195,8 @@ class MeasureSession::Impl {
   Status MeasureCandidate(Item& item);
   Status RetimeReference();
   Status Run(Item& item, const ChildPlan& child);
+  Status RemeasureBelowFloor(Item& item, const ChildRun& first);
+  double FloorSeconds() const;
   Result<bool> TryResume(Item& item, const MeasurementKey& key);
   bool AllCandidatesStored();
   void Progress(const std::string& text);
@@ -215,6 +218,12 @@ class MeasureSession::Impl {
   bool measured_fresh_ = false;  // some candidate ran now (not from the store)
   bool finished_ = false;
   size_t done_ = 0;
+  // The reference child's outputs for this run's seeds: the expected outputs
+  // of every candidate child (computed once, kept in memory, never written
+  // where a candidate could read them).
+  OutputFrames expected_frames_;
+  bool have_expected_ = false;
+  int64_t l2_bytes_ = 0;  // from the reference child's device event
 };
 
 Status MeasureSession::Impl::Begin(const std::string& task_directory) {
@@ -354,10 +363,12 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
     KOPT_ASSIGN_OR_RETURN(bool resumed, TryResume(item, key));
     if (resumed) return Status::Ok();
   }
+  bool is_reference = child.role != EntryRole::kCandidate;
   const CompileResult& reference = items_[0]->compile->value();
   RunnerRequestOptions request_options;
   request_options.check = child.check;
   request_options.energy = child.timing && child.energy;
+  request_options.role = is_reference ? runner::RunnerRole::kReference : runner::RunnerRole::kCandidate;
   KOPT_ASSIGN_OR_RETURN(json request, BuildRunnerRequest(settings_, plan_, item.compile->value().library_path,
                                                          reference.library_path, request_options));
   if (!child.timing) request["timing"] = nullptr;
@@ -366,18 +377,100 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
   expected.timing = child.timing;
   expected.energy = child.timing && child.energy;
   expected.timeout_seconds = settings_.timeout_seconds;
+  expected.l2_bytes = l2_bytes_;
+  if (!is_reference) expected.floor_seconds = FloorSeconds();
+  // The first reference child computes the expected outputs; later children
+  // (candidates, the reference re-timed at the end) are judged against them.
+  if (!is_reference && !have_expected_) {
+    // The reference was resumed from the store (no outputs kept): its child runs now for them.
+    Item again = *items_[0];
+    ChildPlan reference_child;
+    reference_child.role = EntryRole::kReference;
+    reference_child.check = true;
+    reference_child.timing = child.timing;
+    reference_child.energy = false;
+    reference_child.resume = false;
+    KOPT_RETURN_IF_ERROR(Run(again, reference_child));
+    if (!have_expected_) return Internal("kopt bug: no expected outputs after measuring the reference");
+  }
+  const OutputFrames* expected_frames = have_expected_ ? &expected_frames_ : nullptr;
   RunnerClient client(*environment_.command_runner, plan_.runner_program, *workspace_, report_.run_id,
                       settings_.timeout_seconds);
   Progress("measuring " + item.entry.name);
   std::string artifact_stem = child.role == EntryRole::kCandidate ? item.entry.name + ".candidate" : role;
-  KOPT_ASSIGN_OR_RETURN(ChildRun run, client.Run(request, artifact_stem, key, expected));
+  KOPT_ASSIGN_OR_RETURN(ChildRun run, client.Run(request, artifact_stem, key, expected, expected_frames));
   if (gpu_.empty() && !key.gpu.empty()) {
     gpu_ = key.gpu;
     KOPT_RETURN_IF_ERROR(workspace_->SetRunGpu(report_.run_id, gpu_));
   }
+  if (child.role == EntryRole::kReference && !have_expected_) {
+    expected_frames_ = std::move(run.frames);
+    have_expected_ = true;
+    if (run.events.device) l2_bytes_ = run.events.device->l2_bytes;
+  }
   ApplyChildRun(run, item.entry);
   item.entry.resumed_from_run.reset();
+  if (run.below_floor) return RemeasureBelowFloor(item, run);
   return Status::Ok();
+}
+
+// A candidate timed below the floor is measured again with fresh input
+// values (new timed sets and a new round after timing, their expected outputs
+// from a new reference child); still below it, it is rejected
+// (suspect_fast), never reported as a speedup.
+Status MeasureSession::Impl::RemeasureBelowFloor(Item& item, const ChildRun& first) {
+  MeasurePlan fresh = plan_;
+  std::random_device random;
+  fresh.seeds = {(static_cast<uint64_t>(random()) << 20) ^ random()};
+  const CompileResult& reference = items_[0]->compile->value();
+  auto run_child = [&](runner::RunnerRole role, const std::string& stem, const OutputFrames* expected_frames,
+                       ChildExpectations expected) -> Result<ChildRun> {
+    RunnerRequestOptions request_options;
+    request_options.check = false;
+    request_options.energy = false;
+    request_options.role = role;
+    KOPT_ASSIGN_OR_RETURN(json request,
+                          BuildRunnerRequest(settings_, fresh, item.compile->value().library_path,
+                                             reference.library_path, request_options));
+    MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash, stem};
+    RunnerClient client(*environment_.command_runner, plan_.runner_program, *workspace_, report_.run_id,
+                        settings_.timeout_seconds);
+    return client.Run(request, item.entry.name + "." + stem, key, expected, expected_frames);
+  };
+  ChildExpectations expected;
+  expected.timing = true;
+  expected.timeout_seconds = settings_.timeout_seconds;
+  expected.l2_bytes = l2_bytes_;
+  KOPT_ASSIGN_OR_RETURN(ChildRun reference_run,
+                        run_child(runner::RunnerRole::kReference, "floor_reference", nullptr, expected));
+  if (reference_run.outcome.status != ChildOutcome::Status::kOk) {
+    item.entry.status = MeasureStatus::kHarnessError;
+    item.entry.failure.reset();
+    item.entry.message = "timed below the roofline floor, and the reference failed when measured again: " +
+                         reference_run.outcome.message;
+    item.entry.timing.reset();
+    return Status::Ok();
+  }
+  expected.floor_seconds = FloorSeconds();
+  expected.floor_is_final = true;
+  KOPT_ASSIGN_OR_RETURN(ChildRun again, run_child(runner::RunnerRole::kCandidate, "floor_recheck",
+                                                  &reference_run.frames, expected));
+  ApplyChildRun(again, item.entry);
+  item.entry.checks_total = first.events.checks.size();
+  item.entry.checks_passed = first.events.checks.size();
+  if (again.outcome.kind == FailureKind::kSuspectFast) {
+    // The verdict for later runs: the candidate's key gets the rejection.
+    MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash,
+                       std::string(EntryRoleName(EntryRole::kCandidate))};
+    KOPT_RETURN_IF_ERROR(workspace_->RecordOutcome(
+        report_.run_id, key, OutcomeToJson(again.outcome, again.end, again.seconds), true));
+  }
+  return Status::Ok();
+}
+
+double MeasureSession::Impl::FloorSeconds() const {
+  const GpuSpec* spec = Spec();
+  return spec ? TaskFloorSeconds(plan_.task, *spec) : 0;
 }
 
 // True when no candidate needs the GPU: each has a stored result or does not
@@ -422,8 +515,7 @@ const GpuSpec* MeasureSession::Impl::Spec() const {
 // The speedup against the reference and the suspect flag.
 void MeasureSession::Impl::Conclude(MeasurementEntry& entry) {
   if (!entry.timing) return;
-  const GpuSpec* spec = Spec();
-  double floor_seconds = spec ? TaskFloorSeconds(plan_.task, *spec) : 0;
+  double floor_seconds = FloorSeconds();
   const MeasurementEntry& reference = items_[0]->entry;
   double reference_median = reference.timing ? reference.timing->median_s : 0;
   entry.speedup = Speedup(reference_median, entry.timing->median_s);
@@ -527,7 +619,7 @@ Result<MeasurementReport> MeasureSession::Impl::Finish() {
   finished_ = true;
   report_.gpu = gpu_;
   const GpuSpec* spec = Spec();
-  if (spec) report_.floor_seconds = TaskFloorSeconds(plan_.task, *spec);
+  report_.floor_seconds = FloorSeconds();
   if (!gpu_.empty() && !spec) {
     report_.notes.push_back("GPU '" + gpu_ +
                             "' is not in kopt's spec table: no roofline floor, no suspect check");

@@ -42,6 +42,8 @@ json MeasurementSettingsJson(const MeasureSettings& settings, const MeasurePlan&
     energy = {{"window_seconds", request.window_seconds}, {"idle_seconds", request.idle_seconds}};
   }
   return {{"kopt_version", KOPT_VERSION},
+          // 2: the verdict is the parent's (issue 12); results of protocol 1 are not reused.
+          {"harness_protocol", 2},
           {"task", plan.task.ToJson()},
           {"check_variants", plan.task.VariantsToJson()},
           {"reference_sha256", Sha256Hex(plan.task.reference_source)},
@@ -52,10 +54,21 @@ json MeasurementSettingsJson(const MeasureSettings& settings, const MeasurePlan&
           {"child_timeout_seconds", settings.timeout_seconds}};
 }
 
+uint64_t MeasurePlan::TimingSeed() const {
+  return runner::TimingSetSeed(seeds.empty() ? 0 : seeds.front(), -2);
+}
+
+uint64_t MeasurePlan::FreshSeed() const {
+  return runner::TimingSetSeed(seeds.empty() ? 0 : seeds.back(), -3);
+}
+
 Result<json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
                                 const std::string& candidate_library, const std::string& reference_library,
                                 const RunnerRequestOptions& options) {
   runner::RunnerRequest request;
+  request.role = options.role;
+  request.timing_seed = plan.TimingSeed();
+  request.fresh_seed = plan.FreshSeed();
   request.candidate_library = candidate_library;
   request.reference_library = reference_library;
   request.seeds = plan.seeds;
@@ -76,14 +89,6 @@ Result<json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePl
     return Internal("kopt bug: the runner request does not read back: " + read_back.status().message());
   }
   return wire;
-}
-
-double TaskFloorSeconds(const TaskSpec& task, const GpuSpec& gpu) {
-  double peak = 0;
-  for (const TensorSpec& tensor : task.tensors) {
-    peak = std::max(peak, PeakFlopsForDtype(gpu, DataTypeName(tensor.dtype)));
-  }
-  return RooflineFloorSeconds(task.flops.value_or(0), task.min_bytes, peak, gpu.dram_bytes_per_second);
 }
 
 }  // namespace kopt

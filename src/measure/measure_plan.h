@@ -1,6 +1,6 @@
 // What a measurement session resolved before any work starts, and what
 // follows from it alone: the settings that key a stored result, the
-// kopt-runner request of one child, the task's roofline floor.
+// kopt-runner request of one child.
 //
 // Thread safety: values and pure functions.
 #pragma once
@@ -15,6 +15,7 @@
 #include "harness/task_spec.h"
 #include "hw/gpu_spec.h"
 #include "measure/measure.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt {
 
@@ -24,6 +25,10 @@ struct MeasurePlan {
   std::optional<GpuSpec> live_gpu;  // the device, when the driver could be asked
   std::string runner_program;       // empty with compile_only
   std::vector<uint64_t> seeds;
+  // The timed input sets' base seed and the round after timing's seed,
+  // derived from the run's seeds (runner request timing_seed, fresh_seed).
+  uint64_t TimingSeed() const;
+  uint64_t FreshSeed() const;
 };
 
 // The harness settings that decide a measurement (hashed into the resume
@@ -33,20 +38,21 @@ nlohmann::json MeasurementSettingsJson(const MeasureSettings& settings, const Me
 
 // What one child is asked to do beyond the settings.
 struct RunnerRequestOptions {
-  bool check = true;    // correctness rounds
-  bool energy = false;  // NVML energy (only with timing)
+  bool check = true;                                         // correctness rounds
+  bool energy = false;                                       // NVML energy (only with timing)
+  runner::RunnerRole role = runner::RunnerRole::kCandidate;  // which library the child loads
 };
 
 // The kopt-runner request (docs/harness-protocol.md §3) for one child:
 // timing as the settings say, correctness rounds and energy as `options`
-// say. Internal error when the request does not read back (TaskSpec and the
-// runner's types disagree: a kopt bug).
+// say; `options.role` says which library the child loads. Internal error when the request does not read back
+// (TaskSpec and the runner's types disagree: a kopt bug).
 Result<nlohmann::json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
                                           const std::string& candidate_library,
                                           const std::string& reference_library,
                                           const RunnerRequestOptions& options);
 
-// The roofline floor of the task on `gpu` (s), 0 when unknown.
-double TaskFloorSeconds(const TaskSpec& task, const GpuSpec& gpu);
+// The roofline floor (TaskFloorSeconds, from the ceilings the task's
+// tolerances allow) is in measure/bench_verdict.h.
 
 }  // namespace kopt

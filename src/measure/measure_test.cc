@@ -18,6 +18,9 @@
 
 #include "core/file_io.h"
 #include "hw/gpu_spec.h"
+#include "measure/bench_verdict.h"
+#include "runner_protocol/output_frames.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt {
 namespace {
@@ -50,23 +53,91 @@ class ScriptedChildren : public CommandRunner {
     result.exit_code = 0;
     if (fs::path(spec.argv[0]).filename() == "nvcc") return Nvcc(spec);
     nlohmann::json request = nlohmann::json::parse(*ReadWholeFile(spec.argv[1]));
-    std::string library = *ReadWholeFile(request["candidate_library"].get<std::string>());
-    std::string out =
+    bool reference = request.value("role", "candidate") == "reference";
+    std::string library =
+        *ReadWholeFile(request[reference ? "reference_library" : "candidate_library"].get<std::string>());
+    // Protocol 2 (docs/harness-protocol.md §3): events carry the run token and
+    // sequence numbers; outputs go as frames whose bytes depend on the round's
+    // seed only, so every child's equal the reference child's.
+    std::string token;
+    for (const auto& [name, value] : spec.environment)
+      if (name == "KOPT_RUN_TOKEN") token = value;
+    int sequence = 0;
+    std::string out;
+    auto emit = [&](nlohmann::json event) {
+      event["seq"] = sequence++;
+      event["token"] = token;
+      event["elapsed_s"] = 0.1;
+      out += event.dump() + "\n";
+    };
+    auto send = [&](const std::string& round, int64_t index, uint64_t seed, int variant = -1) {
+      nlohmann::json names = nlohmann::json::array();
+      for (const nlohmann::json& tensor : request["task"]["tensors"]) {
+        if (tensor["role"] == "input") continue;
+        int64_t count = 1;
+        nlohmann::json shape = tensor["shape"];
+        if (variant >= 0)
+          shape = request["check_variants"][variant]
+                      .value("shapes", nlohmann::json::object())
+                      .value(tensor["name"].get<std::string>(), shape);
+        for (int64_t dimension : shape) count *= dimension;
+        std::string dtype = tensor["dtype"];
+        int64_t size = dtype == "f64" || dtype == "i64"   ? 8
+                       : dtype == "f32" || dtype == "i32" ? 4
+                       : dtype == "u8"                    ? 1
+                                                          : 2;
+        std::vector<std::byte> payload(count * size, std::byte(seed % 100 + 1));
+        result.channel_bytes += EncodeFrame({round, index, tensor["name"]}, payload);
+        names.push_back(tensor["name"]);
+      }
+      return names;
+    };
+    emit(nlohmann::json::parse(
         R"({"event":"device","name":"NVIDIA H200","compute_capability":"9.0","l2_bytes":52428800,)"
-        R"("memory_bytes":150754820096,"sm_clock_max_mhz":1980,"nvml":false})"
-        "\n";
+        R"("memory_bytes":150754820096,"sm_clock_max_mhz":1980,"nvml":false})"));
     if (request["check"].get<bool>()) {
-      size_t rounds = request["seeds"].size() + request["check_variants"].size();
-      for (size_t i = 0; i < rounds; ++i) {
-        out += R"({"event":"check","seed":)" + std::to_string(i) +
-               R"(,"passed":true,"outputs":[]})"
-               "\n";
+      for (size_t i = 0; i < request["seeds"].size(); ++i) {
+        uint64_t seed = request["seeds"][i];
+        emit({{"event", "outputs"},
+              {"round", "check"},
+              {"index", i},
+              {"seed", seed},
+              {"tensors", send("check", i, seed)}});
+      }
+      for (size_t i = 0; i < request["check_variants"].size(); ++i) {
+        emit({{"event", "outputs"},
+              {"round", "variant"},
+              {"index", i},
+              {"seed", 1000 + i},
+              {"tensors", send("variant", i, 1000 + i, static_cast<int>(i))}});
       }
     }
-    if (!request["timing"].is_null())
-      out += Timing(library.find("FAST") != std::string::npos ? 50 : 100) + "\n";
-    out += R"({"event":"done","ok":true})"
-           "\n";
+    if (!request["timing"].is_null()) {
+      Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(request, "request");
+      if (!parsed.ok()) return parsed.status();
+      int64_t sets = ExpectedInputSets(*parsed, 52428800);
+      if (reference) {
+        for (int64_t k = 0; k < sets; ++k)
+          emit({{"event", "outputs"},
+                {"round", "set"},
+                {"index", k},
+                {"seed", 2000 + k},
+                {"tensors", send("set", k, 2000 + k)}});
+      }
+      send("timed", 0, 2000);
+      nlohmann::json timing =
+          nlohmann::json::parse(Timing(library.find("FAST") != std::string::npos ? 50 : 100));
+      timing["input_sets"] = sets;
+      timing["cold"] = parsed->timing->cold;
+      timing["verified"] = {{{"sample", 3}, {"set", 0}, {"seconds", timing["median_s"]}}};
+      emit(timing);
+      emit({{"event", "outputs"},
+            {"round", "fresh"},
+            {"index", 0},
+            {"seed", 3000},
+            {"tensors", send("fresh", 0, 3000)}});
+    }
+    emit({{"event", "done"}, {"ok", true}});
     result.stdout_text = out;
     return result;
   }

@@ -1,7 +1,12 @@
 #include "measure/runner_client.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
+#include <random>
 #include <utility>
+
+#include "measure/bench_verdict.h"
 
 namespace kopt {
 
@@ -13,18 +18,86 @@ RunnerClient::RunnerClient(CommandRunner& command_runner, std::string runner_pro
       run_id_(run_id),
       timeout_seconds_(timeout_seconds) {}
 
+namespace {
+
+constexpr int kOutputChannelFd = 3;
+
+// 128 random bits from the kernel, as hex: this child's run token.
+std::string NewRunToken() {
+  std::random_device random;
+  std::string token;
+  for (int word = 0; word < 4; ++word) token += fmt::format("{:08x}", static_cast<uint32_t>(random()));
+  return token;
+}
+
+ChildOutcome Rejected(FailureKind kind, std::string message, std::string detail) {
+  ChildOutcome outcome;
+  outcome.status = ChildOutcome::Status::kFailed;
+  outcome.kind = kind;
+  outcome.message = std::move(message);
+  outcome.detail = std::move(detail);
+  return outcome;
+}
+
+// The parent's verdict over the child's claimed one (see Run in the header).
+ChildOutcome Judge(const runner::RunnerRequest& request, ChildRun& run, const CommandResult& result,
+                   const std::string& token, const Result<OutputFrames>& frames,
+                   const OutputFrames* expected_frames, const ChildExpectations& expected) {
+  std::string binding = CheckEventBinding(run.events, token);
+  if (!binding.empty()) return Rejected(FailureKind::kProtocolViolation, binding, "");
+  if (!frames.ok()) return Rejected(FailureKind::kProtocolViolation, frames.status().message(), "");
+  ParentVerdict verdict =
+      JudgeOutputs(request, run.events, *frames, expected_frames != nullptr ? *expected_frames : *frames);
+  run.events.checks = verdict.checks;
+  ChildOutcome outcome = ClassifyChildEnd(result, run.events, expected);
+  if (IsHarnessVerdict(verdict)) {
+    ChildOutcome harness;
+    harness.status = ChildOutcome::Status::kHarnessError;
+    harness.message = verdict.message;
+    return harness;
+  }
+  if (outcome.status == ChildOutcome::Status::kHarnessError) return outcome;
+  // The first failing round in protocol order is the verdict, also when the
+  // child failed (or died) later.
+  if (verdict.kind) return Rejected(*verdict.kind, verdict.message, outcome.detail);
+  if (outcome.status != ChildOutcome::Status::kOk || !run.events.timing) return outcome;
+  double window = TimingWindowSeconds(run.events, result.stdout_arrivals);
+  std::string claims = CheckTimingClaims(request, *run.events.timing, window, expected.l2_bytes);
+  if (!claims.empty()) return Rejected(FailureKind::kTimingInconsistent, claims, outcome.detail);
+  if (IsSuspectFast(run.events.timing->median_s, expected.floor_seconds)) {
+    if (expected.floor_is_final) {
+      return Rejected(FailureKind::kSuspectFast,
+                      fmt::format("timed at {:.4g} s, below the roofline floor of {:.4g} s, again after a "
+                                  "re-measurement with fresh input values: physically impossible",
+                                  run.events.timing->median_s, expected.floor_seconds),
+                      outcome.detail);
+    }
+    run.below_floor = true;
+  }
+  return outcome;
+}
+
+}  // namespace
+
 Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::string& artifact_stem,
-                                   MeasurementKey& key, const ChildExpectations& expected) {
+                                   MeasurementKey& key, const ChildExpectations& expected,
+                                   const OutputFrames* expected_frames) {
+  nlohmann::json wire = request;
+  wire["output_fd"] = kOutputChannelFd;
+  Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(wire, "runner request");
+  if (!parsed.ok())
+    return Internal("kopt bug: the runner request does not read back: " + parsed.status().message());
   std::string directory = "runs/" + std::to_string(run_id_) + "/";
-  KOPT_ASSIGN_OR_RETURN(
-      std::string request_path,
-      workspace_.WriteArtifact(directory + artifact_stem + ".request.json", request.dump(2)));
+  KOPT_ASSIGN_OR_RETURN(std::string request_path,
+                        workspace_.WriteArtifact(directory + artifact_stem + ".request.json", wire.dump(2)));
+  std::string token = NewRunToken();
   CommandSpec spec;
   spec.argv = {runner_program_, request_path};
-  spec.environment = {{"NVIDIA_TF32_OVERRIDE", "0"}};
+  spec.environment = {{"NVIDIA_TF32_OVERRIDE", "0"}, {"KOPT_RUN_TOKEN", token}};
   spec.timeout_seconds = timeout_seconds_;
   spec.kill_grace_seconds = 2;
   spec.max_output_bytes = size_t{64} << 20;
+  spec.channel_fd = kOutputChannelFd;
   const auto started = std::chrono::steady_clock::now();
   Result<CommandResult> result = command_runner_.Run(spec);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -34,7 +107,12 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   }
   ChildRun run;
   run.seconds = seconds;
-  run.events = ParseRunnerEvents(result->stdout_text);
+  // A child that was killed or died may have been cut off in the middle of a
+  // line or a frame: what it finished sending still counts, the torn tail not.
+  bool ended_abnormally = result->timed_out || result->signaled;
+  std::string_view complete_lines = result->stdout_text;
+  if (ended_abnormally) complete_lines = complete_lines.substr(0, complete_lines.rfind('\n') + 1);
+  run.events = ParseRunnerEvents(complete_lines);
   if (key.gpu.empty() && run.events.device) key.gpu = run.events.device->name;
   for (const nlohmann::json& event : run.events.events) {
     KOPT_RETURN_IF_ERROR(workspace_.RecordEvent(run_id_, key, event.value("event", "unknown"), event));
@@ -43,10 +121,19 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
       workspace_.WriteArtifact(directory + artifact_stem + ".stdout", result->stdout_text).status());
   KOPT_RETURN_IF_ERROR(
       workspace_.WriteArtifact(directory + artifact_stem + ".stderr", result->stderr_text).status());
-  run.outcome = ClassifyChildEnd(*result, run.events, expected);
+  Result<OutputFrames> frames = OutputFrames::Parse(std::move(result->channel_bytes), ended_abnormally);
+  ChildExpectations expectations = expected;
+  if (expectations.l2_bytes == 0 && run.events.device) expectations.l2_bytes = run.events.device->l2_bytes;
+  run.outcome = Judge(*parsed, run, *result, token, frames, expected_frames, expectations);
+  // The parent's comparisons are stored beside the child's events (resume reads them back).
+  for (const runner::CheckEvent& check : run.events.checks) {
+    KOPT_RETURN_IF_ERROR(workspace_.RecordEvent(run_id_, key, "check", runner::RunnerEventToJson(check)));
+  }
+  if (frames.ok()) run.frames = std::move(frames).value();
   run.end = DescribeCommandEnd(*result, timeout_seconds_);
-  KOPT_RETURN_IF_ERROR(workspace_.RecordOutcome(
-      run_id_, key, OutcomeToJson(run.outcome, run.end, run.seconds), run.outcome.complete()));
+  KOPT_RETURN_IF_ERROR(workspace_.RecordOutcome(run_id_, key,
+                                                OutcomeToJson(run.outcome, run.end, run.seconds),
+                                                run.outcome.complete() && !run.below_floor));
   return run;
 }
 

@@ -16,16 +16,19 @@
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "measure/child_outcome.h"
+#include "runner_protocol/output_frames.h"
 #include "runner_protocol/runner_events_parser.h"
 #include "store/workspace.h"
 
 namespace kopt {
 
 struct ChildRun {
-  RunnerEvents events;
+  RunnerEvents events;  // `checks` are the parent's own comparisons (bench_verdict.h)
   ChildOutcome outcome;
-  std::string end;     // how the process ended, for logs: "exit code 3", "signal 11 (SIGSEGV)"
-  double seconds = 0;  // wall time of the child, start to exit (0 in results stored before it was kept)
+  std::string end;           // how the process ended, for logs: "exit code 3", "signal 11 (SIGSEGV)"
+  double seconds = 0;        // wall time of the child, start to exit (0 in results stored before it was kept)
+  OutputFrames frames;       // the raw outputs it sent (a reference child's are the run's expected outputs)
+  bool below_floor = false;  // ok, but timed below ChildExpectations::floor_seconds (not yet final)
 };
 
 class RunnerClient {
@@ -39,8 +42,16 @@ class RunnerClient {
   // the child's device event (and stays empty when none came). Errors: the
   // runner could not be started (NotFound/Unavailable), or the workspace
   // failed; a candidate's failure is an OK result.
+  //
+  // The verdict is the parent's (docs/harness-protocol.md §3, the trust
+  // boundary): the child gets a fresh run token (KOPT_RUN_TOKEN) and an output
+  // channel (descriptor 3); its events must carry the token in sequence, and
+  // its output frames are judged against `expected_frames` (the reference
+  // child's; null: the child's own, for a reference child) by JudgeOutputs,
+  // its timing by CheckTimingClaims and the floor. The parent's check events
+  // are stored with the child's.
   Result<ChildRun> Run(const nlohmann::json& request, const std::string& artifact_stem, MeasurementKey& key,
-                       const ChildExpectations& expected);
+                       const ChildExpectations& expected, const OutputFrames* expected_frames);
 
  private:
   CommandRunner& command_runner_;

@@ -54,7 +54,10 @@ NodeStatus StatusForFailure(FailureKind kind) {
     case FailureKind::kInputMutated:
     case FailureKind::kStaleOutput:
     case FailureKind::kSideStream: return NodeStatus::kFailedCheck;
-    case FailureKind::kSuspectFast: return NodeStatus::kRejected;
+    // The verdict caught the candidate gaming it (issue 12): rejected, not retried as a bug.
+    case FailureKind::kSuspectFast:
+    case FailureKind::kProtocolViolation:
+    case FailureKind::kTimingInconsistent: return NodeStatus::kRejected;
     case FailureKind::kLoadError:
     case FailureKind::kCrash:
     case FailureKind::kTimeout:
@@ -106,8 +109,18 @@ Evaluation EvaluationOf(const MeasurementEntry& entry, NodeRecord& record) {
     evaluation.status = NodeStatus::kFailedRun;
     evaluation.detail = "verified but not timed (timing is off): nothing to rank";
   } else if (entry.failure.has_value()) {
+    // The harness rejects a result that stays below the floor when
+    // re-measured (issue 12): the same suspect verdict as the flag above.
     evaluation.status = StatusForFailure(*entry.failure);
     evaluation.detail = entry.message + (entry.detail.empty() ? "" : "\n" + entry.detail);
+    if (*entry.failure == FailureKind::kSuspectFast) {
+      record.suspect = true;
+      record.message = "faster than the roofline floor: rejected";
+      evaluation.detail =
+          "rejected (suspect_fast): " + entry.message +
+          ". No correct kernel can be that fast, so the measurement was gamed or the work was "
+          "skipped. Do the whole computation on every call.";
+    }
   } else {
     evaluation.status = NodeStatus::kFailedRun;
     evaluation.detail = fmt::format("{}: {}", MeasureStatusName(entry.status), entry.message);

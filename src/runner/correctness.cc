@@ -9,20 +9,9 @@
 #include <utility>
 
 #include "runner_protocol/input_generator.h"
-#include "runner_protocol/output_comparison.h"
 
 namespace kopt::runner {
 namespace {
-
-// A failure for a non-OK status (nullopt when OK). `not_candidate`: the
-// reference's or the environment's fault.
-std::optional<RunnerFailure> AsFailure(const Status& status, bool not_candidate = false) {
-  if (status.ok()) return std::nullopt;
-  RunnerFailure failure = FailureForStatus(status, FailureKind::kLaunchFailure);
-  failure.not_candidate = not_candidate;
-  if (not_candidate) failure.message = "the reference failed: " + failure.message;
-  return failure;
-}
 
 // One call of `library` and a wait for it: the launch error first (a
 // configuration the device refuses), then cudaDeviceSynchronize (faults
@@ -42,27 +31,15 @@ std::optional<RunnerFailure> CallAndWait(const KernelLibrary& library, const Dev
   return AsFailure(KOPT_CUDA_STATUS(cudaDeviceSynchronize()), is_reference);
 }
 
-// Sets a tensor set up for a call: inputs and inouts from `contents`, or
-// (when `verified_inputs` is given) inputs copied on the device from that set,
-// whose inputs were just checked equal to `contents`; outputs poisoned on the
-// device.
+// Inputs and inouts from `contents`, outputs poisoned on the device.
 Status LoadTensors(const RunnerTask& task, const std::vector<std::vector<std::byte>>& contents,
-                   DeviceTensors& tensors, const DeviceTensors* verified_inputs) {
+                   DeviceTensors& tensors) {
   for (size_t index = 0; index < task.tensors.size(); ++index) {
-    TensorRole role = task.tensors[index].role;
-    KOPT_RETURN_IF_ERROR(role == TensorRole::kOutput ? tensors.Fill(index, kPoisonByte)
-                         : role == TensorRole::kInput && verified_inputs != nullptr
-                             ? tensors.CopyTensorFrom(index, *verified_inputs)
+    KOPT_RETURN_IF_ERROR(task.tensors[index].role == TensorRole::kOutput
+                             ? tensors.Fill(index, kPoisonByte)
                              : tensors.Upload(index, contents[index]));
   }
   return Status::Ok();
-}
-
-std::optional<RunnerFailure> PrepareForCall(const RunnerTask& task,
-                                            const std::vector<std::vector<std::byte>>& contents,
-                                            DeviceTensors& tensors, const DeviceTensors* verified_inputs,
-                                            bool is_reference) {
-  return AsFailure(LoadTensors(task, contents, tensors, verified_inputs), is_reference);
 }
 
 // Adds the wall time since the last mark to the named step of a round.
@@ -109,55 +86,19 @@ std::optional<RunnerFailure> CompareInput(const TensorDecl& tensor, const std::v
 
 std::optional<RunnerFailure> CheckInputsUnchanged(const RunnerTask& task, const DeviceTensors& tensors,
                                                   const std::vector<std::vector<std::byte>>& contents,
-                                                  std::vector<std::byte>& after) {
+                                                  std::vector<std::byte>& after, bool is_reference) {
   for (size_t index = 0; index < task.tensors.size(); ++index) {
     if (task.tensors[index].role != TensorRole::kInput) continue;
-    if (auto failure = AsFailure(tensors.DownloadInto(index, after))) return failure;
-    if (auto failure = CompareInput(task.tensors[index], contents[index], after)) return failure;
-  }
-  return std::nullopt;
-}
-
-// Copies back every written tensor (inputs' entries are left as they are).
-std::optional<RunnerFailure> DownloadWritten(const RunnerTask& task, const DeviceTensors& tensors,
-                                             std::vector<std::vector<std::byte>>& written,
-                                             bool is_reference) {
-  written.resize(task.tensors.size());
-  for (size_t index = 0; index < task.tensors.size(); ++index) {
-    if (!task.tensors[index].IsWritten()) continue;
-    if (auto failure = AsFailure(tensors.DownloadInto(index, written[index]), is_reference)) return failure;
-  }
-  return std::nullopt;
-}
-
-struct RoundResult {
-  CheckEvent event;
-  std::optional<RunnerFailure> failure;
-  std::vector<uint64_t> candidate_fingerprints;  // one per written tensor
-  std::vector<uint64_t> reference_fingerprints;
-};
-
-void JudgeRound(const RunnerTask& task, const std::vector<std::vector<std::byte>>& got,
-                const std::vector<std::vector<std::byte>>& expected, RoundResult& result) {
-  std::vector<OutputVerdict> verdicts;
-  std::string first_failure_message;
-  for (size_t index = 0; index < task.tensors.size(); ++index) {
-    const TensorDecl& tensor = task.tensors[index];
-    if (!tensor.IsWritten()) continue;
-    Tolerance tolerance = task.ToleranceFor(tensor.dtype);
-    OutputVerdict verdict = JudgeOutput(tensor.name, tensor.dtype, got[index], expected[index], tolerance);
-    if (verdict.failure && first_failure_message.empty()) {
-      first_failure_message = DescribeOutputMismatch(verdict.check, tensor.ElementCount(), tensor.dtype,
-                                                     got[index], expected[index], tolerance);
+    if (auto failure = AsFailure(tensors.DownloadInto(index, after), is_reference)) return failure;
+    if (auto failure = CompareInput(task.tensors[index], contents[index], after)) {
+      if (is_reference) {
+        failure->not_candidate = true;
+        failure->message = "the reference failed: " + failure->message;
+      }
+      return failure;
     }
-    result.event.outputs.push_back(verdict.check);
-    result.candidate_fingerprints.push_back(FingerprintBytes(got[index]));
-    result.reference_fingerprints.push_back(FingerprintBytes(expected[index]));
-    verdicts.push_back(std::move(verdict));
   }
-  std::optional<FailureKind> kind = RoundFailure(verdicts);
-  result.event.passed = !kind.has_value();
-  if (kind) result.failure = RunnerFailure{*kind, first_failure_message};
+  return std::nullopt;
 }
 
 // Draws the round's inputs on the host into `contents` (outputs need none:
@@ -173,38 +114,50 @@ void DrawInputs(const RunnerTask& task, uint64_t seed, std::vector<std::vector<s
   }
 }
 
-// Steps 1-5 of a round (see the header); the event is complete only when
-// the comparison was reached (failure before it: event.outputs empty).
-RoundResult RunRound(const CheckContext& context, const RunnerTask& task, DeviceTensors& candidate,
-                     DeviceTensors& reference, uint64_t seed) {
-  RoundResult result;
-  result.event.seed = seed;
-  StepClock clock(result.event.phase_seconds);
+// Steps 1-4 of a round (see the header).
+std::optional<RunnerFailure> RunRound(const CheckContext& context, const RunnerTask& task,
+                                      DeviceTensors& tensors, uint64_t seed, const std::string& round,
+                                      int64_t index) {
+  OutputsEvent event;
+  event.round = round;
+  event.index = index;
+  event.seed = seed;
+  StepClock clock(event.phase_seconds);
   RoundBuffers& buffers = *context.buffers;
   DrawInputs(task, seed, buffers.contents);
   clock.Mark("generate");
   ScalarArguments scalars(task.scalars);
-  auto step = [&](const char* name, auto&& run) {
-    if (result.failure) return;
-    result.failure = run();
-    clock.Mark(name);
-  };
-  const auto& contents = buffers.contents;
-  step("prepare", [&] { return PrepareForCall(task, contents, candidate, nullptr, false); });
-  step("candidate",
-       [&] { return CallAndWait(*context.candidate, candidate, scalars, context.stream, false); });
-  step("input_check",
-       [&] { return CheckInputsUnchanged(task, candidate, contents, buffers.input_after_call); });
-  step("download", [&] { return DownloadWritten(task, candidate, buffers.got, false); });
-  step("prepare", [&] { return PrepareForCall(task, contents, reference, &candidate, true); });
-  step("reference",
-       [&] { return CallAndWait(*context.reference, reference, scalars, context.stream, true); });
-  step("download", [&] { return DownloadWritten(task, reference, buffers.expected, true); });
-  if (!result.failure) {
-    JudgeRound(task, buffers.got, buffers.expected, result);
-    clock.Mark("compare");
+  if (auto failure = AsFailure(LoadTensors(task, buffers.contents, tensors), context.is_reference))
+    return failure;
+  clock.Mark("prepare");
+  if (auto failure = CallAndWait(*context.library, tensors, scalars, context.stream, context.is_reference)) {
+    return failure;
   }
-  return result;
+  clock.Mark("call");
+  if (auto failure = CheckInputsUnchanged(task, tensors, buffers.contents, buffers.input_after_call,
+                                          context.is_reference)) {
+    return failure;
+  }
+  clock.Mark("input_check");
+  for (size_t tensor = 0; tensor < task.tensors.size(); ++tensor) {
+    if (!task.tensors[tensor].IsWritten()) continue;
+    Status sent = SendTensor(*context.channel, task, tensors, tensor, round, index, buffers.written);
+    if (auto failure = AsFailure(sent, context.is_reference)) return failure;
+    event.tensors.push_back(task.tensors[tensor].name);
+  }
+  clock.Mark("send");
+  context.events->Emit(event);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<RunnerFailure> AsFailure(const Status& status, bool not_candidate) {
+  if (status.ok()) return std::nullopt;
+  RunnerFailure failure = FailureForStatus(status, FailureKind::kLaunchFailure);
+  failure.not_candidate = not_candidate;
+  if (not_candidate) failure.message = "the reference failed: " + failure.message;
+  return failure;
 }
 
 uint64_t VariantSeed(const RunnerRequest& request, size_t variant_index) {
@@ -212,85 +165,36 @@ uint64_t VariantSeed(const RunnerRequest& request, size_t variant_index) {
   return base ^ (0x9E3779B97F4A7C15ull * (variant_index + 1));
 }
 
-std::optional<RunnerFailure> ConstantOutputFailure(const RunnerTask& task,
-                                                   const std::vector<RoundResult>& rounds) {
-  if (rounds.size() < 2) return std::nullopt;
-  size_t written_index = 0;
-  for (const TensorDecl& tensor : task.tensors) {
-    if (!tensor.IsWritten()) continue;
-    std::vector<uint64_t> candidate, reference;
-    for (const RoundResult& round : rounds) {
-      candidate.push_back(round.candidate_fingerprints[written_index]);
-      reference.push_back(round.reference_fingerprints[written_index]);
+std::optional<RunnerFailure> RunCorrectnessRounds(const CheckContext& context, const RunnerRequest& request,
+                                                  DeviceTensors& main_size) {
+  for (size_t index = 0; index < request.seeds.size(); ++index) {
+    if (auto failure = RunRound(context, request.task, main_size, request.seeds[index], "check",
+                                static_cast<int64_t>(index))) {
+      return failure;
     }
-    if (IsConstantOutput(candidate, reference)) {
-      return RunnerFailure{
-          FailureKind::kConstantOutput,
-          fmt::format("output \"{}\" was identical for all {} seeds while the reference's changed",
-                      tensor.name, rounds.size())};
-    }
-    ++written_index;
   }
-  return std::nullopt;
-}
-
-std::optional<RunnerFailure> RunVariants(const CheckContext& context, const RunnerRequest& request) {
   for (size_t index = 0; index < request.check_variants.size(); ++index) {
     RunnerTask resized = ApplyVariant(request.task, request.check_variants[index]);
-    Result<MainSizeTensors> tensors = AllocateMainSize(resized);
-    if (!tensors.ok()) return AsFailure(tensors.status());
-    RoundResult round =
-        RunRound(context, resized, *tensors->candidate, *tensors->reference, VariantSeed(request, index));
-    round.event.variant = static_cast<int>(index);
-    if (!round.event.outputs.empty()) context.events->Emit(round.event);
-    if (round.failure) {
-      round.failure->message = fmt::format("size variant {}: {}", index, round.failure->message);
-      return round.failure;
+    Result<std::unique_ptr<DeviceTensors>> tensors = DeviceTensors::Allocate(resized);
+    if (!tensors.ok()) return AsFailure(tensors.status(), context.is_reference);
+    if (auto failure = RunRound(context, resized, **tensors, VariantSeed(request, index), "variant",
+                                static_cast<int64_t>(index))) {
+      failure->message = fmt::format("size variant {}: {}", index, failure->message);
+      return failure;
     }
   }
   return std::nullopt;
 }
 
-}  // namespace
-
-Result<MainSizeTensors> AllocateMainSize(const RunnerTask& task) {
-  MainSizeTensors tensors;
-  KOPT_ASSIGN_OR_RETURN(tensors.candidate, DeviceTensors::Allocate(task));
-  KOPT_ASSIGN_OR_RETURN(tensors.reference, DeviceTensors::Allocate(task));
-  return tensors;
+std::optional<RunnerFailure> RunFreshRound(const CheckContext& context, const RunnerTask& task,
+                                           DeviceTensors& timed, uint64_t seed) {
+  return RunRound(context, task, timed, seed, "fresh", 0);
 }
 
-std::optional<RunnerFailure> RunCorrectnessRounds(const CheckContext& context, const RunnerRequest& request,
-                                                  MainSizeTensors& main_size) {
-  std::vector<RoundResult> rounds;
-  for (uint64_t seed : request.seeds) {
-    RoundResult round = RunRound(context, request.task, *main_size.candidate, *main_size.reference, seed);
-    if (!round.event.outputs.empty()) context.events->Emit(round.event);
-    if (round.failure) return round.failure;
-    rounds.push_back(std::move(round));
-  }
-  if (auto failure = ConstantOutputFailure(request.task, rounds)) return failure;
-  return RunVariants(context, request);
-}
-
-std::optional<RunnerFailure> CheckStaleOutput(const CheckContext& context, const RunnerTask& task,
-                                              DeviceTensors& timed, DeviceTensors& reference, uint64_t seed) {
-  RoundResult round = RunRound(context, task, timed, reference, seed);
-  if (!round.failure) return std::nullopt;
-  FailureKind kind = round.failure->kind;
-  if (kind == FailureKind::kUnwrittenOutput || kind == FailureKind::kWrongOutput ||
-      kind == FailureKind::kPrecisionLoss) {
-    round.failure->kind = FailureKind::kStaleOutput;
-    round.failure->message =
-        "after timing, fresh inputs in the timed buffers gave old or unwritten outputs: " +
-        round.failure->message;
-  }
-  return round.failure;
-}
-
-Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors, RoundBuffers& buffers) {
-  DrawInputs(task, seed, buffers.contents);
-  return LoadTensors(task, buffers.contents, tensors, nullptr);
+Status SendTensor(OutputChannel& channel, const RunnerTask& task, const DeviceTensors& tensors, size_t index,
+                  const std::string& round, int64_t frame_index, std::vector<std::byte>& buffer) {
+  KOPT_RETURN_IF_ERROR(tensors.DownloadInto(index, buffer));
+  return channel.Send(FrameKey{round, frame_index, task.tensors[index].name}, buffer);
 }
 
 Status LaunchOnce(const KernelLibrary& library, const DeviceTensors& tensors, const ScalarArguments& scalars,

@@ -1,29 +1,25 @@
 // kopt-runner's correctness rounds (docs/harness-protocol.md §3-4, issue 4
-// "Correctness").
+// "Correctness", issue 12 "the trust boundary").
+//
+// The child judges nothing: it runs its one library (the candidate in a
+// candidate child, the reference in a reference child) and sends the raw
+// outputs to the parent over the output channel (output_channel.h); the
+// parent compares them with the reference child's (harness/output_comparison.h).
 //
 // One round, for one task size and one seed:
 //   1. inputs (and inouts) are drawn on the host (input_generator.h) and
-//      uploaded to the candidate's tensors; outputs are set to the poison on
-//      the device;
-//   2. the candidate's kopt_launch runs on the harness stream; the launch
-//      error (cudaGetLastError) and then cudaDeviceSynchronize are checked:
-//      a failed launch or a sticky error ends the run with its kind;
-//   3. written tensors (output, inout) are copied back; inputs are copied back
-//      and byte-compared with the host copy (input_mutated);
-//   4. the reference runs on its own tensors with the same contents (inputs
-//      copied on the device from the candidate's, just checked unchanged;
-//      inouts uploaded again; outputs poisoned);
-//   5. every written tensor is compared (output_comparison.h); the round's
-//      `check` event is emitted (with the seconds each step took, `phase_s`);
-//      a failing round ends the run with unwritten_output, wrong_output or
-//      precision_loss.
-// After all rounds at the main size: constant_output when the candidate's
-// outputs were identical across seeds while the reference's differed.
-// Variants run one round each, with their own tensors.
-//
-// After timing, CheckStaleOutput runs one more round on the very tensors the
-// timing used, with a fresh seed; an unwritten or wrong result there is
-// stale_output.
+//      uploaded; outputs are set to the poison on the device;
+//   2. the library's kopt_launch runs on the harness stream; the launch error
+//      (cudaGetLastError) and then cudaDeviceSynchronize are checked: a
+//      failed launch or a sticky error ends the run with its kind;
+//   3. inputs are copied back and byte-compared with the host copy
+//      (input_mutated: a claim the child can only make against itself);
+//   4. every written tensor (output, inout) is copied back and sent as a
+//      frame (round, index, tensor); then an `outputs` event says so (with
+//      the seconds each step took, `phase_s`).
+// Rounds: "check" i for seed i at the main size, "variant" i for size variant
+// i (its own tensors, seed VariantSeed), and after timing "fresh" 0: fresh
+// inputs (request.fresh_seed) in the very tensors the timing used.
 //
 // Thread safety: not thread-safe; the main thread only.
 #pragma once
@@ -39,6 +35,7 @@
 #include "runner/device_tensors.h"
 #include "runner/event_sink.h"
 #include "runner/kernel_library.h"
+#include "runner/output_channel.h"
 #include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
@@ -48,46 +45,44 @@ namespace kopt::runner {
 // (about 0.1 s per 128 MiB tensor on the H200's host).
 struct RoundBuffers {
   std::vector<std::vector<std::byte>> contents;  // drawn inputs, per tensor (empty for outputs)
-  std::vector<std::vector<std::byte>> got;       // the candidate's written tensors
-  std::vector<std::vector<std::byte>> expected;  // the reference's written tensors
-  std::vector<std::byte> input_after_call;       // an input copied back after the candidate's call
+  std::vector<std::byte> written;                // a written tensor copied back, before it is sent
+  std::vector<std::byte> input_after_call;       // an input copied back after the call
 };
 
-// The libraries, the stream and the host buffers a check runs with.
+// The library, the stream and the channels a round runs with.
 struct CheckContext {
-  const KernelLibrary* candidate = nullptr;
-  const KernelLibrary* reference = nullptr;
+  const KernelLibrary* library = nullptr;  // the one library this child loaded
+  bool is_reference = false;               // failures are not the candidate's (exit 4)
   cudaStream_t stream = nullptr;
   EventSink* events = nullptr;
-  RoundBuffers* buffers = nullptr;  // not owned; required
+  OutputChannel* channel = nullptr;  // not owned; required
+  RoundBuffers* buffers = nullptr;   // not owned; required
 };
 
-// The tensors of the main size, kept after the rounds for timing and the
-// stale-output check.
-struct MainSizeTensors {
-  std::unique_ptr<DeviceTensors> candidate;
-  std::unique_ptr<DeviceTensors> reference;
-};
+// The seed of size variant `variant_index` (one round each).
+uint64_t VariantSeed(const RunnerRequest& request, size_t variant_index);
 
-// Allocates the main size's candidate and reference tensors.
-Result<MainSizeTensors> AllocateMainSize(const RunnerTask& task);
-
-// Runs the rounds of `request` (main-size seeds, then variants), emitting a
-// `check` event per round. nullopt when every round passed.
+// Runs the rounds of `request` ("check" per seed on `main_size`, then
+// "variant" per size variant on its own tensors). nullopt when every call ran.
 std::optional<RunnerFailure> RunCorrectnessRounds(const CheckContext& context, const RunnerRequest& request,
-                                                  MainSizeTensors& main_size);
+                                                  DeviceTensors& main_size);
 
-// The stale-output round on `timed` (the candidate tensors timing used).
-std::optional<RunnerFailure> CheckStaleOutput(const CheckContext& context, const RunnerTask& task,
-                                              DeviceTensors& timed, DeviceTensors& reference, uint64_t seed);
+// The "fresh" round on `timed` (the tensors timing used, input set 0).
+std::optional<RunnerFailure> RunFreshRound(const CheckContext& context, const RunnerTask& task,
+                                           DeviceTensors& timed, uint64_t seed);
 
-// Fills `tensors` with the contents of round `seed` (inputs drawn into
-// `buffers`, outputs poisoned on the device): timing's first input set.
-Status FillTensors(const RunnerTask& task, uint64_t seed, DeviceTensors& tensors, RoundBuffers& buffers);
+// Copies tensor `index` of `tensors` back into `buffer` and sends it as
+// frame (round, frame_index, tensor name).
+Status SendTensor(OutputChannel& channel, const RunnerTask& task, const DeviceTensors& tensors, size_t index,
+                  const std::string& round, int64_t frame_index, std::vector<std::byte>& buffer);
 
 // Enqueues `library` on `stream` and checks the launch error only (no
 // synchronization): the launch function timing and energy use.
 Status LaunchOnce(const KernelLibrary& library, const DeviceTensors& tensors, const ScalarArguments& scalars,
                   cudaStream_t stream);
+
+// A failure for a non-OK status (nullopt when OK); `not_candidate`: the
+// reference's or the environment's fault ("the reference failed: ...").
+std::optional<RunnerFailure> AsFailure(const Status& status, bool not_candidate = false);
 
 }  // namespace kopt::runner

@@ -8,7 +8,8 @@
 
 namespace kopt::runner {
 
-StdoutEventSink::StdoutEventSink(std::chrono::steady_clock::time_point started) : started_(started) {
+StdoutEventSink::StdoutEventSink(std::chrono::steady_clock::time_point started, std::string token)
+    : started_(started), token_(std::move(token)) {
   std::fflush(stdout);
   int private_descriptor = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if (private_descriptor >= 0) events_ = fdopen(private_descriptor, "w");
@@ -25,6 +26,8 @@ StdoutEventSink::~StdoutEventSink() {
 void StdoutEventSink::EmitJson(const nlohmann::json& event) {
   nlohmann::json stamped = event;
   stamped["elapsed_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  stamped["seq"] = sequence_++;
+  if (!token_.empty()) stamped["token"] = token_;
   // Replace invalid UTF-8 (e.g. from a library path) instead of throwing.
   std::string line = stamped.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line += '\n';

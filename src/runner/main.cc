@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "core/file_io.h"
@@ -34,6 +35,22 @@ void SetResourceLimits(const kopt::runner::RunnerRequest& request) {
   }
 }
 
+// The run token (docs/harness-protocol.md §3 "Event binding"): taken from
+// KOPT_RUN_TOKEN, then removed from the environment and overwritten in the
+// process's original environment block, so that /proc/self/environ and
+// getenv no longer show it once a candidate is loaded. It stays in this
+// process's heap (the event sink needs it); see event_sink.h for what that
+// means.
+std::string TakeRunToken() {
+  const char* name = "KOPT_RUN_TOKEN";
+  const char* value = std::getenv(name);
+  if (value == nullptr) return "";
+  std::string token = value;
+  std::memset(const_cast<char*>(value), 'x', token.size());
+  unsetenv(name);
+  return token;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,7 +72,7 @@ int main(int argc, char** argv) {
     return kExitBadRequest;
   }
   SetResourceLimits(*request);
-  StdoutEventSink events(started);
+  StdoutEventSink events(started, TakeRunToken());
   int code = RunRequest(*request, events);
   // Every event is written and flushed. Leave without unwinding: the driver
   // releases the context, its buffers and streams at once when the process

@@ -7,12 +7,15 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "runner/correctness.h"
+#include "runner/device_inputs.h"
 #include "runner/device_setup.h"
 #include "runner/energy.h"
 #include "runner/kernel_library.h"
+#include "runner/output_channel.h"
 #include "runner/timer.h"
 
 namespace kopt::runner {
@@ -33,8 +36,9 @@ int Finish(EventSink& events, const std::optional<RunnerFailure>& failure) {
   return code;
 }
 
-// Input sets for timing: enough copies that together they exceed twice the
-// L2 size when rotation is asked for (so hot samples do not run from L2).
+// Input sets for timing: enough that together they exceed twice the L2 size
+// when rotation is asked for (so hot samples do not run from L2). Every child
+// of a run computes the same count (same request, same device).
 int InputSetCount(const RunnerRequest& request, int64_t l2_bytes) {
   if (!request.timing || !request.timing->rotate_input_sets) return 1;
   int64_t set_bytes = 0;
@@ -44,22 +48,120 @@ int InputSetCount(const RunnerRequest& request, int64_t l2_bytes) {
   return static_cast<int>(std::min<int64_t>(needed, kMaxInputSets));
 }
 
-// The phases after the libraries are loaded; returns the failure, if any.
+// Device copies of a set's written tensors taken right after a verified
+// timed sample (before the next sample on that set poisons them again).
+class OutputSnapshot {
+ public:
+  OutputSnapshot() = default;
+  OutputSnapshot(const OutputSnapshot&) = delete;
+  OutputSnapshot& operator=(const OutputSnapshot&) = delete;
+  ~OutputSnapshot() {
+    for (void* pointer : pointers_) {
+      if (pointer != nullptr) (void)cudaFree(pointer);  // teardown: nothing to report to
+    }
+  }
+  Status Take(const RunnerTask& task, const DeviceTensors& set, cudaStream_t stream) {
+    for (size_t index = 0; index < task.tensors.size(); ++index) {
+      if (!task.tensors[index].IsWritten()) {
+        pointers_.push_back(nullptr);
+        continue;
+      }
+      void* pointer = nullptr;
+      KOPT_CUDA_CHECK(cudaMalloc(&pointer, set.ByteCount(index)));
+      pointers_.push_back(pointer);
+      KOPT_CUDA_CHECK(cudaMemcpyAsync(pointer, set.Pointers()[index], set.ByteCount(index),
+                                      cudaMemcpyDeviceToDevice, stream));
+      bytes_.push_back(set.ByteCount(index));
+    }
+    KOPT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return Status::Ok();
+  }
+  Status Send(OutputChannel& channel, const RunnerTask& task, int64_t frame_index,
+              std::vector<std::byte>& buffer) {
+    size_t written = 0;
+    for (size_t index = 0; index < task.tensors.size(); ++index) {
+      if (pointers_[index] == nullptr) continue;
+      buffer.resize(bytes_[written++]);
+      KOPT_CUDA_CHECK(cudaMemcpy(buffer.data(), pointers_[index], buffer.size(), cudaMemcpyDeviceToHost));
+      KOPT_RETURN_IF_ERROR(channel.Send(FrameKey{"timed", frame_index, task.tensors[index].name}, buffer));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<void*> pointers_;
+  std::vector<size_t> bytes_;
+};
+
+// Picks the verified timed samples: after each sample has run (so no launch
+// can know whether it will be checked), with probability
+// verified_samples / min_samples while fewer than verified_samples were
+// picked; when none was picked, the last sample (its outputs are still in
+// its set's tensors). The randomness is the kernel's (std::random_device).
+class SampleVerifier {
+ public:
+  SampleVerifier(const RunnerTask& task, const TimingRequest& timing)
+      : task_(task), wanted_(timing.verified_samples) {
+    probability_ = std::clamp(static_cast<double>(wanted_) / std::max(1, timing.min_samples), 0.02, 1.0);
+  }
+
+  Status AfterSample(int64_t sample, int set, double seconds, const DeviceTensors& tensors,
+                     cudaStream_t stream) {
+    last_ = VerifiedSample{sample, set, seconds};
+    last_tensors_ = &tensors;
+    if (static_cast<int>(verified_.size()) >= wanted_) return Status::Ok();
+    if (std::uniform_real_distribution<double>(0.0, 1.0)(random_) >= probability_) return Status::Ok();
+    return Keep(tensors, stream);
+  }
+
+  // After sampling: the fallback, then the frames ("timed", j).
+  Status Finish(OutputChannel& channel, cudaStream_t stream, std::vector<std::byte>& buffer) {
+    if (verified_.empty() && wanted_ > 0 && last_tensors_ != nullptr) {
+      KOPT_RETURN_IF_ERROR(Keep(*last_tensors_, stream));
+    }
+    for (size_t index = 0; index < snapshots_.size(); ++index) {
+      KOPT_RETURN_IF_ERROR(snapshots_[index]->Send(channel, task_, static_cast<int64_t>(index), buffer));
+    }
+    return Status::Ok();
+  }
+  const std::vector<VerifiedSample>& verified() const { return verified_; }
+
+ private:
+  Status Keep(const DeviceTensors& tensors, cudaStream_t stream) {
+    auto snapshot = std::make_unique<OutputSnapshot>();
+    KOPT_RETURN_IF_ERROR(snapshot->Take(task_, tensors, stream));
+    snapshots_.push_back(std::move(snapshot));
+    verified_.push_back(last_);
+    return Status::Ok();
+  }
+
+  const RunnerTask& task_;
+  int wanted_;
+  double probability_ = 0;
+  std::random_device random_;
+  VerifiedSample last_;
+  const DeviceTensors* last_tensors_ = nullptr;
+  std::vector<VerifiedSample> verified_;
+  std::vector<std::unique_ptr<OutputSnapshot>> snapshots_;
+};
+
+// The phases after the library is loaded; returns the failure, if any.
 class Phases {
  public:
-  Phases(const RunnerRequest& request, const DeviceSetup& device, const KernelLibrary& candidate,
-         const KernelLibrary& reference, EventSink& events)
+  Phases(const RunnerRequest& request, const DeviceSetup& device, const KernelLibrary& library,
+         OutputChannel& channel, EventSink& events)
       : request_(request),
         device_(device),
-        context_{&candidate, &reference, device.stream, &events, &round_buffers_},
+        context_{&library,       request.role == RunnerRole::kReference, device.stream, &events, &channel,
+                 &round_buffers_},
         scalars_(request.task.scalars) {}
 
   std::optional<RunnerFailure> Run() {
-    Result<MainSizeTensors> main_size = AllocateMainSize(request_.task);
-    if (!main_size.ok()) return FailureForStatus(main_size.status(), FailureKind::kOutOfMemory);
+    Result<std::unique_ptr<DeviceTensors>> main_size = DeviceTensors::Allocate(request_.task);
+    if (!main_size.ok()) return Failure(main_size.status(), FailureKind::kOutOfMemory);
     main_size_ = std::move(main_size).value();
     if (request_.check) {
-      if (auto failure = RunCorrectnessRounds(context_, request_, main_size_)) return failure;
+      if (auto failure = RunCorrectnessRounds(context_, request_, *main_size_)) return failure;
     }
     if (request_.timing || request_.energy) {
       if (auto failure = PrepareInputSets()) return failure;
@@ -72,39 +174,84 @@ class Phases {
   }
 
  private:
+  std::optional<RunnerFailure> Failure(const Status& status, FailureKind fallback) const {
+    RunnerFailure failure = FailureForStatus(status, fallback);
+    if (context_.is_reference) {
+      failure.not_candidate = true;
+      failure.message = "the reference failed: " + failure.message;
+    }
+    return failure;
+  }
+
+  uint64_t SetSeed(int set) const { return TimingSetSeed(request_.timing_seed, set); }
+
+  // K sets, each drawn on the device from its own seed; a reference child
+  // also runs its library once per set and sends the outputs ("set", k): the
+  // expected outputs of every candidate's verified timed samples.
   std::optional<RunnerFailure> PrepareInputSets() {
     int count = InputSetCount(request_, device_.event.l2_bytes);
-    uint64_t base_seed = request_.seeds.empty() ? 1 : request_.seeds.front();
-    Status filled = FillTensors(request_.task, base_seed, *main_size_.candidate, round_buffers_);
-    if (!filled.ok()) return FailureForStatus(filled, FailureKind::kLaunchFailure);
-    // The extra sets are device copies of the first: rotation is about where
-    // the inputs live (not in L2), not their values, and copying 10 sets on
-    // the device takes microseconds where drawing and uploading took ~50 ms.
     for (int index = 1; index < count; ++index) {
       Result<std::unique_ptr<DeviceTensors>> set = DeviceTensors::Allocate(request_.task);
-      if (!set.ok()) return FailureForStatus(set.status(), FailureKind::kOutOfMemory);
-      filled = (*set)->CopyFrom(*main_size_.candidate);
-      if (!filled.ok()) return FailureForStatus(filled, FailureKind::kLaunchFailure);
+      if (!set.ok()) return Failure(set.status(), FailureKind::kOutOfMemory);
       extra_sets_.push_back(std::move(set).value());
+    }
+    for (int index = 0; index < count; ++index) {
+      Status drawn = DrawSetOnDevice(request_.task, SetSeed(index), InputSet(index), device_.stream);
+      if (!drawn.ok()) return Failure(drawn, FailureKind::kLaunchFailure);
+    }
+    Status synchronized = KOPT_CUDA_STATUS(cudaStreamSynchronize(device_.stream));
+    if (!synchronized.ok()) return Failure(synchronized, FailureKind::kLaunchFailure);
+    if (!context_.is_reference || !request_.timing) return std::nullopt;
+    for (int index = 0; index < count; ++index) {
+      Status ran = LaunchOnce(*context_.library, InputSet(index), scalars_, device_.stream);
+      if (ran.ok()) ran = KOPT_CUDA_STATUS(cudaDeviceSynchronize());
+      for (size_t tensor = 0; ran.ok() && tensor < request_.task.tensors.size(); ++tensor) {
+        if (!request_.task.tensors[tensor].IsWritten()) continue;
+        ran = SendTensor(*context_.channel, request_.task, InputSet(index), tensor, "set", index,
+                         round_buffers_.written);
+      }
+      if (!ran.ok()) return Failure(ran, FailureKind::kLaunchFailure);
+      OutputsEvent event;
+      event.round = "set";
+      event.index = index;
+      event.seed = SetSeed(index);
+      for (const TensorDecl& tensor : request_.task.tensors) {
+        if (tensor.IsWritten()) event.tensors.push_back(tensor.name);
+      }
+      context_.events->Emit(event);
     }
     return std::nullopt;
   }
 
-  const DeviceTensors& InputSet(int index) const {
-    return index == 0 ? *main_size_.candidate : *extra_sets_[static_cast<size_t>(index - 1)];
+  DeviceTensors& InputSet(int index) const {
+    return index == 0 ? *main_size_ : *extra_sets_[static_cast<size_t>(index - 1)];
   }
+  int SetCount() const { return 1 + static_cast<int>(extra_sets_.size()); }
 
   LaunchFunction MakeLaunch() const {
     return [this](int input_set, cudaStream_t stream) {
-      return LaunchOnce(*context_.candidate, InputSet(input_set), scalars_, stream);
+      return LaunchOnce(*context_.library, InputSet(input_set), scalars_, stream);
     };
   }
 
   std::optional<RunnerFailure> Time() {
-    TimerContext timer{device_.stream, device_.ordinal, 1 + static_cast<int>(extra_sets_.size()),
-                       device_.nvml.get()};
+    SampleVerifier verifier(request_.task, *request_.timing);
+    TimerContext timer;
+    timer.stream = device_.stream;
+    timer.device = device_.ordinal;
+    timer.input_sets = SetCount();
+    timer.nvml = device_.nvml.get();
+    timer.prepare_sample = [this](int set, cudaStream_t stream) {
+      return PrepareSetForSample(request_.task, SetSeed(set), InputSet(set), stream);
+    };
+    timer.after_sample = [&](int64_t sample, int set, double seconds, bool) {
+      return verifier.AfterSample(sample, set, seconds, InputSet(set), device_.stream);
+    };
     Result<TimingMeasurement> measurement = TimeCandidate(MakeLaunch(), timer, *request_.timing);
-    if (!measurement.ok()) return FailureForStatus(measurement.status(), FailureKind::kLaunchFailure);
+    if (!measurement.ok()) return Failure(measurement.status(), FailureKind::kLaunchFailure);
+    Status sent = verifier.Finish(*context_.channel, device_.stream, round_buffers_.written);
+    if (!sent.ok()) return Failure(sent, FailureKind::kLaunchFailure);
+    measurement->verified = verifier.verified();
     context_.events->EmitJson(measurement->ToJson());
     seconds_per_launch_ = measurement->event.median;
     SideStreamDecision side_stream = measurement->SideStream();
@@ -113,18 +260,16 @@ class Phases {
           FailureKind::kSideStream,
           DescribeSideStream(side_stream, measurement->event.median, measurement->device_wide.median)};
     }
-    // Outputs of timed calls are re-checked: fresh inputs in the same buffers.
-    uint64_t fresh_seed = (request_.seeds.empty() ? 0 : request_.seeds.back()) ^ 0x5DEECE66Dull;
-    return CheckStaleOutput(context_, request_.task, *main_size_.candidate, *main_size_.reference,
-                            fresh_seed);
+    // Outputs of timed calls are checked again by the parent: fresh inputs in the same buffers.
+    return RunFreshRound(context_, request_.task, *main_size_, request_.fresh_seed);
   }
 
   std::optional<RunnerFailure> MeasureEnergyPhase() {
-    EnergyContext energy{device_.stream, 1 + static_cast<int>(extra_sets_.size()), device_.nvml.get(),
-                         device_.nvml_unavailable_reason, seconds_per_launch_};
+    EnergyContext energy{device_.stream, SetCount(), device_.nvml.get(), device_.nvml_unavailable_reason,
+                         seconds_per_launch_};
     Result<EnergyMeasurement> measurement =
         MeasureEnergy(MakeLaunch(), energy, EnergyOptionsFrom(*request_.energy));
-    if (!measurement.ok()) return FailureForStatus(measurement.status(), FailureKind::kLaunchFailure);
+    if (!measurement.ok()) return Failure(measurement.status(), FailureKind::kLaunchFailure);
     context_.events->EmitJson(measurement->ToJson());
     return std::nullopt;
   }
@@ -134,7 +279,7 @@ class Phases {
   RoundBuffers round_buffers_;  // before context_, which points at it
   CheckContext context_;
   ScalarArguments scalars_;
-  MainSizeTensors main_size_;
+  std::unique_ptr<DeviceTensors> main_size_;
   std::vector<std::unique_ptr<DeviceTensors>> extra_sets_;
   double seconds_per_launch_ = 0;
 };
@@ -148,6 +293,9 @@ std::optional<RunnerFailure> LoadFailure(const Status& status, const char* which
 }  // namespace
 
 int RunRequest(const RunnerRequest& request, EventSink& events) {
+  // The output channel first: before any library is loaded, the descriptor
+  // moves out of the low numbers a candidate would write to by accident.
+  OutputChannel channel(request.output_fd);
   Result<DeviceSetup> device =
       SetUpDevice(request.device, request.timing.has_value() || request.energy.has_value());
   if (!device.ok()) {
@@ -156,11 +304,15 @@ int RunRequest(const RunnerRequest& request, EventSink& events) {
     return Finish(events, failure);
   }
   events.Emit(device->event);
-  Result<KernelLibrary> candidate = KernelLibrary::Load(request.candidate_library);
-  if (!candidate.ok()) return Finish(events, LoadFailure(candidate.status(), "candidate", false));
-  Result<KernelLibrary> reference = KernelLibrary::Load(request.reference_library);
-  if (!reference.ok()) return Finish(events, LoadFailure(reference.status(), "reference", true));
-  Phases phases(request, *device, *candidate, *reference, events);
+  // One library per child: a candidate child never loads the reference (its
+  // outputs are the expected ones) and a reference child never loads a candidate.
+  bool reference = request.role == RunnerRole::kReference;
+  const std::string& path = reference ? request.reference_library : request.candidate_library;
+  Result<KernelLibrary> library = KernelLibrary::Load(path);
+  if (!library.ok()) {
+    return Finish(events, LoadFailure(library.status(), reference ? "reference" : "candidate", reference));
+  }
+  Phases phases(request, *device, *library, channel, events);
   return Finish(events, phases.Run());
 }
 

@@ -340,6 +340,7 @@ struct SampleSeries {
   std::vector<double> event_seconds, device_wide_seconds, clock_mhz;
   StopReason stop_reason = StopReason::kContinue;
   double wall_seconds = 0;
+  int64_t samples_taken = 0;
 };
 
 Result<SampleSeries> SampleUntilStop(const LaunchFunction& launch, const TimerContext& context,
@@ -351,11 +352,20 @@ Result<SampleSeries> SampleUntilStop(const LaunchFunction& launch, const TimerCo
   int64_t attempt = 0;
   while ((series.stop_reason = rule.Check(SecondsSince(start))) == StopReason::kContinue) {
     int input_set = request.rotate_input_sets ? static_cast<int>(attempt % context.input_sets) : 0;
-    ++attempt;
+    int64_t sample_index = attempt++;
+    if (context.prepare_sample) {
+      KOPT_RETURN_IF_ERROR(context.prepare_sample(input_set, context.stream));
+      // Cold samples wait in the L2 flush; warm ones here, so the preparation
+      // is never inside the device-wide bracket.
+      if (!request.cold) KOPT_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+    }
     KOPT_ASSIGN_OR_RETURN(RawSample sample,
                           sampler.Take([&](cudaStream_t stream) { return launch(input_set, stream); }));
     double mhz = clock.Read(note);
     ThrottleVerdict verdict = throttle.Observe(mhz);
+    if (context.after_sample) {
+      KOPT_RETURN_IF_ERROR(context.after_sample(sample_index, input_set, sample.event_seconds, verdict.keep));
+    }
     if (!verdict.keep) {
       SleepSeconds(verdict.recovery_delay_seconds);
       continue;
@@ -366,6 +376,7 @@ Result<SampleSeries> SampleUntilStop(const LaunchFunction& launch, const TimerCo
     rule.AddSample(sample.event_seconds);
   }
   series.wall_seconds = SecondsSince(start);
+  series.samples_taken = attempt;
   if (series.event_seconds.empty()) {
     return WorkFailed(fmt::format("timing kept no sample in {:.2f} s: {} samples were discarded as throttled",
                                   series.wall_seconds, throttle.discarded()));
@@ -446,6 +457,7 @@ Result<TimingMeasurement> TimeCandidate(const LaunchFunction& launch, const Time
   measurement.throttled_samples_discarded = throttle.discarded();
   measurement.throttle_gave_up = throttle.gave_up();
   measurement.sampling_wall_s = series.wall_seconds;
+  measurement.samples_taken = series.samples_taken;
   return measurement;
 }
 
@@ -470,6 +482,8 @@ TimingEvent TimingMeasurement::ToEvent() const {
   timing.device_wide_median_s = device_wide.median;
   timing.sm_clock_mean_mhz = sm_clock_mean_mhz;
   timing.throttled_samples_discarded = throttled_samples_discarded;
+  timing.verified = verified;
+  timing.sampling_wall_s = sampling_wall_s;
   return timing;
 }
 
@@ -500,6 +514,8 @@ nlohmann::json TimingMeasurement::ToJson() const {
       {"warmup_launches", warmup_launches},
       {"sampling_wall_s", sampling_wall_s},
       {"blocked_launch", blocked_launch},
+      {"samples_taken", samples_taken},
+      {"verified", VerifiedToJson(verified)},
       {"note", note},
   };
 }

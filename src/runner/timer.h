@@ -49,6 +49,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "harness/timing_statistics.h"
@@ -65,11 +66,23 @@ using LaunchFunction = std::function<Status(int input_set, cudaStream_t stream)>
 inline constexpr double kMinWarmupSeconds = 0.02;
 inline constexpr double kWarmClockFraction = 0.95;
 
+// Before every sample (outside the timed bracket, before the L2 flush):
+// prepares input set `input_set` on `stream` (outputs poisoned, inouts drawn
+// again), so every timed launch finds its set in the same state as a checked
+// one. The timer waits for it before the sample.
+using PrepareFunction = std::function<Status(int input_set, cudaStream_t stream)>;
+// After every sample, with the device idle: the sample's 0-based index among
+// all samples taken, its input set, its event time, and whether it was kept
+// (not discarded as throttled). The runner picks verified samples here.
+using AfterSampleFunction = std::function<Status(int64_t sample, int input_set, double seconds, bool kept)>;
+
 struct TimerContext {
   cudaStream_t stream = nullptr;     // the harness stream the candidate is given
   int device = 0;                    // CUDA ordinal (current device of the calling thread)
   int input_sets = 1;                // K >= 1 prepared input sets
   const NvmlDevice* nvml = nullptr;  // null when NVML is unavailable
+  PrepareFunction prepare_sample;    // optional
+  AfterSampleFunction after_sample;  // optional
 };
 
 // The timing result: the protocol's `timing` event fields plus extras.
@@ -87,9 +100,11 @@ struct TimingMeasurement {
   double empty_call_overhead_s = 0;
   double warmup_s = 0;  // wall time of the warm-up
   int64_t warmup_launches = 0;
-  double sampling_wall_s = 0;   // wall time of step 3
-  bool blocked_launch = false;  // samples were queued behind the stream gate
-  std::string note;             // why the gate was not used, or that NVML clocks were unavailable
+  double sampling_wall_s = 0;            // wall time of step 3
+  bool blocked_launch = false;           // samples were queued behind the stream gate
+  std::string note;                      // why the gate was not used, or that NVML clocks were unavailable
+  int64_t samples_taken = 0;             // kept and discarded
+  std::vector<VerifiedSample> verified;  // filled by the caller (run_request.cc)
 
   // The side-stream decision on these medians (the caller emits the failure).
   SideStreamDecision SideStream() const;

@@ -6,7 +6,7 @@
 namespace kopt {
 namespace {
 
-constexpr std::array<std::pair<FailureKind, std::string_view>, 18> kFailureKindNames = {{
+constexpr std::array<std::pair<FailureKind, std::string_view>, 20> kFailureKindNames = {{
     {FailureKind::kCompileError, "compile_error"},
     {FailureKind::kMissingEntryPoint, "missing_entry_point"},
     {FailureKind::kLoadError, "load_error"},
@@ -25,6 +25,8 @@ constexpr std::array<std::pair<FailureKind, std::string_view>, 18> kFailureKindN
     {FailureKind::kSideStream, "side_stream"},
     {FailureKind::kSuspectFast, "suspect_fast"},
     {FailureKind::kDeviceUnavailable, "device_unavailable"},
+    {FailureKind::kProtocolViolation, "protocol_violation"},
+    {FailureKind::kTimingInconsistent, "timing_inconsistent"},
 }};
 
 }  // namespace

@@ -30,6 +30,14 @@ enum class FailureKind {
   kSideStream,
   kSuspectFast,
   kDeviceUnavailable,
+  // The child's output is not the runner's alone: event lines without this
+  // run's token or out of sequence, outputs missing for a round it claims,
+  // duplicate output frames (docs/harness-protocol.md §3 "Event binding").
+  kProtocolViolation,
+  // The child's timing contradicts what the parent verified or observed: a
+  // verified timed launch far slower than the median, more GPU time than the
+  // child's wall time, a sample count or input-set count other than asked.
+  kTimingInconsistent,
 };
 
 // The protocol name of `kind`, e.g. "illegal_address".

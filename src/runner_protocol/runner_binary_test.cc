@@ -90,7 +90,7 @@ TEST_F(RunnerBinary, NoVisibleDeviceIsDeviceUnavailableExitFour) {
   std::string request = kRequestWithBadDtype;
   request.replace(request.find("\"fp32\""), 6, "\"f32\"");
   // No device visible: the same on a GPU machine and on one without a driver.
-  CommandResult result = RunOn(request, {{"CUDA_VISIBLE_DEVICES", ""}});
+  CommandResult result = RunOn(request, {{"CUDA_VISIBLE_DEVICES", ""}, {"KOPT_RUN_TOKEN", "feedc0de"}});
   EXPECT_EQ(result.exit_code, 4) << result.stdout_text << result.stderr_text;
   std::vector<std::string> lines;
   for (size_t start = 0; start < result.stdout_text.size();) {
@@ -109,7 +109,10 @@ TEST_F(RunnerBinary, NoVisibleDeviceIsDeviceUnavailableExitFour) {
   EXPECT_GE(done["elapsed_s"].get<double>(), failure["elapsed_s"].get<double>());
   EXPECT_GE(failure["elapsed_s"].get<double>(), 0.0);
   done.erase("elapsed_s");
-  EXPECT_EQ(done, nlohmann::json::parse(R"({"event": "done", "ok": false})"));
+  // ... and is bound to the run: the parent's token and its sequence number (issue 12).
+  EXPECT_EQ(failure["seq"], 0);
+  EXPECT_EQ(failure["token"], "feedc0de");
+  EXPECT_EQ(done, nlohmann::json::parse(R"({"event": "done", "ok": false, "seq": 1, "token": "feedc0de"})"));
 }
 
 }  // namespace

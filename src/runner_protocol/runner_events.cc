@@ -9,6 +9,18 @@ namespace {
 
 using nlohmann::json;
 
+}  // namespace
+
+json VerifiedToJson(const std::vector<VerifiedSample>& verified) {
+  json list = json::array();
+  for (const VerifiedSample& sample : verified) {
+    list.push_back({{"sample", sample.sample}, {"set", sample.set}, {"seconds", sample.seconds}});
+  }
+  return list;
+}
+
+namespace {
+
 struct EventToJson {
   json operator()(const DeviceEvent& event) const {
     return {{"event", "device"},
@@ -56,7 +68,22 @@ struct EventToJson {
             {"input_sets", event.input_sets},
             {"device_wide_median_s", event.device_wide_median_s},
             {"sm_clock_mean_mhz", event.sm_clock_mean_mhz},
-            {"throttled_samples_discarded", event.throttled_samples_discarded}};
+            {"throttled_samples_discarded", event.throttled_samples_discarded},
+            {"verified", VerifiedToJson(event.verified)},
+            {"sampling_wall_s", event.sampling_wall_s}};
+  }
+  json operator()(const OutputsEvent& event) const {
+    json json_event = {{"event", "outputs"},
+                       {"round", event.round},
+                       {"index", event.index},
+                       {"seed", event.seed},
+                       {"tensors", event.tensors}};
+    if (!event.phase_seconds.empty()) {
+      json phases = json::object();
+      for (const auto& [phase, seconds] : event.phase_seconds) phases[phase] = seconds;
+      json_event["phase_s"] = phases;
+    }
+    return json_event;
   }
   json operator()(const EnergyEvent& event) const {
     json json_event = {{"event", "energy"}, {"available", event.available}};
@@ -170,6 +197,37 @@ Result<RunnerEvent> TimingFromJson(const EventReader& reader) {
   KOPT_RETURN_IF_ERROR(reader.Read("device_wide_median_s", event.device_wide_median_s));
   KOPT_RETURN_IF_ERROR(reader.Read("sm_clock_mean_mhz", event.sm_clock_mean_mhz));
   KOPT_RETURN_IF_ERROR(reader.Read("throttled_samples_discarded", event.throttled_samples_discarded));
+  if (reader.object().contains("sampling_wall_s")) {
+    KOPT_RETURN_IF_ERROR(reader.Read("sampling_wall_s", event.sampling_wall_s));
+  }
+  if (auto verified = reader.object().find("verified"); verified != reader.object().end()) {
+    if (!verified->is_array()) return InvalidInput("runner event: field \"verified\" is not a list");
+    for (const json& item : *verified) {
+      if (!item.is_object()) return InvalidInput("runner event: verified[] entry is not an object");
+      EventReader sample_reader(item);
+      VerifiedSample sample;
+      KOPT_RETURN_IF_ERROR(sample_reader.Read("sample", sample.sample));
+      KOPT_RETURN_IF_ERROR(sample_reader.Read("set", sample.set));
+      KOPT_RETURN_IF_ERROR(sample_reader.Read("seconds", sample.seconds));
+      event.verified.push_back(sample);
+    }
+  }
+  return RunnerEvent(event);
+}
+
+Result<RunnerEvent> OutputsFromJson(const EventReader& reader) {
+  OutputsEvent event;
+  KOPT_RETURN_IF_ERROR(reader.Read("round", event.round));
+  KOPT_RETURN_IF_ERROR(reader.Read("index", event.index));
+  KOPT_RETURN_IF_ERROR(reader.Read("seed", event.seed));
+  auto tensors = reader.object().find("tensors");
+  if (tensors == reader.object().end() || !tensors->is_array()) {
+    return InvalidInput("runner event: field \"tensors\" missing or not a list");
+  }
+  for (const json& name : *tensors) {
+    if (!name.is_string()) return InvalidInput("runner event: tensors[] entry is not a string");
+    event.tensors.push_back(name.get<std::string>());
+  }
   return RunnerEvent(event);
 }
 
@@ -222,6 +280,7 @@ Result<RunnerEvent> ParseRunnerEventLine(std::string_view line) {
   if (name == "check") return CheckFromJson(reader);
   if (name == "timing") return TimingFromJson(reader);
   if (name == "energy") return EnergyFromJson(reader);
+  if (name == "outputs") return OutputsFromJson(reader);
   if (name == "failure") return FailureFromJson(reader);
   if (name == "done") {
     DoneEvent event;

@@ -57,6 +57,7 @@ struct Store {
     if (!events.failure) events.failure = event;
   }
   void operator()(const runner::DoneEvent& event) { events.done_ok = event.ok; }
+  void operator()(const runner::OutputsEvent& event) { events.outputs.push_back(event); }
 };
 
 }  // namespace
@@ -86,14 +87,49 @@ bool AddRunnerEventLine(std::string_view line, size_t line_number, RunnerEvents&
 RunnerEvents ParseRunnerEvents(std::string_view stdout_text) {
   RunnerEvents events;
   size_t line_number = 0;
+  size_t consumed = 0;
   while (!stdout_text.empty()) {
     size_t end = stdout_text.find('\n');
     ++line_number;
-    AddRunnerEventLine(stdout_text.substr(0, end), line_number, events);
+    size_t line_end = consumed + (end == std::string_view::npos ? stdout_text.size() : end + 1);
+    if (AddRunnerEventLine(stdout_text.substr(0, end), line_number, events)) {
+      events.event_end_offsets.push_back(line_end);
+    }
     if (end == std::string_view::npos) break;
     stdout_text.remove_prefix(end + 1);
+    consumed = line_end;
   }
   return events;
+}
+
+}  // namespace kopt
+
+namespace kopt {
+
+std::string CheckEventBinding(const RunnerEvents& events, const std::string& token) {
+  if (events.malformed_lines > 0) {
+    return std::to_string(events.malformed_lines) +
+           " line(s) on the event channel that are not the runner's events" +
+           (events.malformed.empty() ? "" : " (" + events.malformed.front() + ")");
+  }
+  bool done_seen = false;
+  for (size_t index = 0; index < events.events.size(); ++index) {
+    const nlohmann::json& event = events.events[index];
+    auto where = [&] { return "event " + std::to_string(index) + " (" + event.value("event", "?") + ")"; };
+    auto sent_token = event.find("token");
+    if (sent_token == event.end() || !sent_token->is_string() || sent_token->get<std::string>() != token) {
+      return where() + " does not carry this run's token";
+    }
+    auto seq = event.find("seq");
+    if (seq == event.end() || !seq->is_number_unsigned() || seq->get<uint64_t>() != index) {
+      return where() + " is out of sequence (expected seq " + std::to_string(index) + ")";
+    }
+    if (done_seen) return where() + " after the done event";
+    std::string name = event.value("event", "");
+    if (index == 0 && name != "device" && name != "failure") return where() + " before the device event";
+    done_seen = name == "done";
+  }
+  return "";
 }
 
 }  // namespace kopt

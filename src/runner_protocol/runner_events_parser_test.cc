@@ -134,3 +134,42 @@ TEST(RunnerEventsParserTest, BoundsNotesAndExcerptsOfHostileOutput) {
 
 }  // namespace
 }  // namespace kopt
+
+namespace kopt {
+namespace {
+
+std::string Bound(const std::string& body, int seq, const std::string& token = "t0k3n") {
+  return "{" + body + ",\"seq\":" + std::to_string(seq) + ",\"token\":\"" + token + "\"}\n";
+}
+
+const char* kBoundDevice =
+    R"("event":"device","name":"NVIDIA H200","compute_capability":"9.0","l2_bytes":1,"memory_bytes":1,"sm_clock_max_mhz":1980,"nvml":false)";
+
+TEST(EventBindingTest, AcceptsTheRunnersOwnSequence) {
+  RunnerEvents events =
+      ParseRunnerEvents(Bound(kBoundDevice, 0) +
+                        Bound(R"("event":"outputs","round":"check","index":0,"seed":1,"tensors":["z"])", 1) +
+                        Bound(R"("event":"done","ok":true)", 2));
+  EXPECT_EQ(CheckEventBinding(events, "t0k3n"), "");
+  ASSERT_EQ(events.outputs.size(), 1u);
+  ASSERT_EQ(events.event_end_offsets.size(), 3u);
+}
+
+TEST(EventBindingTest, RejectsForgedLinesWrongTokensGapsAndLinesAfterDone) {
+  std::string good = Bound(kBoundDevice, 0);
+  EXPECT_NE(CheckEventBinding(ParseRunnerEvents(good + "{\"event\":\"done\",\"ok\":true}\n"), "t0k3n"), "");
+  EXPECT_NE(
+      CheckEventBinding(ParseRunnerEvents(good + Bound(R"("event":"done","ok":true)", 1, "guess")), "t0k3n"),
+      "");
+  EXPECT_NE(CheckEventBinding(ParseRunnerEvents(good + Bound(R"("event":"done","ok":true)", 2)), "t0k3n"),
+            "");
+  EXPECT_NE(CheckEventBinding(ParseRunnerEvents(good + Bound(R"("event":"done","ok":true)", 1) +
+                                                Bound(R"("event":"done","ok":true)", 2)),
+                              "t0k3n"),
+            "");
+  EXPECT_NE(CheckEventBinding(ParseRunnerEvents(good + "hello from the candidate\n"), "t0k3n"), "");
+  EXPECT_NE(CheckEventBinding(ParseRunnerEvents(Bound(R"("event":"done","ok":true)", 0)), "t0k3n"), "");
+}
+
+}  // namespace
+}  // namespace kopt

@@ -26,6 +26,10 @@ const auto kDtypeNames = NameTable<Dtype, kDataTypeCount>(DataTypeName);
 const auto kRoleNames = NameTable<TensorRole, 3>(TensorRoleName);
 const auto kInitNames = NameTable<InitKind, 7>(InitKindName);
 const auto kScalarTypeNames = NameTable<ScalarType, 4>(ScalarTypeName);
+constexpr std::array<std::pair<RunnerRole, std::string_view>, 2> kRunnerRoleNames = {{
+    {RunnerRole::kCandidate, "candidate"},
+    {RunnerRole::kReference, "reference"},
+}};
 
 template <typename Enum, size_t Count>
 std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, Count>& table, Enum value) {
@@ -316,6 +320,11 @@ Result<TimingRequest> TimingFromJson(const FieldReader& reader) {
   KOPT_ASSIGN_OR_RETURN(timing.min_gpu_seconds, reader.Number("min_gpu_seconds", defaults.min_gpu_seconds));
   KOPT_ASSIGN_OR_RETURN(timing.timeout_seconds, reader.Number("timeout_seconds", defaults.timeout_seconds));
   KOPT_ASSIGN_OR_RETURN(timing.cold, reader.Boolean("cold", defaults.cold));
+  KOPT_ASSIGN_OR_RETURN(int64_t verified, reader.Integer("verified_samples", defaults.verified_samples));
+  if (verified < 0 || verified > 64) {
+    return reader.Error(reader.PathOf("verified_samples"), "expected 0 <= verified_samples <= 64");
+  }
+  timing.verified_samples = static_cast<int>(verified);
   KOPT_ASSIGN_OR_RETURN(timing.rotate_input_sets,
                         reader.Boolean("rotate_input_sets", defaults.rotate_input_sets));
   return timing;
@@ -329,6 +338,16 @@ Result<EnergyRequest> EnergyFromJson(const FieldReader& reader) {
   if (!(energy.window_seconds > 0))
     return reader.Error(reader.PathOf("window_seconds"), "expected a number > 0");
   return energy;
+}
+
+// An optional non-negative 64-bit integer field (absent: 0).
+Result<uint64_t> SeedFromJson(const FieldReader& reader, std::string_view key) {
+  const json* seed = reader.Find(key);
+  if (seed == nullptr) return uint64_t{0};
+  if (!seed->is_number_unsigned() && !(seed->is_number_integer() && seed->get<int64_t>() >= 0)) {
+    return reader.Error(reader.PathOf(key), "expected a non-negative integer");
+  }
+  return seed->get<uint64_t>();
 }
 
 Result<std::vector<uint64_t>> SeedsFromJson(const FieldReader& reader) {
@@ -409,6 +428,9 @@ Result<RunnerRequest> RunnerRequestFromJson(const json& value, const std::string
     return reader.Error("schema", fmt::format("\"{}\"; expected \"{}\"", schema, kRunnerRequestSchema));
   }
   RunnerRequest request;
+  if (reader.Find("role") != nullptr) {
+    KOPT_ASSIGN_OR_RETURN(request.role, reader.Named("role", kRunnerRoleNames, "runner role"));
+  }
   KOPT_ASSIGN_OR_RETURN(const json* task, reader.Required("task"));
   KOPT_ASSIGN_OR_RETURN(request.task, RunnerTaskFromJson(*task, source));
   KOPT_ASSIGN_OR_RETURN(request.candidate_library, reader.String("candidate_library"));
@@ -439,6 +461,12 @@ Result<RunnerRequest> RunnerRequestFromJson(const json& value, const std::string
     KOPT_ASSIGN_OR_RETURN(request.cpu_seconds, reader.Number("cpu_seconds"));
     if (!(*request.cpu_seconds > 0)) return reader.Error("cpu_seconds", "expected a number > 0");
   }
+  KOPT_ASSIGN_OR_RETURN(request.timing_seed, SeedFromJson(reader, "timing_seed"));
+  KOPT_ASSIGN_OR_RETURN(request.fresh_seed, SeedFromJson(reader, "fresh_seed"));
+  KOPT_ASSIGN_OR_RETURN(int64_t output_fd, reader.Integer("output_fd", -1));
+  if (output_fd < -1 || output_fd > 1023)
+    return reader.Error("output_fd", "expected -1 or a descriptor 0..1023");
+  request.output_fd = static_cast<int>(output_fd);
   return request;
 }
 
@@ -508,6 +536,7 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
     variants.push_back({{"scalars", scalars}, {"shapes", shapes}});
   }
   nlohmann::json json = {{"schema", kRunnerRequestSchema},
+                         {"role", NameOf(kRunnerRoleNames, request.role)},
                          {"task", RunnerTaskToJson(request.task)},
                          {"candidate_library", request.candidate_library},
                          {"reference_library", request.reference_library},
@@ -516,7 +545,10 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
                          {"check", request.check},
                          {"timing", nullptr},
                          {"energy", nullptr},
-                         {"device", request.device}};
+                         {"device", request.device},
+                         {"timing_seed", request.timing_seed},
+                         {"fresh_seed", request.fresh_seed},
+                         {"output_fd", request.output_fd}};
   if (request.timing) {
     const TimingRequest& timing = *request.timing;
     json["timing"] = {{"warmup_seconds", timing.warmup_seconds},
@@ -526,7 +558,8 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
                       {"min_gpu_seconds", timing.min_gpu_seconds},
                       {"timeout_seconds", timing.timeout_seconds},
                       {"cold", timing.cold},
-                      {"rotate_input_sets", timing.rotate_input_sets}};
+                      {"rotate_input_sets", timing.rotate_input_sets},
+                      {"verified_samples", timing.verified_samples}};
   }
   if (request.energy) {
     json["energy"] = {{"window_seconds", request.energy->window_seconds},
@@ -534,6 +567,22 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
   }
   if (request.cpu_seconds) json["cpu_seconds"] = *request.cpu_seconds;
   return json;
+}
+
+}  // namespace kopt::runner
+
+namespace kopt::runner {
+
+std::string_view RunnerRoleName(RunnerRole role) {
+  return NameOf(kRunnerRoleNames, role);
+}
+
+uint64_t TimingSetSeed(uint64_t timing_seed, int64_t set) {
+  // SplitMix64 finalizer over (base, set): distinct, well-mixed seeds per set.
+  uint64_t z = timing_seed + 0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(set) + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
 }
 
 }  // namespace kopt::runner

@@ -104,6 +104,10 @@ struct TimingRequest {
   double timeout_seconds = 5.0;
   bool cold = false;
   bool rotate_input_sets = true;
+  // Timed samples whose outputs are sent to the parent for comparison
+  // (chosen at random after each sample has run; at least one: the last
+  // sample when no other was chosen). 0 only for an old-protocol request.
+  int verified_samples = 2;
 };
 
 struct EnergyRequest {
@@ -113,7 +117,15 @@ struct EnergyRequest {
 
 inline constexpr std::string_view kRunnerRequestSchema = "kopt.runner.request/1";
 
+// Which library a child loads (docs/harness-protocol.md §3, "The trust
+// boundary"): a candidate child loads only candidate_library, a reference
+// child only reference_library. Neither judges outputs: both send them to the
+// parent, which compares.
+enum class RunnerRole { kCandidate, kReference };
+std::string_view RunnerRoleName(RunnerRole role);  // "candidate", "reference"
+
 struct RunnerRequest {
+  RunnerRole role = RunnerRole::kCandidate;
   RunnerTask task;
   std::string candidate_library;
   std::string reference_library;
@@ -124,7 +136,18 @@ struct RunnerRequest {
   std::optional<EnergyRequest> energy;
   int device = 0;
   std::optional<double> cpu_seconds;  // RLIMIT_CPU the runner sets on itself; absent: unchanged
+  // Base seed of the timed input sets: set k is drawn on the device from
+  // TimingSetSeed(timing_seed, k) (its own values per set).
+  uint64_t timing_seed = 0;
+  // Seed of the round after timing (fresh inputs in the timed buffers).
+  uint64_t fresh_seed = 0;
+  // The descriptor the runner writes output frames to (harness/output_frames.h);
+  // -1: outputs are not sent (the parent then cannot judge the child).
+  int output_fd = -1;
 };
+
+// The seed of timed input set `set` (0-based) of a run.
+uint64_t TimingSetSeed(uint64_t timing_seed, int64_t set);
 
 nlohmann::json RunnerTaskToJson(const RunnerTask& task);
 nlohmann::json RunnerRequestToJson(const RunnerRequest& request);
@@ -168,6 +191,14 @@ struct CheckEvent {
   std::vector<std::pair<std::string, double>> phase_seconds;
 };
 
+// A timed sample whose outputs went to the parent (frame round "timed",
+// index = its position in TimingEvent::verified).
+struct VerifiedSample {
+  int64_t sample = 0;  // 0-based index among the samples taken (kept or not)
+  int64_t set = 0;     // the input set it ran on
+  double seconds = 0;  // its event time
+};
+
 struct TimingEvent {
   int64_t samples = 0;
   double median_s = 0, q1_s = 0, q3_s = 0, mean_s = 0, min_s = 0, max_s = 0;
@@ -179,6 +210,18 @@ struct TimingEvent {
   double device_wide_median_s = 0;
   double sm_clock_mean_mhz = 0;
   int64_t throttled_samples_discarded = 0;
+  std::vector<VerifiedSample> verified;  // optional field `verified`; empty when absent
+  double sampling_wall_s = 0;            // optional extra; 0 when absent
+};
+
+// A round's (or a timed sample's) outputs were written to the output channel
+// as frames (round, index, tensor): `outputs` event.
+struct OutputsEvent {
+  std::string round;  // "check", "variant", "set", "timed", "fresh" (harness/output_frames.h)
+  int64_t index = 0;
+  uint64_t seed = 0;
+  std::vector<std::string> tensors;                           // the written tensors sent, in task order
+  std::vector<std::pair<std::string, double>> phase_seconds;  // informational `phase_s`, not parsed back
 };
 
 struct EnergyEvent {
@@ -200,7 +243,11 @@ struct DoneEvent {
   bool ok = false;
 };
 
-using RunnerEvent = std::variant<DeviceEvent, CheckEvent, TimingEvent, EnergyEvent, FailureEvent, DoneEvent>;
+using RunnerEvent =
+    std::variant<DeviceEvent, CheckEvent, TimingEvent, EnergyEvent, FailureEvent, DoneEvent, OutputsEvent>;
+
+// The timing event's `verified` list as JSON.
+nlohmann::json VerifiedToJson(const std::vector<VerifiedSample>& verified);
 
 // {"event": "check", ...} with the fields of the protocol.
 nlohmann::json RunnerEventToJson(const RunnerEvent& event);

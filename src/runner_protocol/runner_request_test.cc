@@ -217,3 +217,84 @@ TEST(RunnerEvents, MalformedLinesAreErrors) {
 
 }  // namespace
 }  // namespace kopt::runner
+
+namespace kopt::runner {
+namespace {
+
+TEST(RunnerRequestIssue12, ReadsRoleSeedsOutputDescriptorAndVerifiedSamples) {
+  json request = SoftmaxRequest();
+  request["role"] = "reference";
+  request["timing_seed"] = 18446744073709551615ull;
+  request["fresh_seed"] = 7;
+  request["output_fd"] = 3;
+  request["timing"]["verified_samples"] = 4;
+  Result<RunnerRequest> parsed = RunnerRequestFromJson(request, "request.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->role, RunnerRole::kReference);
+  EXPECT_EQ(parsed->timing_seed, 18446744073709551615ull);
+  EXPECT_EQ(parsed->fresh_seed, 7u);
+  EXPECT_EQ(parsed->output_fd, 3);
+  EXPECT_EQ(parsed->timing->verified_samples, 4);
+  // Round trip through the writer.
+  Result<RunnerRequest> again = RunnerRequestFromJson(RunnerRequestToJson(*parsed), "again");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->role, RunnerRole::kReference);
+  EXPECT_EQ(again->timing_seed, parsed->timing_seed);
+  EXPECT_EQ(again->output_fd, 3);
+  EXPECT_EQ(again->timing->verified_samples, 4);
+}
+
+TEST(RunnerRequestIssue12, DefaultsAndBadValues) {
+  Result<RunnerRequest> parsed = RunnerRequestFromJson(SoftmaxRequest(), "request.json");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->role, RunnerRole::kCandidate);
+  EXPECT_EQ(parsed->output_fd, -1);
+  EXPECT_EQ(parsed->timing->verified_samples, 2);
+  json request = SoftmaxRequest();
+  request["role"] = "judge";
+  EXPECT_NE(ErrorOf(request).find("role"), std::string::npos) << ErrorOf(request);
+  request = SoftmaxRequest();
+  request["output_fd"] = -5;
+  EXPECT_NE(ErrorOf(request).find("output_fd"), std::string::npos);
+  request = SoftmaxRequest();
+  request["timing"]["verified_samples"] = 1000;
+  EXPECT_NE(ErrorOf(request).find("verified_samples"), std::string::npos);
+  request = SoftmaxRequest();
+  request["timing_seed"] = -1;
+  EXPECT_NE(ErrorOf(request).find("timing_seed"), std::string::npos);
+}
+
+TEST(RunnerRequestIssue12, TimingSetSeedsDifferPerSetAndRun) {
+  EXPECT_NE(TimingSetSeed(1, 0), TimingSetSeed(1, 1));
+  EXPECT_NE(TimingSetSeed(1, 0), TimingSetSeed(2, 0));
+  EXPECT_EQ(TimingSetSeed(5, 3), TimingSetSeed(5, 3));
+}
+
+TEST(RunnerRequestIssue12, OutputsEventsAndVerifiedSamplesRoundTrip) {
+  OutputsEvent outputs{"variant", 1, 99, {"y"}, {{"send", 0.5}}};
+  json line = RunnerEventToJson(outputs);
+  EXPECT_EQ(line["phase_s"]["send"], 0.5);
+  Result<RunnerEvent> parsed = ParseRunnerEventLine(line.dump());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const auto& back = std::get<OutputsEvent>(*parsed);
+  EXPECT_EQ(back.round, "variant");
+  EXPECT_EQ(back.index, 1);
+  EXPECT_EQ(back.seed, 99u);
+  EXPECT_EQ(back.tensors, std::vector<std::string>{"y"});
+
+  TimingEvent timing;
+  timing.samples = 10;
+  timing.median_s = 1e-3;
+  timing.verified = {{4, 2, 1.1e-3}};
+  Result<RunnerEvent> timed = ParseRunnerEventLine(RunnerEventToJson(timing).dump());
+  ASSERT_TRUE(timed.ok()) << timed.status().message();
+  const auto& verified = std::get<TimingEvent>(*timed).verified;
+  ASSERT_EQ(verified.size(), 1u);
+  EXPECT_EQ(verified[0].sample, 4);
+  EXPECT_EQ(verified[0].set, 2);
+  EXPECT_DOUBLE_EQ(verified[0].seconds, 1.1e-3);
+  EXPECT_FALSE(ParseRunnerEventLine(R"({"event":"outputs","round":"check","index":0,"seed":1})").ok());
+}
+
+}  // namespace
+}  // namespace kopt::runner

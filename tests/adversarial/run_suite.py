@@ -9,7 +9,9 @@ For each task named in expected.toml it runs once
   kopt bench examples/tasks/<task> <its cases...> -f json -o DIR/<task>.json -w DIR/workspace
       --rerun --timeout S
 then compares each case's status/kind with `expect` (any listed kind is a
-correct rejection; ["pass"] means status ok). Writes DIR/results.md (a
+correct rejection; ["pass"] means status ok; a case with `max_speedup` --
+a cheat the harness neutralizes, timed on honest work -- must also stay
+below that speedup over the reference). Writes DIR/results.md (a
 Markdown table to commit in README.md) and exits 1 when any case got a
 verdict outside its list.
 """
@@ -42,6 +44,7 @@ def main():
     for case in cases:
         by_task[case["task"]].append(case)
     verdicts = {}  # file -> (status, kind, message)
+    speedups = {}  # file -> speedup over the reference, when timed
     for task, task_cases in by_task.items():
         report_path = os.path.join(args.out, f"{task}.json")
         command = [args.kopt, "bench", os.path.join(ROOT, "examples", "tasks", task),
@@ -59,12 +62,21 @@ def main():
         for entry in report.get("candidates", []):
             file = os.path.basename(entry.get("path") or entry.get("name", "") + ".cu")
             verdicts[file] = (entry.get("status"), entry.get("kind") or "", (entry.get("message") or "")[:120])
+            speedup = entry.get("speedup")
+            if isinstance(speedup, dict) and speedup.get("value") is not None:
+                speedups[file] = speedup["value"]
     rows = ["| case | task | expected | got | verdict |", "|---|---|---|---|---|"]
     failures = 0
     for case in cases:
         status, kind, message = verdicts.get(case["file"], ("missing", "", "no entry in the report"))
         got = "pass" if status == "ok" else (kind or status)
         right = got in case["expect"]
+        if right and got == "pass" and "max_speedup" in case:
+            speedup = speedups.get(case["file"])
+            if speedup is None or speedup > case["max_speedup"]:
+                right = False
+                message = f"speedup {speedup} above {case['max_speedup']}: the neutralized cheat was not timed honestly"
+            got = f"pass ({speedup:.2f}x)" if speedup is not None else got
         failures += 0 if right else 1
         rows.append(f"| `{case['file']}` | {case['task']} | {' or '.join(case['expect'])} | {got} | "
                     f"{'ok' if right else 'WRONG: ' + message.replace('|', '/')} |")

@@ -1,0 +1,70 @@
+#include "runner/device_inputs.h"
+
+#include "runner/cuda_check.h"
+#include "runner/device_fill.h"
+#include "runner_protocol/input_generator.h"
+
+namespace kopt::runner {
+namespace {
+
+DeviceFillSpec FillSpecFor(const TensorDecl& tensor) {
+  DeviceFillSpec spec;
+  spec.dtype = static_cast<int>(tensor.dtype);
+  spec.kind = static_cast<int>(tensor.init.kind);
+  switch (tensor.init.kind) {
+    case InitKind::kNormal: spec.a = tensor.init.mean, spec.b = tensor.init.stddev; break;
+    case InitKind::kUniform: spec.a = tensor.init.low, spec.b = tensor.init.high; break;
+    case InitKind::kHeavyTailed: spec.a = tensor.init.alpha, spec.b = tensor.init.scale; break;
+    case InitKind::kIntRange: spec.low = tensor.init.integer_low, spec.high = tensor.init.integer_high; break;
+    default: break;
+  }
+  return spec;
+}
+
+Status DrawTensor(const TensorDecl& tensor, uint64_t set_seed, void* pointer, size_t bytes,
+                  cudaStream_t stream) {
+  switch (tensor.init.kind) {
+    case InitKind::kNone:
+      KOPT_CUDA_CHECK(cudaMemsetAsync(pointer, static_cast<int>(kPoisonByte), bytes, stream));
+      return Status::Ok();
+    case InitKind::kZeros: KOPT_CUDA_CHECK(cudaMemsetAsync(pointer, 0, bytes, stream)); return Status::Ok();
+    default:
+      KOPT_CUDA_CHECK(LaunchDeviceFill(pointer, tensor.ElementCount(), FillSpecFor(tensor),
+                                       TensorSeed(set_seed, tensor.name), stream));
+      return Status::Ok();
+  }
+}
+
+}  // namespace
+
+Status DrawSetOnDevice(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
+                       cudaStream_t stream) {
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    const TensorDecl& tensor = task.tensors[index];
+    void* pointer = tensors.Pointers()[index];
+    if (tensor.role == TensorRole::kOutput) {
+      KOPT_CUDA_CHECK(
+          cudaMemsetAsync(pointer, static_cast<int>(kPoisonByte), tensors.ByteCount(index), stream));
+    } else {
+      KOPT_RETURN_IF_ERROR(DrawTensor(tensor, set_seed, pointer, tensors.ByteCount(index), stream));
+    }
+  }
+  return Status::Ok();
+}
+
+Status PrepareSetForSample(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
+                           cudaStream_t stream) {
+  for (size_t index = 0; index < task.tensors.size(); ++index) {
+    const TensorDecl& tensor = task.tensors[index];
+    void* pointer = tensors.Pointers()[index];
+    if (tensor.role == TensorRole::kOutput) {
+      KOPT_CUDA_CHECK(
+          cudaMemsetAsync(pointer, static_cast<int>(kPoisonByte), tensors.ByteCount(index), stream));
+    } else if (tensor.role == TensorRole::kInout) {
+      KOPT_RETURN_IF_ERROR(DrawTensor(tensor, set_seed, pointer, tensors.ByteCount(index), stream));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace kopt::runner

@@ -1,0 +1,38 @@
+// Timed input sets drawn on the device (issue 12: "every timed input set
+// drawn with its own values, on the device, so it stays cheap"), and the
+// per-sample preparation of a set: outputs poisoned, inouts drawn again.
+//
+// Values come from device_fill.cu, a counter-based function of
+// (TensorSeed(set seed, tensor name), element index): not the host
+// generator's values (input_generator.h), but the same distributions (normal,
+// uniform, Student-t heavy tails, integer ranges, zeros, ones), and the same
+// in every child of a run, so the reference child's outputs for set k are
+// the expected outputs of every candidate's set k.
+//
+// Everything is enqueued on `stream` without waiting; the caller
+// synchronizes before it relies on the contents.
+//
+// Thread safety: not thread-safe; the runner's main thread.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "core/status.h"
+#include "runner/device_tensors.h"
+#include "runner_protocol/runner_request.h"
+
+namespace kopt::runner {
+
+// Draws every input and inout of `task` into `tensors` from `set_seed`, and
+// poisons every output (all bytes 0xFF).
+Status DrawSetOnDevice(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
+                       cudaStream_t stream);
+
+// Before a timed sample: outputs poisoned and inouts drawn again from
+// `set_seed` (so every sample starts from the set's values), inputs untouched.
+Status PrepareSetForSample(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
+                           cudaStream_t stream);
+
+}  // namespace kopt::runner

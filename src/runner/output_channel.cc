@@ -1,0 +1,51 @@
+#include "runner/output_channel.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace kopt::runner {
+namespace {
+
+// Writes every byte, retrying on EINTR and short writes.
+Status WriteAll(int descriptor, const void* data, size_t bytes) {
+  const char* next = static_cast<const char*>(data);
+  while (bytes > 0) {
+    ssize_t written = write(descriptor, next, bytes);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return WorkFailed(std::string("output channel: write failed: ") + std::strerror(errno));
+    next += written;
+    bytes -= static_cast<size_t>(written);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+OutputChannel::OutputChannel(int descriptor) {
+  if (descriptor < 0) return;
+  descriptor_ = fcntl(descriptor, F_DUPFD_CLOEXEC, 64);
+  if (descriptor_ < 0) {
+    descriptor_ = descriptor;  // keep the given one: still correct
+    return;
+  }
+  close(descriptor);
+#ifdef F_SETPIPE_SZ
+  (void)fcntl(descriptor_, F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups for large tensors; best effort
+#endif
+}
+
+OutputChannel::~OutputChannel() {
+  if (descriptor_ >= 0) close(descriptor_);
+}
+
+Status OutputChannel::Send(const FrameKey& key, std::span<const std::byte> payload) {
+  if (descriptor_ < 0) return Status::Ok();
+  std::string head = EncodeFrameHead(key, payload.size());
+  KOPT_RETURN_IF_ERROR(WriteAll(descriptor_, head.data(), head.size()));
+  return WriteAll(descriptor_, payload.data(), payload.size());
+}
+
+}  // namespace kopt::runner

@@ -1,0 +1,38 @@
+// Where kopt-runner sends the raw outputs it produced (harness/output_frames.h):
+// the descriptor the parent passed (request `output_fd`), a pipe the parent
+// reads, never a file. Moved at construction to a private close-on-exec
+// descriptor (like the event sink) so a candidate's stray writes to low
+// descriptors do not land in it by accident. A deliberately hostile candidate
+// in this process can still write frames; it gains nothing by it: a frame is
+// only its own output, judged by the parent against the reference child's.
+//
+// Thread safety: not thread-safe; the runner's main thread.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "core/status.h"
+#include "runner_protocol/output_frames.h"
+
+namespace kopt::runner {
+
+class OutputChannel {
+ public:
+  // `descriptor` -1: frames are dropped (no parent reads them).
+  explicit OutputChannel(int descriptor);
+  ~OutputChannel();
+  OutputChannel(const OutputChannel&) = delete;
+  OutputChannel& operator=(const OutputChannel&) = delete;
+
+  // Writes one frame, whole (retrying short writes). WorkFailed when the
+  // parent went away (EPIPE) or the descriptor is bad.
+  Status Send(const FrameKey& key, std::span<const std::byte> payload);
+  bool connected() const { return descriptor_ >= 0; }
+
+ private:
+  int descriptor_ = -1;
+};
+
+}  // namespace kopt::runner

@@ -1,0 +1,75 @@
+// The output channel of kopt-runner (docs/harness-protocol.md §3, "Output
+// frames"): a child writes the raw bytes of the tensors it produced to a
+// descriptor the parent gave it (never to a file), one frame per tensor; the
+// parent judges them against the reference child's frames for the same
+// (round, index, tensor).
+//
+// A frame: the 8 bytes "KOPTOUT1", a little-endian uint32 header length, the
+// header (a JSON object {"round": str, "index": int, "tensor": str}), a
+// little-endian uint64 payload length, the payload (the tensor's bytes).
+//
+// Rounds: "check" (main-size seed i), "variant" (size variant i), "set"
+// (timed input set i, one untimed call: reference children only), "timed"
+// (the i-th verified timed sample, its input set named in the timing event),
+// "fresh" (the round after timing).
+//
+// Thread safety: pure functions; OutputFrames is a value.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include "core/status.h"
+
+namespace kopt {
+
+struct FrameKey {
+  std::string round;
+  int64_t index = 0;
+  std::string tensor;
+  auto operator<=>(const FrameKey&) const = default;
+};
+
+inline constexpr std::string_view kFrameMagic = "KOPTOUT1";
+inline constexpr size_t kMaxFrameHeaderBytes = 4096;
+
+// The header and length prefix of one frame, to be followed by `payload_bytes` bytes.
+std::string EncodeFrameHead(const FrameKey& key, uint64_t payload_bytes);
+
+// A whole frame (head + payload): for tests and fakes.
+std::string EncodeFrame(const FrameKey& key, std::span<const std::byte> payload);
+
+// The frames of one child's channel. The payloads are views into `channel`,
+// which the object owns.
+class OutputFrames {
+ public:
+  OutputFrames() = default;
+  OutputFrames(OutputFrames&&) = default;
+  OutputFrames& operator=(OutputFrames&&) = default;
+  OutputFrames(const OutputFrames&) = delete;
+  OutputFrames& operator=(const OutputFrames&) = delete;
+
+  // Parses `channel`. InvalidInput (naming the byte offset) for a bad magic,
+  // an oversized or malformed header, a payload past the end, or a key sent
+  // twice (a child sends every frame once). `allow_truncated_tail`: a last
+  // frame cut short (a child killed while writing it) is dropped instead.
+  static Result<OutputFrames> Parse(std::string channel, bool allow_truncated_tail = false);
+
+  // The payload of `key`, or nullopt when the child did not send it.
+  std::optional<std::span<const std::byte>> Find(const FrameKey& key) const;
+  size_t size() const { return frames_.size(); }
+  const std::map<FrameKey, std::span<const std::byte>>& frames() const { return frames_; }
+
+ private:
+  std::unique_ptr<std::string> channel_;  // stable address: the spans point into it
+  std::map<FrameKey, std::span<const std::byte>> frames_;
+};
+
+}  // namespace kopt
