@@ -24,18 +24,6 @@ std::string OneLine(std::string text) {
   return text;
 }
 
-llm::LlmConfigOverrides OverridesFor(const ExplainOptions& options) {
-  llm::LlmConfigOverrides overrides;
-  if (!options.llm_replay_path.empty()) {
-    overrides.mode = llm::LlmMode::kReplay;
-    overrides.transcript_path = options.llm_replay_path;
-  } else if (!options.llm_record_path.empty()) {
-    overrides.mode = llm::LlmMode::kRecord;
-    overrides.transcript_path = options.llm_record_path;
-  }
-  return overrides;
-}
-
 std::string LocationOf(const agents::Hypothesis& hypothesis) {
   if (hypothesis.source_lines.empty()) return "";
   std::string lines;
@@ -83,7 +71,8 @@ KernelSource LoadKernelSource(const ExplainOptions& options, std::vector<std::st
 LlmSession LlmSession::Open(const ExplainOptions& options, llm::LogSink* log) {
   LlmSession session;
   Result<llm::LlmConfig> config =
-      llm::LoadLlmConfig(options.llm_config_path, llm::ProcessEnvironment(), OverridesFor(options));
+      llm::LoadLlmConfig(options.llm_config_path, llm::ProcessEnvironment(),
+                         llm::TranscriptOverrides(options.llm_record_path, options.llm_replay_path));
   if (!config.ok()) {
     session.failure_ = OneLine("no LLM narrative: LLM configuration: " + config.status().message());
     return session;

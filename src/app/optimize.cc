@@ -25,36 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// True when `program` is a path to a file or found in a PATH directory.
-bool ProgramAvailable(const std::string& program) {
-  std::error_code error;
-  if (program.find('/') != std::string::npos) return fs::exists(program, error);
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return false;
-  std::string directories = path;
-  size_t start = 0;
-  while (start <= directories.size()) {
-    size_t end = directories.find(':', start);
-    if (end == std::string::npos) end = directories.size();
-    fs::path candidate = fs::path(directories.substr(start, end - start)) / program;
-    if (end > start && fs::exists(candidate, error)) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-llm::LlmConfigOverrides TranscriptOverrides(const OptimizeSettings& settings) {
-  llm::LlmConfigOverrides overrides;
-  if (!settings.llm_replay_path.empty()) {
-    overrides.mode = llm::LlmMode::kReplay;
-    overrides.transcript_path = settings.llm_replay_path;
-  } else if (!settings.llm_record_path.empty()) {
-    overrides.mode = llm::LlmMode::kRecord;
-    overrides.transcript_path = settings.llm_record_path;
-  }
-  return overrides;
-}
-
 // What the command builds once and the loop borrows.
 struct CommandParts {
   std::unique_ptr<llm::ChatClient> client;
@@ -76,7 +46,8 @@ Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std
 
 // The builtin generator's candidate seeds: the run's seed candidates, then
 // TASK/tunable/*.cu in name order (docs/tuning.md).
-Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings, const TaskSpec& task) {
+Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings,
+                                                      const TaskSpec& task) {
   std::vector<std::string> paths = settings.seed_candidate_paths;
   fs::path tunable = fs::path(task.directory) / "tunable";
   std::error_code error;
@@ -110,13 +81,17 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       return Status::Ok();
     }
     case agents::GeneratorKind::kLlm: {
-      Result<llm::LlmConfig> config = llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(),
-                                                         TranscriptOverrides(settings));
+      Result<llm::LlmConfig> config =
+          llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(),
+                             llm::TranscriptOverrides(settings.llm_record_path, settings.llm_replay_path));
       if (!config.ok()) return config.status().WithContext("--generator llm: LLM configuration");
       KOPT_ASSIGN_OR_RETURN(parts.client, llm::MakeChatClient(*config, llm::ClientDependencies{}));
       std::string prompts = settings.prompt_directory;
-      if (prompts.empty()) { KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory()); }
-      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer, ProgrammerTaskFor(task, settings.measure.arch));
+      if (prompts.empty()) {
+        KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory());
+      }
+      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer,
+                            ProgrammerTaskFor(task, settings.measure.arch));
       parts.generator = std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer));
       return Status::Ok();
     }
@@ -136,7 +111,7 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
 void SetProfilerFactory(const OptimizeSettings& settings, const OptimizeCommandEnvironment& environment,
                         const TaskSpec& task, CommandParts& parts, OptimizeEnvironment& loop) {
   if (!settings.profile || settings.feedback == FeedbackMode::kNone) return;
-  if (!ProgramAvailable(environment.ncu)) {
+  if (environment.measure.command_runner->FindProgram(environment.ncu).empty()) {
     parts.notes.push_back(fmt::format(
         "{} not found on PATH: no profiles, so optimize children get no feedback", environment.ncu));
     return;

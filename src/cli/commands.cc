@@ -124,55 +124,6 @@ std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::s
   return [options]() { return RunRules(*options, std::cout); };
 }
 
-std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::string>&) {
-  auto options = std::make_shared<BenchOptions>();
-  auto seed = std::make_shared<long long>(-1);
-  command.add_option("task", options->task_directory, "Task directory (task.toml + reference.cu)")
-      ->required();
-  command.add_option("candidates", options->candidate_paths,
-                     "Candidate .cu files (default: TASK_DIR/candidates/*.cu)");
-  command.add_option("--workspace,-w", options->measure.workspace, "Workspace directory (results database)")
-      ->capture_default_str();
-  command.add_option("--format,-f", options->format, "Output format: term, md or json")
-      ->capture_default_str();
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
-  command
-      .add_option("--seeds", options->measure.seeds, "Correctness seeds per candidate (default: the task's)")
-      ->check(CLI::NonNegativeNumber);
-  command.add_option("--seed", *seed, "Derive the seeds from this number (reproduce a run; default: random)")
-      ->check(CLI::NonNegativeNumber);
-  command.add_flag("!--no-time", options->measure.time, "Check correctness only, do not time");
-  command.add_flag("--energy", options->measure.energy, "Measure joules per launch (NVML)");
-  command.add_option("--jobs,-j", options->measure.jobs, "Parallel compiles (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
-  command.add_option("--timeout", options->measure.timeout_seconds, "Watchdog per child process, seconds")
-      ->capture_default_str();
-  command
-      .add_option("--max-noise", options->measure.max_noise, "Stop timing at this relative stdev (fraction)")
-      ->capture_default_str();
-  command.add_option("--min-samples", options->measure.min_samples, "Timing samples at least")
-      ->capture_default_str();
-  command
-      .add_option("--timing-seconds", options->measure.timing_seconds,
-                  "Stop timing after this much time, seconds")
-      ->capture_default_str();
-  command.add_flag("--warm", options->measure.warm, "Warm-cache timing (no L2 flush before each sample)");
-  command.add_option("--arch", options->measure.arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
-  command.add_flag("--rerun", options->measure.rerun, "Measure again what the workspace already has");
-  command.add_option("--device", options->measure.device, "CUDA device ordinal")->capture_default_str();
-  command.add_flag("--compile-only", options->measure.compile_only, "Only compile (no GPU needed)");
-  command.footer(
-      "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "
-      "on bad input.\n\nExamples:\n  kopt bench examples/tasks/saxpy\n"
-      "  kopt bench examples/tasks/softmax my_softmax.cu --format json -o result.json");
-  return [options, seed]() {
-    if (*seed >= 0) options->measure.seed = static_cast<uint64_t>(*seed);
-    options->progress = isatty(STDERR_FILENO);
-    auto runner = MakeSystemCommandRunner();
-    return RunBench(*options, DefaultBenchEnvironment(*runner, std::cerr), std::cout);
-  };
-}
-
 // The harness options `kopt bench` and `kopt optimize` share (measure/measure.h).
 void AddMeasureOptions(CLI::App& command, MeasureSettings& settings) {
   command.add_option("--workspace,-w", settings.workspace, "Workspace directory (results database)")
@@ -192,6 +143,35 @@ void AddMeasureOptions(CLI::App& command, MeasureSettings& settings) {
       ->capture_default_str();
   command.add_flag("--warm", settings.warm, "Warm-cache timing (no L2 flush before each sample)");
   command.add_option("--arch", settings.arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
+}
+
+std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<BenchOptions>();
+  auto seed = std::make_shared<long long>(-1);
+  command.add_option("task", options->task_directory, "Task directory (task.toml + reference.cu)")
+      ->required();
+  command.add_option("candidates", options->candidate_paths,
+                     "Candidate .cu files (default: TASK_DIR/candidates/*.cu)");
+  command.add_option("--format,-f", options->format, "Output format: term, md or json")
+      ->capture_default_str();
+  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  command.add_option("--seed", *seed, "Derive the seeds from this number (reproduce a run; default: random)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_flag("!--no-time", options->measure.time, "Check correctness only, do not time");
+  AddMeasureOptions(command, options->measure);
+  command.add_flag("--rerun", options->measure.rerun, "Measure again what the workspace already has");
+  command.add_option("--device", options->measure.device, "CUDA device ordinal")->capture_default_str();
+  command.add_flag("--compile-only", options->measure.compile_only, "Only compile (no GPU needed)");
+  command.footer(
+      "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "
+      "on bad input.\n\nExamples:\n  kopt bench examples/tasks/saxpy\n"
+      "  kopt bench examples/tasks/softmax my_softmax.cu --format json -o result.json");
+  return [options, seed]() {
+    if (*seed >= 0) options->measure.seed = static_cast<uint64_t>(*seed);
+    options->progress = isatty(STDERR_FILENO);
+    auto runner = MakeSystemCommandRunner();
+    return RunBench(*options, DefaultBenchEnvironment(*runner, std::cerr), std::cout);
+  };
 }
 
 // Parses the comma-separated --devices list ("0,1").

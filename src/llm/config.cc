@@ -364,4 +364,16 @@ std::string DescribeLlmConfig(const LlmConfig& config) {
   return text;
 }
 
+LlmConfigOverrides TranscriptOverrides(const std::string& record_path, const std::string& replay_path) {
+  LlmConfigOverrides overrides;
+  if (!replay_path.empty()) {
+    overrides.mode = LlmMode::kReplay;
+    overrides.transcript_path = replay_path;
+  } else if (!record_path.empty()) {
+    overrides.mode = LlmMode::kRecord;
+    overrides.transcript_path = record_path;
+  }
+  return overrides;
+}
+
 }  // namespace kopt::llm

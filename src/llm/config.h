@@ -131,6 +131,10 @@ struct LlmConfigInputs {
 // key, and the expected form. A file without [llm] gives the defaults.
 Result<LlmConfigInputs> ParseLlmConfigToml(std::string_view text, std::string_view file_name);
 
+// The overrides of `--llm-record PATH` / `--llm-replay PATH` (both empty:
+// none; replay wins when both are given).
+LlmConfigOverrides TranscriptOverrides(const std::string& record_path, const std::string& replay_path);
+
 // Reads `config_path` (empty: no file) and the environment, applies the
 // overrides, infers and validates (ResolveLlmConfig).
 Result<LlmConfig> LoadLlmConfig(const std::string& config_path, const EnvironmentLookup& environment,
