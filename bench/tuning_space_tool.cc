@@ -30,6 +30,7 @@
 #include "agents/tuning_replay.h"
 #include "core/file_io.h"
 #include "harness/task_spec.h"
+#include "harness/tunable_sidecar.h"
 #include "harness/tuning_space.h"
 #include "search/kernel_tuner_cache.h"
 
@@ -38,15 +39,10 @@ namespace {
 
 using nlohmann::json;
 
-ScalarValues TaskScalars(const TaskSpec& task) {
-  ScalarValues scalars;
-  for (const ScalarSpec& scalar : task.scalars) scalars[scalar.name] = scalar.AsDouble();
-  return scalars;
-}
-
 Result<TuningSpace> LoadSpace(const TaskSpec& task, const std::string& tunable) {
-  KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(tunable));
-  return TuningSpace::FromSource(source, tunable, TaskScalars(task));
+  ScalarValues scalars = TaskScalarValues(task);
+  KOPT_ASSIGN_OR_RETURN(std::string source, LoadTunableSource(tunable, scalars));
+  return TuningSpace::FromSource(source, tunable, scalars);
 }
 
 std::string FileStem(const std::string& path) {
@@ -175,7 +171,7 @@ Status WriteCache(const std::vector<std::string>& arguments) {
   }
   cache.header.reference_time_s = MedianSeconds(report["reference"]);
   cache.header.source = arguments[1];
-  for (const auto& [name, value] : TaskScalars(task)) cache.header.scalars[name] = value;
+  for (const auto& [name, value] : TaskScalarValues(task)) cache.header.scalars[name] = value;
   KOPT_ASSIGN_OR_RETURN(std::optional<HandWritten> hand, AddEntries(report, space, cache));
   KOPT_RETURN_IF_ERROR(WriteFileAtomically(arguments[3], KernelTunerCacheText(cache)));
   const KernelTunerCacheEntry* best = cache.Best();

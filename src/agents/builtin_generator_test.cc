@@ -225,10 +225,10 @@ TEST(BuiltinGeneratorTest, MakeBuiltinGeneratorPicksTheFirstTunableSeed) {
 }
 
 TEST(TuningMovesTest, TableIsSortedAndKnown) {
-  const std::vector<FindingMoves>& table = MoveTable();
+  const std::vector<FindingTuningMoves>& table = MoveTable();
   ASSERT_FALSE(table.empty());
-  for (size_t i = 1; i < table.size(); ++i) EXPECT_LT(table[i - 1].tool, table[i].tool);
-  for (const FindingMoves& row : table) EXPECT_FALSE(row.moves.empty()) << row.tool;
+  for (size_t i = 1; i < table.size(); ++i) EXPECT_LT(table[i - 1].finding_id, table[i].finding_id);
+  for (const FindingTuningMoves& row : table) EXPECT_FALSE(row.moves.empty()) << row.finding_id;
   EXPECT_EQ(MovesForFinding("tail_effect").front().role, ParameterRole::kItemsPerThread);
   EXPECT_EQ(MovesForFinding("low_occupancy_registers").front().role, ParameterRole::kMinBlocksPerSm);
   EXPECT_TRUE(MovesForFinding("hmma_on_hopper").empty());

@@ -8,6 +8,7 @@
 
 #include "agents/code_extraction.h"
 #include "core/file_io.h"
+#include "core/toml_document.h"
 
 namespace kopt::agents {
 namespace {
@@ -61,13 +62,7 @@ Result<ScriptedAnswer> ReadAnswer(const std::string& directory, const std::strin
 
 Result<std::vector<ScriptedAnswer>> LoadManifest(const std::string& directory, const std::string& file) {
   KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(file));
-  toml::table root;
-  try {
-    root = toml::parse(text, file);
-  } catch (const toml::parse_error& error) {
-    return InvalidInput(fmt::format("{}:{}:{}: {}", file, error.source().begin.line,
-                                    error.source().begin.column, error.description()));
-  }
+  KOPT_ASSIGN_OR_RETURN(toml::table root, ParseTomlDocument(text, file));
   const toml::array* answers = root["answer"].as_array();
   if (answers == nullptr) {
     return InvalidInput(

@@ -272,7 +272,7 @@ Result<MeasuredSpace> SyntheticMeasuredSpace(std::string_view tunable_source, ui
   }
   MeasuredSpace measured{fmt::format("synthetic: seed {}", seed), true, space, {}, 0, 0};
   std::uniform_real_distribution<double> unit(0, 1);
-  const std::vector<FindingMoves>& table = MoveTable();
+  const std::vector<FindingTuningMoves>& table = MoveTable();
   double slowest = 0;
   double fastest = std::numeric_limits<double>::infinity();
   for (const Configuration& configuration : space.Enumerate(1 << 20)) {
@@ -296,12 +296,12 @@ Result<MeasuredSpace> SyntheticMeasuredSpace(std::string_view tunable_source, ui
                                ? MoveDirection::kIncrease
                                : MoveDirection::kDecrease;
     std::string finding =
-        std::string(table[std::uniform_int_distribution<size_t>(0, table.size() - 1)(generator)].tool);
+        std::string(table[std::uniform_int_distribution<size_t>(0, table.size() - 1)(generator)].finding_id);
     if (worst_penalty > 0 && unit(generator) < finding_accuracy) {
-      for (const FindingMoves& row : table) {
+      for (const FindingTuningMoves& row : table) {
         if (!row.moves.empty() && row.moves.front().role == parameters[worst].role &&
             row.moves.front().direction == wanted) {
-          finding = std::string(row.tool);
+          finding = std::string(row.finding_id);
           break;
         }
       }

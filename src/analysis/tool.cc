@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -77,6 +78,16 @@ Status CheckToolDefinition(const ToolDefinition& tool) {
     if (threshold.name.empty()) return invalid("a threshold has no name");
     if (!names.insert(threshold.name).second)
       return invalid(fmt::format("threshold \"{}\" is declared twice", threshold.name));
+  }
+  std::vector<std::string> finding_ids = FindingIdsOf(tool);
+  std::set<std::string_view> moved;
+  for (const FindingTuningMoves& row : tool.tuning_moves) {
+    if (std::find(finding_ids.begin(), finding_ids.end(), row.finding_id) == finding_ids.end())
+      return invalid(fmt::format("tuning_moves names \"{}\", which is not one of its finding ids", row.finding_id));
+    if (!moved.insert(row.finding_id).second)
+      return invalid(fmt::format("tuning_moves lists \"{}\" twice", row.finding_id));
+    if (row.moves.empty() || row.rationale.empty())
+      return invalid(fmt::format("tuning_moves for \"{}\" needs moves and a rationale", row.finding_id));
   }
   return Status::Ok();
 }

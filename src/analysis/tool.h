@@ -7,8 +7,10 @@
 // source-page facts, launch facts), when it runs (the stage-1 classes), its
 // named thresholds (with defaults, overridable from a config file), its
 // trigger (the condition in words, for `kopt rules`), the finding ids it may
-// emit, the tools it subsumes, what its fix removes (the gain bound), and
-// `analyze` (the function that checks the trigger and builds the Finding).
+// emit, the tools it subsumes, what its fix removes (the gain bound), which
+// tunable parameters its recommendation moves (the builtin tuner's moves, per
+// finding id), and `analyze` (the function that checks the trigger and builds
+// the Finding).
 // Everything other code needs to know about a tool is a field here; nothing
 // lists tools by id elsewhere.
 //
@@ -38,6 +40,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/ncu_rule.h"
 #include "analysis/roofline.h"
+#include "analysis/tuning_role.h"
 #include "core/status.h"
 #include "hw/gpu_spec.h"
 #include "profile/kernel_launch.h"
@@ -127,6 +130,11 @@ struct ToolDefinition {
   // are merged into this one's as extra evidence.
   std::vector<std::string> subsumes;
   GainBound gain_bound = GainBound::kHidesLatency;
+  // The builtin tuner's moves (docs/tuning.md "Moves"): for each finding id
+  // this tool emits, which roles of tunable parameters its recommendation
+  // acts on and in which direction. Empty: the remedy is structural (tensor
+  // cores, fp64 literals, 64-bit indices) and no knob moves it.
+  std::vector<FindingTuningMoves> tuning_moves;
   std::function<std::optional<Finding>(const ToolContext&)> analyze;
 };
 
@@ -134,7 +142,8 @@ struct ToolDefinition {
 std::vector<std::string> FindingIdsOf(const ToolDefinition& tool);
 
 // A declaration's own consistency: id, title, trigger and analyze present;
-// threshold names unique and non-empty. InvalidInput naming what is wrong.
+// threshold names unique and non-empty; each tuning_moves row names one of
+// the tool's finding ids, once, with at least one move and a rationale. InvalidInput naming what is wrong.
 Status CheckToolDefinition(const ToolDefinition& tool);
 
 // The registry (analysis/tool_registry.cc): every tool, in a fixed order.

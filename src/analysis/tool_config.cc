@@ -5,6 +5,7 @@
 
 #include "analysis/tool.h"
 #include "core/file_io.h"
+#include "core/toml_document.h"
 
 namespace kopt {
 namespace {
@@ -65,13 +66,7 @@ Status ReadOrchestrationTable(const toml::table& table, std::string_view file_na
 }  // namespace
 
 Result<OrchestrationOptions> ParseToolConfig(std::string_view text, std::string_view file_name) {
-  toml::table root;
-  try {
-    root = toml::parse(text, file_name);
-  } catch (const toml::parse_error& error) {
-    return InvalidInput(fmt::format("{}:{}:{}: {}", file_name, error.source().begin.line,
-                                    error.source().begin.column, error.description()));
-  }
+  KOPT_ASSIGN_OR_RETURN(toml::table root, ParseTomlDocument(text, file_name));
   OrchestrationOptions options;
   for (const auto& [key, node] : root) {
     const toml::table* table = node.as_table();

@@ -12,6 +12,7 @@
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
 #include "core/file_io.h"
+#include "harness/tunable_sidecar.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
 #include "optimize/optimization_loop.h"
@@ -45,9 +46,10 @@ Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std
 }
 
 // The builtin generator's candidate seeds: the run's seed candidates, then
-// TASK/tunable/*.cu in name order (docs/tuning.md).
-Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings,
-                                                      const TaskSpec& task) {
+// TASK/tunable/*.cu in name order (docs/tuning.md), each with its sidecar
+// TOML's declarations when it has one.
+Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings, const TaskSpec& task,
+                                                      const ScalarValues& scalars) {
   std::vector<std::string> paths = settings.seed_candidate_paths;
   fs::path tunable = fs::path(task.directory) / "tunable";
   std::error_code error;
@@ -61,7 +63,7 @@ Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& se
   }
   std::vector<agents::TunableSeed> seeds;
   for (const std::string& path : paths) {
-    KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(path));
+    KOPT_ASSIGN_OR_RETURN(std::string source, LoadTunableSource(path, scalars));
     seeds.push_back({path, std::move(source)});
   }
   return seeds;
@@ -96,9 +98,8 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       return Status::Ok();
     }
     case agents::GeneratorKind::kBuiltin: {
-      KOPT_ASSIGN_OR_RETURN(std::vector<agents::TunableSeed> seeds, TunableSeeds(settings, task));
-      ScalarValues scalars;
-      for (const ScalarSpec& scalar : task.scalars) scalars[scalar.name] = scalar.AsDouble();
+      ScalarValues scalars = TaskScalarValues(task);
+      KOPT_ASSIGN_OR_RETURN(std::vector<agents::TunableSeed> seeds, TunableSeeds(settings, task, scalars));
       agents::BuiltinGeneratorSettings builtin{agents::MoveOrdering::kGuided, settings.seed.value_or(0)};
       KOPT_ASSIGN_OR_RETURN(parts.generator, agents::MakeBuiltinGenerator(seeds, scalars, builtin));
       return Status::Ok();

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
+#include <thread>
 
 namespace kopt {
 
@@ -34,7 +37,11 @@ Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes) {
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents) {
-  std::string temporary = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
+  // Unique per process, thread and call: concurrent writers of one path
+  // (the LLM response cache, parallel compiles) never share a temporary.
+  static std::atomic<uint64_t> counter{0};
+  std::string temporary = fmt::format("{}.tmp.{}.{}.{}", path, static_cast<long>(getpid()),
+                                      std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
   {
     std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
     if (!stream) {

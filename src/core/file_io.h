@@ -12,7 +12,9 @@ namespace kopt {
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes = size_t{4} << 30);
 
 // Writes `contents` to a temporary file beside `path`, then renames it into
-// place, so a reader never sees a half-written file.
+// place, so a reader never sees a half-written file. Safe to call from
+// several threads and processes at once, also for the same path (the last
+// rename wins).
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
 
 }  // namespace kopt

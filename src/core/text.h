@@ -1,6 +1,7 @@
 // Small text utilities shared by the parsers. Pure functions, thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@ bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 // A character of a C/C++ identifier: ASCII letter, digit or '_' (not locale-dependent).
 bool IsIdentifierChar(char c);
+// A whole C/C++ identifier: non-empty, identifier characters, not starting with a digit.
+bool IsIdentifier(std::string_view text);
 std::vector<std::string_view> SplitLines(std::string_view text);  // handles \n and \r\n
 
 // Calls `visit` for every line of `text` (without its '\n'; a '\r' before it
@@ -29,6 +32,9 @@ std::optional<double> ParseNumber(std::string_view text);
 
 // Parses a non-negative integer without separators. nullopt on overflow or junk.
 std::optional<long long> ParseInteger(std::string_view text);
+// Parses a whole signed 64-bit integer: optional surrounding whitespace, an
+// optional '+' or '-', digits. nullopt on overflow or anything else.
+std::optional<int64_t> ParseSignedInteger(std::string_view text);
 
 // True when the bytes look like binary data (NUL bytes or invalid UTF-8 in the
 // first few kilobytes): used to reject binary files with a clear message.

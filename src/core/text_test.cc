@@ -47,3 +47,34 @@ TEST(Abbreviate, CutsLongText) {
 
 }  // namespace
 }  // namespace kopt
+
+namespace kopt {
+namespace {
+
+TEST(TextTest, IsIdentifier) {
+  EXPECT_TRUE(IsIdentifier("BLOCK_SIZE"));
+  EXPECT_TRUE(IsIdentifier("_x9"));
+  EXPECT_FALSE(IsIdentifier(""));
+  EXPECT_FALSE(IsIdentifier("9x"));
+  EXPECT_FALSE(IsIdentifier("a-b"));
+  EXPECT_FALSE(IsIdentifier("caf\xc3\xa9"));
+}
+
+}  // namespace
+}  // namespace kopt
+
+namespace kopt {
+namespace {
+
+TEST(TextTest, ParseSignedInteger) {
+  EXPECT_EQ(ParseSignedInteger(" -12 "), -12);
+  EXPECT_EQ(ParseSignedInteger("+7"), 7);
+  EXPECT_EQ(ParseSignedInteger("0"), 0);
+  EXPECT_EQ(ParseSignedInteger(""), std::nullopt);
+  EXPECT_EQ(ParseSignedInteger("1.5"), std::nullopt);
+  EXPECT_EQ(ParseSignedInteger("99999999999999999999"), std::nullopt);
+  EXPECT_EQ(ParseSignedInteger("1,000"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace kopt

@@ -10,7 +10,9 @@
 
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "harness/candidate_flags.h"
 #include "harness/wrapper_source.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -38,17 +40,6 @@ bool ContainsWord(std::string_view line, std::string_view word) {
     if (left && right) return true;
   }
   return false;
-}
-
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    size_t end = text.find('\n');
-    lines.push_back(text.substr(0, end));
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return lines;
 }
 
 bool Contains(std::string_view text, std::string_view part) {
@@ -209,13 +200,14 @@ Result<std::unique_ptr<Compiler>> Compiler::Create(CommandRunner& runner, Compil
   return std::unique_ptr<Compiler>(new Compiler(runner, std::move(options), nvcc, version.stdout_text));
 }
 
-std::string Compiler::CacheKey(const std::string& wrapper, const std::string& candidate) const {
+std::string Compiler::CacheKey(const std::string& wrapper, const std::string& candidate,
+                               const std::vector<std::string>& flags) const {
   Sha256 hasher;
   hasher.UpdateField("wrapper", wrapper);
   hasher.UpdateField("candidate", candidate);
-  std::string flags;
-  for (const std::string& flag : flags_) flags += flag + '\0';
-  hasher.UpdateField("flags", flags);
+  std::string joined;
+  for (const std::string& flag : flags) joined += flag + '\0';
+  hasher.UpdateField("flags", joined);
   hasher.UpdateField("nvcc_version", nvcc_version_);
   hasher.UpdateField("architecture", options_.architecture);
   return hasher.FinishHex();
@@ -226,8 +218,19 @@ Result<CompileResult> Compiler::Compile(const TaskSpec& task, const std::string&
   std::error_code error;
   std::string absolute = fs::absolute(candidate_path, error).lexically_normal().string();
   KOPT_ASSIGN_OR_RETURN(std::string candidate, ReadWholeFile(absolute, size_t{64} << 20));
+  Result<std::vector<std::string>> requested = CandidateCompileFlags(candidate, absolute);
+  if (!requested.ok()) {  // the candidate's fault: its verdict, not a harness error
+    CompileResult rejected;
+    rejected.outcome = CompileOutcome::kCompileError;
+    rejected.message = requested.status().message();
+    rejected.compiler_output = rejected.message + "\n";
+    rejected.seconds = SecondsSince(start);
+    return rejected;
+  }
+  std::vector<std::string> flags = flags_;
+  flags.insert(flags.end(), requested->begin(), requested->end());
   KOPT_ASSIGN_OR_RETURN(std::string wrapper, GenerateWrapperSource(task, absolute));
-  std::string key = CacheKey(wrapper, candidate);
+  std::string key = CacheKey(wrapper, candidate, flags);
   std::string entry = options_.cache_directory + "/" + key;
   if (std::optional<CompileResult> cached = ReadCacheEntry(entry)) {
     cached->cache_key = key;
@@ -237,7 +240,7 @@ Result<CompileResult> Compiler::Compile(const TaskSpec& task, const std::string&
     return *cached;
   }
   fs::remove_all(entry, error);  // an incomplete entry from an interrupted run
-  KOPT_ASSIGN_OR_RETURN(CompileResult result, RunNvcc(task, wrapper, key));
+  KOPT_ASSIGN_OR_RETURN(CompileResult result, RunNvcc(task, wrapper, key, flags));
   result.seconds = SecondsSince(start);
   return result;
 }
@@ -268,7 +271,7 @@ CompileResult ClassifyFinishedCompile(const TaskSpec& task, const CommandResult&
 }  // namespace
 
 Result<CompileResult> Compiler::RunNvcc(const TaskSpec& task, const std::string& wrapper,
-                                        const std::string& key) const {
+                                        const std::string& key, const std::vector<std::string>& flags) const {
   KOPT_ASSIGN_OR_RETURN(std::string temporary, MakeTemporaryDirectory(options_.cache_directory, key));
   std::error_code error;
   auto discard = [&] { fs::remove_all(temporary, error); };
@@ -279,7 +282,7 @@ Result<CompileResult> Compiler::RunNvcc(const TaskSpec& task, const std::string&
   }
   CommandSpec spec;
   spec.argv = {nvcc_path_};
-  spec.argv.insert(spec.argv.end(), flags_.begin(), flags_.end());
+  spec.argv.insert(spec.argv.end(), flags.begin(), flags.end());
   spec.argv.insert(spec.argv.end(), {"-o", temporary + "/candidate.so", temporary + "/wrapper.cu"});
   spec.working_directory = temporary;
   spec.timeout_seconds = options_.timeout_seconds;

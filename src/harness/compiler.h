@@ -10,7 +10,8 @@
 //
 // Cache: <cache_directory>/<key>/{wrapper.cu, candidate.so,
 // compiler_output.txt, result.json}; key = SHA-256 over (wrapper text,
-// candidate text, flags, `nvcc --version` output, architecture). Each compile
+// candidate text, flags (the candidate's kopt:nvcc flags included),
+// `nvcc --version` output, architecture). Each compile
 // runs in a fresh temporary directory beside the cache entries and is renamed
 // into place, so a reader never sees a half-written entry. Failed compiles are
 // cached too; a timed-out compile is not (it may have been load). Create
@@ -74,7 +75,10 @@ class Compiler {
   // once. `runner` must outlive the Compiler.
   static Result<std::unique_ptr<Compiler>> Create(CommandRunner& runner, CompilerOptions options);
 
-  // Compiles the candidate at `candidate_path` (made absolute) for `task`.
+  // Compiles the candidate at `candidate_path` (made absolute) for `task`,
+  // with flags() and the candidate's own `// kopt:nvcc` flags
+  // (harness/candidate_flags.h); a flag that is not accepted is an OK Result
+  // with outcome kCompileError naming the line (nvcc is not run).
   Result<CompileResult> Compile(const TaskSpec& task, const std::string& candidate_path) const;
 
   // The nvcc flags (without -o and the input file): the standard ones of
@@ -86,9 +90,10 @@ class Compiler {
 
  private:
   Compiler(CommandRunner& runner, CompilerOptions options, std::string nvcc_path, std::string nvcc_version);
-  std::string CacheKey(const std::string& wrapper, const std::string& candidate) const;
-  Result<CompileResult> RunNvcc(const TaskSpec& task, const std::string& wrapper,
-                                const std::string& key) const;
+  std::string CacheKey(const std::string& wrapper, const std::string& candidate,
+                       const std::vector<std::string>& flags) const;
+  Result<CompileResult> RunNvcc(const TaskSpec& task, const std::string& wrapper, const std::string& key,
+                                const std::vector<std::string>& flags) const;
 
   CommandRunner& runner_;
   CompilerOptions options_;

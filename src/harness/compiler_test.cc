@@ -165,7 +165,7 @@ TEST_F(CompilerTest, BuildsTheProtocolCommandAndWrapper) {
   EXPECT_EQ(result->cache_key.size(), 64u);
   EXPECT_EQ(result->library_path, (root_ / "cache" / result->cache_key / "candidate.so").string());
   EXPECT_TRUE(fs::is_regular_file(result->library_path));
-  const CommandSpec& spec = runner_.CommandsOf("nvcc").back();
+  CommandSpec spec = runner_.CommandsOf("nvcc").back();
   std::vector<std::string> flags(spec.argv.begin() + 1, spec.argv.end() - 3);
   EXPECT_THAT(flags, ElementsAre("-O3", "-std=c++17", "-lineinfo", "-arch=sm_90a", "-cudart", "shared",
                                  "-Xcompiler", "-fPIC", "-shared", "-Xlinker", "-z,defs", "-DFAST=1"));
@@ -209,6 +209,35 @@ TEST_F(CompilerTest, KeyChangesWithSourceArchitectureFlagsAndNvccVersion) {
   EXPECT_EQ(keys.size(), 5u);
   version_queries_ = 5;
   EXPECT_EQ(CompileCount(), 5u);
+}
+
+TEST_F(CompilerTest, ACandidatesKoptNvccFlagsAreAppendedForItAlone) {
+  std::unique_ptr<Compiler> compiler = MakeCompiler("sm_90a", {"-DFAST=1"});
+  std::string plain_key = compiler->Compile(task_, candidate_)->cache_key;
+  WriteCandidate("// kopt:nvcc -use_fast_math -Xptxas -dlcm=cg\n" + std::string(kGoodCandidate));
+  Result<CompileResult> flagged = compiler->Compile(task_, candidate_);
+  ASSERT_TRUE(flagged.ok()) << flagged.status().message();
+  EXPECT_EQ(flagged->outcome, CompileOutcome::kOk);
+  EXPECT_NE(flagged->cache_key, plain_key);
+  CommandSpec spec = runner_.CommandsOf("nvcc").back();
+  std::vector<std::string> flags(spec.argv.begin() + 1, spec.argv.end() - 3);
+  EXPECT_THAT(flags, ElementsAre("-O3", "-std=c++17", "-lineinfo", "-arch=sm_90a", "-cudart", "shared",
+                                 "-Xcompiler", "-fPIC", "-shared", "-Xlinker", "-z,defs", "-DFAST=1",
+                                 "-use_fast_math", "-Xptxas=-dlcm=cg"));
+  EXPECT_THAT(flagged->command_line, HasSubstr("-use_fast_math"));
+  // The compiler's own flags are unchanged for the next candidate.
+  EXPECT_EQ(compiler->flags().size(), 12u);
+}
+
+TEST_F(CompilerTest, ARefusedCandidateFlagIsACompileErrorWithoutNvcc) {
+  WriteCandidate(std::string(kGoodCandidate) + "// kopt:nvcc -Xcompiler -fplugin=/tmp/evil.so\n");
+  std::unique_ptr<Compiler> compiler = MakeCompiler();
+  Result<CompileResult> result = compiler->Compile(task_, candidate_);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->outcome, CompileOutcome::kCompileError);
+  EXPECT_THAT(result->message, HasSubstr("kopt:nvcc -Xcompiler: not an accepted flag"));
+  EXPECT_THAT(result->message, HasSubstr("candidate.cu:"));
+  EXPECT_EQ(CompileCount(), 0u);
 }
 
 TEST_F(CompilerTest, FailedCompileIsCachedWithItsOutput) {

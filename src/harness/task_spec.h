@@ -23,15 +23,6 @@
 
 namespace kopt {
 
-// An initialiser with every parameter resolved (defaults applied). Only the
-// parameters of `kind` are meaningful (see docs/task-format.md).
-struct InitSpec {
-  InitKind kind = InitKind::kNone;
-  double mean = 0, stddev = 1;  // normal
-  double low = 0, high = 0;     // uniform, int_range (inclusive for int_range)
-  double alpha = 3, scale = 1;  // heavy_tailed: Student-t with alpha degrees of freedom, times scale
-};
-
 // One dimension as written: a literal, or the name of an integer scalar.
 struct ShapeDimension {
   int64_t literal = 0;
@@ -42,7 +33,7 @@ struct TensorSpec {
   std::string name;
   DataType dtype = DataType::kF32;
   TensorRole role = TensorRole::kInput;
-  InitSpec init;
+  TensorInit init;  // every parameter resolved (defaults applied)
   std::vector<ShapeDimension> shape_expression;  // as written; empty after FromJson
   std::vector<int64_t> shape;                    // resolved at the main size
   int64_t elements = 1;                          // product of shape

@@ -10,13 +10,13 @@ namespace {
 
 using nlohmann::json;
 
-json InitToJson(const InitSpec& init) {
+json InitToJson(const TensorInit& init) {
   json object = {{"kind", InitKindName(init.kind)}};
   switch (init.kind) {
     case InitKind::kNormal: object.update({{"mean", init.mean}, {"stddev", init.stddev}}); break;
     case InitKind::kUniform: object.update({{"low", init.low}, {"high", init.high}}); break;
     case InitKind::kIntRange:
-      object.update({{"low", static_cast<int64_t>(init.low)}, {"high", static_cast<int64_t>(init.high)}});
+      object.update({{"low", init.integer_low}, {"high", init.integer_high}});
       break;
     case InitKind::kHeavyTailed: object.update({{"alpha", init.alpha}, {"scale", init.scale}}); break;
     default: break;
@@ -34,14 +34,19 @@ Enum Require(std::optional<Enum> parsed, const std::string& text, std::string_vi
   return *parsed;
 }
 
-InitSpec InitFromJson(const json& object) {
-  InitSpec init;
+TensorInit InitFromJson(const json& object) {
+  TensorInit init;
   init.kind = Require(ParseInitKind(object.at("kind").get<std::string>()),
                       object.at("kind").get<std::string>(), "init kind");
   init.mean = object.value("mean", 0.0);
   init.stddev = object.value("stddev", 1.0);
-  init.low = object.value("low", 0.0);
-  init.high = object.value("high", 0.0);
+  if (init.kind == InitKind::kIntRange) {
+    init.integer_low = object.value("low", int64_t{0});
+    init.integer_high = object.value("high", int64_t{100});
+  } else {
+    init.low = object.value("low", -1.0);
+    init.high = object.value("high", 1.0);
+  }
   init.alpha = object.value("alpha", 3.0);
   init.scale = object.value("scale", 1.0);
   return init;
@@ -54,7 +59,7 @@ TensorSpec TensorFromJson(const json& object) {
   tensor.dtype = Require(ParseDataType(dtype), dtype, "dtype");
   std::string role = object.at("role").get<std::string>();
   tensor.role = Require(ParseTensorRole(role), role, "role");
-  tensor.init = object.contains("init") ? InitFromJson(object.at("init")) : InitSpec{};
+  tensor.init = object.contains("init") ? InitFromJson(object.at("init")) : TensorInit{};
   for (const json& dimension : object.at("shape")) {
     tensor.shape_expression.push_back(ShapeDimension{dimension.get<int64_t>(), ""});
   }

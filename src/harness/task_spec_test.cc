@@ -160,7 +160,7 @@ TEST(TaskSpecTest, FullTaskResolvesShapesBytesAndDefaults) {
   EXPECT_EQ(task->tensors[0].init.scale, 1);
   EXPECT_EQ(task->tensors[1].init.low, -2);
   EXPECT_EQ(task->tensors[2].init.kind, InitKind::kIntRange);
-  EXPECT_EQ(task->tensors[2].init.high, 100);
+  EXPECT_EQ(task->tensors[2].init.integer_high, 100);
   EXPECT_EQ(task->tensors[3].init.kind, InitKind::kZeros);
   ASSERT_TRUE(task->flops.has_value());
   EXPECT_DOUBLE_EQ(*task->flops, 2.0 * 256 * 128 * 64);

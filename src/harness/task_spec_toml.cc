@@ -9,8 +9,10 @@
 #include <set>
 
 #include "core/file_io.h"
+#include "core/toml_document.h"
 #include "harness/size_expression.h"
 #include "harness/task_spec.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -51,12 +53,6 @@ std::string JoinKeys(const KeyList& keys) {
   std::string joined;
   for (std::string_view key : keys) joined += (joined.empty() ? "" : " ") + std::string(key);
   return joined;
-}
-
-bool IsIdentifier(std::string_view text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
-  return std::all_of(text.begin(), text.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 bool IsReservedWord(std::string_view word) {
@@ -316,40 +312,49 @@ const KeyList& InitParameters(InitKind kind) {
   }
 }
 
-InitSpec DefaultInit(TensorRole role, DataType dtype) {
-  InitSpec init;
+TensorInit DefaultInit(TensorRole role, DataType dtype) {
+  TensorInit init;
   if (role == TensorRole::kOutput) return init;
   if (!IsIntegerDataType(dtype)) {
     init.kind = InitKind::kNormal;
     return init;
   }
   init.kind = InitKind::kIntRange;
-  init.low = 0;
-  init.high = dtype == DataType::kU8 ? 255 : 100;
+  init.integer_low = 0;
+  init.integer_high = dtype == DataType::kU8 ? 255 : 100;
   return init;
 }
 
-// Reads the parameters of `init.kind` from `table` (defaults in InitSpec / below).
+// Reads the parameters of `init.kind` from `table` (defaults in TensorInit:
+// uniform [-1, 1), int_range [0, 100]).
 Status ReadInitParameters(const TaskTomlReader& reader, const toml::table& table, const std::string& context,
-                          InitSpec& init) {
-  if (init.kind == InitKind::kUniform) init.low = -1, init.high = 1;
-  if (init.kind == InitKind::kIntRange) init.low = 0, init.high = 100;
+                          TensorInit& init) {
+  if (init.kind == InitKind::kIntRange) {
+    const std::pair<std::string_view, int64_t*> bounds[] = {{"low", &init.integer_low},
+                                                            {"high", &init.integer_high}};
+    for (const auto& [key, target] : bounds) {
+      const toml::node* node = table.get(key);
+      if (!node) continue;
+      if (!node->is_integer()) {
+        return reader.Error(*node, context + std::string(key), "must be an integer for int_range");
+      }
+      *target = *node->value<int64_t>();
+    }
+    return Status::Ok();
+  }
   const std::pair<std::string_view, double*> parameters[] = {{"mean", &init.mean},   {"stddev", &init.stddev},
                                                              {"low", &init.low},     {"high", &init.high},
                                                              {"alpha", &init.alpha}, {"scale", &init.scale}};
   for (const auto& [key, target] : parameters) {
     const toml::node* node = table.get(key);
     if (!node) continue;
-    if (init.kind == InitKind::kIntRange && !node->is_integer()) {
-      return reader.Error(*node, context + std::string(key), "must be an integer for int_range");
-    }
     KOPT_ASSIGN_OR_RETURN(*target, reader.Number(*node, context + std::string(key)));
   }
   return Status::Ok();
 }
 
 Status ValidateInit(const TaskTomlReader& reader, const toml::node& node, const std::string& context,
-                    const InitSpec& init, DataType dtype) {
+                    const TensorInit& init, DataType dtype) {
   auto fail = [&](const std::string& problem) { return reader.Error(node, context, problem); };
   bool integer = IsIntegerDataType(dtype);
   switch (init.kind) {
@@ -363,11 +368,11 @@ Status ValidateInit(const TaskTomlReader& reader, const toml::node& node, const 
       if (!(init.alpha > 0) || !(init.scale > 0)) return fail("heavy_tailed needs alpha > 0 and scale > 0");
       break;
     case InitKind::kIntRange:
-      if (!(init.high >= init.low)) return fail("int_range needs high >= low");
-      if (dtype == DataType::kU8 && (init.low < 0 || init.high > 255)) {
+      if (!(init.integer_high >= init.integer_low)) return fail("int_range needs high >= low");
+      if (dtype == DataType::kU8 && (init.integer_low < 0 || init.integer_high > 255)) {
         return fail("int_range for u8 must stay within 0..255");
       }
-      if (dtype == DataType::kI32 && (init.low < INT32_MIN || init.high > INT32_MAX)) {
+      if (dtype == DataType::kI32 && (init.integer_low < INT32_MIN || init.integer_high > INT32_MAX)) {
         return fail("int_range for i32 must stay within the i32 range");
       }
       break;
@@ -382,7 +387,7 @@ Status ValidateInit(const TaskTomlReader& reader, const toml::node& node, const 
   return Status::Ok();
 }
 
-Result<InitSpec> ReadInit(const TaskTomlReader& reader, const toml::table& table, const std::string& context,
+Result<TensorInit> ReadInit(const TaskTomlReader& reader, const toml::table& table, const std::string& context,
                           TensorRole role, DataType dtype) {
   const toml::node* node = table.get("init");
   if (!node) return DefaultInit(role, dtype);
@@ -402,7 +407,7 @@ Result<InitSpec> ReadInit(const TaskTomlReader& reader, const toml::table& table
                         fmt::format("\"{}\" is not an initialiser{}; expected one of: {}", kind_name,
                                     DidYouMean(kind_name, kKinds), JoinKeys(kKinds)));
   }
-  InitSpec init;
+  TensorInit init;
   init.kind = *kind;
   KOPT_RETURN_IF_ERROR(reader.CheckKeys(*init_table, key + ".", InitParameters(init.kind)));
   KOPT_RETURN_IF_ERROR(ReadInitParameters(reader, *init_table, key + ".", init));
@@ -588,19 +593,10 @@ Status ResolveVariants(const TaskTomlReader& reader, ParsedTask& parsed) {
   return Status::Ok();
 }
 
-Result<toml::table> ParseToml(std::string_view text, std::string_view file_name) {
-  try {
-    return toml::parse(text, file_name);
-  } catch (const toml::parse_error& error) {
-    return InvalidInput(fmt::format("{}:{}:{}: {}", file_name, error.source().begin.line,
-                                    error.source().begin.column, error.description()));
-  }
-}
-
 }  // namespace
 
 Result<TaskSpec> ParseTaskToml(std::string_view text, std::string_view file_name) {
-  KOPT_ASSIGN_OR_RETURN(toml::table root, ParseToml(text, file_name));
+  KOPT_ASSIGN_OR_RETURN(toml::table root, ParseTomlDocument(text, file_name));
   TaskTomlReader reader(file_name);
   KOPT_RETURN_IF_ERROR(
       reader.CheckKeys(root, "", {"task", "tensor", "scalar", "tolerance", "variant", "check"}));

@@ -34,6 +34,18 @@ std::optional<TensorRole> ParseTensorRole(std::string_view name);
 std::optional<ScalarType> ParseScalarType(std::string_view name);
 std::optional<InitKind> ParseInitKind(std::string_view name);
 
+// How a tensor's contents are drawn (docs/task-format.md "Initialisers"):
+// the one struct the task model (harness/task_spec.h, defaults applied by
+// the task.toml reader) and the runner protocol (runner_protocol/
+// runner_request.h) share. Only the parameters of `kind` are meaningful.
+struct TensorInit {
+  InitKind kind = InitKind::kNone;
+  double mean = 0.0, stddev = 1.0;              // normal
+  double low = -1.0, high = 1.0;                // uniform: [low, high)
+  double alpha = 3.0, scale = 1.0;              // heavy_tailed: Student-t(alpha) * scale
+  int64_t integer_low = 0, integer_high = 100;  // int_range: [low, high] inclusive
+};
+
 // Bytes per element.
 constexpr int64_t DataTypeBytes(DataType dtype) {
   switch (dtype) {

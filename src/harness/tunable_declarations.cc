@@ -9,74 +9,21 @@
 #include <limits>
 #include <set>
 
+#include "harness/candidate_flags.h"
 #include "harness/size_expression.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
 
 constexpr size_t kMaximumValues = 4096;
 
-struct RoleName {
-  ParameterRole role;
-  std::string_view name;
-};
-
-constexpr std::array<RoleName, 15> kRoleNames = {{
-    {ParameterRole::kBlockSize, "block_size"},
-    {ParameterRole::kItemsPerThread, "items_per_thread"},
-    {ParameterRole::kVectorWidth, "vector_width"},
-    {ParameterRole::kTileX, "tile_x"},
-    {ParameterRole::kTileY, "tile_y"},
-    {ParameterRole::kTileK, "tile_k"},
-    {ParameterRole::kThreadTileX, "thread_tile_x"},
-    {ParameterRole::kThreadTileY, "thread_tile_y"},
-    {ParameterRole::kRowsPerBlock, "rows_per_block"},
-    {ParameterRole::kUnroll, "unroll"},
-    {ParameterRole::kStages, "stages"},
-    {ParameterRole::kMinBlocksPerSm, "min_blocks_per_sm"},
-    {ParameterRole::kSplitK, "split_k"},
-    {ParameterRole::kPadding, "padding"},
-    {ParameterRole::kOther, "other"},
-}};
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
-
-bool IsIdentifier(std::string_view text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
-  return std::all_of(text.begin(), text.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-std::optional<int64_t> ParseInteger(std::string_view text) {
-  text = Trim(text);
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  int64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
-
-std::vector<std::string_view> SplitLines(std::string_view source) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start <= source.size()) {
-    size_t end = source.find('\n', start);
-    if (end == std::string_view::npos) end = source.size();
-    lines.push_back(source.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 // The directive of a line: the text after "// kopt:" (word and arguments), or nullopt.
 std::optional<std::string_view> DirectiveOf(std::string_view line) {
   size_t comment = line.find("//");
   if (comment == std::string_view::npos) return std::nullopt;
-  std::string_view rest = Trim(line.substr(comment + 2));
+  std::string_view rest = TrimWhitespace(line.substr(comment + 2));
   if (rest.substr(0, 5) != "kopt:") return std::nullopt;
   rest.remove_prefix(5);
   if (rest.empty() || !(std::isalpha(static_cast<unsigned char>(rest[0])))) return std::nullopt;
@@ -106,11 +53,17 @@ class DeclarationParser {
     line_ = line;
     std::vector<std::string_view> words = Words(directive);
     std::string_view word = words.empty() ? std::string_view() : words.front();
-    if (word == "tune") return ParseTune(std::vector<std::string_view>(words.begin() + 1, words.end()));
-    if (word == "restrict") return ParseRestrict(Trim(directive.substr(8)));
+    std::vector<std::string_view> arguments(words.empty() ? words.end() : words.begin() + 1, words.end());
+    if (word == "tune" || word == "flag") {
+      directive_ = word;
+      return ParseParameter(arguments, word == "flag");
+    }
+    if (word == "nvcc") return Status::Ok();  // fixed flags: harness/candidate_flags.h
+    if (word == "restrict") return ParseRestrict(TrimWhitespace(directive.substr(8)));
     if (word == "config") return Status::Ok();  // written by MaterializeConfiguration
-    return Error("",
-                 fmt::format("\"kopt:{}\" is not a directive; expected kopt:tune or kopt:restrict", word));
+    return Error("", fmt::format("\"kopt:{}\" is not a directive; expected kopt:tune, kopt:flag, "
+                                 "kopt:restrict or kopt:nvcc",
+                                 word));
   }
 
   Status Finish(std::string_view source) {
@@ -129,43 +82,80 @@ class DeclarationParser {
  private:
   Status Error(std::string_view parameter, std::string_view message) const {
     if (parameter.empty()) return InvalidInput(fmt::format("{}:{}: {}", file_, line_, message));
-    return InvalidInput(fmt::format("{}:{}: kopt:tune {}: {}", file_, line_, parameter, message));
+    return InvalidInput(fmt::format("{}:{}: kopt:{} {}: {}", file_, line_, directive_, parameter, message));
   }
 
-  Status ParseTune(const std::vector<std::string_view>& words) {
-    if (words.empty()) return Error("", "kopt:tune needs a parameter name");
+  // kopt:tune NAME values=|range= [step=] role= [default=], or
+  // kopt:flag NAME option= [values=|range= [step=]] role= [default=].
+  Status ParseParameter(const std::vector<std::string_view>& words, bool flag) {
+    if (words.empty()) return Error("", fmt::format("kopt:{} needs a parameter name", directive_));
     std::string_view name = words.front();
     if (!IsIdentifier(name)) return Error(name, "the name is not a C identifier");
     if (declarations_.Find(name)) return Error(name, "declared twice");
-    TunableParameter parameter{std::string(name), {}, 0, ParameterRole::kOther, line_};
-    std::optional<std::string_view> values, range, step, role, default_text;
+    TunableParameter parameter{std::string(name), {}, 0, ParameterRole::kOther, line_, ""};
+    std::optional<std::string_view> values, range, step, role, default_text, option;
     for (size_t i = 1; i < words.size(); ++i) {
       size_t equals = words[i].find('=');
       std::string_view key = words[i].substr(0, equals);
       std::string_view value = equals == std::string_view::npos ? "" : words[i].substr(equals + 1);
-      std::optional<std::string_view>* slot = key == "values"    ? &values
-                                              : key == "range"   ? &range
-                                              : key == "step"    ? &step
-                                              : key == "role"    ? &role
-                                              : key == "default" ? &default_text
-                                                                 : nullptr;
+      std::optional<std::string_view>* slot = key == "values"            ? &values
+                                              : key == "range"           ? &range
+                                              : key == "step"            ? &step
+                                              : key == "role"            ? &role
+                                              : key == "default"         ? &default_text
+                                              : (flag && key == "option") ? &option
+                                                                          : nullptr;
       if (slot == nullptr || equals == std::string_view::npos) {
-        return Error(name,
-                     fmt::format("\"{}\" is not a key=value of kopt:tune; expected values=, range=, step=, "
-                                 "role=, default=",
-                                 words[i]));
+        return Error(name, fmt::format("\"{}\" is not a key=value of kopt:{}; expected {}values=, range=, "
+                                       "step=, role=, default=",
+                                       words[i], directive_, flag ? "option=, " : ""));
       }
       if (slot->has_value()) return Error(name, fmt::format("{}= given twice", key));
       *slot = value;
     }
-    KOPT_RETURN_IF_ERROR(ParseValues(parameter, values, range, step));
+    if (flag) {
+      KOPT_RETURN_IF_ERROR(ParseFlagOption(parameter, option, values, range, step));
+    } else {
+      KOPT_RETURN_IF_ERROR(ParseValues(parameter, values, range, step));
+    }
     KOPT_RETURN_IF_ERROR(ParseRole(parameter, role));
     if (default_text) {
-      std::optional<int64_t> value = ParseInteger(*default_text);
+      std::optional<int64_t> value = ParseSignedInteger(*default_text);
       if (!value) return Error(name, fmt::format("default={} is not an integer", *default_text));
       explicit_defaults_[parameter.name] = *value;
     }
     declarations_.parameters.push_back(std::move(parameter));
+    return Status::Ok();
+  }
+
+  // option= is one nvcc flag: without "{}" the parameter is on/off (values
+  // 0,1); with "{}" each declared value is put in its place. Every flag the
+  // parameter can give must be one the compiler accepts from a candidate.
+  Status ParseFlagOption(TunableParameter& parameter, std::optional<std::string_view> option,
+                         std::optional<std::string_view> values, std::optional<std::string_view> range,
+                         std::optional<std::string_view> step) {
+    if (!option || option->empty())
+      return Error(parameter.name, "option= is missing (e.g. option=-use_fast_math or option=-maxrregcount={})");
+    parameter.compile_option = std::string(*option);
+    if (parameter.compile_option.find("{}") == std::string::npos) {
+      if (values || range) {
+        return Error(parameter.name, fmt::format("option={} takes no value: the parameter is 0 (off) or 1 (on); "
+                                                 "write option=...{{}} to give it values",
+                                                 *option));
+      }
+      parameter.values = {0, 1};
+    } else {
+      KOPT_RETURN_IF_ERROR(ParseValues(parameter, values, range, step));
+    }
+    for (int64_t value : parameter.values) {
+      std::optional<std::string> rendered = CompileFlagOf(parameter, value);
+      if (rendered && !IsAllowedCandidateFlag(*rendered)) {
+        return Error(parameter.name,
+                     fmt::format("option={} gives \"{}\" for value {}, which is not a flag kopt accepts from a "
+                                 "candidate (docs/tuning.md lists them)",
+                                 *option, *rendered, value));
+      }
+    }
     return Status::Ok();
   }
 
@@ -194,7 +184,7 @@ class DeclarationParser {
       size_t comma = list.find(',', start);
       if (comma == std::string_view::npos) comma = list.size();
       std::string_view item = list.substr(start, comma - start);
-      std::optional<int64_t> value = ParseInteger(item);
+      std::optional<int64_t> value = ParseSignedInteger(item);
       if (!value) return Error(parameter.name, fmt::format("values=: \"{}\" is not an integer", item));
       if (parameter.values.size() == kMaximumValues) {
         return Error(parameter.name, fmt::format("more than {} values", kMaximumValues));
@@ -209,14 +199,14 @@ class DeclarationParser {
     const std::string& name = parameter.name;
     size_t dots = range.find("..");
     std::optional<int64_t> low =
-        dots == std::string_view::npos ? std::nullopt : ParseInteger(range.substr(0, dots));
+        dots == std::string_view::npos ? std::nullopt : ParseSignedInteger(range.substr(0, dots));
     std::optional<int64_t> high =
-        dots == std::string_view::npos ? std::nullopt : ParseInteger(range.substr(dots + 2));
+        dots == std::string_view::npos ? std::nullopt : ParseSignedInteger(range.substr(dots + 2));
     if (!low || !high) return Error(name, fmt::format("range={}: expected LOW..HIGH with integers", range));
     if (*low > *high) return Error(name, fmt::format("range={}: the low end is above the high end", range));
     bool multiply = !step.empty() && step.front() == '*';
     std::optional<int64_t> factor =
-        step.empty() ? std::nullopt : ParseInteger(multiply ? step.substr(1) : step);
+        step.empty() ? std::nullopt : ParseSignedInteger(multiply ? step.substr(1) : step);
     if (!factor || (multiply && *factor < 2) || (!multiply && *factor < 1) ||
         (!multiply && step.front() == '-')) {
       return Error(name, fmt::format("step={}: expected +K (K >= 1) or *K (K >= 2)", step));
@@ -242,7 +232,7 @@ class DeclarationParser {
     std::optional<ParameterRole> parsed = ParseParameterRole(*role);
     if (!parsed) {
       std::string names;
-      for (const RoleName& entry : kRoleNames) names += fmt::format(" {}", entry.name);
+      for (ParameterRole known : AllParameterRoles()) names += fmt::format(" {}", ParameterRoleName(known));
       return Error(parameter.name, fmt::format("role={} is not a role; expected one of:{}", *role, names));
     }
     parameter.role = *parsed;
@@ -269,8 +259,8 @@ class DeclarationParser {
             fmt::format("kopt:restrict {}: one comparison per line (write one line per condition)", text));
       }
       declarations_.restrictions.push_back(Restriction{std::string(text),
-                                                       std::string(Trim(text.substr(0, at))), comparison,
-                                                       std::string(Trim(right)), line_});
+                                                       std::string(TrimWhitespace(text.substr(0, at))), comparison,
+                                                       std::string(TrimWhitespace(right)), line_});
       return Status::Ok();
     }
     return Error("", fmt::format("kopt:restrict {}: expected a comparison (<= < >= > == !=)", text));
@@ -302,6 +292,7 @@ class DeclarationParser {
 
   Status ResolveDefault(TunableParameter& parameter, std::string_view source) {
     line_ = parameter.line;
+    directive_ = parameter.compile_option.empty() ? "tune" : "flag";
     std::optional<int64_t> guarded = GuardedDefault(source, parameter.name);
     auto explicit_default = explicit_defaults_.find(parameter.name);
     if (explicit_default != explicit_defaults_.end() && guarded && *guarded != explicit_default->second) {
@@ -322,6 +313,7 @@ class DeclarationParser {
   std::string_view file_;
   const ScalarValues& scalars_;
   int line_ = 0;
+  std::string_view directive_ = "tune";
   TunableDeclarations declarations_;
   std::map<std::string, int64_t, std::less<>> explicit_defaults_;
 };
@@ -352,13 +344,13 @@ std::set<std::string, std::less<>> IdentifiersOutsideComments(std::string_view s
 
 // "#  define NAME ..." → NAME (the directive word must match).
 std::optional<std::string_view> PreprocessorName(std::string_view line, std::string_view directive) {
-  line = Trim(line);
+  line = TrimWhitespace(line);
   if (line.empty() || line.front() != '#') return std::nullopt;
-  line = Trim(line.substr(1));
+  line = TrimWhitespace(line.substr(1));
   if (line.substr(0, directive.size()) != directive) return std::nullopt;
   line = line.substr(directive.size());
   if (line.empty() || !std::isspace(static_cast<unsigned char>(line.front()))) return std::nullopt;
-  line = Trim(line);
+  line = TrimWhitespace(line);
   size_t end = 0;
   while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_'))
     ++end;
@@ -378,10 +370,10 @@ std::vector<MacroDefinition> MacroDefinitions(std::string_view source) {
   std::vector<std::string_view> lines = SplitLines(source);
   std::optional<std::string_view> open_ifndef;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (Trim(lines[i]).empty()) continue;
+    if (TrimWhitespace(lines[i]).empty()) continue;
     if (std::optional<std::string_view> name = PreprocessorName(lines[i], "define")) {
-      std::string_view rest = Trim(lines[i]);
-      rest = Trim(rest.substr(rest.find(*name) + name->size()));
+      std::string_view rest = TrimWhitespace(lines[i]);
+      rest = TrimWhitespace(rest.substr(rest.find(*name) + name->size()));
       definitions.push_back(MacroDefinition{std::string(*name), static_cast<int>(i + 1), open_ifndef == *name,
                                             std::string(rest)});
     }
@@ -392,27 +384,22 @@ std::vector<MacroDefinition> MacroDefinitions(std::string_view source) {
 
 }  // namespace
 
-std::string_view ParameterRoleName(ParameterRole role) {
-  for (const RoleName& entry : kRoleNames) {
-    if (entry.role == role) return entry.name;
-  }
-  return "other";
+ScalarValues TaskScalarValues(const TaskSpec& task) {
+  ScalarValues scalars;
+  for (const ScalarSpec& scalar : task.scalars) scalars[scalar.name] = scalar.AsDouble();
+  return scalars;
 }
 
-std::optional<ParameterRole> ParseParameterRole(std::string_view name) {
-  for (const RoleName& entry : kRoleNames) {
-    if (entry.name == name) return entry.role;
+std::optional<std::string> CompileFlagOf(const TunableParameter& parameter, int64_t value) {
+  if (parameter.compile_option.empty()) return std::nullopt;
+  size_t slot = parameter.compile_option.find("{}");
+  if (slot == std::string::npos) {
+    if (value == 0) return std::nullopt;
+    return parameter.compile_option;
   }
-  return std::nullopt;
-}
-
-const std::vector<ParameterRole>& AllParameterRoles() {
-  static const std::vector<ParameterRole> roles = [] {
-    std::vector<ParameterRole> all;
-    for (const RoleName& entry : kRoleNames) all.push_back(entry.role);
-    return all;
-  }();
-  return roles;
+  std::string flag = parameter.compile_option;
+  flag.replace(slot, 2, std::to_string(value));
+  return flag;
 }
 
 std::optional<size_t> TunableDeclarations::Find(std::string_view name) const {
@@ -437,7 +424,7 @@ Result<TunableDeclarations> ParseTunableDeclarations(std::string_view source, st
 
 std::optional<int64_t> GuardedDefault(std::string_view source, std::string_view name) {
   for (const MacroDefinition& definition : MacroDefinitions(source)) {
-    if (definition.name == name && definition.guarded) return ParseInteger(definition.value);
+    if (definition.name == name && definition.guarded) return ParseSignedInteger(definition.value);
   }
   return std::nullopt;
 }
@@ -447,7 +434,7 @@ Status CheckDeclarationsAgainstSource(const TunableDeclarations& declarations, s
   std::set<std::string, std::less<>> identifiers = IdentifiersOutsideComments(source);
   std::vector<MacroDefinition> definitions = MacroDefinitions(source);
   for (const TunableParameter& parameter : declarations.parameters) {
-    if (!identifiers.contains(parameter.name)) {
+    if (parameter.compile_option.empty() && !identifiers.contains(parameter.name)) {
       return InvalidInput(fmt::format("{}:{}: kopt:tune {}: declared but never used in the code",
                                       declarations.file, parameter.line, parameter.name));
     }

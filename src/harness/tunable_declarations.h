@@ -8,7 +8,17 @@
 // A `kopt:tune` line declares one parameter: a C identifier (compiled in as a
 // macro), its values (`values=` a comma list of integers, or `range=LO..HI`
 // with `step=+K` (default +1) or `step=*K`), its role (ParameterRole) and an
-// optional `default=`. A `kopt:restrict` line is one restriction: two
+// optional `default=`.
+//
+//   // kopt:flag FAST_MATH option=-use_fast_math role=fast_math
+//   // kopt:flag MAX_REGISTERS option=-maxrregcount={} values=32,64,128,255 role=max_registers default=255
+//
+// A `kopt:flag` line declares a compile-flag knob: a parameter like any
+// other (also #defined, so code may read it) whose value also sets one nvcc
+// flag (`option=`, checked against harness/candidate_flags.h): without "{}"
+// it is 0 (absent) or 1 (present); with "{}" the value replaces it. A
+// materialized configuration asks for its flags with a `// kopt:nvcc` line.
+// It need not be used in the code. A `kopt:restrict` line is one restriction: two
 // expressions over parameter names and the task's scalars (numbers, names,
 // + - * /, parentheses: harness/size_expression.h, evaluated in double) joined
 // by one of <= < >= > == !=. A configuration must satisfy every restriction.
@@ -29,34 +39,12 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/tuning_role.h"
 #include "core/status.h"
+#include "harness/task_spec.h"
 
 namespace kopt {
 
-// What a parameter controls; decides which moves act on it (agents/tuning_moves.h).
-enum class ParameterRole {
-  kBlockSize,       // threads per block
-  kItemsPerThread,  // elements each thread handles (grid-stride or unrolled)
-  kVectorWidth,     // elements per vector load/store (1, 2, 4, 8)
-  kTileX,           // block tile, fastest dimension (columns, N)
-  kTileY,           // block tile, second dimension (rows, M)
-  kTileK,           // reduction-dimension tile (K)
-  kThreadTileX,     // register tile per thread, columns
-  kThreadTileY,     // register tile per thread, rows
-  kRowsPerBlock,    // rows (or segments) one block handles
-  kUnroll,          // loop unroll factor
-  kStages,          // software-pipeline stages (buffers in flight)
-  kMinBlocksPerSm,  // __launch_bounds__ minimum blocks per SM (caps registers)
-  kSplitK,          // split of the reduction dimension across blocks
-  kPadding,         // shared-memory padding (bank conflicts)
-  kOther,           // anything else (no guided move acts on it)
-};
-// "block_size", "items_per_thread", "vector_width", "tile_x", "tile_y",
-// "tile_k", "thread_tile_x", "thread_tile_y", "rows_per_block", "unroll",
-// "stages", "min_blocks_per_sm", "split_k", "padding", "other".
-std::string_view ParameterRoleName(ParameterRole role);
-std::optional<ParameterRole> ParseParameterRole(std::string_view name);
-const std::vector<ParameterRole>& AllParameterRoles();
 
 enum class ComparisonOperator { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual };
 
@@ -65,8 +53,16 @@ struct TunableParameter {
   std::vector<int64_t> values;  // ascending, distinct, at least one
   int64_t default_value = 0;    // one of values
   ParameterRole role = ParameterRole::kOther;
-  int line = 0;  // 1-based line of its kopt:tune
+  int line = 0;  // 1-based line of its kopt:tune / kopt:flag
+  // kopt:flag: the nvcc flag the parameter sets ("-use_fast_math": on for 1,
+  // absent for 0; "-maxrregcount={}": the value in place of {}); empty for a
+  // macro parameter (kopt:tune).
+  std::string compile_option;
 };
+
+// The flag a kopt:flag parameter gives for `value`, or nullopt (a kopt:tune
+// parameter, or an on/off flag at 0).
+std::optional<std::string> CompileFlagOf(const TunableParameter& parameter, int64_t value);
 
 struct Restriction {
   std::string text;  // as written, trimmed
@@ -87,6 +83,7 @@ struct TunableDeclarations {
 
 // The task's scalars a restriction may name (name → value).
 using ScalarValues = std::map<std::string, double, std::less<>>;
+ScalarValues TaskScalarValues(const TaskSpec& task);
 
 // Parses every `kopt:tune` / `kopt:restrict` line of `source` (each in a //
 // comment; other comments and code are ignored; an unknown `kopt:` word is

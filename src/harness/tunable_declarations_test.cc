@@ -90,6 +90,47 @@ TEST(TunableDeclarationsTest, ErrorsNameFileLineAndParameter) {
   EXPECT_THAT(ErrorOf("// kopt:tune B range=1..100000 role=other\n"), HasSubstr("more than 4096 values"));
 }
 
+TEST(TunableDeclarationsTest, FlagParametersAreOnOffOrValued) {
+  constexpr std::string_view kFlags = R"(// kopt:flag FAST_MATH option=-use_fast_math role=fast_math
+// kopt:flag MAX_REGISTERS option=-maxrregcount={} values=32,64,255 role=max_registers default=255
+__global__ void k(float* x) { x[0] = 1; }
+)";
+  Result<TunableDeclarations> parsed = Parse(kFlags);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->parameters.size(), 2u);
+  const TunableParameter& fast = parsed->parameters[0];
+  EXPECT_THAT(fast.values, ElementsAre(0, 1));
+  EXPECT_EQ(fast.default_value, 0);
+  EXPECT_EQ(fast.role, ParameterRole::kFastMath);
+  EXPECT_EQ(CompileFlagOf(fast, 0), std::nullopt);
+  EXPECT_EQ(CompileFlagOf(fast, 1), "-use_fast_math");
+  const TunableParameter& registers = parsed->parameters[1];
+  EXPECT_EQ(registers.default_value, 255);
+  EXPECT_EQ(CompileFlagOf(registers, 64), "-maxrregcount=64");
+  EXPECT_EQ(CompileFlagOf(parsed->parameters[1], 32), "-maxrregcount=32");
+  // Flag parameters need not appear in the code.
+  EXPECT_TRUE(CheckDeclarationsAgainstSource(*parsed, kFlags).ok());
+  TunableParameter macro;
+  macro.values = {1};
+  EXPECT_EQ(CompileFlagOf(macro, 1), std::nullopt);
+}
+
+TEST(TunableDeclarationsTest, FlagErrorsNameTheFlag) {
+  EXPECT_EQ(ErrorOf("// kopt:flag F role=fast_math\n"),
+            "k.cu:1: kopt:flag F: option= is missing (e.g. option=-use_fast_math or option=-maxrregcount={})");
+  EXPECT_THAT(ErrorOf("// kopt:flag F option=-Xcompiler=-fplugin=x.so role=other\n"),
+              HasSubstr("k.cu:1: kopt:flag F: option=-Xcompiler=-fplugin=x.so gives \"-Xcompiler=-fplugin=x.so\" "
+                        "for value 1, which is not a flag kopt accepts"));
+  EXPECT_THAT(ErrorOf("// kopt:flag R option=-maxrregcount={} values=8,32 role=max_registers\n"),
+              HasSubstr("gives \"-maxrregcount=8\" for value 8"));
+  EXPECT_THAT(ErrorOf("// kopt:flag F option=-use_fast_math values=0,1 role=fast_math\n"),
+              HasSubstr("option=-use_fast_math takes no value"));
+  EXPECT_THAT(ErrorOf("// kopt:tune B values=1 role=other option=-use_fast_math\n"),
+              HasSubstr("\"option=-use_fast_math\" is not a key=value of kopt:tune"));
+  EXPECT_THAT(ErrorOf("// kopt:flag F option=-use_fast_math role=fast_math default=2\n"),
+              HasSubstr("kopt:flag F: the default 2 is not among the declared values"));
+}
+
 TEST(TunableDeclarationsTest, DefaultMustMatchTheGuard) {
   EXPECT_THAT(ErrorOf("// kopt:tune B values=1,2 role=other default=1\n#ifndef B\n#define B 2\n#endif\n"),
               HasSubstr("k.cu:1: kopt:tune B: default=1 but the source's #ifndef B defines 2"));
@@ -143,7 +184,7 @@ TEST(TunableDeclarationsTest, RoleNamesRoundTrip) {
   for (ParameterRole role : AllParameterRoles()) {
     EXPECT_EQ(ParseParameterRole(ParameterRoleName(role)), role);
   }
-  EXPECT_EQ(AllParameterRoles().size(), 15u);
+  EXPECT_EQ(AllParameterRoles().size(), 18u);
   EXPECT_FALSE(ParseParameterRole("warp_size").has_value());
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/text.h"
+#include "harness/candidate_flags.h"
 #include "harness/size_expression.h"
 
 namespace kopt {
@@ -24,13 +26,6 @@ bool Compare(double left, ComparisonOperator comparison, double right) {
     case ComparisonOperator::kNotEqual: return left != right;
   }
   return false;
-}
-
-std::optional<int64_t> ParseWholeInteger(std::string_view text) {
-  int64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
 }
 
 // The next line of `text` from `position` (without '\n'); advances `position`.
@@ -197,7 +192,7 @@ Result<Configuration> TuningSpace::ParseKey(std::string_view key) const {
   while (start <= key.size()) {
     size_t comma = key.find(',', start);
     if (comma == std::string_view::npos) comma = key.size();
-    std::optional<int64_t> value = ParseWholeInteger(key.substr(start, comma - start));
+    std::optional<int64_t> value = ParseSignedInteger(key.substr(start, comma - start));
     if (!value) return InvalidInput(fmt::format("configuration key \"{}\": not a list of integers", key));
     configuration.push_back(*value);
     start = comma + 1;
@@ -226,9 +221,14 @@ std::string TuningSpace::Describe(const Configuration& configuration) const {
 
 std::string TuningSpace::Materialize(const Configuration& configuration) const {
   std::string prelude = fmt::format("{} {}\n", kConfigPrefix, Describe(configuration));
+  std::vector<std::string> flags;
   for (size_t i = 0; i < dimensions(); ++i) {
     prelude += fmt::format("#define {} {}\n", declarations_.parameters[i].name, configuration[i]);
+    if (std::optional<std::string> flag = CompileFlagOf(declarations_.parameters[i], configuration[i])) {
+      flags.push_back(std::move(*flag));
+    }
   }
+  if (!flags.empty()) prelude += CandidateFlagsLine(flags) + "\n";
   return prelude + "#line 1\n" + seed_source_;
 }
 
@@ -247,7 +247,7 @@ std::optional<MaterializedSource> ParseMaterialized(std::string_view source) {
     if (pair.empty()) continue;
     size_t equals = pair.find('=');
     if (equals == std::string_view::npos) return std::nullopt;
-    std::optional<int64_t> value = ParseWholeInteger(pair.substr(equals + 1));
+    std::optional<int64_t> value = ParseSignedInteger(pair.substr(equals + 1));
     if (!value) return std::nullopt;
     parsed.names.emplace_back(pair.substr(0, equals));
     parsed.configuration.push_back(*value);
@@ -258,7 +258,9 @@ std::optional<MaterializedSource> ParseMaterialized(std::string_view source) {
       return std::nullopt;
     }
   }
-  if (NextLine(source, position) != "#line 1") return std::nullopt;
+  std::string_view after_defines = NextLine(source, position);
+  if (after_defines.substr(0, 12) == "// kopt:nvcc") after_defines = NextLine(source, position);
+  if (after_defines != "#line 1") return std::nullopt;
   parsed.seed_source = std::string(source.substr(position));
   return parsed;
 }

@@ -119,5 +119,29 @@ TEST(TuningSpaceTest, RestrictionsUseScalarsAndTreatDivisionByZeroAsBroken) {
   EXPECT_THAT(space.Enumerate(10), ElementsAre(Configuration{1}, Configuration{2}));
 }
 
+TEST(TuningSpaceTest, FlagParametersMaterializeAsAKoptNvccLine) {
+  constexpr std::string_view kFlagged = R"(// kopt:tune BLOCK_SIZE values=128,256 role=block_size
+// kopt:flag FAST_MATH option=-use_fast_math role=fast_math
+// kopt:flag REGISTERS option=-maxrregcount={} values=64,255 role=max_registers default=255
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 256
+#endif
+__global__ void k(float* x) { x[threadIdx.x] = BLOCK_SIZE; }
+)";
+  TuningSpace space = Space(kFlagged);
+  EXPECT_EQ(space.CartesianSize(), 8u);
+  EXPECT_EQ(space.Default(), (Configuration{256, 0, 255}));
+  std::string fast = space.Materialize({128, 1, 64});
+  EXPECT_THAT(fast, HasSubstr("#define FAST_MATH 1\n#define REGISTERS 64\n"
+                              "// kopt:nvcc -use_fast_math -maxrregcount=64\n#line 1\n"));
+  std::optional<MaterializedSource> parsed = ParseMaterialized(fast);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->configuration, (Configuration{128, 1, 64}));
+  EXPECT_EQ(parsed->seed_source, kFlagged);
+  // Off at 0: no flag line at all, only -maxrregcount=255 for the cap.
+  std::string plain = space.Materialize({128, 0, 255});
+  EXPECT_THAT(plain, HasSubstr("#define REGISTERS 255\n// kopt:nvcc -maxrregcount=255\n#line 1\n"));
+}
+
 }  // namespace
 }  // namespace kopt

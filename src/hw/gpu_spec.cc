@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
+
 namespace kopt {
 namespace {
 
@@ -426,10 +428,6 @@ GpuSpec V100Pcie() {
 std::vector<GpuSpec> BuildTable() {
   return {H100Sxm(), H100Pcie(), H200Sxm(), A100Sxm80(), A100Sxm40(), A100Pcie40(), A100Pcie80(),
           L40s(),    L4(),       B200(),    Rtx4090(),   V100Sxm2(),  V100Pcie()};
-}
-
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
 }
 
 // Lower case, '_' as '-', whitespace runs collapsed to one space, trimmed.

@@ -4,29 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "llm/request_key.h"
 
 namespace kopt::llm {
 namespace {
 
 using nlohmann::json;
-
-bool EndsWith(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string StringAt(const json& object, const char* key) {
-  auto found = object.find(key);
-  if (found == object.end() || !found->is_string()) return "";
-  return found->get<std::string>();
-}
-
-int64_t IntegerAt(const json& object, const char* key) {
-  auto found = object.find(key);
-  if (found == object.end() || !found->is_number_integer()) return 0;
-  return found->get<int64_t>();
-}
 
 std::string NormalizedStopReason(const std::string& stop_reason) {
   if (stop_reason == "end_turn") return "stop";
@@ -87,11 +71,7 @@ Result<ChatResponse> ParseAnthropicResponseBody(std::string_view body, const std
   ChatResponse response;
   response.choices.push_back(std::move(choice));
   response.model = StringAt(object, "model");
-  auto usage = object.find("usage");
-  if (usage != object.end() && usage->is_object()) {
-    response.usage.input_tokens = IntegerAt(*usage, "input_tokens");
-    response.usage.output_tokens = IntegerAt(*usage, "output_tokens");
-  }
+  response.usage = UsageAt(object, "input_tokens", "output_tokens");
   return response;
 }
 
@@ -100,14 +80,9 @@ AnthropicChatClient::AnthropicChatClient(LlmConfig config, ProviderEnvironment e
 
 AttemptOutcome AnthropicChatClient::Attempt(const ChatRequest& request) {
   std::string model = EffectiveModel(request, config_.model);
-  HttpRequest http;
-  http.url = AnthropicEndpoint(config_.base_url);
-  http.headers = {{"Content-Type", "application/json"},
-                  {"x-api-key", config_.api_key},
-                  {"anthropic-version", "2023-06-01"}};
-  http.body = AnthropicRequestBody(request, model);
-  http.connect_timeout_seconds = config_.connect_timeout_seconds;
-  http.read_timeout_seconds = config_.read_timeout_seconds;
+  HttpRequest http = JsonPost(AnthropicEndpoint(config_.base_url),
+                              {{"x-api-key", config_.api_key}, {"anthropic-version", "2023-06-01"}},
+                              AnthropicRequestBody(request, model), config_);
   ExchangeContext context{http.url, model, "KOPT_LLM_API_KEY / ANTHROPIC_API_KEY"};
   std::string where = context.Where();
   return ExchangeJson(

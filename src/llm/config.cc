@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/toml_document.h"
+
 namespace kopt::llm {
 namespace {
 
@@ -272,13 +274,7 @@ EnvironmentLookup ProcessEnvironment() {
 }
 
 Result<LlmConfigInputs> ParseLlmConfigToml(std::string_view text, std::string_view file_name) {
-  toml::table root;
-  try {
-    root = toml::parse(text, file_name);
-  } catch (const toml::parse_error& error) {
-    return InvalidInput(fmt::format("{}:{}:{}: {}", file_name, error.source().begin.line,
-                                    error.source().begin.column, error.description()));
-  }
+  KOPT_ASSIGN_OR_RETURN(toml::table root, ParseTomlDocument(text, file_name));
   LlmConfigInputs inputs;
   const toml::node* llm = root.get("llm");
   if (!llm) return inputs;

@@ -4,29 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "llm/request_key.h"
 
 namespace kopt::llm {
 namespace {
 
 using nlohmann::json;
-
-bool EndsWith(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-int64_t IntegerAt(const json& object, const char* key) {
-  auto found = object.find(key);
-  if (found == object.end() || !found->is_number_integer()) return 0;
-  return found->get<int64_t>();
-}
-
-std::string StringAt(const json& object, const char* key) {
-  auto found = object.find(key);
-  if (found == object.end() || !found->is_string()) return "";
-  return found->get<std::string>();
-}
 
 Result<ChatChoice> ParseChoice(const json& item, const std::string& where) {
   if (!item.is_object() || !item.contains("message") || !item["message"].is_object()) {
@@ -106,11 +90,7 @@ Result<ChatResponse> ParseOpenAiResponseBody(std::string_view body, const std::s
     response.choices.push_back(std::move(choice));
   }
   response.model = StringAt(object, "model");
-  auto usage = object.find("usage");
-  if (usage != object.end() && usage->is_object()) {
-    response.usage.input_tokens = IntegerAt(*usage, "prompt_tokens");
-    response.usage.output_tokens = IntegerAt(*usage, "completion_tokens");
-  }
+  response.usage = UsageAt(object, "prompt_tokens", "completion_tokens");
   return response;
 }
 
@@ -119,12 +99,8 @@ OpenAiChatClient::OpenAiChatClient(LlmConfig config, ProviderEnvironment environ
 
 AttemptOutcome OpenAiChatClient::Attempt(const ChatRequest& request) {
   std::string model = EffectiveModel(request, config_.model);
-  HttpRequest http;
-  http.url = OpenAiEndpoint(config_.base_url);
-  http.headers = {{"Content-Type", "application/json"}, {"Authorization", "Bearer " + config_.api_key}};
-  http.body = OpenAiRequestBody(request, model);
-  http.connect_timeout_seconds = config_.connect_timeout_seconds;
-  http.read_timeout_seconds = config_.read_timeout_seconds;
+  HttpRequest http = JsonPost(OpenAiEndpoint(config_.base_url), {{"Authorization", "Bearer " + config_.api_key}},
+                              OpenAiRequestBody(request, model), config_);
   ExchangeContext context{http.url, model, "KOPT_LLM_API_KEY / OPENAI_API_KEY"};
   std::string where = context.Where();
   return ExchangeJson(

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -62,6 +64,39 @@ Status Redacted(const ProviderEnvironment& environment, const Status& status) {
 
 std::string ExchangeContext::Where() const {
   return fmt::format("{} (model {})", url, model);
+}
+
+std::string StringAt(const nlohmann::json& object, const char* key) {
+  auto found = object.find(key);
+  if (found == object.end() || !found->is_string()) return "";
+  return found->get<std::string>();
+}
+
+int64_t IntegerAt(const nlohmann::json& object, const char* key) {
+  auto found = object.find(key);
+  if (found == object.end() || !found->is_number_integer()) return 0;
+  return found->get<int64_t>();
+}
+
+TokenUsage UsageAt(const nlohmann::json& object, const char* input_key, const char* output_key) {
+  TokenUsage usage;
+  auto found = object.find("usage");
+  if (found == object.end() || !found->is_object()) return usage;
+  usage.input_tokens = IntegerAt(*found, input_key);
+  usage.output_tokens = IntegerAt(*found, output_key);
+  return usage;
+}
+
+HttpRequest JsonPost(std::string url, std::vector<std::pair<std::string, std::string>> headers,
+                     std::string body, const LlmConfig& config) {
+  HttpRequest http;
+  http.url = std::move(url);
+  http.headers = std::move(headers);
+  http.headers.insert(http.headers.begin(), {"Content-Type", "application/json"});
+  http.body = std::move(body);
+  http.connect_timeout_seconds = config.connect_timeout_seconds;
+  http.read_timeout_seconds = config.read_timeout_seconds;
+  return http;
 }
 
 std::string QuoteExcerpt(std::string_view body, size_t limit) {

@@ -6,7 +6,9 @@
 // once.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,6 +74,17 @@ AttemptOutcome ExchangeJson(const ProviderEnvironment& environment, const HttpRe
                             const ExchangeContext& context,
                             const std::function<Result<ChatResponse>(std::string_view body)>& parse_body,
                             const std::function<ServerError(std::string_view body)>& extract_error);
+
+// Fields of a parsed response body, tolerant of their absence: "" or 0 when
+// `key` is missing or of another type.
+std::string StringAt(const nlohmann::json& object, const char* key);
+int64_t IntegerAt(const nlohmann::json& object, const char* key);
+// The usage object's token counts under each wire format's key names.
+TokenUsage UsageAt(const nlohmann::json& object, const char* input_key, const char* output_key);
+
+// The POST of one attempt: `url`, `headers`, a JSON `body`, the config's timeouts.
+HttpRequest JsonPost(std::string url, std::vector<std::pair<std::string, std::string>> headers,
+                     std::string body, const LlmConfig& config);
 
 // The first `limit` bytes of `body`, quoted, for error messages.
 std::string QuoteExcerpt(std::string_view body, size_t limit = 200);

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/file_io.h"
 #include "llm/request_key.h"
 
 namespace kopt::llm {
@@ -99,29 +100,6 @@ Result<ChatResponse> ResponseFromJsonText(std::string_view json_text, const std:
   return response;
 }
 
-Status WriteFileAtomicallyUnique(const std::string& path, const std::string& contents) {
-  static std::atomic<uint64_t> counter{0};
-  std::string temporary = fmt::format("{}.tmp.{}.{}.{}", path, static_cast<long>(getpid()),
-                                      std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
-  {
-    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
-    if (!stream) return InvalidInput(fmt::format("{}: cannot be written", temporary));
-    stream << contents;
-    stream.flush();
-    if (!stream) {
-      std::remove(temporary.c_str());
-      return InvalidInput(fmt::format("{}: write failed", temporary));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::remove(temporary.c_str());
-    return InvalidInput(fmt::format("{}: cannot be written: {}", path, error.message()));
-  }
-  return Status::Ok();
-}
-
 CachingChatClient::CachingChatClient(std::unique_ptr<ChatClient> inner, LlmConfig config,
                                      const SecretRedactor* redactor, LogSink* log_sink)
     : inner_(std::move(inner)), config_(std::move(config)), redactor_(redactor), log_sink_(log_sink) {}
@@ -163,7 +141,7 @@ void CachingChatClient::Store(const std::string& path, const std::string& canoni
   std::string contents =
       fmt::format("{{\"request\":{},\"response\":{}}}\n", canonical, ResponseToJsonText(response));
   if (redactor_) contents = redactor_->Redact(contents);
-  Status written = WriteFileAtomicallyUnique(path, contents);
+  Status written = WriteFileAtomically(path, contents);
   if (!written.ok() && log_sink_)
     log_sink_->Log(fmt::format("llm: cache write failed: {}", written.message()));
 }

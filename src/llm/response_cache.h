@@ -48,7 +48,4 @@ class CachingChatClient : public ChatClient {
   LogSink* log_sink_;
 };
 
-// Writes `contents` to a unique temporary file beside `path`, then renames it.
-Status WriteFileAtomicallyUnique(const std::string& path, const std::string& contents);
-
 }  // namespace kopt::llm

@@ -26,15 +26,6 @@ std::string Notes(const RunnerEvents& events, const CommandResult& result) {
   return detail;
 }
 
-ChildOutcome Failed(FailureKind kind, std::string message, std::string detail) {
-  ChildOutcome outcome;
-  outcome.status = ChildOutcome::Status::kFailed;
-  outcome.kind = kind;
-  outcome.message = std::move(message);
-  outcome.detail = std::move(detail);
-  return outcome;
-}
-
 // What an exit-0 child failed to send, or "".
 std::string MissingEvents(const RunnerEvents& events, const ChildExpectations& expected) {
   std::vector<std::string> missing;
@@ -54,19 +45,19 @@ std::string MissingEvents(const RunnerEvents& events, const ChildExpectations& e
 ChildOutcome ClassifyExitZero(const RunnerEvents& events, const ChildExpectations& expected,
                               const std::string& notes) {
   if (events.failure) {
-    return Failed(FailureKind::kCrash,
+    return FailedOutcome(FailureKind::kCrash,
                   "exit code 0 after a " + std::string(FailureKindName(events.failure->kind)) +
                       " failure event (protocol violation)",
                   notes);
   }
   std::string missing = MissingEvents(events, expected);
   if (!missing.empty())
-    return Failed(FailureKind::kCrash, "exited 0 without its " + missing + " event(s)", notes);
+    return FailedOutcome(FailureKind::kCrash, "exited 0 without its " + missing + " event(s)", notes);
   if (!*events.done_ok)
-    return Failed(FailureKind::kCrash, "exited 0 but its done event says ok=false", notes);
+    return FailedOutcome(FailureKind::kCrash, "exited 0 but its done event says ok=false", notes);
   for (const runner::CheckEvent& check : events.checks) {
     if (!check.passed) {
-      return Failed(FailureKind::kCrash,
+      return FailedOutcome(FailureKind::kCrash,
                     "exited 0 after a failed check (seed " + std::to_string(check.seed) + ")", notes);
     }
   }
@@ -89,6 +80,15 @@ ChildOutcome HarnessError(const std::string& what, const CommandResult& result, 
 
 }  // namespace
 
+ChildOutcome FailedOutcome(FailureKind kind, std::string message, std::string detail) {
+  ChildOutcome outcome;
+  outcome.status = ChildOutcome::Status::kFailed;
+  outcome.kind = kind;
+  outcome.message = std::move(message);
+  outcome.detail = std::move(detail);
+  return outcome;
+}
+
 std::string ChildOutcome::KindName() const {
   if (status == Status::kHarnessError) return "harness_error";
   return kind ? std::string(FailureKindName(*kind)) : std::string();
@@ -107,16 +107,16 @@ ChildOutcome ClassifyChildEnd(const CommandResult& result, const RunnerEvents& e
                               const ChildExpectations& expected) {
   std::string notes = Notes(events, result);
   if (result.timed_out) {
-    return Failed(FailureKind::kTimeout,
+    return FailedOutcome(FailureKind::kTimeout,
                   "killed by the watchdog after " + fmt::format("{:g}", expected.timeout_seconds) + " s",
                   notes);
   }
   if (result.signaled) {
     std::string how = "died by " + DescribeSignal(result.signal);
     if (events.failure) {
-      return Failed(events.failure->kind, events.failure->message + " (then " + how + ")", notes);
+      return FailedOutcome(events.failure->kind, events.failure->message + " (then " + how + ")", notes);
     }
-    return Failed(FailureKind::kCrash, how, notes);
+    return FailedOutcome(FailureKind::kCrash, how, notes);
   }
   if (result.exit_code == 0) return ClassifyExitZero(events, expected, notes);
   if (result.exit_code == 2) {
@@ -128,10 +128,10 @@ ChildOutcome ClassifyChildEnd(const CommandResult& result, const RunnerEvents& e
   if (result.exit_code == 3 && events.failure) {
     std::string detail = events.failure->detail;
     if (!notes.empty()) detail += (detail.empty() ? "" : "; ") + notes;
-    return Failed(events.failure->kind, events.failure->message, detail);
+    return FailedOutcome(events.failure->kind, events.failure->message, detail);
   }
-  if (result.exit_code == 3) return Failed(FailureKind::kCrash, "exit code 3 without a failure event", notes);
-  return Failed(FailureKind::kCrash, "exited with code " + std::to_string(result.exit_code), notes);
+  if (result.exit_code == 3) return FailedOutcome(FailureKind::kCrash, "exit code 3 without a failure event", notes);
+  return FailedOutcome(FailureKind::kCrash, "exited with code " + std::to_string(result.exit_code), notes);
 }
 
 std::optional<double> Speedup(double reference_median_seconds, double candidate_median_seconds) {

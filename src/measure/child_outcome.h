@@ -46,6 +46,9 @@ struct ChildOutcome {
 // "ok", "failed", "harness_error".
 std::string ChildStatusName(ChildOutcome::Status status);
 
+// A failed outcome of `kind` with its message and detail.
+ChildOutcome FailedOutcome(FailureKind kind, std::string message, std::string detail);
+
 // Classifies a finished child:
 //  - killed by the watchdog                  -> failed, timeout
 //  - died by a signal                        -> failed, crash "died by signal 11 (SIGSEGV)"

@@ -30,22 +30,13 @@ std::string NewRunToken() {
   return token;
 }
 
-ChildOutcome Rejected(FailureKind kind, std::string message, std::string detail) {
-  ChildOutcome outcome;
-  outcome.status = ChildOutcome::Status::kFailed;
-  outcome.kind = kind;
-  outcome.message = std::move(message);
-  outcome.detail = std::move(detail);
-  return outcome;
-}
-
 // The parent's verdict over the child's claimed one (see Run in the header).
 ChildOutcome Judge(const runner::RunnerRequest& request, ChildRun& run, const CommandResult& result,
                    const std::string& token, const Result<OutputFrames>& frames,
                    const OutputFrames* expected_frames, const ChildExpectations& expected) {
   std::string binding = CheckEventBinding(run.events, token);
-  if (!binding.empty()) return Rejected(FailureKind::kProtocolViolation, binding, "");
-  if (!frames.ok()) return Rejected(FailureKind::kProtocolViolation, frames.status().message(), "");
+  if (!binding.empty()) return FailedOutcome(FailureKind::kProtocolViolation, binding, "");
+  if (!frames.ok()) return FailedOutcome(FailureKind::kProtocolViolation, frames.status().message(), "");
   ParentVerdict verdict =
       JudgeOutputs(request, run.events, *frames, expected_frames != nullptr ? *expected_frames : *frames);
   run.events.checks = verdict.checks;
@@ -59,14 +50,14 @@ ChildOutcome Judge(const runner::RunnerRequest& request, ChildRun& run, const Co
   if (outcome.status == ChildOutcome::Status::kHarnessError) return outcome;
   // The first failing round in protocol order is the verdict, also when the
   // child failed (or died) later.
-  if (verdict.kind) return Rejected(*verdict.kind, verdict.message, outcome.detail);
+  if (verdict.kind) return FailedOutcome(*verdict.kind, verdict.message, outcome.detail);
   if (outcome.status != ChildOutcome::Status::kOk || !run.events.timing) return outcome;
   double window = TimingWindowSeconds(run.events, result.stdout_arrivals);
   std::string claims = CheckTimingClaims(request, *run.events.timing, window, expected.l2_bytes);
-  if (!claims.empty()) return Rejected(FailureKind::kTimingInconsistent, claims, outcome.detail);
+  if (!claims.empty()) return FailedOutcome(FailureKind::kTimingInconsistent, claims, outcome.detail);
   if (IsSuspectFast(run.events.timing->median_s, expected.floor_seconds)) {
     if (expected.floor_is_final) {
-      return Rejected(FailureKind::kSuspectFast,
+      return FailedOutcome(FailureKind::kSuspectFast,
                       fmt::format("timed at {:.4g} s, below the roofline floor of {:.4g} s, again after a "
                                   "re-measurement with fresh input values: physically impossible",
                                   run.events.timing->median_s, expected.floor_seconds),

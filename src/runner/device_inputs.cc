@@ -35,36 +35,34 @@ Status DrawTensor(const TensorDecl& tensor, uint64_t set_seed, void* pointer, si
   }
 }
 
-}  // namespace
-
-Status DrawSetOnDevice(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
-                       cudaStream_t stream) {
+// Poisons the outputs and draws the inputs `draw` selects, from `set_seed`.
+template <typename Selects>
+Status PoisonOutputsAndDraw(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
+                            cudaStream_t stream, Selects draw) {
   for (size_t index = 0; index < task.tensors.size(); ++index) {
     const TensorDecl& tensor = task.tensors[index];
     void* pointer = tensors.Pointers()[index];
     if (tensor.role == TensorRole::kOutput) {
       KOPT_CUDA_CHECK(
           cudaMemsetAsync(pointer, static_cast<int>(kPoisonByte), tensors.ByteCount(index), stream));
-    } else {
+    } else if (draw(tensor)) {
       KOPT_RETURN_IF_ERROR(DrawTensor(tensor, set_seed, pointer, tensors.ByteCount(index), stream));
     }
   }
   return Status::Ok();
 }
 
+}  // namespace
+
+Status DrawSetOnDevice(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
+                       cudaStream_t stream) {
+  return PoisonOutputsAndDraw(task, set_seed, tensors, stream, [](const TensorDecl&) { return true; });
+}
+
 Status PrepareSetForSample(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
                            cudaStream_t stream) {
-  for (size_t index = 0; index < task.tensors.size(); ++index) {
-    const TensorDecl& tensor = task.tensors[index];
-    void* pointer = tensors.Pointers()[index];
-    if (tensor.role == TensorRole::kOutput) {
-      KOPT_CUDA_CHECK(
-          cudaMemsetAsync(pointer, static_cast<int>(kPoisonByte), tensors.ByteCount(index), stream));
-    } else if (tensor.role == TensorRole::kInout) {
-      KOPT_RETURN_IF_ERROR(DrawTensor(tensor, set_seed, pointer, tensors.ByteCount(index), stream));
-    }
-  }
-  return Status::Ok();
+  return PoisonOutputsAndDraw(task, set_seed, tensors, stream,
+                              [](const TensorDecl& tensor) { return tensor.role == TensorRole::kInout; });
 }
 
 }  // namespace kopt::runner

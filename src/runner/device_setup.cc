@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <future>
 
 #include "runner/cuda_check.h"
@@ -60,6 +61,23 @@ void AdoptNvml(NvmlOpening opening, DeviceSetup& setup) {
   setup.event.nvml = true;
 }
 
+// The stream-ordered allocator keeps what it has mapped: with the default
+// release threshold (0) the driver unmaps a pool's free memory at every
+// synchronization, so an honest candidate that takes scratch with
+// cudaMallocAsync and gives it back with cudaFreeAsync on the harness stream
+// pays a remap on every call, inside the device-wide bracket only (measured on
+// the H200, 2026-11-30: 53 us of host time in cudaDeviceSynchronize against a
+// 139 us event median), and the side-stream check reads that as escaped work.
+// Frameworks set the threshold the same way (PyTorch's caching allocator never
+// unmaps); the memory stays the process's until it exits.
+Status RetainStreamOrderedMemory(int ordinal) {
+  cudaMemPool_t pool = nullptr;
+  KOPT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, ordinal));
+  uint64_t threshold = UINT64_MAX;
+  KOPT_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<DeviceSetup> SetUpDevice(int ordinal, bool open_nvml) {
@@ -72,6 +90,7 @@ Result<DeviceSetup> SetUpDevice(int ordinal, bool open_nvml) {
   if (open_nvml) nvml = std::async(std::launch::async, OpenNvml, ordinal);
   KOPT_CUDA_CHECK(cudaSetDevice(ordinal));
   KOPT_CUDA_CHECK(cudaFree(nullptr));  // creates the context now, not inside the first timed call
+  KOPT_RETURN_IF_ERROR(RetainStreamOrderedMemory(ordinal));
   KOPT_ASSIGN_OR_RETURN(setup.event, DescribeDevice(ordinal));
   KOPT_CUDA_CHECK(cudaStreamCreateWithFlags(&setup.stream, cudaStreamNonBlocking));
   if (open_nvml) {

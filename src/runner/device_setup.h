@@ -1,6 +1,8 @@
 // Opens the requested CUDA device for kopt-runner: checks that a device and a
 // driver exist, makes the device current, describes it (the `device` event),
-// creates the harness stream, and opens NVML for it when asked.
+// creates the harness stream, sets the device's default memory pool to keep
+// the memory it has mapped (release threshold UINT64_MAX: cudaMallocAsync
+// scratch costs the same on every call), and opens NVML for it when asked.
 //
 // Errors: no device, no driver, a stub library, an ordinal beyond the
 // device count: a Status whose failure kind (FailureForStatus) is

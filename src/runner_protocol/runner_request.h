@@ -35,6 +35,7 @@ namespace kopt::runner {
 using Dtype = ::kopt::DataType;
 using ::kopt::DefaultTolerance;
 using ::kopt::InitKind;
+using ::kopt::TensorInit;
 using ::kopt::ScalarType;
 using ::kopt::TensorRole;
 using ::kopt::Tolerance;
@@ -43,15 +44,6 @@ using ::kopt::Tolerance;
 constexpr size_t DtypeBytes(Dtype dtype) {
   return static_cast<size_t>(DataTypeBytes(dtype));
 }
-
-// How an input's contents are drawn (docs/task-format.md "Initialisers").
-struct TensorInit {
-  InitKind kind = InitKind::kNone;
-  double mean = 0.0, stddev = 1.0;              // normal
-  double low = -1.0, high = 1.0;                // uniform: [low, high)
-  double alpha = 3.0, scale = 1.0;              // heavy_tailed: Student-t(alpha) * scale
-  int64_t integer_low = 0, integer_high = 100;  // int_range: [low, high] inclusive
-};
 
 struct TensorDecl {
   std::string name;

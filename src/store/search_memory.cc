@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/enum_names.h"
+#include "store/sqlite_support.h"
 #include "store/workspace.h"
 
 namespace kopt {
@@ -67,15 +68,6 @@ struct StatementDeleter {
 };
 using StatementPointer = std::unique_ptr<sqlite3_stmt, StatementDeleter>;
 
-void BindText(sqlite3_stmt* statement, int index, std::string_view text) {
-  sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-}
-
-std::string ColumnText(sqlite3_stmt* statement, int column) {
-  const unsigned char* text = sqlite3_column_text(statement, column);
-  return text ? std::string(reinterpret_cast<const char*>(text)) : std::string();
-}
-
 // A note from a row of kRelevant or kAll; its normalized text in `normalized`.
 MemoryNote NoteFromRow(sqlite3_stmt* statement, std::string& normalized) {
   MemoryNote note;
@@ -123,15 +115,7 @@ SearchMemory::~SearchMemory() {
 }
 
 Result<std::unique_ptr<SearchMemory>> SearchMemory::Open(const std::string& database_path) {
-  sqlite3* database = nullptr;
-  int code = sqlite3_open_v2(database_path.c_str(), &database,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
-  if (code != SQLITE_OK) {
-    std::string message = database ? sqlite3_errmsg(database) : sqlite3_errstr(code);
-    sqlite3_close(database);
-    return Unavailable("cannot open the search memory database " + database_path + ": " + message);
-  }
-  sqlite3_busy_timeout(database, 10000);
+  KOPT_ASSIGN_OR_RETURN(sqlite3 * database, OpenSqliteDatabase(database_path, "search memory"));
   std::unique_ptr<SearchMemory> memory(new SearchMemory(database_path, database));
   KOPT_RETURN_IF_ERROR(memory->Initialize());
   return memory;

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "core/sha256.h"
+#include "store/sqlite_support.h"
 
 namespace kopt {
 
@@ -80,13 +81,12 @@ class Workspace::Statement {
 
 namespace {
 
-void BindText(sqlite3_stmt* statement, int index, const std::string& text) {
-  sqlite3_bind_text(statement, index, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-}
-
-std::string ColumnText(sqlite3_stmt* statement, int column) {
-  const unsigned char* text = sqlite3_column_text(statement, column);
-  return text ? std::string(reinterpret_cast<const char*>(text)) : std::string();
+// Binds the key's four text fields to parameters first..first+3.
+void BindKey(sqlite3_stmt* statement, int first, const MeasurementKey& key) {
+  BindText(statement, first, key.candidate_hash);
+  BindText(statement, first + 1, key.gpu);
+  BindText(statement, first + 2, key.settings_hash);
+  BindText(statement, first + 3, key.role);
 }
 
 }  // namespace
@@ -106,15 +106,7 @@ Result<std::unique_ptr<Workspace>> Workspace::Open(const std::string& directory)
     return Unavailable("cannot create the workspace directory " + directory + ": " + error.message());
   }
   std::string database_path = (std::filesystem::path(directory) / "kopt.db").string();
-  sqlite3* database = nullptr;
-  int code = sqlite3_open_v2(database_path.c_str(), &database,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
-  if (code != SQLITE_OK) {
-    std::string message = database ? sqlite3_errmsg(database) : sqlite3_errstr(code);
-    sqlite3_close(database);
-    return Unavailable("cannot open the workspace database " + database_path + ": " + message);
-  }
-  sqlite3_busy_timeout(database, 10000);
+  KOPT_ASSIGN_OR_RETURN(sqlite3 * database, OpenSqliteDatabase(database_path, "workspace"));
   std::unique_ptr<Workspace> workspace(new Workspace(directory, database_path, database));
   KOPT_RETURN_IF_ERROR(workspace->Initialize());
   return workspace;
@@ -267,10 +259,7 @@ Status Workspace::InsertEvent(int64_t run_id, const MeasurementKey& key, const s
   KOPT_ASSIGN_OR_RETURN(Statement * insert, Prepare(kSql));
   sqlite3_stmt* statement = insert->Reset();
   sqlite3_bind_int64(statement, 1, run_id);
-  BindText(statement, 2, key.candidate_hash);
-  BindText(statement, 3, key.gpu);
-  BindText(statement, 4, key.settings_hash);
-  BindText(statement, 5, key.role);
+  BindKey(statement, 2, key);
   BindText(statement, 6, phase);
   sqlite3_bind_int(statement, 7, complete ? 1 : 0);
   // Invalid UTF-8 from an untrusted child is replaced rather than throwing.
@@ -298,10 +287,7 @@ Result<std::vector<StoredEvent>> Workspace::MeasurementEvents(int64_t run_id, co
   KOPT_ASSIGN_OR_RETURN(Statement * select, Prepare(kSql));
   sqlite3_stmt* statement = select->Reset();
   sqlite3_bind_int64(statement, 1, run_id);
-  BindText(statement, 2, key.candidate_hash);
-  BindText(statement, 3, key.gpu);
-  BindText(statement, 4, key.settings_hash);
-  BindText(statement, 5, key.role);
+  BindKey(statement, 2, key);
   std::vector<StoredEvent> events;
   int code;
   while ((code = sqlite3_step(statement)) == SQLITE_ROW) {

@@ -100,6 +100,11 @@ ToolDefinition AchievedOccupancyGapTool() {
       "theoretical − achieved occupancy >= min_gap_points, and the gain of reaching the theoretical "
       "occupancy (calibrated latency-hiding model) >= min_gain";
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"achieved_occupancy_gap",
+       {{ParameterRole::kBlockSize, MoveDirection::kDecrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kDecrease}, {ParameterRole::kItemsPerThread, MoveDirection::kDecrease}},
+       "resident warps fall short of the theoretical occupancy: smaller blocks even out the SMs"},
+  };
   tool.analyze = AnalyzeAchievedOccupancyGap;
   return tool;
 }

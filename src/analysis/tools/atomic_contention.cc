@@ -158,6 +158,11 @@ ToolDefinition AtomicContentionTool() {
       "× average (when measured), and estimated gain >= min_gain";
   tool.subsumes = {"memory_latency_low_mlp"};
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"atomic_contention",
+       {{ParameterRole::kItemsPerThread, MoveDirection::kIncrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}, {ParameterRole::kBlockSize, MoveDirection::kIncrease}},
+       "fewer atomics on the same address: more work reduced locally before each atomic"},
+  };
   tool.analyze = AnalyzeAtomics;
   return tool;
 }

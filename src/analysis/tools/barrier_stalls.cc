@@ -135,6 +135,11 @@ ToolDefinition BarrierStallsTool() {
       "barrier + membar share of stalls >= min_stall_share and issue active < max_issue_active; gain "
       "min(share, 1 − issue active, headroom) >= min_gain";
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"barrier_stalls",
+       {{ParameterRole::kBlockSize, MoveDirection::kDecrease}, {ParameterRole::kTileK, MoveDirection::kIncrease}, {ParameterRole::kStages, MoveDirection::kIncrease}},
+       "fewer threads wait at each __syncthreads, and fewer barriers per unit of work"},
+  };
   tool.analyze = AnalyzeBarrierStalls;
   return tool;
 }

@@ -128,6 +128,11 @@ ToolDefinition LaunchOverheadTool() {
       "the overhead share 1 − SM-busy time / (duration + launch_cost_us) >= min_gain";
   tool.subsumes = {"tail_effect", "achieved_occupancy_gap", "sm_load_imbalance"};
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"launch_overhead",
+       {{ParameterRole::kItemsPerThread, MoveDirection::kIncrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}, {ParameterRole::kVectorWidth, MoveDirection::kIncrease}},
+       "a kernel this short is dominated by launch cost: more work per launch"},
+  };
   tool.analyze = AnalyzeLaunchOverhead;
   return tool;
 }

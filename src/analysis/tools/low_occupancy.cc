@@ -284,6 +284,20 @@ ToolDefinition LowOccupancyTool() {
   tool.finding_ids = {"low_occupancy_registers", "low_occupancy_shared_memory", "low_occupancy_block_size",
                       "low_occupancy_blocks"};
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"low_occupancy_block_size",
+       {{ParameterRole::kBlockSize, MoveDirection::kIncrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}},
+       "the warp limit leaves slots empty: a block size whose warps divide the SM's slots"},
+      {"low_occupancy_blocks",
+       {{ParameterRole::kBlockSize, MoveDirection::kIncrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}},
+       "the blocks-per-SM limit binds: larger blocks fill the warp slots"},
+      {"low_occupancy_registers",
+       {{ParameterRole::kMinBlocksPerSm, MoveDirection::kIncrease}, {ParameterRole::kThreadTileX, MoveDirection::kDecrease}, {ParameterRole::kThreadTileY, MoveDirection::kDecrease}, {ParameterRole::kItemsPerThread, MoveDirection::kDecrease}, {ParameterRole::kUnroll, MoveDirection::kDecrease}, {ParameterRole::kMaxRegisters, MoveDirection::kDecrease}},
+       "registers per thread limit residency: launch bounds, a smaller per-thread tile or a register cap"},
+      {"low_occupancy_shared_memory",
+       {{ParameterRole::kStages, MoveDirection::kDecrease}, {ParameterRole::kTileK, MoveDirection::kDecrease}, {ParameterRole::kTileX, MoveDirection::kDecrease}, {ParameterRole::kTileY, MoveDirection::kDecrease}, {ParameterRole::kPadding, MoveDirection::kDecrease}},
+       "shared memory per block limits residency: smaller tiles or fewer stages"},
+  };
   tool.analyze = AnalyzeLowOccupancy;
   return tool;
 }

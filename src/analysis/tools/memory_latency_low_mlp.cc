@@ -167,6 +167,11 @@ ToolDefinition MemoryLatencyLowMlpTool() {
       "long_scoreboard share >= min_long_scoreboard_share, memory throughput < max_memory_throughput, "
       "theoretical occupancy >= min_theoretical_occupancy, and estimated gain >= min_gain";
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"memory_latency_low_mlp",
+       {{ParameterRole::kVectorWidth, MoveDirection::kIncrease}, {ParameterRole::kItemsPerThread, MoveDirection::kIncrease}, {ParameterRole::kStages, MoveDirection::kIncrease}, {ParameterRole::kUnroll, MoveDirection::kIncrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}},
+       "too few loads in flight to hide DRAM latency: wider vectors, more independent items, more stages"},
+  };
   tool.analyze = AnalyzeMemoryLatency;
   return tool;
 }

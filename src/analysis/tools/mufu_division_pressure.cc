@@ -120,6 +120,11 @@ ToolDefinition MufuDivisionPressureTool() {
       "XU pipe >= min_xu_pipe_percent and float MUFU >= min_special_function_share of the XU instructions in "
       "SASS";
   tool.gain_bound = GainBound::kReducesCompute;
+  tool.tuning_moves = {
+      {"mufu_division_pressure",
+       {{ParameterRole::kFastMath, MoveDirection::kIncrease}},
+       "IEEE division and accurate transcendentals are long MUFU sequences: approximate math where the tolerance allows (verified by the check)"},
+  };
   tool.analyze = AnalyzeMufuPressure;
   return tool;
 }

@@ -146,6 +146,11 @@ ToolDefinition SharedBankConflictsTool() {
       "conflicts / wavefronts >= min_conflict_share for shared loads or stores, and estimated gain >= "
       "min_gain";
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"shared_bank_conflicts",
+       {{ParameterRole::kPadding, MoveDirection::kIncrease}, {ParameterRole::kVectorWidth, MoveDirection::kDecrease}},
+       "threads of a warp hit the same bank: pad the shared tile"},
+  };
   tool.analyze = AnalyzeBankConflicts;
   return tool;
 }

@@ -89,6 +89,11 @@ ToolDefinition SmLoadImbalanceTool() {
       "not explain, (1 − measured avg/max ÷ expected avg/max) × max/elapsed, >= min_gain";
   tool.subsumes = {"achieved_occupancy_gap", "tail_effect"};
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"sm_load_imbalance",
+       {{ParameterRole::kItemsPerThread, MoveDirection::kDecrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kDecrease}, {ParameterRole::kBlockSize, MoveDirection::kDecrease}, {ParameterRole::kSplitK, MoveDirection::kIncrease}},
+       "some SMs finish early: more, smaller pieces of work"},
+  };
   tool.analyze = AnalyzeSmLoadImbalance;
   return tool;
 }

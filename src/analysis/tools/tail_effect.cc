@@ -91,6 +91,11 @@ ToolDefinition TailEffectTool() {
       "measured (max − avg) SM active cycles / elapsed, >= min_gain";
   tool.subsumes = {"achieved_occupancy_gap"};
   tool.gain_bound = GainBound::kHidesLatency;
+  tool.tuning_moves = {
+      {"tail_effect",
+       {{ParameterRole::kItemsPerThread, MoveDirection::kDecrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kDecrease}, {ParameterRole::kTileX, MoveDirection::kDecrease}, {ParameterRole::kTileY, MoveDirection::kDecrease}, {ParameterRole::kSplitK, MoveDirection::kIncrease}, {ParameterRole::kBlockSize, MoveDirection::kDecrease}},
+       "the last wave of blocks leaves SMs idle: more, smaller blocks (or split the reduction)"},
+  };
   tool.analyze = AnalyzeTailEffect;
   return tool;
 }

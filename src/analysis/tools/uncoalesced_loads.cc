@@ -13,6 +13,11 @@ ToolDefinition UncoalescedLoadsTool() {
   ToolDefinition tool = UncoalescedAccessTool(kKind);
   tool.id = "uncoalesced_loads";
   tool.title = "Uncoalesced global loads";
+  tool.tuning_moves = {
+      {"uncoalesced_loads",
+       {{ParameterRole::kVectorWidth, MoveDirection::kIncrease}, {ParameterRole::kTileX, MoveDirection::kIncrease}, {ParameterRole::kPadding, MoveDirection::kIncrease}, {ParameterRole::kLoadCaching, MoveDirection::kIncrease}},
+       "sectors fetched half empty: wider contiguous accesses per warp (or loads that bypass L1)"},
+  };
   return tool;
 }
 

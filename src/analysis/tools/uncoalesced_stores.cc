@@ -13,6 +13,11 @@ ToolDefinition UncoalescedStoresTool() {
   ToolDefinition tool = UncoalescedAccessTool(kKind);
   tool.id = "uncoalesced_stores";
   tool.title = "Uncoalesced global stores";
+  tool.tuning_moves = {
+      {"uncoalesced_stores",
+       {{ParameterRole::kVectorWidth, MoveDirection::kIncrease}, {ParameterRole::kTileX, MoveDirection::kIncrease}, {ParameterRole::kPadding, MoveDirection::kIncrease}},
+       "sectors written half empty: wider contiguous stores per warp"},
+  };
   return tool;
 }
 

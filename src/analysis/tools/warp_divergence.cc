@@ -145,6 +145,11 @@ ToolDefinition WarpDivergenceTool() {
       "min(threads per instruction, predicated-on threads per instruction) < "
       "max_active_threads_per_instruction";
   tool.gain_bound = GainBound::kReducesCompute;
+  tool.tuning_moves = {
+      {"warp_divergence",
+       {{ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}, {ParameterRole::kVectorWidth, MoveDirection::kDecrease}},
+       "lanes idle in divergent tails: whole rows per warp leave fewer partial warps"},
+  };
   tool.analyze = AnalyzeWarpDivergence;
   return tool;
 }
