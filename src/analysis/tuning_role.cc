@@ -1,16 +1,11 @@
 #include "analysis/tuning_role.h"
 
-#include <array>
+#include "core/enum_names.h"
 
 namespace kopt {
 namespace {
 
-struct RoleName {
-  ParameterRole role;
-  std::string_view name;
-};
-
-constexpr std::array<RoleName, 18> kRoleNames = {{
+constexpr EnumNameTable<ParameterRole, 18> kRoleNames = {{
     {ParameterRole::kBlockSize, "block_size"},
     {ParameterRole::kItemsPerThread, "items_per_thread"},
     {ParameterRole::kVectorWidth, "vector_width"},
@@ -34,23 +29,17 @@ constexpr std::array<RoleName, 18> kRoleNames = {{
 }  // namespace
 
 std::string_view ParameterRoleName(ParameterRole role) {
-  for (const RoleName& entry : kRoleNames) {
-    if (entry.role == role) return entry.name;
-  }
-  return "other";
+  return EnumName(kRoleNames, role, "other");
 }
 
 std::optional<ParameterRole> ParseParameterRole(std::string_view name) {
-  for (const RoleName& entry : kRoleNames) {
-    if (entry.name == name) return entry.role;
-  }
-  return std::nullopt;
+  return EnumFromName(kRoleNames, name);
 }
 
 const std::vector<ParameterRole>& AllParameterRoles() {
   static const std::vector<ParameterRole> roles = [] {
     std::vector<ParameterRole> all;
-    for (const RoleName& entry : kRoleNames) all.push_back(entry.role);
+    for (const auto& [role, name] : kRoleNames) all.push_back(role);
     return all;
   }();
   return roles;

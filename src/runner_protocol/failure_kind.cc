@@ -1,12 +1,11 @@
 #include "runner_protocol/failure_kind.h"
 
-#include <array>
-#include <utility>
+#include "core/enum_names.h"
 
 namespace kopt {
 namespace {
 
-constexpr std::array<std::pair<FailureKind, std::string_view>, 20> kFailureKindNames = {{
+constexpr EnumNameTable<FailureKind, 20> kFailureKindNames = {{
     {FailureKind::kCompileError, "compile_error"},
     {FailureKind::kMissingEntryPoint, "missing_entry_point"},
     {FailureKind::kLoadError, "load_error"},
@@ -32,17 +31,11 @@ constexpr std::array<std::pair<FailureKind, std::string_view>, 20> kFailureKindN
 }  // namespace
 
 std::string_view FailureKindName(FailureKind kind) {
-  for (const auto& [entry_kind, name] : kFailureKindNames) {
-    if (entry_kind == kind) return name;
-  }
-  return "unknown";
+  return EnumName(kFailureKindNames, kind, "unknown");
 }
 
 std::optional<FailureKind> ParseFailureKind(std::string_view name) {
-  for (const auto& [kind, entry_name] : kFailureKindNames) {
-    if (entry_name == name) return kind;
-  }
-  return std::nullopt;
+  return EnumFromName(kFailureKindNames, name);
 }
 
 }  // namespace kopt

@@ -8,6 +8,8 @@
 #include <limits>
 #include <utility>
 
+#include "core/enum_names.h"
+
 namespace kopt::runner {
 namespace {
 
@@ -15,8 +17,8 @@ using nlohmann::json;
 
 // (value, name) tables of the task model's enums, in enumerator order.
 template <typename Enum, size_t Count>
-std::array<std::pair<Enum, std::string_view>, Count> NameTable(std::string_view (*name_of)(Enum)) {
-  std::array<std::pair<Enum, std::string_view>, Count> table;
+EnumNameTable<Enum, Count> NameTable(std::string_view (*name_of)(Enum)) {
+  EnumNameTable<Enum, Count> table;
   for (size_t index = 0; index < Count; ++index)
     table[index] = {static_cast<Enum>(index), name_of(static_cast<Enum>(index))};
   return table;
@@ -26,30 +28,13 @@ const auto kDtypeNames = NameTable<Dtype, kDataTypeCount>(DataTypeName);
 const auto kRoleNames = NameTable<TensorRole, 3>(TensorRoleName);
 const auto kInitNames = NameTable<InitKind, 7>(InitKindName);
 const auto kScalarTypeNames = NameTable<ScalarType, 4>(ScalarTypeName);
-constexpr std::array<std::pair<RunnerRole, std::string_view>, 2> kRunnerRoleNames = {{
+constexpr EnumNameTable<RunnerRole, 2> kRunnerRoleNames = {{
     {RunnerRole::kCandidate, "candidate"},
     {RunnerRole::kReference, "reference"},
 }};
 
 template <typename Enum, size_t Count>
-std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, Count>& table, Enum value) {
-  for (const auto& [entry, name] : table) {
-    if (entry == value) return name;
-  }
-  return "unknown";
-}
-
-template <typename Enum, size_t Count>
-std::optional<Enum> ValueOf(const std::array<std::pair<Enum, std::string_view>, Count>& table,
-                            std::string_view name) {
-  for (const auto& [entry, entry_name] : table) {
-    if (entry_name == name) return entry;
-  }
-  return std::nullopt;
-}
-
-template <typename Enum, size_t Count>
-std::string NameList(const std::array<std::pair<Enum, std::string_view>, Count>& table) {
+std::string NameList(const EnumNameTable<Enum, Count>& table) {
   std::string names;
   for (const auto& [entry, name] : table) names += (names.empty() ? "" : " ") + std::string(name);
   return names;
@@ -113,10 +98,10 @@ class FieldReader {
     return value;
   }
   template <typename Enum, size_t Count>
-  Result<Enum> Named(std::string_view key, const std::array<std::pair<Enum, std::string_view>, Count>& table,
+  Result<Enum> Named(std::string_view key, const EnumNameTable<Enum, Count>& table,
                      std::string_view what) const {
     KOPT_ASSIGN_OR_RETURN(std::string name, String(key));
-    std::optional<Enum> value = ValueOf(table, name);
+    std::optional<Enum> value = EnumFromName(table, name);
     if (!value) {
       return Error(PathOf(key),
                    fmt::format("\"{}\" is not a {}; expected one of {}", name, what, NameList(table)));
@@ -482,7 +467,7 @@ namespace kopt::runner {
 namespace {
 
 nlohmann::json InitToJson(const TensorInit& init) {
-  nlohmann::json json = {{"kind", NameOf(kInitNames, init.kind)}};
+  nlohmann::json json = {{"kind", EnumName(kInitNames, init.kind, "unknown")}};
   switch (init.kind) {
     case InitKind::kNormal: json.update({{"mean", init.mean}, {"stddev", init.stddev}}); break;
     case InitKind::kUniform: json.update({{"low", init.low}, {"high", init.high}}); break;
@@ -506,13 +491,13 @@ nlohmann::json RunnerTaskToJson(const RunnerTask& task) {
     tensors.push_back({{"name", tensor.name},
                        {"dtype", DataTypeName(tensor.dtype)},
                        {"shape", tensor.shape},
-                       {"role", NameOf(kRoleNames, tensor.role)},
+                       {"role", EnumName(kRoleNames, tensor.role, "unknown")},
                        {"init", InitToJson(tensor.init)}});
   }
   nlohmann::json scalars = nlohmann::json::array();
   for (const ScalarDecl& scalar : task.scalars) {
     scalars.push_back({{"name", scalar.name},
-                       {"type", NameOf(kScalarTypeNames, scalar.type)},
+                       {"type", EnumName(kScalarTypeNames, scalar.type, "unknown")},
                        {"value", ScalarValueToJson(scalar)}});
   }
   nlohmann::json tolerances = nlohmann::json::object();
@@ -536,7 +521,7 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
     variants.push_back({{"scalars", scalars}, {"shapes", shapes}});
   }
   nlohmann::json json = {{"schema", kRunnerRequestSchema},
-                         {"role", NameOf(kRunnerRoleNames, request.role)},
+                         {"role", EnumName(kRunnerRoleNames, request.role, "unknown")},
                          {"task", RunnerTaskToJson(request.task)},
                          {"candidate_library", request.candidate_library},
                          {"reference_library", request.reference_library},
@@ -574,7 +559,7 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
 namespace kopt::runner {
 
 std::string_view RunnerRoleName(RunnerRole role) {
-  return NameOf(kRunnerRoleNames, role);
+  return EnumName(kRunnerRoleNames, role, "unknown");
 }
 
 uint64_t TimingSetSeed(uint64_t timing_seed, int64_t set) {
