@@ -134,7 +134,17 @@ bool IsMultiplied(std::string_view code, size_t offset, size_t length, size_t be
   return before > begin && code[before - 1] == '*';
 }
 
-void StridedGlobalAccessRule(const RuleContext& context) {
+// One subscript of a pointer parameter in the function body: `token[...]`.
+struct PointerSubscript {
+  const SourceToken& pointer;
+  size_t open = 0;   // offset of '['
+  size_t close = 0;  // offset of the matching ']'
+  bool store = false;  // followed by '=' (not '==')
+};
+
+// Calls `visit` for every subscript of a pointer parameter in the body.
+template <typename Visit>
+void ForEachPointerSubscript(const RuleContext& context, Visit visit) {
   std::string_view code = context.model.code;
   const CudaFunction& function = context.function;
   for (const SourceToken& token : SourceIdentifiers(code, function.body_begin, function.body_end)) {
@@ -143,24 +153,32 @@ void StridedGlobalAccessRule(const RuleContext& context) {
     if (open >= function.body_end || code[open] != '[') continue;
     size_t close = MatchingBracket(code, open);
     if (close == std::string_view::npos) continue;
+    size_t after = SkipSpace(code, close + 1);
+    bool store = after < code.size() && code[after] == '=' && code[after + 1] != '=';
+    visit(PointerSubscript{token, open, close, store});
+  }
+}
+
+void StridedGlobalAccessRule(const RuleContext& context) {
+  std::string_view code = context.model.code;
+  const CudaFunction& function = context.function;
+  ForEachPointerSubscript(context, [&](const PointerSubscript& access) {
     std::string strided;
-    for (const SourceToken& index : SourceIdentifiers(code, open + 1, close)) {
+    for (const SourceToken& index : SourceIdentifiers(code, access.open + 1, access.close)) {
       if (function.lane_varying.count(index.text) &&
-          IsMultiplied(code, index.offset, index.text.size(), open + 1, close)) {
+          IsMultiplied(code, index.offset, index.text.size(), access.open + 1, access.close)) {
         strided = index.text;
       }
     }
-    if (strided.empty()) continue;
-    size_t after = SkipSpace(code, close + 1);
-    bool store = after < code.size() && code[after] == '=' && code[after + 1] != '=';
-    int line = context.model.LineOf(token.offset);
+    if (strided.empty()) return;
+    int line = context.model.LineOf(access.pointer.offset);
     std::string reason = fmt::format(
         "{}: the index of {} multiplies the lane-varying '{}', so neighbouring lanes touch addresses a "
         "stride "
         "apart: {}",
-        context.Where(line), token.text, strided, context.Code(line));
-    context.collector.Add(store ? kStridedStores : kStridedLoads, context.kernel, line, reason);
-  }
+        context.Where(line), access.pointer.text, strided, context.Code(line));
+    context.collector.Add(access.store ? kStridedStores : kStridedLoads, context.kernel, line, reason);
+  });
 }
 
 struct SharedArray {
@@ -412,28 +430,21 @@ void ScalarLoadRule(const RuleContext& context, const SassFunction* sass) {
   if (widest > 32) return;
   std::string_view code = context.model.code;
   const CudaFunction& function = context.function;
-  for (const SourceToken& token : SourceIdentifiers(code, function.body_begin, function.body_end)) {
-    if (!function.pointer_parameters.count(token.text)) continue;
-    size_t open = SkipSpace(code, token.offset + token.text.size());
-    if (open >= function.body_end || code[open] != '[') continue;
-    size_t close = MatchingBracket(code, open);
-    if (close == std::string_view::npos) continue;
+  ForEachPointerSubscript(context, [&](const PointerSubscript& access) {
     bool contiguous = false;
-    for (const SourceToken& index : SourceIdentifiers(code, open + 1, close)) {
+    for (const SourceToken& index : SourceIdentifiers(code, access.open + 1, access.close)) {
       if (function.lane_varying.count(index.text) &&
-          !IsMultiplied(code, index.offset, index.text.size(), open + 1, close))
+          !IsMultiplied(code, index.offset, index.text.size(), access.open + 1, access.close))
         contiguous = true;
     }
-    size_t after = SkipSpace(code, close + 1);
-    bool store = after < code.size() && code[after] == '=' && code[after + 1] != '=';
-    if (!contiguous || store) continue;
-    int line = context.model.LineOf(token.offset);
+    if (!contiguous || access.store) return;
+    int line = context.model.LineOf(access.pointer.offset);
     context.collector.Add(
         kScalarLoads, context.kernel, line,
         fmt::format("{}: each thread loads one element of {} and the SASS has only {}-bit global "
                     "loads (no LDG.64/LDG.128), so few bytes are in flight per thread: {}",
-                    context.Where(line), token.text, widest, context.Code(line)));
-  }
+                    context.Where(line), access.pointer.text, widest, context.Code(line)));
+  });
 }
 
 // True when the text before `offset` ends a statement or a loop/if header.
