@@ -639,4 +639,8 @@ Result<TaskSpec> LoadTask(const std::string& directory) {
   return spec;
 }
 
+bool IsAllowedTensorName(std::string_view name) {
+  return IsIdentifier(name) && !IsReservedWord(name);
+}
+
 }  // namespace kopt
