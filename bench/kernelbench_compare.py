@@ -172,7 +172,7 @@ json.dump(results, open(out_path, "w"), indent=1)
 
 def step_eager(args, summary):
     out_path = os.path.join(args.out, "eager.json")
-    compile_names = ",".join(f"kb_{level}_{stem}" for level, stem, _ in EXAMPLES[:1]) if args.torch_compile else ""
+    compile_names = "kb_level1_88_MinGPTNewGelu" if args.torch_compile else ""
     code, wall = run([sys.executable, "-c", EAGER, os.path.join(args.out, "tasks"), out_path, compile_names],
                      os.path.join(args.out, "eager.log"))
     summary["eager"] = {"exit": code, "wall_s": round(wall, 3)}
@@ -202,12 +202,16 @@ def step_examples(args, summary):
         report = os.path.join(args.out, "examples", f"{level}_{stem}.json")
         code, wall, data = bench(args.kopt, task, candidates, report, os.path.join(args.out, "ws_examples"),
                                  args.timing_seconds, os.path.join(args.out, "examples", f"{level}_{stem}.log"))
-        eager_ms = (eager.get(os.path.basename(task), {}).get("eager") or {}).get("median_ms")
+        measured = eager.get(os.path.basename(task), {})
+        eager_ms = (measured.get("eager") or {}).get("median_ms")
+        compile_ms = (measured.get("torch_compile") or {}).get("median_ms")
         for name, e in entries(data).items():
             kb_speedup = eager_ms / (1000 * e["median_s"]) if eager_ms and e["median_s"] else None
+            compile_speedup = compile_ms / (1000 * e["median_s"]) if compile_ms and e["median_s"] else None
             rows.append({"level": level, "problem": stem, "candidate": name, "exit": code, "bench_wall_s": round(wall, 2),
                          "correct": e["status"] == "ok", "eager_median_ms": eager_ms,
-                         "speedup": kb_speedup, **e})
+                         "torch_compile_median_ms": compile_ms, "speedup": kb_speedup,
+                         "speedup_vs_torch_compile": compile_speedup, **e})
     summary["examples"] = rows
     kb = {}
     for level in ("level1", "level2"):

@@ -17,6 +17,6 @@ __global__ void new_gelu_kernel(const float4* __restrict__ x, float4* __restrict
 
 extern "C" void model_forward(const float* x, float* out, cudaStream_t stream) {
   constexpr long long n = 8192LL * 8192LL;
-  new_gelu_kernel<<<132 * 16, 256, 0, stream>>>(reinterpret_cast<const float4*>(x), reinterpret_cast<float4*>(out),
-                                               n / 4);
+  new_gelu_kernel<<<132 * 16, 256, 0, stream>>>(reinterpret_cast<const float4*>(x),
+                                                reinterpret_cast<float4*>(out), n / 4);
 }

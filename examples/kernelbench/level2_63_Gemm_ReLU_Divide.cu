@@ -8,8 +8,8 @@ struct BiasReluDivide {
   __device__ float operator()(float v, int column) const { return fmaxf(v + bias[column], 0.0f) / 2.0f; }
 };
 
-extern "C" void model_forward(const float* x, const float* linear_weight, const float* linear_bias, float* out,
-                              cudaStream_t stream) {
+extern "C" void model_forward(const float* x, const float* linear_weight, const float* linear_bias,
+                              float* out, cudaStream_t stream) {
   constexpr int M = 1024, N = 8192, K = 8192;
   kb_example::LaunchSgemm<true>(x, linear_weight, out, M, N, K, BiasReluDivide{linear_bias}, stream);
 }

@@ -93,7 +93,8 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
         ConvertKernelBenchCandidate(candidate.path, options.task_directory, *environment.command_runner);
     // A candidate kopt refuses fails alone (compile_error with the cause).
     if (!converted.ok() && converted.status().kind() != ErrorKind::kInvalidInput) return converted.status();
-    candidate.source = converted.ok() ? std::move(converted).value() : RefusedKernelBenchCandidate(converted.status().message());
+    candidate.source = converted.ok() ? std::move(converted).value()
+                                      : RefusedKernelBenchCandidate(converted.status().message());
     candidate.path.clear();
   }
   KOPT_ASSIGN_OR_RETURN(

@@ -36,19 +36,23 @@ Result<std::vector<std::string>> ProblemFiles(const std::vector<std::string>& pa
   return files;
 }
 
-Result<std::string> ImportOne(const std::string& path, const TaskImportOptions& options, CommandRunner& runner) {
+Result<std::string> ImportOne(const std::string& path, const TaskImportOptions& options,
+                              CommandRunner& runner) {
   KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(path, size_t{4} << 20));
   KOPT_ASSIGN_OR_RETURN(KernelBenchProblem problem, ProbeKernelBenchProblem(path, runner, options.import));
   KOPT_ASSIGN_OR_RETURN(auto files, KernelBenchTaskFiles(problem, source, options.import));
   fs::path directory = fs::path(options.output_directory) / KernelBenchTaskName(problem);
   std::error_code error;
   fs::create_directories(directory, error);
-  if (error) return InvalidInput(fmt::format("{}: cannot create the directory: {}", directory.string(), error.message()));
+  if (error)
+    return InvalidInput(
+        fmt::format("{}: cannot create the directory: {}", directory.string(), error.message()));
   for (const auto& [name, contents] : files) {
     KOPT_RETURN_IF_ERROR(WriteFileAtomically((directory / name).string(), contents));
   }
   size_t tensors = 0, scalars = 0;
-  for (const KernelBenchArgument& argument : problem.arguments) (argument.role == "scalar" ? scalars : tensors)++;
+  for (const KernelBenchArgument& argument : problem.arguments)
+    (argument.role == "scalar" ? scalars : tensors)++;
   return fmt::format("{}  <- {}  ({} tensors, {} scalars; shapes from {})", directory.string(), path, tensors,
                      scalars, problem.shapes_from);
 }
@@ -56,7 +60,8 @@ Result<std::string> ImportOne(const std::string& path, const TaskImportOptions& 
 }  // namespace
 
 Status RunTaskImportKernelBench(const TaskImportOptions& options, CommandRunner& runner, std::ostream& out) {
-  if (options.paths.empty()) return InvalidInput("import-kernelbench: give a problem file or a level directory");
+  if (options.paths.empty())
+    return InvalidInput("import-kernelbench: give a problem file or a level directory");
   if (options.import.inputs != "exercise" && options.import.inputs != "kernelbench") {
     return InvalidInput("--inputs: \"" + options.import.inputs + "\": expected exercise or kernelbench");
   }
@@ -78,8 +83,8 @@ Status RunTaskImportKernelBench(const TaskImportOptions& options, CommandRunner&
     out << "failed   " << imported.status().message() << "\n";
   }
   if (!failures.empty()) {
-    return WorkFailed(fmt::format("{} of {} problems could not be imported (listed above)", failures.size(),
-                                  files.size()));
+    return WorkFailed(
+        fmt::format("{} of {} problems could not be imported (listed above)", failures.size(), files.size()));
   }
   return Status::Ok();
 }

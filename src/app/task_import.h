@@ -25,7 +25,7 @@
 namespace kopt {
 
 struct TaskImportOptions {
-  std::vector<std::string> paths;     // problem files or level directories
+  std::vector<std::string> paths;      // problem files or level directories
   std::string output_directory = ".";  // where the task directories go
   KernelBenchImportOptions import;
 };

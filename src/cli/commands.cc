@@ -307,7 +307,8 @@ std::function<Status()> DeclareTask(CLI::App& command, const std::vector<std::st
   auto options = std::make_shared<TaskImportOptions>();
   command.require_subcommand(1);
   CLI::App* import = command.add_subcommand(
-      "import-kernelbench", "Turn KernelBench problem files (or a level directory) into kopt task directories");
+      "import-kernelbench",
+      "Turn KernelBench problem files (or a level directory) into kopt task directories");
   import->add_option("problems", options->paths, "KernelBench problem files (*.py) or level directories")
       ->required();
   import->add_option("--out,-o", options->output_directory, "Where the task directories go")
@@ -325,7 +326,8 @@ std::function<Status()> DeclareTask(CLI::App& command, const std::vector<std::st
   import->footer(
       "Exit status: 0 when every problem was imported, 1 when some of a directory failed, 2 on bad input.\n\n"
       "Examples:\n  kopt task import-kernelbench KernelBench/level1/19_ReLU.py --out tasks/\n"
-      "  kopt task import-kernelbench KernelBench/level1 --out tasks/ && kopt bench tasks/kb_level1_19_ReLU my_relu.cu");
+      "  kopt task import-kernelbench KernelBench/level1 --out tasks/ && kopt bench tasks/kb_level1_19_ReLU "
+      "my_relu.cu");
   return [options]() {
     auto runner = MakeSystemCommandRunner();
     return RunTaskImportKernelBench(*options, *runner, std::cout);

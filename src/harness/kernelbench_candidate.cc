@@ -72,23 +72,27 @@ std::string RefusedKernelBenchCandidate(std::string_view message) {
     if (c == '"' || c == '\\') text += '\\';
     text += c == '\n' ? ' ' : c;
   }
-  return "// kopt refused this KernelBench candidate (docs/kernelbench.md).\n#error \"kopt refused the KernelBench "
-         "candidate: " + text + "\"\n";
+  return "// kopt refused this KernelBench candidate (docs/kernelbench.md).\n#error \"kopt refused the "
+         "KernelBench "
+         "candidate: " +
+         text + "\"\n";
 }
 
 bool IsKernelBenchCandidatePath(const std::string& path) {
   return EndsWith(path, ".py");
 }
 
-Result<std::string> ConvertKernelBenchCandidate(const std::string& candidate_path,
-                                                const std::string& task_directory, CommandRunner& runner,
-                                                const std::string& python) {
+namespace {
+
+Result<std::string> Convert(const std::string& candidate_path, const std::string& task_directory,
+                            CommandRunner& runner, const std::string& python) {
   std::string record_path = (fs::path(task_directory) / "kernelbench.json").string();
   std::error_code error;
   if (!fs::exists(record_path, error)) {
-    return InvalidInput(fmt::format("{}: a KernelBench candidate (ModelNew) needs a task imported from KernelBench "
-                                    "(kopt task import-kernelbench); {} has no kernelbench.json",
-                                    candidate_path, task_directory));
+    return InvalidInput(
+        fmt::format("{}: a KernelBench candidate (ModelNew) needs a task imported from KernelBench "
+                    "(kopt task import-kernelbench); {} has no kernelbench.json",
+                    candidate_path, task_directory));
   }
   KOPT_ASSIGN_OR_RETURN(std::string record_text, ReadWholeFile(record_path, size_t{16} << 20));
   nlohmann::json record = nlohmann::json::parse(record_text, nullptr, false);
@@ -101,10 +105,11 @@ Result<std::string> ConvertKernelBenchCandidate(const std::string& candidate_pat
   for (const nlohmann::json& argument : record["arguments"]) {
     std::string source = argument.value("source", "");
     if (source == "parameter") {
-      return InvalidInput(fmt::format(
-          "{}: the problem's model has parameters ({}): kopt feeds them as task inputs, which a ModelNew holding "
-          "its own weights cannot take; write a native .cu candidate (entry {})",
-          candidate_path, argument.value("parameter", "?"), task.entry));
+      return InvalidInput(
+          fmt::format("{}: the problem's model has parameters ({}): kopt feeds them as task inputs, which a "
+                      "ModelNew holding "
+                      "its own weights cannot take; write a native .cu candidate (entry {})",
+                      candidate_path, argument.value("parameter", "?"), task.entry));
     }
     if (source == "output") output_name = argument.value("name", "");
     if (source == "input") {
@@ -122,7 +127,8 @@ Result<std::string> ConvertKernelBenchCandidate(const std::string& candidate_pat
   spec.timeout_seconds = 60;
   Result<CommandResult> ran = runner.Run(spec);
   if (!ran.ok()) {
-    return Unavailable(fmt::format("cannot run {} to read {}: {}", python, candidate_path, ran.status().message()));
+    return Unavailable(
+        fmt::format("cannot run {} to read {}: {}", python, candidate_path, ran.status().message()));
   }
   const CommandResult& result = ran.value();
   if (!result.Succeeded()) {
@@ -139,8 +145,9 @@ Result<std::string> ConvertKernelBenchCandidate(const std::string& candidate_pat
   }
   size_t forward_count = candidate["forward_parameters"].size();
   if (forward_count != forward_inputs.size()) {
-    return InvalidInput(fmt::format("{}: ModelNew.forward takes {} arguments; the problem's Model.forward takes {}",
-                                    candidate_path, forward_count, forward_inputs.size()));
+    return InvalidInput(
+        fmt::format("{}: ModelNew.forward takes {} arguments; the problem's Model.forward takes {}",
+                    candidate_path, forward_count, forward_inputs.size()));
   }
   std::string call_arguments;
   for (const nlohmann::json& argument : candidate["arguments"]) {
@@ -151,7 +158,8 @@ Result<std::string> ConvertKernelBenchCandidate(const std::string& candidate_pat
     }
     size_t index = argument.value("index", size_t{0});
     const nlohmann::json* input = index < forward_inputs.size() ? forward_inputs[index] : nullptr;
-    if (input == nullptr) return InvalidInput(candidate_path + ": forward passes an argument the problem lacks");
+    if (input == nullptr)
+      return InvalidInput(candidate_path + ": forward passes an argument the problem lacks");
     std::string name = input->value("name", "");
     if (input->value("role", "") == "scalar") {
       call_arguments += name;
@@ -180,9 +188,22 @@ Result<std::string> ConvertKernelBenchCandidate(const std::string& candidate_pat
       "  torch::Tensor result = {}(\n      {});\n"
       "  scope.Deliver(result, {}, kopt_shim::ScalarType::{});\n"
       "}}\n",
-      fs::path(candidate_path).filename().string(), candidate.value("function", ""), KernelBenchTorchShim(), cpp,
-      cuda, prototype, output->name, output->bytes, candidate.value("function", ""), call_arguments,
+      fs::path(candidate_path).filename().string(), candidate.value("function", ""), KernelBenchTorchShim(),
+      cpp, cuda, prototype, output->name, output->bytes, candidate.value("function", ""), call_arguments,
       ShapeList(output->shape), ShimType(output->dtype));
+}
+
+}  // namespace
+
+Result<std::string> ConvertKernelBenchCandidate(const std::string& candidate_path,
+                                                const std::string& task_directory, CommandRunner& runner,
+                                                const std::string& python) {
+  try {
+    return Convert(candidate_path, task_directory, runner, python);
+  } catch (const nlohmann::json::exception& error) {  // a record field of an unexpected type
+    return InvalidInput(fmt::format("{}: malformed KernelBench record for {}: {}", candidate_path,
+                                    task_directory, error.what()));
+  }
 }
 
 }  // namespace kopt

@@ -29,7 +29,8 @@ constexpr std::string_view kGemmProbe = R"({"schema": "kopt.kernelbench.probe/1"
 
 // Writes the task directory of a probe record under a fresh temporary folder.
 std::string WriteTask(std::string_view probe, const std::string& name) {
-  fs::path directory = fs::temp_directory_path() / ("kopt_kb_candidate_test_" + std::to_string(::getpid())) / name;
+  fs::path directory =
+      fs::temp_directory_path() / ("kopt_kb_candidate_test_" + std::to_string(::getpid())) / name;
   fs::create_directories(directory);
   auto problem = ParseKernelBenchProbe(probe, name + ".py", KernelBenchImportOptions{});
   EXPECT_TRUE(problem.ok()) << problem.status().message();
@@ -59,17 +60,22 @@ TEST_F(KernelBenchCandidate, ModelNewBecomesACandidateWithTheShimAndTheEntryPoin
   EXPECT_THAT(*source, HasSubstr("namespace kopt_shim {"));
   EXPECT_THAT(*source, HasSubstr("// (kopt: provided by the torch shim) #include <torch/extension.h>"));
   EXPECT_THAT(*source, HasSubstr("__global__ void relu_kernel"));
-  EXPECT_THAT(*source, HasSubstr("extern \"C\" void model_forward(const float* x, float* out, cudaStream_t stream) {"));
+  EXPECT_THAT(
+      *source,
+      HasSubstr("extern \"C\" void model_forward(const float* x, float* out, cudaStream_t stream) {"));
   EXPECT_THAT(*source, HasSubstr("kopt_shim::CallScope scope(stream, out, 8388608ull);"));
-  EXPECT_THAT(*source, HasSubstr("relu_cuda(\n      kopt_shim::Wrap(x, {512, 4096}, kopt_shim::ScalarType::Float));"));
+  EXPECT_THAT(*source,
+              HasSubstr("relu_cuda(\n      kopt_shim::Wrap(x, {512, 4096}, kopt_shim::ScalarType::Float));"));
 }
 
 TEST_F(KernelBenchCandidate, PythonBesideTheKernelIsRefusedWithTheLine) {
   auto patched = ConvertKernelBenchCandidate(Case("patched_timer_modelnew.py"), relu_task_, *runner_);
   ASSERT_FALSE(patched.ok());
   EXPECT_EQ(patched.status().kind(), ErrorKind::kInvalidInput);
-  EXPECT_THAT(patched.status().message(),
-              HasSubstr("patched_timer_modelnew.py:39: a module-level statement assigns torch.cuda.Event.elapsed_time"));
+  EXPECT_THAT(
+      patched.status().message(),
+      HasSubstr(
+          "patched_timer_modelnew.py:39: a module-level statement assigns torch.cuda.Event.elapsed_time"));
   std::string refused = RefusedKernelBenchCandidate(patched.status().message());
   EXPECT_THAT(refused, HasSubstr("#error \"kopt refused the KernelBench candidate: "));
 }
@@ -77,7 +83,8 @@ TEST_F(KernelBenchCandidate, PythonBesideTheKernelIsRefusedWithTheLine) {
 TEST_F(KernelBenchCandidate, TasksWithParametersOrNotImportedAreClearErrors) {
   std::string gemm_task = WriteTask(kGemmProbe, "gemm");
   auto with_parameters = ConvertKernelBenchCandidate(Case("honest_relu_modelnew.py"), gemm_task, *runner_);
-  EXPECT_THAT(with_parameters.status().message(), HasSubstr("the problem's model has parameters (gemm.weight)"));
+  EXPECT_THAT(with_parameters.status().message(),
+              HasSubstr("the problem's model has parameters (gemm.weight)"));
   auto not_imported = ConvertKernelBenchCandidate(Case("honest_relu_modelnew.py"),
                                                   (FixtureDirectory() / "kernelbench").string(), *runner_);
   EXPECT_THAT(not_imported.status().message(), HasSubstr("needs a task imported from KernelBench"));

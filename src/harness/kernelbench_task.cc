@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "core/text.h"
 #include "harness/kernelbench_resources.h"
+#include "harness/task_names.h"
 #include "harness/task_spec.h"
 
 namespace kopt {
@@ -39,8 +41,8 @@ Result<std::vector<int64_t>> ShapeOf(const nlohmann::json& value, const std::str
   if (!value.is_array()) return InvalidInput(where + ".shape: expected a list of integers");
   for (const auto& dim : value) {
     if (!dim.is_number_integer() || dim.get<int64_t>() <= 0) {
-      return InvalidInput(fmt::format("{}.shape: {} is not a positive dimension (kopt tasks have no empty tensors)",
-                                      where, dim.dump()));
+      return InvalidInput(fmt::format(
+          "{}.shape: {} is not a positive dimension (kopt tasks have no empty tensors)", where, dim.dump()));
     }
     shape.push_back(dim.get<int64_t>());
   }
@@ -61,17 +63,57 @@ bool IsFloating(const std::string& dtype) {
 
 std::string Describe(const nlohmann::json& init) {
   std::string kind = init.value("kind", "?");
-  if (kind == "uniform") return fmt::format("uniform({}, {})", init.value("low", 0.0), init.value("high", 1.0));
-  if (kind == "normal") return fmt::format("normal({}, {})", init.value("mean", 0.0), init.value("stddev", 1.0));
+  if (kind == "uniform")
+    return fmt::format("uniform({}, {})", init.value("low", 0.0), init.value("high", 1.0));
+  if (kind == "normal")
+    return fmt::format("normal({}, {})", init.value("mean", 0.0), init.value("stddev", 1.0));
   return kind;
+}
+
+double NumberField(const nlohmann::json& object, const char* key, double fallback) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_number() && std::isfinite(found->get<double>())
+             ? found->get<double>()
+             : fallback;
+}
+
+// The probe's description of a distribution as a kopt init object with every
+// parameter present and in range; null when it is none kopt knows.
+nlohmann::json CanonicalInit(const nlohmann::json& given) {
+  if (!given.is_object() || !given.contains("kind") || !given["kind"].is_string()) return nullptr;
+  std::string kind = given["kind"].get<std::string>();
+  if (kind == "uniform") {
+    double low = NumberField(given, "low", 0.0), high = NumberField(given, "high", 1.0);
+    return high > low ? nlohmann::json{{"kind", kind}, {"low", low}, {"high", high}}
+                      : nlohmann::json(nullptr);
+  }
+  if (kind == "normal") {
+    double stddev = NumberField(given, "stddev", 1.0);
+    return stddev > 0
+               ? nlohmann::json{{"kind", kind}, {"mean", NumberField(given, "mean", 0.0)}, {"stddev", stddev}}
+               : nlohmann::json(nullptr);
+  }
+  if (kind == "int_range") {
+    double low = std::floor(NumberField(given, "low", 0.0)),
+           high = std::floor(NumberField(given, "high", 100.0));
+    if (high < low || std::fabs(low) > 1e15 || std::fabs(high) > 1e15) return nullptr;
+    return {{"kind", kind}, {"low", static_cast<int64_t>(low)}, {"high", static_cast<int64_t>(high)}};
+  }
+  if (kind == "zeros" || kind == "ones") return {{"kind", kind}};
+  return nullptr;
 }
 
 // The kopt init of an input tensor, and a note when it is not the problem's.
 nlohmann::json InitFor(const KernelBenchArgument& argument, const nlohmann::json& given,
                        const KernelBenchImportOptions& options, std::string& note) {
-  nlohmann::json init = given.is_object() ? given : nlohmann::json{{"kind", "normal"}, {"mean", 0.0}, {"stddev", 1.0}};
-  std::string kind = init.value("kind", "");
+  nlohmann::json init = CanonicalInit(given);
+  if (init.is_null()) init = {{"kind", "normal"}, {"mean", 0.0}, {"stddev", 1.0}};
+  std::string kind = init["kind"].get<std::string>();
   if (!IsFloating(argument.dtype)) {
+    if (kind == "int_range" && argument.dtype == "u8" &&
+        (init["low"].get<int64_t>() < 0 || init["high"].get<int64_t>() > 255)) {
+      kind = "";
+    }
     if (kind != "int_range" && kind != "zeros" && kind != "ones") {
       note = "an integer tensor without integer values in the problem; kopt draws int_range(0, 100)";
       return {{"kind", "int_range"}, {"low", 0}, {"high", 100}};
@@ -80,7 +122,8 @@ nlohmann::json InitFor(const KernelBenchArgument& argument, const nlohmann::json
   }
   if (options.inputs != "exercise") return init;
   if (argument.source == "input" && (kind == "uniform" || kind == "normal")) {
-    note = fmt::format("the problem draws {}; kopt draws Student-t(3): negative values and outliers", Describe(init));
+    note = fmt::format("the problem draws {}; kopt draws Student-t(3): negative values and outliers",
+                       Describe(init));
     return {{"kind", "heavy_tailed"}, {"alpha", 3.0}, {"scale", 1.0}};
   }
   if (argument.source == "parameter" && kind == "ones") {
@@ -111,8 +154,8 @@ std::string TomlInit(const nlohmann::json& init) {
                        TomlNumber(init.value("stddev", 1.0)));
   }
   if (kind == "heavy_tailed") {
-    return fmt::format("{{ kind = \"heavy_tailed\", alpha = {}, scale = {} }}", TomlNumber(init.value("alpha", 3.0)),
-                       TomlNumber(init.value("scale", 1.0)));
+    return fmt::format("{{ kind = \"heavy_tailed\", alpha = {}, scale = {} }}",
+                       TomlNumber(init.value("alpha", 3.0)), TomlNumber(init.value("scale", 1.0)));
   }
   if (kind == "int_range") {
     return fmt::format("{{ kind = \"int_range\", low = {}, high = {} }}", init.value("low", int64_t{0}),
@@ -149,30 +192,33 @@ std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportO
       problem.path,
       options.inputs == "exercise" ? "kopt's exercising distributions (--inputs exercise)"
                                    : "the problem's own distributions (--inputs kernelbench)",
-      options.tolerance == "kernelbench" ? "KernelBench's (--tolerance kernelbench)" : "kopt's (--tolerance kopt)",
+      options.tolerance == "kernelbench" ? "KernelBench's (--tolerance kernelbench)"
+                                         : "kopt's (--tolerance kopt)",
       TomlString(KernelBenchTaskName(problem)),
       TomlString(fmt::format("KernelBench {}{} (PyTorch reference)",
-                             problem.level > 0 ? fmt::format("level {} ", problem.level) : "", problem.stem)));
+                             problem.level > 0 ? fmt::format("level {} ", problem.level) : "",
+                             problem.stem)));
   for (const KernelBenchArgument& argument : problem.arguments) {
     if (argument.role != "scalar") continue;
     bool integer = argument.dtype == "i64";
-    toml += fmt::format("[[scalar]]\nname = \"{}\"\ntype = \"{}\"\nvalue = {}\n\n", argument.name, argument.dtype,
-                        integer ? std::to_string(argument.value.get<int64_t>())
-                                : TomlNumber(argument.value.get<double>()));
+    toml += fmt::format(
+        "[[scalar]]\nname = \"{}\"\ntype = \"{}\"\nvalue = {}\n\n", argument.name, argument.dtype,
+        integer ? std::to_string(argument.value.get<int64_t>()) : TomlNumber(argument.value.get<double>()));
   }
   for (const KernelBenchArgument& argument : problem.arguments) {
     if (argument.role == "scalar") continue;
     if (!argument.note.empty()) toml += "# " + argument.note + "\n";
     if (argument.source == "parameter") toml += "# the model's parameter " + argument.parameter + "\n";
-    toml += fmt::format("[[tensor]]\nname = \"{}\"\ndtype = \"{}\"\nshape = {}\nrole = \"{}\"\n", argument.name,
-                        argument.dtype, ShapeText(argument.shape), argument.role);
+    toml += fmt::format("[[tensor]]\nname = \"{}\"\ndtype = \"{}\"\nshape = {}\nrole = \"{}\"\n",
+                        argument.name, argument.dtype, ShapeText(argument.shape), argument.role);
     if (argument.role == "input") toml += "init = " + TomlInit(argument.init) + "\n";
     toml += "\n";
   }
   if (options.tolerance == "kernelbench") {
-    toml += "[tolerance]   # KernelBench eval.py: allclose(atol = rtol = 1e-4) for fp32, 1e-2 for fp16/bf16\n"
-            "f32 = { rtol = 1e-4, atol = 1e-4 }\nf16 = { rtol = 1e-2, atol = 1e-2 }\n"
-            "bf16 = { rtol = 1e-2, atol = 1e-2 }\n\n";
+    toml +=
+        "[tolerance]   # KernelBench eval.py: allclose(atol = rtol = 1e-4) for fp32, 1e-2 for fp16/bf16\n"
+        "f32 = { rtol = 1e-4, atol = 1e-4 }\nf16 = { rtol = 1e-2, atol = 1e-2 }\n"
+        "bf16 = { rtol = 1e-2, atol = 1e-2 }\n\n";
   }
   toml += "[check]\nseeds = 5     # KernelBench's num_correct_trials; kopt draws fresh seeds every run\n";
   return toml;
@@ -181,9 +227,12 @@ std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportO
 std::string ReferenceSource(const TaskSpec& task, const std::vector<KernelBenchArgument>& arguments) {
   std::string args;
   for (const KernelBenchArgument& argument : arguments) {
-    std::string kind = argument.role == "output" ? "kOutput" : argument.role == "scalar" ? "kScalar" : "kInput";
+    std::string kind = argument.role == "output"   ? "kOutput"
+                       : argument.role == "scalar" ? "kScalar"
+                                                   : "kInput";
     if (argument.role == "scalar") {
-      args += fmt::format("      {{&{0}, sizeof({0}), kopt_torch_bridge::Kind::{1}}},\n", argument.name, kind);
+      args +=
+          fmt::format("      {{&{0}, sizeof({0}), kopt_torch_bridge::Kind::{1}}},\n", argument.name, kind);
     } else {
       const TensorSpec* tensor = task.FindTensor(argument.name);
       args += fmt::format("      {{{}, {}ull, kopt_torch_bridge::Kind::{}}},\n", argument.name,
@@ -209,8 +258,8 @@ std::string ReferenceSource(const TaskSpec& task, const std::vector<KernelBenchA
 nlohmann::json ArgumentsJson(const std::vector<KernelBenchArgument>& arguments) {
   nlohmann::json list = nlohmann::json::array();
   for (const KernelBenchArgument& a : arguments) {
-    nlohmann::json item = {{"name", a.name}, {"role", a.role}, {"source", a.source}, {"dtype", a.dtype},
-                           {"shape", a.shape}, {"position", a.position}};
+    nlohmann::json item = {{"name", a.name},   {"role", a.role},   {"source", a.source},
+                           {"dtype", a.dtype}, {"shape", a.shape}, {"position", a.position}};
     if (!a.parameter.empty()) item["parameter"] = a.parameter;
     if (!a.init.is_null()) item["init"] = a.init;
     if (!a.value.is_null()) item["value"] = a.value;
@@ -223,15 +272,18 @@ nlohmann::json ArgumentsJson(const std::vector<KernelBenchArgument>& arguments) 
 }  // namespace
 
 std::string KernelBenchTaskName(const KernelBenchProblem& problem) {
-  std::string name = problem.level > 0 ? fmt::format("kb_level{}_{}", problem.level, problem.stem) : "kb_" + problem.stem;
+  std::string name =
+      problem.level > 0 ? fmt::format("kb_level{}_{}", problem.level, problem.stem) : "kb_" + problem.stem;
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
   }
   return name;
 }
 
-Result<KernelBenchProblem> ParseKernelBenchProbe(std::string_view json_text, const std::string& path,
-                                                 const KernelBenchImportOptions& options) {
+namespace {
+
+Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::string& path,
+                                      const KernelBenchImportOptions& options) {
   nlohmann::json probe = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const std::string& what) { return InvalidInput(fmt::format("{}: {}", path, what)); };
   if (!probe.is_object() || probe.value("schema", "") != kProbeSchema) {
@@ -242,19 +294,22 @@ Result<KernelBenchProblem> ParseKernelBenchProbe(std::string_view json_text, con
   fs::path file(path);
   problem.stem = file.stem().string();
   std::string parent = file.parent_path().filename().string();
-  if (StartsWith(parent, "level")) problem.level = static_cast<int>(ParseInteger(parent.substr(5)).value_or(0));
+  if (StartsWith(parent, "level"))
+    problem.level = static_cast<int>(ParseInteger(parent.substr(5)).value_or(0));
   problem.init_inputs = probe.value("init_inputs", nlohmann::json::array());
   problem.shapes_from = probe.value("shapes_from", "");
-  const nlohmann::json& inputs = probe["inputs"];
-  const nlohmann::json& names = probe["input_names"];
+  nlohmann::json inputs = probe["inputs"];
+  nlohmann::json names = probe["input_names"];
   if (!inputs.is_array() || inputs.empty()) return bad("get_inputs() returned no inputs");
   std::set<std::string> taken = {"out"};
   std::vector<KernelBenchArgument> tensors, scalars;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const nlohmann::json& input = inputs[i];
+    nlohmann::json input = inputs[i];
+    if (!input.is_object()) return bad(fmt::format("get_inputs()[{}]: not described", i));
     std::string where = fmt::format("get_inputs()[{}]", i);
-    std::string raw = names.is_array() && i < names.size() && names[i].is_string() ? names[i].get<std::string>()
-                                                                                    : fmt::format("in{}", i);
+    std::string raw = names.is_array() && i < names.size() && names[i].is_string()
+                          ? names[i].get<std::string>()
+                          : fmt::format("in{}", i);
     KernelBenchArgument argument;
     argument.name = SafeName(raw, taken);
     argument.position = static_cast<int>(i);
@@ -265,20 +320,29 @@ Result<KernelBenchProblem> ParseKernelBenchProbe(std::string_view json_text, con
       KOPT_ASSIGN_OR_RETURN(argument.shape, ShapeOf(input["shape"], where));
       KOPT_ASSIGN_OR_RETURN(argument.dtype, DtypeOf(input["dtype"], where));
       argument.init = InitFor(argument, input["init"], options, argument.note);
-      if (input.contains("init_note") && argument.note.empty()) argument.note = input["init_note"].get<std::string>();
+      if (input.contains("init_note") && argument.note.empty())
+        argument.note = input["init_note"].get<std::string>();
       tensors.push_back(std::move(argument));
     } else if (kind == "float" || kind == "int" || kind == "bool") {
+      const nlohmann::json& value = input["value"];
+      bool fits = kind == "float" ? value.is_number()
+                  : kind == "int" ? value.is_number_integer()
+                                  : value.is_boolean();
+      if (!fits) return bad(fmt::format("{}: a {} without a {} value", where, kind, kind));
       argument.role = "scalar";
       argument.dtype = kind == "float" ? "f64" : "i64";
-      argument.value = kind == "bool" ? nlohmann::json(input.value("value", false) ? 1 : 0) : input["value"];
+      argument.value = kind == "bool" ? nlohmann::json(input["value"].get<bool>() ? 1 : 0) : input["value"];
       scalars.push_back(std::move(argument));
     } else {
-      return bad(fmt::format("{} is a {}: a kopt task takes tensors and numbers", where, kind.empty() ? "?" : kind));
+      return bad(
+          fmt::format("{} is a {}: a kopt task takes tensors and numbers", where, kind.empty() ? "?" : kind));
     }
   }
-  const nlohmann::json& parameters = probe.value("parameters", nlohmann::json::array());
+  nlohmann::json parameters = probe.value("parameters", nlohmann::json::array());
+  if (!parameters.is_array()) return bad("parameters: expected a list");
   for (size_t i = 0; i < parameters.size(); ++i) {
-    const nlohmann::json& parameter = parameters[i];
+    nlohmann::json parameter = parameters[i];
+    if (!parameter.is_object()) return bad(fmt::format("parameters[{}]: not described", i));
     std::string where = fmt::format("parameters[{}]", i);
     KernelBenchArgument argument;
     argument.parameter = parameter.value("name", "");
@@ -291,7 +355,7 @@ Result<KernelBenchProblem> ParseKernelBenchProbe(std::string_view json_text, con
     argument.init = InitFor(argument, parameter["init"], options, argument.note);
     tensors.push_back(std::move(argument));
   }
-  const nlohmann::json& outputs = probe["outputs"];
+  nlohmann::json outputs = probe["outputs"];
   if (!outputs.is_array() || outputs.size() != 1) {
     return bad(fmt::format("forward() returns {} tensors: kopt imports problems with one output",
                            outputs.is_array() ? outputs.size() : 0));
@@ -300,15 +364,28 @@ Result<KernelBenchProblem> ParseKernelBenchProbe(std::string_view json_text, con
   out.name = "out";
   out.role = "output";
   out.source = "output";
-  const nlohmann::json& output_shape = outputs[0]["shape"];
+  nlohmann::json output = outputs[0];
+  if (!output.is_object()) return bad("forward() output: not described");
+  nlohmann::json output_shape = output["shape"];
   if (output_shape.is_array() && !output_shape.empty()) {
     KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, "forward() output"));
   }
-  KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(outputs[0]["dtype"], "forward() output"));
+  KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output["dtype"], "forward() output"));
   tensors.push_back(std::move(out));
   problem.arguments = std::move(tensors);
   for (auto& scalar : scalars) problem.arguments.push_back(std::move(scalar));
   return problem;
+}
+
+}  // namespace
+
+Result<KernelBenchProblem> ParseKernelBenchProbe(std::string_view json_text, const std::string& path,
+                                                 const KernelBenchImportOptions& options) {
+  try {
+    return ParseProbe(json_text, path, options);
+  } catch (const nlohmann::json::exception& error) {  // a field of an unexpected type
+    return InvalidInput(fmt::format("{}: malformed probe record: {}", path, error.what()));
+  }
 }
 
 Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, CommandRunner& runner,
@@ -320,8 +397,8 @@ Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, Comm
   spec.timeout_seconds = options.timeout_seconds;
   Result<CommandResult> ran = runner.Run(spec);
   if (!ran.ok()) {
-    return Unavailable(fmt::format("cannot run {} to read {}: {} (kopt needs Python 3; no PyTorch)", options.python,
-                                   path, ran.status().message()));
+    return Unavailable(fmt::format("cannot run {} to read {}: {} (kopt needs Python 3; no PyTorch)",
+                                   options.python, path, ran.status().message()));
   }
   const CommandResult& result = ran.value();
   if (!result.Succeeded()) {
@@ -339,10 +416,16 @@ Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, Comm
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
-    const KernelBenchProblem& problem, const std::string& problem_source, const KernelBenchImportOptions& options) {
+    const KernelBenchProblem& problem, const std::string& problem_source,
+    const KernelBenchImportOptions& options) {
   std::string toml = TaskToml(problem, options);
   Result<TaskSpec> task = ParseTaskToml(toml, "task.toml");
-  if (!task.ok()) return Internal("kopt wrote a task.toml it cannot read: " + task.status().message() + "\n" + toml);
+  // The parser's checks (sizes that overflow, more memory than a tensor can
+  // address) apply to what the problem asked for.
+  if (!task.ok()) {
+    return InvalidInput(
+        fmt::format("{}: the problem does not fit a kopt task: {}", problem.path, task.status().message()));
+  }
   nlohmann::json record = {{"schema", kTaskSchema},
                            {"problem", problem.stem},
                            {"level", problem.level},

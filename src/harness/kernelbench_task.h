@@ -44,22 +44,22 @@ struct KernelBenchImportOptions {
 
 // One argument of the task's entry point, in entry order (tensors, then scalars).
 struct KernelBenchArgument {
-  std::string name;          // the task's tensor or scalar name
-  std::string role;          // "input" | "output" | "scalar"
-  std::string source;        // "input" (a forward argument) | "parameter" | "output"
-  std::string dtype;         // kopt dtype ("f32") or scalar type ("f64", "i64")
+  std::string name;    // the task's tensor or scalar name
+  std::string role;    // "input" | "output" | "scalar"
+  std::string source;  // "input" (a forward argument) | "parameter" | "output"
+  std::string dtype;   // kopt dtype ("f32") or scalar type ("f64", "i64")
   std::vector<int64_t> shape;
-  int position = -1;         // index among forward's arguments (source "input")
-  std::string parameter;     // the model's parameter name ("gemm.weight"; source "parameter")
-  nlohmann::json init;       // the kopt init table as JSON ({"kind": "uniform", ...}); null for outputs
-  nlohmann::json value;      // scalars: the value get_inputs() returned
-  std::string note;          // why the init differs from the problem's, if it does
+  int position = -1;      // index among forward's arguments (source "input")
+  std::string parameter;  // the model's parameter name ("gemm.weight"; source "parameter")
+  nlohmann::json init;    // the kopt init table as JSON ({"kind": "uniform", ...}); null for outputs
+  nlohmann::json value;   // scalars: the value get_inputs() returned
+  std::string note;       // why the init differs from the problem's, if it does
 };
 
 struct KernelBenchProblem {
-  std::string path;          // the problem file as given
-  std::string stem;          // "88_MinGPTNewGelu"
-  int level = 0;             // from a parent directory "levelN", else 0
+  std::string path;  // the problem file as given
+  std::string stem;  // "88_MinGPTNewGelu"
+  int level = 0;     // from a parent directory "levelN", else 0
   std::vector<KernelBenchArgument> arguments;
   nlohmann::json init_inputs;  // get_init_inputs() as the probe described it
   std::string shapes_from;     // "stand-in" or "torch X (meta device)"
@@ -85,8 +85,10 @@ Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, Comm
 
 // The files of the task directory, name -> contents (see the top of this
 // file). The task.toml text is checked by the task parser before it is
-// returned (Internal when kopt wrote one it cannot read).
+// returned: InvalidInput "PATH: the problem does not fit a kopt task: ..."
+// when it refuses it (sizes that overflow).
 Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
-    const KernelBenchProblem& problem, const std::string& problem_source, const KernelBenchImportOptions& options);
+    const KernelBenchProblem& problem, const std::string& problem_source,
+    const KernelBenchImportOptions& options);
 
 }  // namespace kopt

@@ -13,7 +13,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // What the probe prints for tests/fixtures/kernelbench/relu_small.py.
-constexpr std::string_view kReluProbe = R"({"file": "level1/19_ReLU.py", "init_inputs": [], "input_names": ["x"],
+constexpr std::string_view kReluProbe =
+    R"({"file": "level1/19_ReLU.py", "init_inputs": [], "input_names": ["x"],
   "inputs": [{"dtype": "f32", "init": {"high": 1.0, "kind": "uniform", "low": 0.0}, "kind": "tensor",
               "shape": [512, 4096]}],
   "outputs": [{"dtype": "f32", "shape": [512, 4096]}], "parameters": [],
@@ -50,8 +51,9 @@ TEST(KernelBenchTask, ReluBecomesATaskWithTheBridgeAsReference) {
   EXPECT_EQ(task->tensors[0].init.kind, InitKind::kHeavyTailed);
 
   std::string reference = FileOf(*files, "reference.cu");
-  EXPECT_THAT(reference,
-              HasSubstr("extern \"C\" void model_forward(const float* x, float* out, cudaStream_t stream) {"));
+  EXPECT_THAT(
+      reference,
+      HasSubstr("extern \"C\" void model_forward(const float* x, float* out, cudaStream_t stream) {"));
   EXPECT_THAT(reference, HasSubstr("{x, 8388608ull, kopt_torch_bridge::Kind::kInput}"));
   EXPECT_THAT(reference, HasSubstr("bridge.Call(args, 2, stream);"));
   EXPECT_THAT(reference, HasSubstr("class Bridge"));  // inlined: the cache key covers it
@@ -92,22 +94,24 @@ TEST(KernelBenchTask, ParametersAndScalarsBecomeInputs) {
   ASSERT_TRUE(problem.ok()) << problem.status().message();
   std::vector<std::string> names;
   for (const auto& argument : problem->arguments) names.push_back(argument.name + ":" + argument.role);
-  EXPECT_EQ(names, (std::vector<std::string>{"x:input", "gemm_weight:input", "norm_weight:input", "bias:input",
-                                             "out:output", "s:scalar"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"x:input", "gemm_weight:input", "norm_weight:input",
+                                             "bias:input", "out:output", "s:scalar"}));
   EXPECT_EQ(problem->arguments[1].parameter, "gemm.weight");
   EXPECT_EQ(problem->arguments[1].init["kind"], "uniform");  // PyTorch's bound kept
   EXPECT_EQ(problem->arguments[2].init["low"], 0.5);         // ones -> uniform(0.5, 1.5): it matters
   EXPECT_EQ(problem->arguments[5].dtype, "f64");
   auto files = KernelBenchTaskFiles(*problem, "", KernelBenchImportOptions{});
   ASSERT_TRUE(files.ok()) << files.status().message();
-  EXPECT_THAT(FileOf(*files, "reference.cu"),
-              HasSubstr("void model_forward(const float* x, const float* gemm_weight, const float* norm_weight, "
-                        "const float* bias, float* out, double s, cudaStream_t stream)"));
+  EXPECT_THAT(
+      FileOf(*files, "reference.cu"),
+      HasSubstr("void model_forward(const float* x, const float* gemm_weight, const float* norm_weight, "
+                "const float* bias, float* out, double s, cudaStream_t stream)"));
   EXPECT_THAT(FileOf(*files, "reference.cu"), HasSubstr("{&s, sizeof(s), kopt_torch_bridge::Kind::kScalar}"));
 }
 
 TEST(KernelBenchTask, ZeroDimensionalOutputAndNamesThatCollide) {
-  constexpr std::string_view probe = R"({"schema": "kopt.kernelbench.probe/1", "input_names": ["predictions", "int", "out"],
+  constexpr std::string_view probe =
+      R"({"schema": "kopt.kernelbench.probe/1", "input_names": ["predictions", "int", "out"],
     "inputs": [{"kind": "tensor", "shape": [32, 8], "dtype": "f32", "init": null},
                {"kind": "tensor", "shape": [32], "dtype": "i64", "init": {"kind": "int_range", "low": 0, "high": 7}},
                {"kind": "tensor", "shape": [32], "dtype": "f32", "init": null}],
@@ -137,10 +141,12 @@ TEST(KernelBenchTask, ProbeRecordsKoptCannotHoldAreClearErrors) {
   EXPECT_THAT(list.status().message(), HasSubstr("list.py: get_inputs()[0] is a list"));
   auto garbage = ParseKernelBenchProbe("not json", "g.py", options);
   EXPECT_THAT(garbage.status().message(), HasSubstr("g.py: the probe did not answer"));
-  auto empty_dim = ParseKernelBenchProbe(R"({"schema": "kopt.kernelbench.probe/1", "inputs": [{"kind": "tensor",
+  auto empty_dim =
+      ParseKernelBenchProbe(R"({"schema": "kopt.kernelbench.probe/1", "inputs": [{"kind": "tensor",
       "shape": [0, 4], "dtype": "f32"}], "outputs": [{"shape": [4], "dtype": "f32"}]})",
-                                         "e.py", options);
-  EXPECT_THAT(empty_dim.status().message(), HasSubstr("get_inputs()[0].shape: 0 is not a positive dimension"));
+                            "e.py", options);
+  EXPECT_THAT(empty_dim.status().message(),
+              HasSubstr("get_inputs()[0].shape: 0 is not a positive dimension"));
 }
 
 // The probe itself, in a real Python child (skipped where there is no python3).

@@ -103,10 +103,6 @@ struct TaskSpec {
 // extern "C" void softmax(const float* x, float* y, int rows, int cols, cudaStream_t stream);
 std::string EntryPrototype(const TaskSpec& task);
 
-// Whether `name` may name a tensor or scalar: a C identifier that is not a
-// C/C++ keyword nor one of the wrapper's parameter names (stream, tensors, scalars).
-bool IsAllowedTensorName(std::string_view name);
-
 // Resolves one tensor's shape with the given scalar values (the task's, or a
 // variant's): shape, element count and bytes. Errors (no location; the caller
 // adds it): unknown or non-integer scalar, non-positive dimension, overflow.

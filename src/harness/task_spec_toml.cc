@@ -10,6 +10,7 @@
 
 #include "core/file_io.h"
 #include "harness/size_expression.h"
+#include "harness/task_names.h"
 #include "harness/task_spec.h"
 
 namespace kopt {

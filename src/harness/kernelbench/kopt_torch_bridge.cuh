@@ -20,8 +20,6 @@
 //
 // A failure (no python3, the model raising, a short read) prints one line
 // "kopt torch reference: CAUSE" on stderr and aborts the reference child.
-#pragma once
-
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -44,7 +42,7 @@ namespace kopt_torch_bridge {
 enum class Kind { kInput, kOutput, kInout, kScalar };
 
 struct Arg {
-  const void* data;     // device pointer (tensors) or host pointer (scalars)
+  const void* data;  // device pointer (tensors) or host pointer (scalars)
   unsigned long long bytes;
   Kind kind;
 };

@@ -10,12 +10,11 @@
 // lives across calls (like PyTorch's caching allocator); the first allocation
 // of exactly the size of the task's output gets the harness's output buffer
 // itself, so the usual `auto out = torch::empty_like(x); ...; return out;`
-// writes in place. Kernels launched on the legacy default stream (`<<<g, b>>>`
-// without a stream) are joined into the harness's stream before and after
-// the call. An unsupported use fails to compile (no such name) or, at run
+// writes in place. The source's work runs on the legacy default stream, as
+// in PyTorch (kernels launched without a stream, and the "current stream"),
+// which the entry point joins with the harness's stream before and after the
+// call, without synchronizing the host. An unsupported use fails to compile (no such name) or, at run
 // time, prints "kopt torch shim: ..." and aborts (the candidate crashes).
-#pragma once
-
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -73,7 +72,9 @@ struct TensorOptions {
   ScalarType type = ScalarType::Float;
   TensorOptions dtype(ScalarType t) const { return TensorOptions{t}; }
   template <typename T>
-  TensorOptions device(const T&) const { return *this; }
+  TensorOptions device(const T&) const {
+    return *this;
+  }
   TensorOptions requires_grad(bool) const { return *this; }
   ScalarType dtype() const { return type; }
 };
@@ -117,15 +118,22 @@ inline void* Allocate(size_t bytes) {
 class Tensor {
  public:
   Tensor() = default;
-  Tensor(void* data, std::vector<int64_t> sizes, ScalarType type) : data_(data), sizes_(std::move(sizes)), type_(type) {}
+  Tensor(void* data, std::vector<int64_t> sizes, ScalarType type)
+      : data_(data), sizes_(std::move(sizes)), type_(type) {}
 
   template <typename T>
-  T* data_ptr() const { return static_cast<T*>(data_); }
+  T* data_ptr() const {
+    return static_cast<T*>(data_);
+  }
   void* data_ptr() const { return data_; }
   template <typename T>
-  T* mutable_data_ptr() const { return static_cast<T*>(data_); }
+  T* mutable_data_ptr() const {
+    return static_cast<T*>(data_);
+  }
   template <typename T>
-  const T* const_data_ptr() const { return static_cast<const T*>(data_); }
+  const T* const_data_ptr() const {
+    return static_cast<const T*>(data_);
+  }
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t s : sizes_) n *= s;
@@ -183,17 +191,29 @@ inline Tensor empty(IntArrayRef sizes, TensorOptions options = {}) {
   Tensor shape(nullptr, sizes.vec(), options.type);
   return Tensor(Allocate(shape.nbytes()), sizes.vec(), options.type);
 }
-inline Tensor empty(IntArrayRef sizes, ScalarType type) { return empty(sizes, TensorOptions{type}); }
-inline Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.options()); }
-inline Tensor empty_like(const Tensor& t, TensorOptions options) { return empty(t.sizes(), options); }
+inline Tensor empty(IntArrayRef sizes, ScalarType type) {
+  return empty(sizes, TensorOptions{type});
+}
+inline Tensor empty_like(const Tensor& t) {
+  return empty(t.sizes(), t.options());
+}
+inline Tensor empty_like(const Tensor& t, TensorOptions options) {
+  return empty(t.sizes(), options);
+}
 inline Tensor zeros(IntArrayRef sizes, TensorOptions options = {}) {
   Tensor t = empty(sizes, options);
-  cudaMemsetAsync(t.data_ptr(), 0, t.nbytes(), CurrentPool().stream);
+  cudaMemsetAsync(t.data_ptr(), 0, t.nbytes(), cudaStreamLegacy);
   return t;
 }
-inline Tensor zeros(IntArrayRef sizes, ScalarType type) { return zeros(sizes, TensorOptions{type}); }
-inline Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.options()); }
-inline Tensor zeros_like(const Tensor& t, TensorOptions options) { return zeros(t.sizes(), options); }
+inline Tensor zeros(IntArrayRef sizes, ScalarType type) {
+  return zeros(sizes, TensorOptions{type});
+}
+inline Tensor zeros_like(const Tensor& t) {
+  return zeros(t.sizes(), t.options());
+}
+inline Tensor zeros_like(const Tensor& t, TensorOptions options) {
+  return zeros(t.sizes(), options);
+}
 
 // One call of the converted entry point: the harness's stream and output.
 class CallScope {
@@ -217,7 +237,8 @@ class CallScope {
     Join(cudaStreamLegacy, pool.stream);
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
-    if (result.scalar_type() != type || result.numel() != n) Fail("the result's shape or dtype is not the task's");
+    if (result.scalar_type() != type || result.numel() != n)
+      Fail("the result's shape or dtype is not the task's");
     if (result.data_ptr() != pool.output) {
       cudaMemcpyAsync(pool.output, result.data_ptr(), result.nbytes(), cudaMemcpyDeviceToDevice, pool.stream);
     }
@@ -243,7 +264,9 @@ struct OptionalCUDAGuard {
   template <typename T>
   explicit OptionalCUDAGuard(const T&) {}
 };
-inline Device device_of(const Tensor&) { return Device{}; }
+inline Device device_of(const Tensor&) {
+  return Device{};
+}
 
 }  // namespace kopt_shim
 
@@ -256,13 +279,16 @@ using kopt_shim::Tensor;
 using kopt_shim::TensorOptions;
 using kopt_shim::zeros;
 using kopt_shim::zeros_like;
-constexpr ScalarType kFloat32 = ScalarType::Float, kFloat = ScalarType::Float, kHalf = ScalarType::Half,
-                     kFloat16 = ScalarType::Half, kBFloat16 = ScalarType::BFloat16, kFloat64 = ScalarType::Double,
-                     kDouble = ScalarType::Double, kInt64 = ScalarType::Long, kLong = ScalarType::Long,
-                     kInt32 = ScalarType::Int, kInt = ScalarType::Int, kUInt8 = ScalarType::Byte,
-                     kByte = ScalarType::Byte;
-constexpr int kCUDA = 1;
-inline TensorOptions dtype(ScalarType type) { return TensorOptions{type}; }
+inline constexpr ScalarType kFloat32 = ScalarType::Float, kFloat = ScalarType::Float,
+                            kHalf = ScalarType::Half, kFloat16 = ScalarType::Half,
+                            kBFloat16 = ScalarType::BFloat16, kFloat64 = ScalarType::Double,
+                            kDouble = ScalarType::Double, kInt64 = ScalarType::Long, kLong = ScalarType::Long,
+                            kInt32 = ScalarType::Int, kInt = ScalarType::Int, kUInt8 = ScalarType::Byte,
+                            kByte = ScalarType::Byte;
+inline constexpr int kCUDA = 1;
+inline TensorOptions dtype(ScalarType type) {
+  return TensorOptions{type};
+}
 }  // namespace torch
 
 namespace at {
@@ -275,8 +301,12 @@ struct CUDAStream {
   operator cudaStream_t() const { return value; }
   cudaStream_t stream() const { return value; }
 };
-inline CUDAStream getCurrentCUDAStream(int = -1) { return CUDAStream{kopt_shim::CurrentPool().stream}; }
-inline CUDAStream getDefaultCUDAStream(int = -1) { return getCurrentCUDAStream(); }
+// As in PyTorch by default: the legacy default stream, on which kernels
+// launched without a stream run too (CallScope joins it with the harness's).
+inline CUDAStream getCurrentCUDAStream(int = -1) { return CUDAStream{cudaStreamLegacy}; }
+inline CUDAStream getDefaultCUDAStream(int = -1) {
+  return getCurrentCUDAStream();
+}
 using kopt_shim::OptionalCUDAGuard;
 }  // namespace cuda
 using kopt_shim::device_of;
@@ -292,8 +322,8 @@ using at::cuda::OptionalCUDAGuard;
 }  // namespace cuda
 }  // namespace c10
 
-#define TORCH_CHECK(condition, ...) \
-  do {                              \
+#define TORCH_CHECK(condition, ...)                                          \
+  do {                                                                       \
     if (!(condition)) kopt_shim::Fail("TORCH_CHECK(" #condition ") failed"); \
   } while (0)
 #define C10_CUDA_KERNEL_LAUNCH_CHECK() ((void)0)
@@ -303,20 +333,20 @@ using at::cuda::OptionalCUDAGuard;
     using scalar_t = type;                   \
     return __VA_ARGS__();                    \
   }
-#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...)                 \
-  [&] {                                                             \
-    switch (TYPE) {                                                 \
-      KOPT_SHIM_CASE(Float, float, __VA_ARGS__)                     \
-      KOPT_SHIM_CASE(Double, double, __VA_ARGS__)                   \
-      default: kopt_shim::Fail(NAME ": dtype not dispatched");      \
-    }                                                               \
+#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...)            \
+  [&] {                                                        \
+    switch (TYPE) {                                            \
+      KOPT_SHIM_CASE(Float, float, __VA_ARGS__)                \
+      KOPT_SHIM_CASE(Double, double, __VA_ARGS__)              \
+      default: kopt_shim::Fail(NAME ": dtype not dispatched"); \
+    }                                                          \
   }()
-#define AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, ...)        \
-  [&] {                                                             \
-    switch (TYPE) {                                                 \
-      KOPT_SHIM_CASE(Float, float, __VA_ARGS__)                     \
-      KOPT_SHIM_CASE(Double, double, __VA_ARGS__)                   \
-      KOPT_SHIM_CASE(Half, __half, __VA_ARGS__)                     \
-      default: kopt_shim::Fail(NAME ": dtype not dispatched");      \
-    }                                                               \
+#define AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, ...)   \
+  [&] {                                                        \
+    switch (TYPE) {                                            \
+      KOPT_SHIM_CASE(Float, float, __VA_ARGS__)                \
+      KOPT_SHIM_CASE(Double, double, __VA_ARGS__)              \
+      KOPT_SHIM_CASE(Half, __half, __VA_ARGS__)                \
+      default: kopt_shim::Fail(NAME ": dtype not dispatched"); \
+    }                                                          \
   }()

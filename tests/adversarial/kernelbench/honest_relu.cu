@@ -11,6 +11,6 @@ __global__ void relu_kernel(const float4* __restrict__ x, float4* __restrict__ y
 
 extern "C" void model_forward(const float* x, float* out, cudaStream_t stream) {
   constexpr int n4 = 512 * 4096 / 4;
-  relu_kernel<<<(n4 + 255) / 256, 256, 0, stream>>>(reinterpret_cast<const float4*>(x), reinterpret_cast<float4*>(out),
-                                                    n4);
+  relu_kernel<<<(n4 + 255) / 256, 256, 0, stream>>>(reinterpret_cast<const float4*>(x),
+                                                    reinterpret_cast<float4*>(out), n4);
 }
