@@ -49,7 +49,7 @@ EXAMPLES = [
     ("level2", "63_Gemm_ReLU_Divide", ["level2_63_Gemm_ReLU_Divide.cu"]),
     ("level2", "76_Gemm_Add_ReLU", ["level2_76_Gemm_Add_ReLU.cu"]),
 ]
-COST_PROBLEM = ("level1", "88_MinGPTNewGelu", "88_MinGPTNewGelu_modelnew.py")
+COST_PROBLEM = ("level1", "12_Matmul_with_diagonal_matrices_", "12_Matmul_with_diagonal_matrices__modelnew.py")
 
 
 def task_dir(out, level, stem):
