@@ -16,6 +16,8 @@ Steps (each writes into OUT; every time is in seconds unless it says ms/us):
              kopt's own, and fast_p (p = 1, 1.2) and the geometric mean
   cheats     the adversarial cases of tests/adversarial/kernelbench against
              their expected verdicts -> OUT/cheats/*.json
+  kb_cheats  KernelBench's own eval of the ModelNew cheats and controls
+             (in parallel), beside kopt's verdicts -> OUT/kb_eval_*.log
   cost       one ModelNew candidate evaluated by KernelBench's own
              eval_kernel_against_ref, cold (fresh extension build dir) then
              warm, beside kopt bench of the same file, cold (fresh
@@ -24,7 +26,7 @@ Writes OUT/summary.md and OUT/summary.json. Exit 1 when a cheat got an
 unexpected verdict or a control failed.
 
 Usage: kernelbench_compare.py --kopt KOPT --problems DIR --kb-package DIR --out DIR
-                              [--steps import,eager,examples,cheats,cost] [--timing-seconds S]
+                              [--steps import,eager,examples,cheats,cost,kb_cheats] [--timing-seconds S]
 """
 import argparse
 import json
@@ -283,6 +285,43 @@ def step_cost(args, summary):
     summary["cost"] = cost
 
 
+def step_kb_cheats(args, summary):
+    """KernelBench's own eval of the ModelNew cheats and a control, all at
+    once (each builds its own extension), on the same problems kopt used."""
+    with open(os.path.join(ROOT, "tests", "adversarial", "kernelbench", "expected.toml"), "rb") as f:
+        cases = [c for c in tomllib.load(f)["case"] if c["file"].endswith(".py")]
+    fixtures = os.path.join(ROOT, "tests", "fixtures", "kernelbench")
+    running = []
+    for case in cases:
+        name = case["file"][:-3]
+        log = open(os.path.join(args.out, f"kb_eval_{name}.log"), "w")
+        command = [sys.executable, KB_EVAL, args.kb_package, os.path.join(fixtures, case["problem"]),
+                   os.path.join(ROOT, "tests", "adversarial", "kernelbench", case["file"]),
+                   os.path.join(args.out, "kb_build_cheats", name)]
+        running.append((case, log, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)))
+    results = []
+    deadline = time.time() + args.kb_timeout
+    for case, log, process in running:
+        try:
+            process.wait(timeout=max(1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+        result = None
+        with open(log.name) as f:
+            for line in f:
+                if line.startswith("KBRESULT "):
+                    result = json.loads(line[9:])
+        kopt_verdict = next((v["got"] for v in summary.get("cheats", []) if v["file"] == case["file"]), None)
+        results.append({"file": case["file"], "problem": case["problem"], "exit": process.returncode,
+                        "kernelbench_correct": (result or {}).get("correctness"),
+                        "kernelbench_runtime_ms": (result or {}).get("runtime_us"),
+                        "kernelbench_ref_runtime_ms": (result or {}).get("ref_runtime_us"),
+                        "kopt": kopt_verdict})
+    summary["kernelbench_on_cheats"] = results
+
+
 def write_summary(args, summary):
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
@@ -326,6 +365,14 @@ def write_summary(args, summary):
                          f"child {ko.get('candidate', {}).get('measure_s')} s), whole command "
                          f"{ko.get('command_wall_s')} s (verdict {ko.get('candidate', {}).get('status')})")
         lines.append("")
+    if "kernelbench_on_cheats" in summary:
+        lines += ["KernelBench's own eval on the ModelNew cases (runtime fields in ms):", "",
+                  "| case | KernelBench correct | KernelBench runtime | KernelBench reference runtime | kopt |",
+                  "|---|---|---|---|---|"]
+        for r in summary["kernelbench_on_cheats"]:
+            lines.append(f"| {r['file']} | {r['kernelbench_correct']} | {r['kernelbench_runtime_ms']} | "
+                         f"{r['kernelbench_ref_runtime_ms']} | {r['kopt']} |")
+        lines.append("")
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -336,7 +383,7 @@ def main():
     parser.add_argument("--problems", required=True, help="folder with level1/ and level2/ problem files")
     parser.add_argument("--kb-package", required=True, help="KernelBench's src/kernelbench folder")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--steps", default="import,eager,examples,cheats,cost")
+    parser.add_argument("--steps", default="import,eager,examples,cheats,cost,kb_cheats")
     parser.add_argument("--timing-seconds", default="1")
     parser.add_argument("--kb-timeout", type=float, default=200)
     parser.add_argument("--torch-compile", action="store_true", help="also time torch.compile for one problem")
@@ -346,7 +393,7 @@ def main():
     summary = {"schema": "kopt.kernelbench.compare/1"}
     started = time.perf_counter()
     steps = {"import": step_import, "eager": step_eager, "examples": step_examples, "cheats": step_cheats,
-             "cost": step_cost}
+             "cost": step_cost, "kb_cheats": step_kb_cheats}
     for name in args.steps.split(","):
         t0 = time.perf_counter()
         try:
