@@ -198,6 +198,12 @@ std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportO
       TomlString(fmt::format("KernelBench {}{} (PyTorch reference)",
                              problem.level > 0 ? fmt::format("level {} ", problem.level) : "",
                              problem.stem)));
+  if (problem.matmul_flops > 0) {
+    // Before the blank line that ends [task].
+    toml.insert(toml.size() - 1, fmt::format("flops = {:.0f}   # the matrix products' FLOPs (a lower bound: "
+                                             "elementwise work is not counted)\n",
+                                             problem.matmul_flops));
+  }
   for (const KernelBenchArgument& argument : problem.arguments) {
     if (argument.role != "scalar") continue;
     bool integer = argument.dtype == "i64";
@@ -298,6 +304,10 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
     problem.level = static_cast<int>(ParseInteger(parent.substr(5)).value_or(0));
   problem.init_inputs = probe.value("init_inputs", nlohmann::json::array());
   problem.shapes_from = probe.value("shapes_from", "");
+  if (probe.contains("matmul_flops") && probe["matmul_flops"].is_number() &&
+      std::isfinite(probe["matmul_flops"].get<double>()) && probe["matmul_flops"].get<double>() > 0) {
+    problem.matmul_flops = probe["matmul_flops"].get<double>();
+  }
   nlohmann::json inputs = probe["inputs"];
   nlohmann::json names = probe["input_names"];
   if (!inputs.is_array() || inputs.empty()) return bad("get_inputs() returned no inputs");
@@ -432,6 +442,7 @@ Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
                            {"source", fs::absolute(problem.path).string()},
                            {"init_inputs", problem.init_inputs},
                            {"shapes_from", problem.shapes_from},
+                           {"matmul_flops", problem.matmul_flops},
                            {"inputs", options.inputs},
                            {"tolerance", options.tolerance},
                            {"entry", "model_forward"},

@@ -7,7 +7,8 @@
 //   task.toml          the forward's tensor arguments, then the model's
 //                      parameters, as inputs; the output `out`; non-tensor
 //                      arguments as f64/i64 scalars; entry `model_forward`;
-//                      tolerances as KernelBench sets them (or kopt's own)
+//                      tolerances as KernelBench sets them (or kopt's own);
+//                      `flops` where the probe counted matrix products
 //   reference.cu       the entry point through kopt's bridge to PyTorch
 //                      (harness/kernelbench/kopt_torch_bridge.cuh, inlined)
 //   problem.py         the problem file, as it was
@@ -63,6 +64,9 @@ struct KernelBenchProblem {
   std::vector<KernelBenchArgument> arguments;
   nlohmann::json init_inputs;  // get_init_inputs() as the probe described it
   std::string shapes_from;     // "stand-in" or "torch X (meta device)"
+  // FLOPs of the matrix products the stand-in followed (2 per multiply-add;
+  // 0: none or not counted): a lower bound, written as the task's `flops`.
+  double matmul_flops = 0;
 };
 
 // The task name for a problem file: "kb_level1_88_MinGPTNewGelu" ("kb_" and

@@ -175,6 +175,14 @@ TEST_F(KernelBenchProbe, ReadsProblemsWithoutPyTorch) {
   EXPECT_EQ(gemm->arguments[1].shape, (std::vector<int64_t>{128, 256}));
   EXPECT_EQ(gemm->arguments[2].parameter, "bias");
   EXPECT_EQ(gemm->arguments[3].shape, (std::vector<int64_t>{64, 128}));
+  EXPECT_DOUBLE_EQ(gemm->matmul_flops, 2.0 * 64 * 256 * 128);  // the Linear's multiply-adds
+  auto files = KernelBenchTaskFiles(*gemm, "", KernelBenchImportOptions{});
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  auto task = ParseTaskToml(FileOf(*files, "task.toml"), "task.toml");
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  ASSERT_TRUE(task->flops.has_value());
+  EXPECT_DOUBLE_EQ(*task->flops, 4194304.0);
+  EXPECT_DOUBLE_EQ(relu->matmul_flops, 0.0);
   auto scale = Probe("scale_small.py");
   ASSERT_TRUE(scale.ok()) << scale.status().message();
   EXPECT_EQ(scale->arguments.back().name, "s");

@@ -319,8 +319,21 @@ def norm(x, p="fro", dim=None, keepdim=False, **k):
     return reduce_shape(x, dim, keepdim)
 
 
+# Floating-point operations of the matrix products the forward pass made
+# (2 per multiply-add): a lower bound of the model's FLOPs, for the roofline.
+MATMUL_FLOPS = [0]
+
+
 def matmul(a, b):
     sa, sb = a._shape, b._shape
+    if len(sa) >= 1 and len(sb) >= 1:
+        inner = sa[-1]
+        rows = math.prod(sa[:-1]) if len(sa) > 1 else 1
+        cols = sb[-1] if len(sb) > 1 else 1
+        batch = math.prod(broadcast(sa[:-2], sb[:-2])) if len(sa) > 2 or len(sb) > 2 else 1
+        if len(sa) > 2:
+            rows = sa[-2]
+        MATMUL_FLOPS[0] += 2 * batch * rows * cols * inner
     if len(sa) == 1 and len(sb) == 1:
         return Tensor([], a.dtype)
     if len(sb) == 1:
@@ -400,6 +413,7 @@ def cat(tensors, dim=0):
 
 
 def linear(x, weight, bias=None):
+    MATMUL_FLOPS[0] += 2 * math.prod(x._shape[:-1]) * weight._shape[0] * weight._shape[1]
     return Tensor(x._shape[:-1] + [weight._shape[0]], x.dtype)
 
 
@@ -798,8 +812,11 @@ def probe_stand_in(path, source):
     try:
         model = ns["Model"](*init_inputs)
         record["parameters"] = [dict(describe_tensor(p), name=n) for n, p in model.named_parameters()]
+        MATMUL_FLOPS[0] = 0
         record["outputs"] = outputs_of(model(*inputs))
         record["shapes_from"] = "stand-in"
+        if MATMUL_FLOPS[0] > 0:
+            record["matmul_flops"] = MATMUL_FLOPS[0]
     except Unmodelled as e:
         record["unmodelled"] = str(e)
     except ProbeError as e:
