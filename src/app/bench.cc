@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/file_io.h"
+#include "harness/kernelbench_candidate.h"
 #include "profile/ncu_collector.h"
 #include "report/bench_renderer.h"
 #include "report/report_format.h"
@@ -84,6 +85,18 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
   KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(options.task_directory));
   KOPT_ASSIGN_OR_RETURN(std::vector<CandidateSource> candidates,
                         LoadCandidateFiles(options.task_directory, options.candidate_paths));
+  // KernelBench candidates (ModelNew files) become kopt candidates first
+  // (harness/kernelbench_candidate.h); compiled from the workspace's copy.
+  for (CandidateSource& candidate : candidates) {
+    if (!IsKernelBenchCandidatePath(candidate.path)) continue;
+    Result<std::string> converted =
+        ConvertKernelBenchCandidate(candidate.path, options.task_directory, *environment.command_runner);
+    // A candidate kopt refuses fails alone (compile_error with the cause).
+    if (!converted.ok() && converted.status().kind() != ErrorKind::kInvalidInput) return converted.status();
+    candidate.source = converted.ok() ? std::move(converted).value()
+                                      : RefusedKernelBenchCandidate(converted.status().message());
+    candidate.path.clear();
+  }
   KOPT_ASSIGN_OR_RETURN(
       MeasurementReport report,
       Measure(options.measure, MeasureEnvironmentFor(options, environment), std::move(task), candidates));

@@ -14,6 +14,7 @@
 #include "app/gpus.h"
 #include "app/optimize.h"
 #include "app/rules.h"
+#include "app/task_import.h"
 #include "core/subprocess.h"
 #include "core/terminal_text.h"
 #include "core/text.h"
@@ -302,6 +303,37 @@ std::function<Status()> DeclareReport(CLI::App& command, const std::vector<std::
   };
 }
 
+std::function<Status()> DeclareTask(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<TaskImportOptions>();
+  command.require_subcommand(1);
+  CLI::App* import = command.add_subcommand(
+      "import-kernelbench",
+      "Turn KernelBench problem files (or a level directory) into kopt task directories");
+  import->add_option("problems", options->paths, "KernelBench problem files (*.py) or level directories")
+      ->required();
+  import->add_option("--out,-o", options->output_directory, "Where the task directories go")
+      ->capture_default_str();
+  import
+      ->add_option("--inputs", options->import.inputs,
+                   "exercise (Student-t inputs: negatives, outliers) or kernelbench (the problem's own)")
+      ->capture_default_str();
+  import
+      ->add_option("--tolerance", options->import.tolerance,
+                   "kernelbench (its eval.py: 1e-4 for fp32) or kopt (kopt's stricter defaults)")
+      ->capture_default_str();
+  import->add_option("--python", options->import.python, "Python 3 interpreter (no PyTorch needed)")
+      ->capture_default_str();
+  import->footer(
+      "Exit status: 0 when every problem was imported, 1 when some of a directory failed, 2 on bad input.\n\n"
+      "Examples:\n  kopt task import-kernelbench KernelBench/level1/19_ReLU.py --out tasks/\n"
+      "  kopt task import-kernelbench KernelBench/level1 --out tasks/ && kopt bench tasks/kb_level1_19_ReLU "
+      "my_relu.cu");
+  return [options]() {
+    auto runner = MakeSystemCommandRunner();
+    return RunTaskImportKernelBench(*options, *runner, std::cout);
+  };
+}
+
 const std::vector<Command>& CommandTable() {
   static const std::vector<Command> kCommands = {
       {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program",
@@ -312,6 +344,7 @@ const std::vector<Command>& CommandTable() {
       {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat",
        DeclareOptimize},
       {"report", "Render a stored kopt optimize run", DeclareReport},
+      {"task", "Task tools: import-kernelbench (KernelBench problems as kopt tasks)", DeclareTask},
   };
   return kCommands;
 }

@@ -11,6 +11,7 @@
 #include "core/file_io.h"
 #include "core/toml_document.h"
 #include "harness/size_expression.h"
+#include "harness/task_names.h"
 #include "harness/task_spec.h"
 #include "core/text.h"
 
@@ -633,6 +634,10 @@ Result<TaskSpec> LoadTask(const std::string& directory) {
   }
   spec.reference_source = std::move(reference).value();
   return spec;
+}
+
+bool IsAllowedTensorName(std::string_view name) {
+  return IsIdentifier(name) && !IsReservedWord(name);
 }
 
 }  // namespace kopt

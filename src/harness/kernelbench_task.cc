@@ -1,0 +1,459 @@
+#include "harness/kernelbench_task.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "core/text.h"
+#include "harness/kernelbench_resources.h"
+#include "harness/task_names.h"
+#include "harness/task_spec.h"
+
+namespace kopt {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kProbeSchema = "kopt.kernelbench.probe/1";
+constexpr std::string_view kTaskSchema = "kopt.kernelbench.task/1";
+
+// A name the task format accepts, unique among `taken`.
+std::string SafeName(std::string raw, std::set<std::string>& taken) {
+  for (char& c : raw) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  if (raw.empty() || std::isdigit(static_cast<unsigned char>(raw[0])) || raw.rfind("kopt_", 0) == 0) {
+    raw = "arg_" + raw;
+  }
+  if (!IsAllowedTensorName(raw)) raw += "_";
+  std::string name = raw;
+  for (int suffix = 2; taken.count(name) > 0; ++suffix) name = fmt::format("{}_{}", raw, suffix);
+  taken.insert(name);
+  return name;
+}
+
+Result<std::vector<int64_t>> ShapeOf(const nlohmann::json& value, const std::string& where) {
+  std::vector<int64_t> shape;
+  if (!value.is_array()) return InvalidInput(where + ".shape: expected a list of integers");
+  for (const auto& dim : value) {
+    if (!dim.is_number_integer() || dim.get<int64_t>() <= 0) {
+      return InvalidInput(fmt::format(
+          "{}.shape: {} is not a positive dimension (kopt tasks have no empty tensors)", where, dim.dump()));
+    }
+    shape.push_back(dim.get<int64_t>());
+  }
+  return shape;
+}
+
+Result<std::string> DtypeOf(const nlohmann::json& value, const std::string& where) {
+  static const std::set<std::string> kDtypes = {"f64", "f32", "f16", "bf16", "i64", "i32", "u8"};
+  if (!value.is_string() || kDtypes.count(value.get<std::string>()) == 0) {
+    return InvalidInput(where + ".dtype: expected one of f64 f32 f16 bf16 i64 i32 u8");
+  }
+  return value.get<std::string>();
+}
+
+bool IsFloating(const std::string& dtype) {
+  return dtype == "f64" || dtype == "f32" || dtype == "f16" || dtype == "bf16";
+}
+
+std::string Describe(const nlohmann::json& init) {
+  std::string kind = init.value("kind", "?");
+  if (kind == "uniform")
+    return fmt::format("uniform({}, {})", init.value("low", 0.0), init.value("high", 1.0));
+  if (kind == "normal")
+    return fmt::format("normal({}, {})", init.value("mean", 0.0), init.value("stddev", 1.0));
+  return kind;
+}
+
+double NumberField(const nlohmann::json& object, const char* key, double fallback) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_number() && std::isfinite(found->get<double>())
+             ? found->get<double>()
+             : fallback;
+}
+
+// The probe's description of a distribution as a kopt init object with every
+// parameter present and in range; null when it is none kopt knows.
+nlohmann::json CanonicalInit(const nlohmann::json& given) {
+  if (!given.is_object() || !given.contains("kind") || !given["kind"].is_string()) return nullptr;
+  std::string kind = given["kind"].get<std::string>();
+  if (kind == "uniform") {
+    double low = NumberField(given, "low", 0.0), high = NumberField(given, "high", 1.0);
+    return high > low ? nlohmann::json{{"kind", kind}, {"low", low}, {"high", high}}
+                      : nlohmann::json(nullptr);
+  }
+  if (kind == "normal") {
+    double stddev = NumberField(given, "stddev", 1.0);
+    return stddev > 0
+               ? nlohmann::json{{"kind", kind}, {"mean", NumberField(given, "mean", 0.0)}, {"stddev", stddev}}
+               : nlohmann::json(nullptr);
+  }
+  if (kind == "int_range") {
+    double low = std::floor(NumberField(given, "low", 0.0)),
+           high = std::floor(NumberField(given, "high", 100.0));
+    if (high < low || std::fabs(low) > 1e15 || std::fabs(high) > 1e15) return nullptr;
+    return {{"kind", kind}, {"low", static_cast<int64_t>(low)}, {"high", static_cast<int64_t>(high)}};
+  }
+  if (kind == "zeros" || kind == "ones") return {{"kind", kind}};
+  return nullptr;
+}
+
+// The kopt init of an input tensor, and a note when it is not the problem's.
+nlohmann::json InitFor(const KernelBenchArgument& argument, const nlohmann::json& given,
+                       const KernelBenchImportOptions& options, std::string& note) {
+  nlohmann::json init = CanonicalInit(given);
+  if (init.is_null()) init = {{"kind", "normal"}, {"mean", 0.0}, {"stddev", 1.0}};
+  std::string kind = init["kind"].get<std::string>();
+  if (!IsFloating(argument.dtype)) {
+    if (kind == "int_range" && argument.dtype == "u8" &&
+        (init["low"].get<int64_t>() < 0 || init["high"].get<int64_t>() > 255)) {
+      kind = "";
+    }
+    if (kind != "int_range" && kind != "zeros" && kind != "ones") {
+      note = "an integer tensor without integer values in the problem; kopt draws int_range(0, 100)";
+      return {{"kind", "int_range"}, {"low", 0}, {"high", 100}};
+    }
+    return init;
+  }
+  if (options.inputs != "exercise") return init;
+  if (argument.source == "input" && (kind == "uniform" || kind == "normal")) {
+    note = fmt::format("the problem draws {}; kopt draws Student-t(3): negative values and outliers",
+                       Describe(init));
+    return {{"kind", "heavy_tailed"}, {"alpha", 3.0}, {"scale", 1.0}};
+  }
+  if (argument.source == "parameter" && kind == "ones") {
+    note = "PyTorch initialises it to ones; kopt draws uniform(0.5, 1.5) so that it matters";
+    return {{"kind", "uniform"}, {"low", 0.5}, {"high", 1.5}};
+  }
+  if (argument.source == "parameter" && kind == "zeros") {
+    note = "PyTorch initialises it to zeros; kopt draws uniform(-0.5, 0.5) so that it matters";
+    return {{"kind", "uniform"}, {"low", -0.5}, {"high", 0.5}};
+  }
+  return init;
+}
+
+std::string TomlNumber(double value) {
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string TomlInit(const nlohmann::json& init) {
+  std::string kind = init.value("kind", "");
+  if (kind == "uniform") {
+    return fmt::format("{{ kind = \"uniform\", low = {}, high = {} }}", TomlNumber(init.value("low", 0.0)),
+                       TomlNumber(init.value("high", 1.0)));
+  }
+  if (kind == "normal") {
+    return fmt::format("{{ kind = \"normal\", mean = {}, stddev = {} }}", TomlNumber(init.value("mean", 0.0)),
+                       TomlNumber(init.value("stddev", 1.0)));
+  }
+  if (kind == "heavy_tailed") {
+    return fmt::format("{{ kind = \"heavy_tailed\", alpha = {}, scale = {} }}",
+                       TomlNumber(init.value("alpha", 3.0)), TomlNumber(init.value("scale", 1.0)));
+  }
+  if (kind == "int_range") {
+    return fmt::format("{{ kind = \"int_range\", low = {}, high = {} }}", init.value("low", int64_t{0}),
+                       init.value("high", int64_t{100}));
+  }
+  return fmt::format("{{ kind = \"{}\" }}", kind);
+}
+
+std::string TomlString(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportOptions& options) {
+  std::string toml = fmt::format(
+      "# Imported by `kopt task import-kernelbench` from {} (docs/kernelbench.md).\n"
+      "# The reference is the problem's PyTorch Model (reference.cu -> kopt_torch_reference.py).\n"
+      "# Inputs: {}; tolerances: {}.\n\n"
+      "[task]\nname = {}\nentry = \"model_forward\"\ndescription = {}\n\n",
+      problem.path,
+      options.inputs == "exercise" ? "kopt's exercising distributions (--inputs exercise)"
+                                   : "the problem's own distributions (--inputs kernelbench)",
+      options.tolerance == "kernelbench" ? "KernelBench's (--tolerance kernelbench)"
+                                         : "kopt's (--tolerance kopt)",
+      TomlString(KernelBenchTaskName(problem)),
+      TomlString(fmt::format("KernelBench {}{} (PyTorch reference)",
+                             problem.level > 0 ? fmt::format("level {} ", problem.level) : "",
+                             problem.stem)));
+  if (problem.matmul_flops > 0) {
+    // Before the blank line that ends [task].
+    toml.insert(toml.size() - 1, fmt::format("flops = {:.0f}   # the matrix products' FLOPs (a lower bound: "
+                                             "elementwise work is not counted)\n",
+                                             problem.matmul_flops));
+  }
+  for (const KernelBenchArgument& argument : problem.arguments) {
+    if (argument.role != "scalar") continue;
+    bool integer = argument.dtype == "i64";
+    toml += fmt::format(
+        "[[scalar]]\nname = \"{}\"\ntype = \"{}\"\nvalue = {}\n\n", argument.name, argument.dtype,
+        integer ? std::to_string(argument.value.get<int64_t>()) : TomlNumber(argument.value.get<double>()));
+  }
+  for (const KernelBenchArgument& argument : problem.arguments) {
+    if (argument.role == "scalar") continue;
+    if (!argument.note.empty()) toml += "# " + argument.note + "\n";
+    if (argument.source == "parameter") toml += "# the model's parameter " + argument.parameter + "\n";
+    toml += fmt::format("[[tensor]]\nname = \"{}\"\ndtype = \"{}\"\nshape = {}\nrole = \"{}\"\n",
+                        argument.name, argument.dtype, ShapeText(argument.shape), argument.role);
+    if (argument.role == "input") toml += "init = " + TomlInit(argument.init) + "\n";
+    toml += "\n";
+  }
+  if (options.tolerance == "kernelbench") {
+    toml +=
+        "[tolerance]   # KernelBench eval.py: allclose(atol = rtol = 1e-4) for fp32, 1e-2 for fp16/bf16\n"
+        "f32 = { rtol = 1e-4, atol = 1e-4 }\nf16 = { rtol = 1e-2, atol = 1e-2 }\n"
+        "bf16 = { rtol = 1e-2, atol = 1e-2 }\n\n";
+  }
+  toml += "[check]\nseeds = 5     # KernelBench's num_correct_trials; kopt draws fresh seeds every run\n";
+  return toml;
+}
+
+std::string ReferenceSource(const TaskSpec& task, const std::vector<KernelBenchArgument>& arguments) {
+  std::string args;
+  for (const KernelBenchArgument& argument : arguments) {
+    std::string kind = argument.role == "output"   ? "kOutput"
+                       : argument.role == "scalar" ? "kScalar"
+                                                   : "kInput";
+    if (argument.role == "scalar") {
+      args +=
+          fmt::format("      {{&{0}, sizeof({0}), kopt_torch_bridge::Kind::{1}}},\n", argument.name, kind);
+    } else {
+      const TensorSpec* tensor = task.FindTensor(argument.name);
+      args += fmt::format("      {{{}, {}ull, kopt_torch_bridge::Kind::{}}},\n", argument.name,
+                          tensor ? tensor->bytes : 0, kind);
+    }
+  }
+  std::string prototype = EntryPrototype(task);
+  prototype.pop_back();  // the ';'
+  return fmt::format(
+      "// The reference of {}: KernelBench's PyTorch Model (problem.py), run by\n"
+      "// PyTorch in a child of the reference process. Generated by `kopt task\n"
+      "// import-kernelbench` (docs/kernelbench.md); the bridge below is\n"
+      "// src/harness/kernelbench/kopt_torch_bridge.cuh.\n\n"
+      "{}\n"
+      "{} {{\n"
+      "  static kopt_torch_bridge::Bridge bridge(__FILE__);\n"
+      "  const kopt_torch_bridge::Arg args[] = {{\n{}  }};\n"
+      "  bridge.Call(args, {}, stream);\n"
+      "}}\n",
+      task.name, KernelBenchBridgeHeader(), prototype, args, arguments.size());
+}
+
+nlohmann::json ArgumentsJson(const std::vector<KernelBenchArgument>& arguments) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const KernelBenchArgument& a : arguments) {
+    nlohmann::json item = {{"name", a.name},   {"role", a.role},   {"source", a.source},
+                           {"dtype", a.dtype}, {"shape", a.shape}, {"position", a.position}};
+    if (!a.parameter.empty()) item["parameter"] = a.parameter;
+    if (!a.init.is_null()) item["init"] = a.init;
+    if (!a.value.is_null()) item["value"] = a.value;
+    if (!a.note.empty()) item["note"] = a.note;
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
+}  // namespace
+
+std::string KernelBenchTaskName(const KernelBenchProblem& problem) {
+  std::string name =
+      problem.level > 0 ? fmt::format("kb_level{}_{}", problem.level, problem.stem) : "kb_" + problem.stem;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  }
+  return name;
+}
+
+namespace {
+
+Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::string& path,
+                                      const KernelBenchImportOptions& options) {
+  nlohmann::json probe = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const std::string& what) { return InvalidInput(fmt::format("{}: {}", path, what)); };
+  if (!probe.is_object() || probe.value("schema", "") != kProbeSchema) {
+    return bad(fmt::format("the probe did not answer with a {} object", kProbeSchema));
+  }
+  KernelBenchProblem problem;
+  problem.path = path;
+  fs::path file(path);
+  problem.stem = file.stem().string();
+  std::string parent = file.parent_path().filename().string();
+  if (StartsWith(parent, "level"))
+    problem.level = static_cast<int>(ParseInteger(parent.substr(5)).value_or(0));
+  problem.init_inputs = probe.value("init_inputs", nlohmann::json::array());
+  problem.shapes_from = probe.value("shapes_from", "");
+  if (probe.contains("matmul_flops") && probe["matmul_flops"].is_number() &&
+      std::isfinite(probe["matmul_flops"].get<double>()) && probe["matmul_flops"].get<double>() > 0) {
+    problem.matmul_flops = probe["matmul_flops"].get<double>();
+  }
+  nlohmann::json inputs = probe["inputs"];
+  nlohmann::json names = probe["input_names"];
+  if (!inputs.is_array() || inputs.empty()) return bad("get_inputs() returned no inputs");
+  std::set<std::string> taken = {"out"};
+  std::vector<KernelBenchArgument> tensors, scalars;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    nlohmann::json input = inputs[i];
+    if (!input.is_object()) return bad(fmt::format("get_inputs()[{}]: not described", i));
+    std::string where = fmt::format("get_inputs()[{}]", i);
+    std::string raw = names.is_array() && i < names.size() && names[i].is_string()
+                          ? names[i].get<std::string>()
+                          : fmt::format("in{}", i);
+    KernelBenchArgument argument;
+    argument.name = SafeName(raw, taken);
+    argument.position = static_cast<int>(i);
+    argument.source = "input";
+    std::string kind = input.value("kind", "");
+    if (kind == "tensor") {
+      argument.role = "input";
+      KOPT_ASSIGN_OR_RETURN(argument.shape, ShapeOf(input["shape"], where));
+      KOPT_ASSIGN_OR_RETURN(argument.dtype, DtypeOf(input["dtype"], where));
+      argument.init = InitFor(argument, input["init"], options, argument.note);
+      if (input.contains("init_note") && argument.note.empty())
+        argument.note = input["init_note"].get<std::string>();
+      tensors.push_back(std::move(argument));
+    } else if (kind == "float" || kind == "int" || kind == "bool") {
+      const nlohmann::json& value = input["value"];
+      bool fits = kind == "float" ? value.is_number()
+                  : kind == "int" ? value.is_number_integer()
+                                  : value.is_boolean();
+      if (!fits) return bad(fmt::format("{}: a {} without a {} value", where, kind, kind));
+      argument.role = "scalar";
+      argument.dtype = kind == "float" ? "f64" : "i64";
+      argument.value = kind == "bool" ? nlohmann::json(input["value"].get<bool>() ? 1 : 0) : input["value"];
+      scalars.push_back(std::move(argument));
+    } else {
+      return bad(
+          fmt::format("{} is a {}: a kopt task takes tensors and numbers", where, kind.empty() ? "?" : kind));
+    }
+  }
+  nlohmann::json parameters = probe.value("parameters", nlohmann::json::array());
+  if (!parameters.is_array()) return bad("parameters: expected a list");
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    nlohmann::json parameter = parameters[i];
+    if (!parameter.is_object()) return bad(fmt::format("parameters[{}]: not described", i));
+    std::string where = fmt::format("parameters[{}]", i);
+    KernelBenchArgument argument;
+    argument.parameter = parameter.value("name", "");
+    if (argument.parameter.empty()) return bad(where + ": no name");
+    argument.name = SafeName(argument.parameter, taken);
+    argument.role = "input";
+    argument.source = "parameter";
+    KOPT_ASSIGN_OR_RETURN(argument.shape, ShapeOf(parameter["shape"], where));
+    KOPT_ASSIGN_OR_RETURN(argument.dtype, DtypeOf(parameter["dtype"], where));
+    argument.init = InitFor(argument, parameter["init"], options, argument.note);
+    tensors.push_back(std::move(argument));
+  }
+  nlohmann::json outputs = probe["outputs"];
+  if (!outputs.is_array() || outputs.size() != 1) {
+    return bad(fmt::format("forward() returns {} tensors: kopt imports problems with one output",
+                           outputs.is_array() ? outputs.size() : 0));
+  }
+  KernelBenchArgument out;
+  out.name = "out";
+  out.role = "output";
+  out.source = "output";
+  nlohmann::json output = outputs[0];
+  if (!output.is_object()) return bad("forward() output: not described");
+  nlohmann::json output_shape = output["shape"];
+  if (output_shape.is_array() && !output_shape.empty()) {
+    KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, "forward() output"));
+  }
+  KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output["dtype"], "forward() output"));
+  tensors.push_back(std::move(out));
+  problem.arguments = std::move(tensors);
+  for (auto& scalar : scalars) problem.arguments.push_back(std::move(scalar));
+  return problem;
+}
+
+}  // namespace
+
+Result<KernelBenchProblem> ParseKernelBenchProbe(std::string_view json_text, const std::string& path,
+                                                 const KernelBenchImportOptions& options) {
+  try {
+    return ParseProbe(json_text, path, options);
+  } catch (const nlohmann::json::exception& error) {  // a field of an unexpected type
+    return InvalidInput(fmt::format("{}: malformed probe record: {}", path, error.what()));
+  }
+}
+
+Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, CommandRunner& runner,
+                                                   const KernelBenchImportOptions& options) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return NotFound(path + ": no such problem file");
+  CommandSpec spec;
+  spec.argv = {options.python, "-c", std::string(KernelBenchProbeScript()), path};
+  spec.timeout_seconds = options.timeout_seconds;
+  Result<CommandResult> ran = runner.Run(spec);
+  if (!ran.ok()) {
+    return Unavailable(fmt::format("cannot run {} to read {}: {} (kopt needs Python 3; no PyTorch)",
+                                   options.python, path, ran.status().message()));
+  }
+  const CommandResult& result = ran.value();
+  if (!result.Succeeded()) {
+    std::string_view text = result.stderr_text;
+    size_t at = text.find("kopt-probe-error: ");
+    if (result.exit_code == 3 && at != std::string_view::npos) {
+      std::string message(TrimWhitespace(text.substr(at + 18)));
+      return InvalidInput(message);
+    }
+    return InvalidInput(fmt::format("{}: reading the problem failed ({}): {}", path,
+                                    DescribeCommandEnd(result, options.timeout_seconds),
+                                    Abbreviate(TrimWhitespace(result.stderr_text), 600)));
+  }
+  return ParseKernelBenchProbe(result.stdout_text, path, options);
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
+    const KernelBenchProblem& problem, const std::string& problem_source,
+    const KernelBenchImportOptions& options) {
+  std::string toml = TaskToml(problem, options);
+  Result<TaskSpec> task = ParseTaskToml(toml, "task.toml");
+  // The parser's checks (sizes that overflow, more memory than a tensor can
+  // address) apply to what the problem asked for.
+  if (!task.ok()) {
+    return InvalidInput(
+        fmt::format("{}: the problem does not fit a kopt task: {}", problem.path, task.status().message()));
+  }
+  nlohmann::json record = {{"schema", kTaskSchema},
+                           {"problem", problem.stem},
+                           {"level", problem.level},
+                           {"source", fs::absolute(problem.path).string()},
+                           {"init_inputs", problem.init_inputs},
+                           {"shapes_from", problem.shapes_from},
+                           {"matmul_flops", problem.matmul_flops},
+                           {"inputs", options.inputs},
+                           {"tolerance", options.tolerance},
+                           {"entry", "model_forward"},
+                           {"arguments", ArgumentsJson(problem.arguments)}};
+  return std::vector<std::pair<std::string, std::string>>{
+      {"task.toml", toml},
+      {"reference.cu", ReferenceSource(task.value(), problem.arguments)},
+      {"problem.py", problem_source},
+      {"kernelbench.json", record.dump(2) + "\n"},
+      {"kopt_torch_reference.py", std::string(KernelBenchReferenceServer())},
+  };
+}
+
+}  // namespace kopt
