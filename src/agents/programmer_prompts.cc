@@ -134,7 +134,10 @@ Result<ProgrammerRequest> BuildOptimizeRequest(const std::string& prompt_directo
                       {{"previous_source", input.previous_source},
                        {"feedback", feedback},
                        {"timing", TimingText(input)},
-                       {"memory_notes", NotesText(input.memory_notes)}});
+                       {"memory_notes", NotesText(input.memory_notes)},
+                       {"last_change", input.last_change_text.empty()
+                                           ? "(no profile diff: this is the first change, or a side was not profiled)"
+                                           : input.last_change_text}});
 }
 
 }  // namespace kopt::agents

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
 #include "core/text_diff.h"
@@ -129,6 +130,13 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
     }
     for (const std::string& line : AlignedTableLines(table, {2, 120, false})) out += line + "\n";
     out += "\n";
+    for (size_t step = 1; step < path.size(); ++step) {
+      const std::string& change = state.record(path[step]).change_text;
+      if (change.empty()) continue;
+      out += fmt::format("What n{}'s change did (profile diff against n{}):\n", path[step], path[step - 1]);
+      for (std::string_view line : SplitLines(change)) out += "  " + SanitizeForTerminal(line) + "\n";
+      out += "\n";
+    }
   }
   Counts counts = CountNodes(state);
   out += fmt::format("Evaluations ({}): {}\n", counts.total, CountsText(counts));
@@ -165,6 +173,8 @@ std::string RenderMarkdown(const OptimizeReportInput& input) {
              ". Reason: " + EscapeMarkdown(state.record(node.id).reason) + "\n\n";
       std::string diff = StepDiff(input, path[step - 1], path[step]);
       if (!diff.empty()) out += "~~~~diff\n" + diff + "~~~~\n\n";
+      const std::string& change = state.record(path[step]).change_text;
+      if (!change.empty()) out += "What the change did (profile diff against its parent):\n\n~~~~text\n" + change + "~~~~\n\n";
     }
   }
   Counts counts = CountNodes(state);
@@ -198,7 +208,8 @@ json RenderJsonDocument(const OptimizeReportInput& input) {
                         {"speedup", Quantity(state.reference_time_s / node.time_s, "ratio")},
                         {"acted_on", FindingActedOn(state, node)},
                         {"reason", state.record(node.id).reason},
-                        {"diff", StepDiff(input, best_path[step - 1], best_path[step])}});
+                        {"diff", StepDiff(input, best_path[step - 1], best_path[step])},
+                        {"profile_diff", state.record(best_path[step]).change_text}});
   }
   std::optional<NodeId> best = state.tree.BestNode();
   json document = {{"schema", kOptimizeReportSchema},
