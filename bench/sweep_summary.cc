@@ -47,7 +47,8 @@ std::string Row(const std::vector<std::string>& cells) {
 int main(int argc, char** argv) {
   const int points = argc > 1 ? std::atoi(argv[1]) : 1000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
-  const std::string fixture = std::string(KOPT_FIXTURE_DIR) + "/h200_diff/sweep_saxpy/n=16777216_block=256.csv";
+  const std::string fixture =
+      std::string(KOPT_FIXTURE_DIR) + "/h200_diff/sweep_saxpy/n=16777216_block=256.csv";
   auto text = kopt::ReadWholeFile(fixture);
   if (!text.ok()) {
     std::fprintf(stderr, "%s\n", text.status().message().c_str());
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
       launch[c] = std::to_string(std::stod(launch[c]) * factor);
     }
     const int block = 128 << (i % 4);
-    std::ofstream(directory / ("n=" + std::to_string(4096 + 1024 * i) + "_block=" + std::to_string(block) + ".csv"))
+    std::ofstream(directory /
+                  ("n=" + std::to_string(4096 + 1024 * i) + "_block=" + std::to_string(block) + ".csv"))
         << Row(rows[0]) << Row(rows[1]) << Row(launch);
   }
   kopt::ExplainOptions options;

@@ -26,7 +26,8 @@ Result<ExplainPrompts> LoadPrompts(const std::string& directory, std::string_vie
   KOPT_ASSIGN_OR_RETURN(prompts.system, RenderTemplate(directory, fmt::format("{}/system", family), {}));
   KOPT_ASSIGN_OR_RETURN(prompts.user,
                         RenderTemplate(directory, fmt::format("{}/user", family), {{"digest", digest}}));
-  KOPT_ASSIGN_OR_RETURN(prompts.regenerate, LoadPromptTemplate(directory, fmt::format("{}/regenerate", family)));
+  KOPT_ASSIGN_OR_RETURN(prompts.regenerate,
+                        LoadPromptTemplate(directory, fmt::format("{}/regenerate", family)));
   return prompts;
 }
 

@@ -7,7 +7,9 @@
 namespace kopt {
 namespace {
 
-bool Has(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+bool Has(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
 
 }  // namespace
 
@@ -27,7 +29,10 @@ MetricNoise NoiseOf(std::string_view metric, std::string_view unit) {
   return {"other", 0.05, 0};
 }
 
-std::vector<MetricMove> MovedMetrics(const KernelLaunch& before, const KernelLaunch& after, size_t limit) {
+namespace {
+
+std::vector<MetricMove> Moves(const KernelLaunch& before, const KernelLaunch& after, size_t limit,
+                              bool launch_configuration) {
   std::vector<MetricMove> moves;
   if (!before.schema || !after.schema) return moves;
   const MetricSchema& schema = *before.schema;
@@ -40,6 +45,7 @@ std::vector<MetricMove> MovedMetrics(const KernelLaunch& before, const KernelLau
     const double a = *a_value;
     if (a == b) continue;
     MetricNoise noise = NoiseOf(name, schema.Unit(index));
+    if ((noise.relative == 0) != launch_configuration) continue;
     const double threshold = std::max(noise.relative * std::max(std::fabs(a), std::fabs(b)), noise.floor);
     const double change = std::fabs(a - b);
     if (change <= threshold) continue;
@@ -62,6 +68,19 @@ std::vector<MetricMove> MovedMetrics(const KernelLaunch& before, const KernelLau
     return x.metric < y.metric;
   });
   if (limit > 0 && moves.size() > limit) moves.resize(limit);
+  return moves;
+}
+
+}  // namespace
+
+std::vector<MetricMove> MovedMetrics(const KernelLaunch& before, const KernelLaunch& after, size_t limit) {
+  return Moves(before, after, limit, false);
+}
+
+std::vector<MetricMove> LaunchConfigurationChanges(const KernelLaunch& before, const KernelLaunch& after) {
+  std::vector<MetricMove> moves = Moves(before, after, 0, true);
+  std::sort(moves.begin(), moves.end(),
+            [](const MetricMove& a, const MetricMove& b) { return a.metric < b.metric; });
   return moves;
 }
 

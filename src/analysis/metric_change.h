@@ -44,8 +44,8 @@ struct MetricMove {
   std::string metric;
   std::string unit;
   double before = 0, after = 0;
-  double noise = 0;         // the threshold the change had to pass, in `unit`
-  double noise_units = 0;   // |after − before| / noise (inf for exact metrics that changed)
+  double noise = 0;        // the threshold the change had to pass, in `unit`
+  double noise_units = 0;  // |after − before| / noise (inf for exact metrics that changed)
   std::string family;
 };
 
@@ -57,7 +57,11 @@ struct MetricSetDifference {
 
 // The metrics both launches have, compared; `limit` largest moves by
 // noise_units (ties: larger relative change first); 0 = all beyond noise.
+// The launch configuration family is left out (LaunchConfigurationChanges).
 std::vector<MetricMove> MovedMetrics(const KernelLaunch& before, const KernelLaunch& after, size_t limit);
+
+// The launch configuration metrics (launch__*, device__*) that differ, by name.
+std::vector<MetricMove> LaunchConfigurationChanges(const KernelLaunch& before, const KernelLaunch& after);
 
 MetricSetDifference CompareMetricSets(const KernelLaunch& before, const KernelLaunch& after);
 

@@ -7,7 +7,6 @@
 #include <map>
 #include <regex>
 
-
 namespace kopt {
 namespace {
 
@@ -16,7 +15,9 @@ bool SameConfiguration(const KernelLaunch& a, const KernelLaunch& b) {
          a.block.y == b.block.y && a.block.z == b.block.z;
 }
 
-std::string Dims(const LaunchDimensions& d) { return fmt::format("({}, {}, {})", d.x, d.y, d.z); }
+std::string Dims(const LaunchDimensions& d) {
+  return fmt::format("({}, {}, {})", d.x, d.y, d.z);
+}
 
 // The launch a pair side names, among those not yet paired.
 Result<size_t> Resolve(const std::string& side, const Profile& profile, const std::vector<bool>& used,
@@ -78,7 +79,8 @@ Result<KernelPairSpec> ParseKernelPairSpec(std::string_view text) {
   if (equals == std::string_view::npos || equals == 0 || equals + 1 == text.size() ||
       text.find('=', equals + 1) != std::string_view::npos) {
     return InvalidInput(fmt::format(
-        "--pair \"{}\": expected BEFORE=AFTER, each a kernel name regex or #N (a launch index from 0)", text));
+        "--pair \"{}\": expected BEFORE=AFTER, each a kernel name regex or #N (a launch index from 0)",
+        text));
   }
   return KernelPairSpec{std::string(text.substr(0, equals)), std::string(text.substr(equals + 1))};
 }
@@ -117,8 +119,9 @@ std::vector<FindingChange> CompareFindings(const KernelDiagnosis& before, const 
     change.gain_after = new_finding.estimated_gain;
     changes.push_back(change);
   }
-  std::stable_sort(changes.begin(), changes.end(),
-                   [](const FindingChange& a, const FindingChange& b) { return Rank(a.kind) < Rank(b.kind); });
+  std::stable_sort(changes.begin(), changes.end(), [](const FindingChange& a, const FindingChange& b) {
+    return Rank(a.kind) < Rank(b.kind);
+  });
   return changes;
 }
 
@@ -129,6 +132,7 @@ KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosi
   comparison.attribution =
       AttributeTimeChange(before, after, before_diagnosis.roofline, after_diagnosis.roofline);
   comparison.moved = MovedMetrics(before, after, moved_metric_limit);
+  comparison.launch_changes = LaunchConfigurationChanges(before, after);
   comparison.metric_sets = CompareMetricSets(before, after);
   comparison.findings = CompareFindings(before_diagnosis, after_diagnosis);
   const MetricSetDifference& sets = comparison.metric_sets;
@@ -153,8 +157,10 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
   ProfileComparison result;
   result.before = Diagnose(before, options.diagnose);
   result.after = Diagnose(after, options.diagnose);
-  for (const KernelDiagnosis& kernel : result.before.kernels) result.total_before_ns += kernel.roofline.duration_ns;
-  for (const KernelDiagnosis& kernel : result.after.kernels) result.total_after_ns += kernel.roofline.duration_ns;
+  for (const KernelDiagnosis& kernel : result.before.kernels)
+    result.total_before_ns += kernel.roofline.duration_ns;
+  for (const KernelDiagnosis& kernel : result.after.kernels)
+    result.total_after_ns += kernel.roofline.duration_ns;
   const std::string& device_before = result.before.device_name;
   const std::string& device_after = result.after.device_name;
   result.same_device = device_before == device_after;
@@ -202,8 +208,9 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
 
   for (size_t k = 0; k < pairs.size(); ++k) {
     auto [b, a] = pairs[k];
-    KernelComparison comparison = CompareKernels(before.launches[b], result.before.kernels[b], after.launches[a],
-                                                 result.after.kernels[a], options.moved_metric_limit);
+    KernelComparison comparison =
+        CompareKernels(before.launches[b], result.before.kernels[b], after.launches[a],
+                       result.after.kernels[a], options.moved_metric_limit);
     comparison.before_index = b;
     comparison.after_index = a;
     comparison.match = how[k];
@@ -220,9 +227,9 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
     }
     result.pairs.push_back(std::move(comparison));
   }
-  std::sort(result.pairs.begin(), result.pairs.end(), [](const KernelComparison& p, const KernelComparison& q) {
-    return p.before_index < q.before_index;
-  });
+  std::sort(
+      result.pairs.begin(), result.pairs.end(),
+      [](const KernelComparison& p, const KernelComparison& q) { return p.before_index < q.before_index; });
   for (size_t b = 0; b < used_before.size(); ++b)
     if (!used_before[b]) result.unmatched_before.push_back(b);
   for (size_t a = 0; a < used_after.size(); ++a)

@@ -45,13 +45,14 @@ struct KernelPairSpec {
 Result<KernelPairSpec> ParseKernelPairSpec(std::string_view text);
 
 struct ComparisonOptions {
-  DiagnoseOptions diagnose;            // used for both profiles
-  std::vector<KernelPairSpec> pairs;   // hand-made pairs, applied first
-  size_t moved_metric_limit = 12;      // metrics listed per pair (largest moves beyond noise)
+  DiagnoseOptions diagnose;           // used for both profiles
+  std::vector<KernelPairSpec> pairs;  // hand-made pairs, applied first
+  size_t moved_metric_limit = 12;     // metrics listed per pair (largest moves beyond noise)
 };
 
 enum class FindingChangeKind { kResolved, kNew, kWorse, kBetter, kSame };
-std::string_view FindingChangeKindName(FindingChangeKind kind);  // "resolved", "new", "worse", "better", "same"
+std::string_view FindingChangeKindName(
+    FindingChangeKind kind);  // "resolved", "new", "worse", "better", "same"
 
 struct FindingChange {
   std::string tool;
@@ -66,6 +67,7 @@ struct KernelComparison {
   std::string match;                         // how they were paired, in words
   TimeAttribution attribution;
   std::vector<MetricMove> moved;
+  std::vector<MetricMove> launch_changes;  // launch configuration metrics that differ, by name
   MetricSetDifference metric_sets;
   std::vector<FindingChange> findings;  // resolved, new, worse, better, then same
   std::vector<std::string> notes;

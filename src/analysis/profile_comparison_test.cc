@@ -82,7 +82,8 @@ TEST(ProfileComparisonTest, ParsesPairSpecs) {
 }
 
 TEST(ProfileComparisonTest, DifferentGpusAreANote) {
-  auto comparison = CompareProfiles(ProfileOf({Named("k", 4, "NVIDIA A100-SXM4-80GB")}), ProfileOf({Named("k", 4)}), {});
+  auto comparison =
+      CompareProfiles(ProfileOf({Named("k", 4, "NVIDIA A100-SXM4-80GB")}), ProfileOf({Named("k", 4)}), {});
   ASSERT_TRUE(comparison.ok());
   EXPECT_FALSE(comparison->same_device);
   ASSERT_FALSE(comparison->notes.empty());
@@ -103,7 +104,8 @@ TEST(ProfileComparisonTest, FewerSectionsCompareWhatBothHave) {
   EXPECT_GT(pair.metric_sets.common, 50);
   EXPECT_FALSE(pair.attribution.available);
   bool noted = false;
-  for (const std::string& note : pair.notes) noted = noted || note.find("different metric sets") != std::string::npos;
+  for (const std::string& note : pair.notes)
+    noted = noted || note.find("different metric sets") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 

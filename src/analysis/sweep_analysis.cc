@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 
@@ -13,14 +14,23 @@
 namespace kopt {
 namespace {
 
-std::string ValueText(double value) { return FormatNumber(value, QuantityStyle::kTrimmed); }
+// "DRAM", "L2", "L1" for the roofline's level names.
+std::string LevelName(const std::string& level) {
+  std::string name = level;
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
+
+std::string ValueText(double value) {
+  return FormatNumber(value, QuantityStyle::kTrimmed);
+}
 
 // The point's limiter: class, the busiest level when memory-bound, the top finding.
 std::string LimiterOf(const SweepRow& row) {
   const RooflineAnalysis& roofline = row.point.kernel.roofline;
   std::string label(BottleneckClassName(roofline.bottleneck));
   if (roofline.bottleneck == BottleneckClass::kMemoryBound && !roofline.busiest_memory_level.empty())
-    label += " (" + roofline.busiest_memory_level + ")";
+    label += " (" + LevelName(roofline.busiest_memory_level) + ")";
   if (row.top >= 0) label += ", " + row.point.kernel.findings[row.top].tool;
   return label;
 }
@@ -30,24 +40,13 @@ int TopFinding(const KernelDiagnosis& kernel) {
   return kernel.findings.empty() ? -1 : 0;
 }
 
-double Percent(const RooflineAnalysis& roofline, std::string_view level) {
-  for (const MemoryTraffic& traffic : roofline.memory)
-    if (traffic.level == level) return traffic.percent_of_peak;
-  return 0;
-}
-
-double DramBytes(const RooflineAnalysis& roofline) {
-  for (const MemoryTraffic& traffic : roofline.memory)
-    if (traffic.level == "dram") return traffic.bytes;
-  return 0;
-}
-
 std::string Describe(const SweepSeries& series, const SweepRegime& regime, const std::string& parameter) {
   const SweepRow& first = series.rows[regime.first];
   const SweepRow& last = series.rows[regime.last];
-  std::string range = regime.first == regime.last
-                          ? fmt::format("{} = {}", parameter, ValueText(first.value))
-                          : fmt::format("{} {} – {}", parameter, ValueText(first.value), ValueText(last.value));
+  std::string range =
+      regime.first == regime.last
+          ? fmt::format("{} = {}", parameter, ValueText(first.value))
+          : fmt::format("{} {} – {}", parameter, ValueText(first.value), ValueText(last.value));
   // The numbers of the regime's points: their ranges.
   double sol_low = 1e300, sol_high = 0, time_low = 1e300, time_high = 0;
   for (size_t i = regime.first; i <= regime.last; ++i) {
@@ -60,7 +59,7 @@ std::string Describe(const SweepSeries& series, const SweepRegime& regime, const
   const RooflineAnalysis& roofline = last.point.kernel.roofline;
   std::string what(BottleneckClassName(roofline.bottleneck));
   if (roofline.bottleneck == BottleneckClass::kMemoryBound && !roofline.busiest_memory_level.empty()) {
-    what += fmt::format(" at {} ({} of its bandwidth at {} = {})", roofline.busiest_memory_level,
+    what += fmt::format(" at {} ({} of its bandwidth at {} = {})", LevelName(roofline.busiest_memory_level),
                         FormatPercent(roofline.memory_percent_of_peak, QuantityStyle::kTrimmed), parameter,
                         ValueText(last.value));
   }
@@ -95,8 +94,8 @@ void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
   for (size_t k = 1; k < series.regimes.size(); ++k) {
     const SweepRow& a = series.rows[series.regimes[k - 1].last];
     const SweepRow& b = series.rows[series.regimes[k].first];
-    series.change_points.push_back(fmt::format("between {} = {} and {}: {} → {}", parameter, ValueText(a.value),
-                                               ValueText(b.value), a.limiter, b.limiter));
+    series.change_points.push_back(fmt::format("between {} = {} and {}: {} → {}", parameter,
+                                               ValueText(a.value), ValueText(b.value), a.limiter, b.limiter));
   }
   for (size_t i = 1; i < series.rows.size(); ++i) {
     const SweepPointInput& a = series.rows[i - 1].point;
@@ -104,19 +103,27 @@ void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
     if (!a.theoretical_occupancy_percent || !b.theoretical_occupancy_percent) continue;
     const double x = *a.theoretical_occupancy_percent, y = *b.theoretical_occupancy_percent;
     if (std::fabs(y - x) < 0.25 * std::max(x, y)) continue;
-    series.change_points.push_back(fmt::format(
-        "{} = {}: theoretical occupancy {} → {}{}", parameter, ValueText(series.rows[i].value),
-        FormatPercent(x, QuantityStyle::kTrimmed), FormatPercent(y, QuantityStyle::kTrimmed),
-        b.occupancy_limiter.empty() ? "" : fmt::format(" (limited by {})", b.occupancy_limiter)));
+    series.change_points.push_back(
+        fmt::format("{} = {}: theoretical occupancy {} → {}{}", parameter, ValueText(series.rows[i].value),
+                    FormatPercent(x, QuantityStyle::kTrimmed), FormatPercent(y, QuantityStyle::kTrimmed),
+                    b.occupancy_limiter.empty() ? "" : fmt::format(" (limited by {})", b.occupancy_limiter)));
   }
   // The objective: same work everywhere → time; else speed of light.
+  // The work: DRAM bytes (the problem's size), else L2 bytes, else FLOPs; FLOP counts of
+  // reductions vary with the block size, so they only decide when no traffic was measured.
+  auto work_of = [](const RooflineAnalysis& roofline) {
+    for (const char* level : {"dram", "l2"})
+      for (const MemoryTraffic& traffic : roofline.memory)
+        if (traffic.level == level && traffic.bytes > 0) return traffic.bytes;
+    return roofline.total_flops;
+  };
   double work_low = 1e300, work_high = 0;
   for (const SweepRow& row : series.rows) {
-    const double work = DramBytes(row.point.kernel.roofline) + row.point.kernel.roofline.total_flops;
+    const double work = work_of(row.point.kernel.roofline);
     work_low = std::min(work_low, work);
     work_high = std::max(work_high, work);
   }
-  const bool same_work = work_high <= 1.1 * work_low;
+  const bool same_work = work_high <= 1.25 * work_low;
   series.objective = same_work ? "time" : "speed of light";
   size_t best = 0;
   for (size_t i = 1; i < series.rows.size(); ++i) {
@@ -134,28 +141,30 @@ void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
     std::optional<size_t> runner_up;
     for (size_t i = 0; i < series.rows.size(); ++i) {
       if (i == best) continue;
-      if (!runner_up || series.rows[i].point.duration_ns < series.rows[*runner_up].point.duration_ns) runner_up = i;
+      if (!runner_up || series.rows[i].point.duration_ns < series.rows[*runner_up].point.duration_ns)
+        runner_up = i;
     }
     why = fmt::format("{} = {} is fastest: {}", parameter, ValueText(winner.value),
                       FormatDuration(winner.point.duration_ns, QuantityStyle::kTrimmed));
     if (runner_up) {
       const SweepRow& second = series.rows[*runner_up];
-      why += fmt::format(", {} faster than the next ({} = {}, {})",
-                         FormatFraction(1 - winner.point.duration_ns / second.point.duration_ns,
-                                        QuantityStyle::kTrimmed),
-                         parameter, ValueText(second.value),
-                         FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed));
+      why += fmt::format(
+          ", {} faster than the next ({} = {}, {})",
+          FormatFraction(1 - winner.point.duration_ns / second.point.duration_ns, QuantityStyle::kTrimmed),
+          parameter, ValueText(second.value),
+          FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed));
     }
   } else {
-    why = fmt::format("{} = {} runs closest to a ceiling: {} speed of light in {} (the work grows with {}, so the "
-                      "fastest point is not the best)",
-                      parameter, ValueText(winner.value),
-                      FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
-                      FormatDuration(winner.point.duration_ns, QuantityStyle::kTrimmed), parameter);
+    why = fmt::format(
+        "{} = {} runs closest to a ceiling: {} speed of light in {} (the work grows with {}, so the "
+        "fastest point is not the best)",
+        parameter, ValueText(winner.value),
+        FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
+        FormatDuration(winner.point.duration_ns, QuantityStyle::kTrimmed), parameter);
   }
   why += fmt::format("; {}", BottleneckClassName(roofline.bottleneck));
   if (!roofline.busiest_memory_level.empty())
-    why += fmt::format(", {} at {} of peak", roofline.busiest_memory_level,
+    why += fmt::format(", {} at {} of peak", LevelName(roofline.busiest_memory_level),
                        FormatPercent(roofline.memory_percent_of_peak, QuantityStyle::kTrimmed));
   if (winner.point.achieved_occupancy_percent)
     why += fmt::format(", achieved occupancy {}",
@@ -185,8 +194,8 @@ std::map<std::string, double> ParseParameterTokens(std::string_view path) {
       std::string name(token.substr(0, equals));
       std::string_view value = token.substr(equals + 1);
       double scale = 1;
-      if (!value.empty() && (value.back() == 'k' || value.back() == 'K' || value.back() == 'M' ||
-                             value.back() == 'G')) {
+      if (!value.empty() &&
+          (value.back() == 'k' || value.back() == 'K' || value.back() == 'M' || value.back() == 'G')) {
         scale = value.back() == 'G' ? 1024.0 * 1024 * 1024 : value.back() == 'M' ? 1024.0 * 1024 : 1024.0;
         value.remove_suffix(1);
       }
@@ -198,8 +207,10 @@ std::map<std::string, double> ParseParameterTokens(std::string_view path) {
 }
 
 std::optional<double> LaunchParameter(const KernelLaunch& launch, std::string_view name) {
-  if (name == "block" || name == "block_size" || name == "threads") return static_cast<double>(launch.block.Count());
-  if (name == "grid" || name == "grid_size" || name == "blocks") return static_cast<double>(launch.grid.Count());
+  if (name == "block" || name == "block_size" || name == "threads")
+    return static_cast<double>(launch.block.Count());
+  if (name == "grid" || name == "grid_size" || name == "blocks")
+    return static_cast<double>(launch.grid.Count());
   if (name == "block_x") return static_cast<double>(launch.block.x);
   if (name == "block_y") return static_cast<double>(launch.block.y);
   if (name == "block_z") return static_cast<double>(launch.block.z);
@@ -257,12 +268,12 @@ Result<SweepAnalysis> AnalyzeSweep(std::vector<SweepPointInput> points, const st
         parameter, kept, points.size(), parameter, parameter, parameter));
   }
   if (!without.empty()) {
-    analysis.notes.push_back(fmt::format("{} profile{} without a value of {} left out: {}", without.size(),
-                                         without.size() == 1 ? "" : "s", parameter,
-                                         fmt::join(without.size() > 5 ? std::vector<std::string>(
-                                                                            without.begin(), without.begin() + 5)
-                                                                      : without,
-                                                   ", ")));
+    analysis.notes.push_back(fmt::format(
+        "{} profile{} without a value of {} left out: {}", without.size(), without.size() == 1 ? "" : "s",
+        parameter,
+        fmt::join(
+            without.size() > 5 ? std::vector<std::string>(without.begin(), without.begin() + 5) : without,
+            ", ")));
   }
   for (auto& [fixed, series] : by_fixed) {
     AnalyzeSeries(series, parameter);
@@ -282,9 +293,9 @@ Result<SweepAnalysis> AnalyzeSweep(std::vector<SweepPointInput> points, const st
     const SweepSeries& s = analysis.series[best];
     std::vector<std::string> fixed;
     for (const auto& [name, value] : s.fixed) fixed.push_back(fmt::format("{} = {}", name, ValueText(value)));
-    analysis.best_overall = fmt::format("best overall: {} = {} with {} ({})", parameter,
-                                        ValueText(s.rows[s.best].value), fmt::join(fixed, ", "),
-                                        FormatDuration(s.rows[s.best].point.duration_ns, QuantityStyle::kTrimmed));
+    analysis.best_overall = fmt::format(
+        "best overall: {} = {} with {} ({})", parameter, ValueText(s.rows[s.best].value),
+        fmt::join(fixed, ", "), FormatDuration(s.rows[s.best].point.duration_ns, QuantityStyle::kTrimmed));
   }
   return analysis;
 }

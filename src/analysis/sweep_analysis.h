@@ -13,9 +13,9 @@
 //    range and numbers, and the change points between them (also where the
 //    theoretical occupancy moves by a quarter or more);
 //  - the best point and why: the least time when every point does the same
-//    work (DRAM bytes and FLOPs within 10 %), else the highest speed of light
-//    (the work grows with the parameter, so time alone would pick the
-//    smallest).
+//    work (DRAM bytes, else L2 bytes, else FLOPs, within 25 %), else the
+//    highest speed of light (the work grows with the parameter, so time alone
+//    would pick the smallest).
 //
 // Thread safety: pure functions.
 #pragma once
@@ -50,7 +50,8 @@ struct SweepPointInput {
   double duration_ns = 0;                    // every selected launch of the point
   std::optional<double> theoretical_occupancy_percent;
   std::optional<double> achieved_occupancy_percent;
-  std::string occupancy_limiter;  // "registers", "shared memory", "warps", "blocks", "barriers"; empty: unknown
+  std::string
+      occupancy_limiter;  // "registers", "shared memory", "warps", "blocks", "barriers"; empty: unknown
   std::optional<double> waves_per_sm;
 };
 
@@ -61,9 +62,9 @@ void FillOccupancy(const KernelLaunch& launch, SweepPointInput& point);
 
 struct SweepRow {
   SweepPointInput point;
-  double value = 0;          // the swept parameter
-  std::string limiter;       // the regime label of the point
-  int top = -1;              // index into point.kernel.findings of the top finding; -1: none
+  double value = 0;     // the swept parameter
+  std::string limiter;  // the regime label of the point
+  int top = -1;         // index into point.kernel.findings of the top finding; -1: none
 };
 
 struct SweepRegime {
@@ -84,7 +85,7 @@ struct SweepSeries {
 
 struct SweepAnalysis {
   std::string parameter;
-  std::vector<SweepSeries> series;  // ordered by their fixed values
+  std::vector<SweepSeries> series;    // ordered by their fixed values
   std::optional<size_t> best_series;  // the series holding the overall best point (time objective only)
   std::string best_overall;           // sentence; empty when series do not compare
   std::vector<std::string> notes;

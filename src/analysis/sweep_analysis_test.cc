@@ -27,7 +27,8 @@ SweepPointInput Point(double n, double block, double duration_ns, BottleneckClas
   point.kernel.roofline.speed_of_light_percent = sol;
   point.kernel.roofline.memory_percent_of_peak = sol;
   point.kernel.roofline.busiest_memory_level = "dram";
-  point.kernel.roofline.memory.push_back({"dram", dram_bytes, dram_bytes / duration_ns * 1e9, 4.8e12, sol, "spec"});
+  point.kernel.roofline.memory.push_back(
+      {"dram", dram_bytes, dram_bytes / duration_ns * 1e9, 4.8e12, sol, "spec"});
   if (!finding.empty()) point.kernel.findings.push_back({finding, finding + " title", Severity::kMajor, 0.3});
   return point;
 }
@@ -46,7 +47,7 @@ TEST(SweepAnalysisTest, RegimesChangePointsAndBestBySpeedOfLightWhenTheWorkGrows
   EXPECT_EQ(series.rows.front().value, 1 << 12);  // sorted
   ASSERT_EQ(series.regimes.size(), 2u);
   EXPECT_EQ(series.regimes[0].limiter, "latency-bound, tail_effect");
-  EXPECT_EQ(series.regimes[1].limiter, "memory-bound (dram)");
+  EXPECT_EQ(series.regimes[1].limiter, "memory-bound (DRAM)");
   EXPECT_NE(series.regimes[1].description.find("92% of its bandwidth"), std::string::npos)
       << series.regimes[1].description;
   ASSERT_EQ(series.change_points.size(), 1u);
@@ -59,8 +60,8 @@ TEST(SweepAnalysisTest, RegimesChangePointsAndBestBySpeedOfLightWhenTheWorkGrows
 TEST(SweepAnalysisTest, SeriesByTheOtherParametersAndBestByTimeForTheSameWork) {
   std::vector<SweepPointInput> points;
   for (double block : {128.0, 256.0, 512.0, 1024.0}) {
-    SweepPointInput point = Point(1 << 20, block, block == 256 ? 9000 : 10000 + block, BottleneckClass::kMemoryBound,
-                                  80, 12e6, "");
+    SweepPointInput point = Point(1 << 20, block, block == 256 ? 9000 : 10000 + block,
+                                  BottleneckClass::kMemoryBound, 80, 12e6, "");
     point.theoretical_occupancy_percent = block == 1024 ? 50 : 100;
     point.occupancy_limiter = "registers";
     points.push_back(point);
@@ -72,10 +73,12 @@ TEST(SweepAnalysisTest, SeriesByTheOtherParametersAndBestByTimeForTheSameWork) {
   const SweepSeries& series = sweep->series[0];
   EXPECT_EQ(series.objective, "time");
   EXPECT_EQ(series.rows[series.best].value, 256);
-  EXPECT_NE(series.best_reason.find("faster than the next (block = 128"), std::string::npos) << series.best_reason;
+  EXPECT_NE(series.best_reason.find("faster than the next (block = 128"), std::string::npos)
+      << series.best_reason;
   bool occupancy = false;
   for (const std::string& change : series.change_points)
-    occupancy = occupancy || change.find("theoretical occupancy 100% → 50% (limited by registers)") != std::string::npos;
+    occupancy = occupancy ||
+                change.find("theoretical occupancy 100% → 50% (limited by registers)") != std::string::npos;
   EXPECT_TRUE(occupancy);
 }
 

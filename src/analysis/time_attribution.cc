@@ -22,10 +22,45 @@ constexpr const char* kClock = "sm__cycles_elapsed.avg.per_second";
 // The pipes whose executed-instruction counts split the instruction factor
 // (sm__inst_executed_pipe_<pipe>.sum); each instruction executes in one of them.
 const std::vector<std::string>& Pipes() {
-  static const std::vector<std::string> kPipes = {"adu", "alu", "cbu", "fma", "fp64", "lsu", "tex", "uniform",
-                                                  "xu", "tensor_op_hmma", "tensor_op_gmma", "tensor_op_imma",
+  static const std::vector<std::string> kPipes = {"adu",
+                                                  "alu",
+                                                  "cbu",
+                                                  "fma",
+                                                  "fp64",
+                                                  "lsu",
+                                                  "tex",
+                                                  "uniform",
+                                                  "xu",
+                                                  "tensor_op_hmma",
+                                                  "tensor_op_gmma",
+                                                  "tensor_op_imma",
                                                   "tensor_op_dmma"};
   return kPipes;
+}
+
+// Schedulers of the launch: from the inst_issued sum/avg pair, else 4 per SM; 0 when unknown.
+double Schedulers(const KernelLaunch& launch) {
+  auto sum = launch.Metric(kIssuedSum);
+  auto avg = launch.Metric(kIssued);
+  if (sum && avg && *avg > 0) return *sum / *avg;
+  if (auto sms = launch.Metric("launch__sm_count")) return 4 * *sms;
+  return 0;
+}
+
+// Elapsed SM cycles: sm__cycles_elapsed.avg, else smsp__cycles_elapsed.avg,
+// else smsp__cycles_elapsed.sum per scheduler (section sets without the SM rollup).
+std::optional<double> ElapsedCycles(const KernelLaunch& launch) {
+  if (auto value = launch.Metric(kElapsedCycles)) return value;
+  if (auto value = launch.Metric("smsp__cycles_elapsed.avg")) return value;
+  auto sum = launch.Metric("smsp__cycles_elapsed.sum");
+  double schedulers = Schedulers(launch);
+  if (sum && schedulers > 0) return *sum / schedulers;
+  return std::nullopt;
+}
+
+std::optional<double> Clock(const KernelLaunch& launch) {
+  if (auto value = launch.Metric(kClock)) return value;
+  return launch.Metric("smsp__cycles_elapsed.avg.per_second");
 }
 
 std::string StallMetric(const std::string& reason) {
@@ -35,8 +70,8 @@ std::string StallMetric(const std::string& reason) {
 // Splits an additive factor X = Σ parts exactly: part p gets L_T · Δx_p / L(X1, X0).
 void AddParts(const std::string& factor, const std::string& unit, const std::string& suffix,
               const std::vector<std::pair<std::string, double>>& before,
-              const std::vector<std::pair<std::string, double>>& after, double total_before, double total_after,
-              double time_log_mean, std::vector<AttributionTerm>& terms) {
+              const std::vector<std::pair<std::string, double>>& after, double total_before,
+              double total_after, double time_log_mean, std::vector<AttributionTerm>& terms) {
   std::map<std::string, std::pair<double, double>> parts;
   for (const auto& [name, value] : before) parts[name].first = value;
   for (const auto& [name, value] : after) parts[name].second = value;
@@ -71,9 +106,11 @@ double LogMean(double x, double y) {
 
 std::vector<std::string> MissingTimeModelMetrics(const KernelLaunch& launch) {
   std::vector<std::string> missing;
-  for (const char* name : {kDuration, kIssued, kWarps, kActiveCycles, kElapsedCycles, kClock}) {
+  for (const char* name : {kDuration, kIssued, kWarps, kActiveCycles}) {
     if (!launch.Metric(name)) missing.push_back(name);
   }
+  if (!ElapsedCycles(launch)) missing.push_back(kElapsedCycles);
+  if (!Clock(launch)) missing.push_back(kClock);
   if (!launch.Metric(StallMetric("selected"))) missing.push_back(StallMetric("selected"));
   return missing;
 }
@@ -85,8 +122,8 @@ std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch) {
   model.instructions_per_scheduler = *launch.Metric(kIssued);
   model.active_warps = *launch.Metric(kWarps);
   const double active_cycles = *launch.Metric(kActiveCycles);
-  const double elapsed_cycles = *launch.Metric(kElapsedCycles);
-  model.clock_hz = *launch.Metric(kClock);
+  const double elapsed_cycles = *ElapsedCycles(launch);
+  model.clock_hz = *Clock(launch);
   for (const std::string& reason : StallReasonNames()) {
     auto value = launch.Metric(StallMetric(reason));
     if (!value || *value <= 0) continue;
@@ -101,12 +138,7 @@ std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch) {
       active_cycles * model.active_warps / (model.instructions_per_scheduler * model.cycles_per_issue);
   model.active_share = active_cycles / elapsed_cycles;
   model.overhead_ratio = model.duration_ns * 1e-9 * model.clock_hz / elapsed_cycles;
-  // Schedulers: from the sum/avg pair, else 4 per SM.
-  double schedulers = 0;
-  if (auto sum = launch.Metric(kIssuedSum)) schedulers = *sum / model.instructions_per_scheduler;
-  if (!(schedulers > 0)) {
-    if (auto sms = launch.Metric("launch__sm_count")) schedulers = 4 * *sms;
-  }
+  const double schedulers = Schedulers(launch);
   if (schedulers > 0) {
     for (const std::string& pipe : Pipes()) {
       if (auto count = launch.Metric(fmt::format("sm__inst_executed_pipe_{}.sum", pipe))) {
@@ -145,7 +177,8 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
       change.achieved_after = level_after.achieved_bytes_per_second;
       change.peak_bytes_per_second = level_after.peak_bytes_per_second;
       const double delta_bytes = change.bytes_after - change.bytes_before;
-      if (change.peak_bytes_per_second > 0) change.floor_delta_ns = delta_bytes / change.peak_bytes_per_second * 1e9;
+      if (change.peak_bytes_per_second > 0)
+        change.floor_delta_ns = delta_bytes / change.peak_bytes_per_second * 1e9;
       if (change.achieved_after > 0) change.at_achieved_ns = delta_bytes / change.achieved_after * 1e9;
       result.traffic.push_back(change);
     }
@@ -179,8 +212,8 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
       {"launch", "time outside the SMs' elapsed cycles (launch, front end)", "ratio", b.overhead_ratio,
        a.overhead_ratio, 1},
       {"clock", "SM clock", "Hz", b.clock_hz, a.clock_hz, -1},
-      {"residual", "model residual (active cycles not explained by issue + stalls)", "ratio", b.identity_ratio,
-       a.identity_ratio, 1},
+      {"residual", "model residual (active cycles not explained by issue + stalls)", "ratio",
+       b.identity_ratio, a.identity_ratio, 1},
   };
   for (const Factor& factor : factors) {
     AttributionTerm term;
@@ -201,7 +234,8 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
                b.cycles_per_issue, a.cycles_per_issue, time_mean, result.terms);
     }
   }
-  result.residual_fraction = result.delta_ns != 0 ? std::fabs(result.residual_ns) / std::fabs(result.delta_ns) : 0;
+  result.residual_fraction =
+      result.delta_ns != 0 ? std::fabs(result.residual_ns) / std::fabs(result.delta_ns) : 0;
   return result;
 }
 

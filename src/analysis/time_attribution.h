@@ -8,14 +8,16 @@
 //
 //   I  instructions issued per scheduler            smsp__inst_issued.avg
 //   S  warp-cycles per issued instruction: the sum of the stall reasons
-//      (selected included)                           smsp__average_warps_issue_stalled_*_per_issue_active.ratio
+//      (selected included) smsp__average_warps_issue_stalled_*_per_issue_active.ratio
 //   W  active warps per scheduler (occupancy)        smsp__warps_active.avg.per_cycle_active
 //   ρ  the identity's mismatch, C_active·W/(I·S): 1 when every active cycle
 //      is an issue or a stall (the residual term)   smsp__cycles_active.avg
 //   a  schedulers' active share of the elapsed cycles (waves, tail, imbalance)
 //                                                    smsp__cycles_active.avg / sm__cycles_elapsed.avg
+//      (else smsp__cycles_elapsed.avg, else smsp__cycles_elapsed.sum per scheduler)
 //   o  time outside the SMs' elapsed cycles (launch, front end): T·f / C_elapsed
 //   f  SM clock                                      sm__cycles_elapsed.avg.per_second
+//                                                    (else smsp__cycles_elapsed.avg.per_second)
 //
 // The product is T exactly, so the log-mean Divisia index (LMDI) splits
 // ΔT = L(T1, T0) · Σ ln(X1/X0) with L(x, y) = (x − y)/(ln x − ln y) into one
@@ -43,13 +45,13 @@ namespace kopt {
 // The factors of one launch; absent when a metric is missing.
 struct TimeModel {
   double duration_ns = 0;
-  double instructions_per_scheduler = 0;  // I, inst
-  double cycles_per_issue = 0;            // S, warp-cycles per issued instruction
-  double active_warps = 0;                // W, warps per scheduler
-  double identity_ratio = 1;              // ρ
-  double active_share = 0;                // a, fraction of elapsed cycles
-  double overhead_ratio = 1;              // o
-  double clock_hz = 0;                    // f
+  double instructions_per_scheduler = 0;                          // I, inst
+  double cycles_per_issue = 0;                                    // S, warp-cycles per issued instruction
+  double active_warps = 0;                                        // W, warps per scheduler
+  double identity_ratio = 1;                                      // ρ
+  double active_share = 0;                                        // a, fraction of elapsed cycles
+  double overhead_ratio = 1;                                      // o
+  double clock_hz = 0;                                            // f
   std::vector<std::pair<std::string, double>> pipe_instructions;  // per scheduler, inst; empty: not collected
   std::vector<std::pair<std::string, double>> stall_cycles;       // per reason, warp-cycles per issue
 };
@@ -75,8 +77,8 @@ struct TrafficChange {
   double bytes_before = 0, bytes_after = 0;
   double achieved_before = 0, achieved_after = 0;  // byte/s
   double peak_bytes_per_second = 0;                // after's ceiling (0: unknown)
-  double floor_delta_ns = 0;     // Δbytes at peak rate: the change of this level's floor
-  double at_achieved_ns = 0;     // Δbytes at after's achieved rate
+  double floor_delta_ns = 0;                       // Δbytes at peak rate: the change of this level's floor
+  double at_achieved_ns = 0;                       // Δbytes at after's achieved rate
 };
 
 struct TimeAttribution {

@@ -10,8 +10,8 @@ namespace kopt {
 namespace {
 
 // A launch whose factors are given: duration from the identity times `residual`.
-KernelLaunch ModelLaunch(double issued, double long_scoreboard, double warps, double active_share, double clock,
-                         double residual = 1, double overhead = 1, double lsu = 0) {
+KernelLaunch ModelLaunch(double issued, double long_scoreboard, double warps, double active_share,
+                         double clock, double residual = 1, double overhead = 1, double lsu = 0) {
   const double selected = 1;
   const double stalls = selected + long_scoreboard;
   const double active = issued * stalls / warps * residual;
@@ -39,7 +39,8 @@ double Sum(const TimeAttribution& attribution, bool parts) {
   return sum;
 }
 
-const AttributionTerm* Term(const TimeAttribution& attribution, const std::string& factor, const std::string& part = "") {
+const AttributionTerm* Term(const TimeAttribution& attribution, const std::string& factor,
+                            const std::string& part = "") {
   for (const AttributionTerm& term : attribution.terms)
     if (term.factor == factor && term.part == part) return &term;
   return nullptr;
@@ -121,8 +122,8 @@ TEST(TimeAttributionTest, H200FixturesSumWithASmallResidual) {
   ASSERT_FALSE(after.launches.empty());
   Diagnosis b = Diagnose(before, {});
   Diagnosis a = Diagnose(after, {});
-  TimeAttribution attribution =
-      AttributeTimeChange(before.launches[0], after.launches[0], b.kernels[0].roofline, a.kernels[0].roofline);
+  TimeAttribution attribution = AttributeTimeChange(before.launches[0], after.launches[0],
+                                                    b.kernels[0].roofline, a.kernels[0].roofline);
   ASSERT_TRUE(attribution.available) << attribution.missing.size();
   EXPECT_NEAR(Sum(attribution, false), attribution.delta_ns, 1e-6 * std::fabs(attribution.delta_ns));
   EXPECT_LT(attribution.residual_fraction, 0.10);

@@ -22,14 +22,15 @@ struct VersionInput {
 };
 
 struct VersionSeries {
-  std::vector<std::string> labels;   // in the order given
-  std::vector<double> total_ns;      // every selected launch of each version
-  std::vector<size_t> ranking;       // indices, fastest first
+  std::vector<std::string> labels;       // in the order given
+  std::vector<double> total_ns;          // every selected launch of each version
+  std::vector<size_t> ranking;           // indices, fastest first
   std::vector<ProfileComparison> steps;  // steps[i]: labels[i] → labels[i + 1]
   std::optional<Narrative> narrative;
 };
 
 // InvalidInput when fewer than two versions are given, or a step's pairing fails.
-Result<VersionSeries> CompareVersions(const std::vector<VersionInput>& versions, const ComparisonOptions& options);
+Result<VersionSeries> CompareVersions(const std::vector<VersionInput>& versions,
+                                      const ComparisonOptions& options);
 
 }  // namespace kopt

@@ -11,8 +11,8 @@
 
 namespace kopt {
 
-Result<Profile> LoadSelectedProfile(const std::string& target, const std::string& kernel_regex, CommandRunner& runner,
-                                    std::vector<std::string>& notes) {
+Result<Profile> LoadSelectedProfile(const std::string& target, const std::string& kernel_regex,
+                                    CommandRunner& runner, std::vector<std::string>& notes) {
   ProfileSources sources;
   sources.target = target;
   sources.kernel_regex = kernel_regex;
@@ -63,16 +63,19 @@ Status RunDiff(const DiffOptions& options, CommandRunner& runner, std::ostream& 
     comparison_options.pairs.push_back(spec);
   }
   std::vector<std::string> notes;
-  KOPT_ASSIGN_OR_RETURN(Profile before, LoadSelectedProfile(options.before, options.kernel_regex, runner, notes));
-  KOPT_ASSIGN_OR_RETURN(Profile after, LoadSelectedProfile(options.after, options.kernel_regex, runner, notes));
+  KOPT_ASSIGN_OR_RETURN(Profile before,
+                        LoadSelectedProfile(options.before, options.kernel_regex, runner, notes));
+  KOPT_ASSIGN_OR_RETURN(Profile after,
+                        LoadSelectedProfile(options.after, options.kernel_regex, runner, notes));
   KOPT_ASSIGN_OR_RETURN(ProfileComparison comparison, CompareProfiles(before, after, comparison_options));
   comparison.notes.insert(comparison.notes.end(), notes.begin(), notes.end());
   if (options.llm) {
     StreamLogSink log_sink(log);
-    LlmSession session = LlmSession::Open(
-        LlmOptionsOf(options.verbose, options.llm_config_path, options.llm_record_path, options.llm_replay_path),
-        options.verbose ? &log_sink : nullptr);
-    comparison.narrative = NarrateDigest(session, "diff", RenderComparison(comparison, ReportFormat::kMarkdown));
+    LlmSession session = LlmSession::Open(LlmOptionsOf(options.verbose, options.llm_config_path,
+                                                       options.llm_record_path, options.llm_replay_path),
+                                          options.verbose ? &log_sink : nullptr);
+    comparison.narrative =
+        NarrateDigest(session, "diff", RenderComparison(comparison, ReportFormat::kMarkdown));
   }
   return WriteReport(RenderComparison(comparison, format), options.output_path, out);
 }

@@ -22,15 +22,15 @@
 namespace kopt {
 
 struct DiffOptions {
-  std::string before;             // path
-  std::string after;              // path
-  std::string format = "term";    // term | md | json | html
-  std::string output_path;        // empty: `out`
-  std::string kernel_regex;       // applied to both profiles
-  std::vector<std::string> pairs; // "BEFORE=AFTER" hand-made pairs (regex or #N each)
-  std::string gpu;                // spec-table key or device name overriding both profiles' device
-  std::string config_path;        // tool configuration (analysis/tool_config.h)
-  size_t moved_metrics = 12;      // metrics listed per pair
+  std::string before;              // path
+  std::string after;               // path
+  std::string format = "term";     // term | md | json | html
+  std::string output_path;         // empty: `out`
+  std::string kernel_regex;        // applied to both profiles
+  std::vector<std::string> pairs;  // "BEFORE=AFTER" hand-made pairs (regex or #N each)
+  std::string gpu;                 // spec-table key or device name overriding both profiles' device
+  std::string config_path;         // tool configuration (analysis/tool_config.h)
+  size_t moved_metrics = 12;       // metrics listed per pair
   bool llm = false;
   bool verbose = false;
   std::string llm_config_path;
@@ -42,8 +42,8 @@ Status RunDiff(const DiffOptions& options, CommandRunner& runner, std::ostream& 
 
 // Shared with `kopt explain`'s sweeps and versions (app/explain_series.h):
 // a profile loaded and its launches selected by `kernel_regex`;
-Result<Profile> LoadSelectedProfile(const std::string& target, const std::string& kernel_regex, CommandRunner& runner,
-                                    std::vector<std::string>& notes);
+Result<Profile> LoadSelectedProfile(const std::string& target, const std::string& kernel_regex,
+                                    CommandRunner& runner, std::vector<std::string>& notes);
 // the diagnosis options of --gpu and --config;
 Result<DiagnoseOptions> DiagnoseOptionsFor(const std::string& gpu_name, const std::string& config_path);
 // the LLM half of ExplainOptions (for LlmSession::Open);

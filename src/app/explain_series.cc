@@ -22,7 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool HasGlob(const std::string& text) { return text.find_first_of("*?[") != std::string::npos; }
+bool HasGlob(const std::string& text) {
+  return text.find_first_of("*?[") != std::string::npos;
+}
 
 bool IsBundle(const fs::path& path) {
   std::error_code error;
@@ -62,7 +64,8 @@ SweepPointInput PointOf(const std::string& label, const Profile& profile, const 
   size_t longest = 0;
   for (size_t i = 0; i < diagnosis.kernels.size(); ++i) {
     point.duration_ns += diagnosis.kernels[i].roofline.duration_ns;
-    if (diagnosis.kernels[i].roofline.duration_ns > diagnosis.kernels[longest].roofline.duration_ns) longest = i;
+    if (diagnosis.kernels[i].roofline.duration_ns > diagnosis.kernels[longest].roofline.duration_ns)
+      longest = i;
   }
   if (!diagnosis.kernels.empty()) {
     point.kernel = diagnosis.kernels[longest];
@@ -80,8 +83,9 @@ bool IsLive(const std::string& path) {
 }
 
 // Loads every path; in parallel when none needs a child process.
-Result<std::vector<LoadedSweepProfile>> LoadAll(const std::vector<std::string>& paths, const std::string& kernel_regex,
-                                                CommandRunner& runner, std::vector<std::string>& notes) {
+Result<std::vector<LoadedSweepProfile>> LoadAll(const std::vector<std::string>& paths,
+                                                const std::string& kernel_regex, CommandRunner& runner,
+                                                std::vector<std::string>& notes) {
   std::vector<std::optional<Profile>> profiles(paths.size());
   std::vector<Status> errors(paths.size(), Status::Ok());
   std::vector<std::vector<std::string>> point_notes(paths.size());
@@ -133,7 +137,8 @@ Result<std::vector<std::string>> ExpandProfileTargets(const std::vector<std::str
       if (glob(target.c_str(), 0, nullptr, &matches) == 0) {
         for (size_t i = 0; i < matches.gl_pathc; ++i) {
           fs::path path(matches.gl_pathv[i]);
-          if (IsBundle(path) || (fs::is_regular_file(path, error) && !IsCompanion(path))) found.push_back(path.string());
+          if (IsBundle(path) || (fs::is_regular_file(path, error) && !IsCompanion(path)))
+            found.push_back(path.string());
         }
       }
       globfree(&matches);
@@ -150,10 +155,11 @@ Result<std::vector<std::string>> ExpandProfileTargets(const std::vector<std::str
       return NotFound(fmt::format("{}: no such file or directory", target));
     }
     if (found.empty()) {
-      return NotFound(fmt::format(
-          "{}: names no profile (expected *.csv raw-page exports, bundle directories with raw.csv, or .ncu-rep "
-          "reports)",
-          target));
+      return NotFound(
+          fmt::format("{}: names no profile (expected *.csv raw-page exports, bundle directories with "
+                      "raw.csv, or .ncu-rep "
+                      "reports)",
+                      target));
     }
     std::sort(found.begin(), found.end());
     paths.insert(paths.end(), found.begin(), found.end());
@@ -173,9 +179,10 @@ Result<std::map<std::string, std::map<std::string, double>>> ReadSweepSidecar(co
     if (name == "file" || name == "profile" || name == "launch") key = static_cast<int>(c);
   }
   if (key < 0) {
-    return InvalidInput(fmt::format(
-        "{}:1: no key column; expected a header naming \"file\" (or \"profile\", \"launch\") and the parameters",
-        path));
+    return InvalidInput(
+        fmt::format("{}:1: no key column; expected a header naming \"file\" (or \"profile\", \"launch\") and "
+                    "the parameters",
+                    path));
   }
   std::map<std::string, std::map<std::string, double>> rows;
   CsvRecord record;
@@ -202,26 +209,26 @@ Result<std::map<std::string, std::map<std::string, double>>> ReadSweepSidecar(co
   return rows;
 }
 
-std::vector<SweepPointInput> SweepPointsOf(const std::vector<LoadedSweepProfile>& profiles,
-                                           const std::map<std::string, std::map<std::string, double>>& sidecar,
-                                           const std::string& parameter, const DiagnoseOptions& diagnose) {
+std::vector<SweepPointInput> SweepPointsOf(
+    const std::vector<LoadedSweepProfile>& profiles,
+    const std::map<std::string, std::map<std::string, double>>& sidecar, const std::string& parameter,
+    const DiagnoseOptions& diagnose) {
   std::vector<SweepPointInput> points;
   if (profiles.size() == 1 && profiles.front().profile.launches.size() > 1) {
-    // A multi-kernel export: one point per launch.
+    // A multi-kernel export: one point per launch, each diagnosed alone (the
+    // other points' launches are no timeline of this one).
     const Profile& profile = profiles.front().profile;
-    Diagnosis diagnosis = Diagnose(profile, diagnose);
     points.resize(profile.launches.size());
     ForEachChunk(profile.launches.size(), [&](size_t i) {
       const KernelLaunch& launch = profile.launches[i];
       Profile one;
       one.source = profile.source;
       one.launches = {launch};
-      Diagnosis single;
-      single.kernels = {diagnosis.kernels[i]};
       std::map<std::string, double> parameters;
       auto row = sidecar.find(std::to_string(launch.launch_id));
       if (row != sidecar.end()) parameters = row->second;
-      points[i] = PointOf(fmt::format("launch {}", launch.launch_id), one, single, parameters, parameter);
+      points[i] = PointOf(fmt::format("launch {}", launch.launch_id), one, Diagnose(one, diagnose),
+                          parameters, parameter);
     });
     return points;
   }
@@ -233,7 +240,8 @@ std::vector<SweepPointInput> SweepPointsOf(const std::vector<LoadedSweepProfile>
       for (const auto& [name, value] : *row) parameters[name] = value;
     }
     Diagnosis diagnosis = Diagnose(loaded.profile, diagnose);
-    points[i] = PointOf(ParameterSource(loaded.path), loaded.profile, diagnosis, std::move(parameters), parameter);
+    points[i] =
+        PointOf(ParameterSource(loaded.path), loaded.profile, diagnosis, std::move(parameters), parameter);
   });
   return points;
 }
@@ -246,7 +254,8 @@ Status RunExplainSeries(const ExplainOptions& options, CommandRunner& runner, st
   targets.insert(targets.end(), options.more_targets.begin(), options.more_targets.end());
   KOPT_ASSIGN_OR_RETURN(std::vector<std::string> paths, ExpandProfileTargets(targets));
   std::vector<std::string> notes;
-  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded, LoadAll(paths, options.kernel_regex, runner, notes));
+  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded,
+                        LoadAll(paths, options.kernel_regex, runner, notes));
   std::optional<LlmSession> session;
   StreamLogSink log_sink(log);
   if (options.llm) session = LlmSession::Open(options, options.verbose ? &log_sink : nullptr);
@@ -256,27 +265,32 @@ Status RunExplainSeries(const ExplainOptions& options, CommandRunner& runner, st
     if (std::string path = SidecarPath(options); !path.empty()) {
       KOPT_ASSIGN_OR_RETURN(sidecar, ReadSweepSidecar(path));
     }
-    KOPT_ASSIGN_OR_RETURN(SweepAnalysis sweep,
-                          AnalyzeSweep(SweepPointsOf(loaded, sidecar, options.sweep, diagnose), options.sweep));
+    KOPT_ASSIGN_OR_RETURN(
+        SweepAnalysis sweep,
+        AnalyzeSweep(SweepPointsOf(loaded, sidecar, options.sweep, diagnose), options.sweep));
     sweep.notes.insert(sweep.notes.end(), notes.begin(), notes.end());
-    if (session) sweep.narrative = NarrateDigest(*session, "sweep", RenderSweep(sweep, ReportFormat::kMarkdown));
+    if (session)
+      sweep.narrative = NarrateDigest(*session, "sweep", RenderSweep(sweep, ReportFormat::kMarkdown));
     return WriteReport(RenderSweep(sweep, format), options.output_path, out);
   }
 
   if (loaded.size() < 2) {
-    return InvalidInput(fmt::format(
-        "{}: one profile; give two or more versions (kopt explain v1.csv v2.csv …) or name the swept parameter "
-        "with --sweep NAME",
-        options.target));
+    return InvalidInput(
+        fmt::format("{}: one profile; give two or more versions (kopt explain v1.csv v2.csv …) or name the "
+                    "swept parameter "
+                    "with --sweep NAME",
+                    options.target));
   }
   std::vector<VersionInput> versions;
-  for (LoadedSweepProfile& profile : loaded) versions.push_back(VersionInput{profile.path, std::move(profile.profile)});
+  for (LoadedSweepProfile& profile : loaded)
+    versions.push_back(VersionInput{profile.path, std::move(profile.profile)});
   ComparisonOptions comparison_options;
   comparison_options.diagnose = diagnose;
   KOPT_ASSIGN_OR_RETURN(VersionSeries series, CompareVersions(versions, comparison_options));
   if (!notes.empty() && !series.steps.empty())
     series.steps.front().notes.insert(series.steps.front().notes.end(), notes.begin(), notes.end());
-  if (session) series.narrative = NarrateDigest(*session, "diff", RenderVersions(series, ReportFormat::kMarkdown));
+  if (session)
+    series.narrative = NarrateDigest(*session, "diff", RenderVersions(series, ReportFormat::kMarkdown));
   return WriteReport(RenderVersions(series, format), options.output_path, out);
 }
 

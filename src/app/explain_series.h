@@ -29,7 +29,8 @@ namespace kopt {
 // True when `options` asks for a sweep or versions rather than one profile.
 bool IsSeriesRequest(const ExplainOptions& options);
 
-Status RunExplainSeries(const ExplainOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log);
+Status RunExplainSeries(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
+                        std::ostream& log);
 
 // Every profile a target names: a glob's matches, a directory's profiles
 // (its *.csv files other than sweep.csv and companion files, and its
@@ -48,8 +49,9 @@ struct LoadedSweepProfile {
   std::string path;
   Profile profile;
 };
-std::vector<SweepPointInput> SweepPointsOf(const std::vector<LoadedSweepProfile>& profiles,
-                                           const std::map<std::string, std::map<std::string, double>>& sidecar,
-                                           const std::string& parameter, const DiagnoseOptions& diagnose);
+std::vector<SweepPointInput> SweepPointsOf(
+    const std::vector<LoadedSweepProfile>& profiles,
+    const std::map<std::string, std::map<std::string, double>>& sidecar, const std::string& parameter,
+    const DiagnoseOptions& diagnose);
 
 }  // namespace kopt

@@ -8,10 +8,10 @@
 #include <map>
 
 #include "agents/builtin_generator.h"
-#include "analysis/profile_comparison.h"
 #include "agents/llm_generator.h"
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
+#include "analysis/profile_comparison.h"
 #include "core/file_io.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
@@ -200,7 +200,8 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   loop.render_raw_metrics = [](const Profile& profile) { return RenderRawMetricTable(profile); };
   loop.render_change = [](const Profile& parent, const Profile& node) {
     Result<ProfileComparison> comparison = CompareProfiles(parent, node, ComparisonOptions{});
-    return comparison.ok() ? ComparisonDigest(*comparison, 6) : "(no profile diff: " + comparison.status().message() + ")";
+    return comparison.ok() ? ComparisonDigest(*comparison, 6)
+                           : "(no profile diff: " + comparison.status().message() + ")";
   };
   if (!options.quiet && environment.progress != nullptr) {
     std::ostream* progress = environment.progress;

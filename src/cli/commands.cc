@@ -39,9 +39,10 @@ bool ColorWanted() {
 std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std::string>& program_argv) {
   auto options = std::make_shared<ExplainOptions>();
   auto targets = std::make_shared<std::vector<std::string>>();
-  command.add_option("target", *targets,
-                     "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file; several "
-                     "(versions of one operation, ranked), or a directory / glob / multi-kernel export with --sweep");
+  command.add_option(
+      "target", *targets,
+      "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file; several "
+      "(versions of one operation, ranked), or a directory / glob / multi-kernel export with --sweep");
   command.add_option("--sweep", options->sweep,
                      "Treat the profiles as a sweep of parameter NAME (values from file names NAME=VALUE, "
                      "a sweep.csv sidecar, or the launch configuration: block, grid)");
@@ -123,9 +124,11 @@ std::function<Status()> DeclareDiff(CLI::App& command, const std::vector<std::st
       ->capture_default_str();
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
   command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
-  command.add_option("--pair", options->pairs,
-                     "Pair kernels by hand: BEFORE=AFTER, each a name regex or #N (launch index from 0); repeatable");
-  command.add_option("--metrics", options->moved_metrics, "Moved metrics listed per pair")->capture_default_str();
+  command.add_option(
+      "--pair", options->pairs,
+      "Pair kernels by hand: BEFORE=AFTER, each a name regex or #N (launch index from 0); repeatable");
+  command.add_option("--metrics", options->moved_metrics, "Moved metrics listed per pair")
+      ->capture_default_str();
   command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
   command.add_option("--config", options->config_path, "Tool configuration (TOML): threshold overrides");
   command.add_flag("--verbose,-v", options->verbose, "With --llm: log every LLM call to stderr");
@@ -136,12 +139,14 @@ std::function<Status()> DeclareDiff(CLI::App& command, const std::vector<std::st
   command.add_option("--llm-replay", options->llm_replay_path, "Answer LLM calls from this transcript only")
       ->excludes(record);
   command.footer(
-      "Examples:\n  kopt diff before.csv after.csv\n  kopt diff ref/raw.csv cand/raw.csv -f html -o diff.html\n"
+      "Examples:\n  kopt diff before.csv after.csv\n  kopt diff ref/raw.csv cand/raw.csv -f html -o "
+      "diff.html\n"
       "  kopt diff a.csv b.csv --pair 'reduce_pass1=#0'");
   return [options]() {
     bool llm_options = !options->llm_config_path.empty() || !options->llm_record_path.empty() ||
                        !options->llm_replay_path.empty();
-    if (llm_options && !options->llm) return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
+    if (llm_options && !options->llm)
+      return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     auto runner = MakeSystemCommandRunner();
     return RunDiff(*options, *runner, std::cout, std::cerr);
   };
@@ -357,7 +362,8 @@ const std::vector<Command>& CommandTable() {
       {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat",
        DeclareOptimize},
       {"report", "Render a stored kopt optimize run", DeclareReport},
-      {"diff", "Explain what changed between two profiles: time attributed to its causes, findings", DeclareDiff},
+      {"diff", "Explain what changed between two profiles: time attributed to its causes, findings",
+       DeclareDiff},
   };
   return kCommands;
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -19,24 +20,29 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr QuantityStyle kStyle = QuantityStyle::kTrimmed;
 
-std::string Duration(double ns) { return FormatDuration(ns, kStyle); }
+std::string Duration(double ns) {
+  return FormatDuration(ns, kStyle);
+}
 
 std::string FactorValue(double value, const std::string& unit) {
   if (unit == "fraction") return FormatFraction(value, kStyle);
   if (unit == "Hz") return FormatScaled(value, "Hz", kStyle);
-  if (unit == "ratio") return FormatNumber(value, kStyle);
-  return FormatScaled(value, unit == "inst" ? " inst" : "", kStyle);
+  if (unit == "inst") return FormatScaled(value, "", kStyle) + " inst";
+  return FormatNumber(value, kStyle);
 }
 
 std::string SeverityText(const FindingChange& change) {
   switch (change.kind) {
     case FindingChangeKind::kResolved:
-      return fmt::format("{} ({} gain) → gone", SeverityName(change.before), FormatFraction(change.gain_before, kStyle));
+      return fmt::format("{} ({} gain) → gone", SeverityName(change.before),
+                         FormatFraction(change.gain_before, kStyle));
     case FindingChangeKind::kNew:
-      return fmt::format("new: {} ({} gain)", SeverityName(change.after), FormatFraction(change.gain_after, kStyle));
+      return fmt::format("new: {} ({} gain)", SeverityName(change.after),
+                         FormatFraction(change.gain_after, kStyle));
     default:
       return fmt::format("{} → {} ({} → {} gain)", SeverityName(change.before), SeverityName(change.after),
-                         FormatFraction(change.gain_before, kStyle), FormatFraction(change.gain_after, kStyle));
+                         FormatFraction(change.gain_before, kStyle),
+                         FormatFraction(change.gain_after, kStyle));
   }
 }
 
@@ -52,8 +58,8 @@ bool ShownTerm(const AttributionTerm& term, double delta_ns) {
   return term.part.empty() || std::fabs(term.delta_ns) >= 0.01 * std::fabs(delta_ns);
 }
 
-void WritePair(TextDocument& doc, const ProfileComparison& comparison, const KernelComparison& pair, size_t index,
-               const std::string& chart_prefix) {
+void WritePair(TextDocument& doc, const ProfileComparison& comparison, const KernelComparison& pair,
+               size_t index, const std::string& chart_prefix) {
   const KernelDiagnosis& before = comparison.before.kernels[pair.before_index];
   const KernelDiagnosis& after = comparison.after.kernels[pair.after_index];
   doc.Heading(fmt::format("[{}] {} → {}", index + 1, before.function_name, after.function_name));
@@ -63,20 +69,20 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
   TextTable summary;
   summary.rows = {{"", "before", "after", "change"}};
   summary.right_aligned = {false, true, true, true};
-  summary.rows.push_back({"time", Duration(before.roofline.duration_ns), Duration(after.roofline.duration_ns),
-                          SignedDuration(delta) + " (" +
-                              SignedPercent(before.roofline.duration_ns > 0 ? delta / before.roofline.duration_ns : 0) +
-                              ")"});
+  summary.rows.push_back(
+      {"time", Duration(before.roofline.duration_ns), Duration(after.roofline.duration_ns),
+       SignedDuration(delta) + " (" +
+           SignedPercent(before.roofline.duration_ns > 0 ? delta / before.roofline.duration_ns : 0) + ")"});
   summary.rows.push_back({"class", ClassText(before.roofline), ClassText(after.roofline), ""});
   summary.rows.push_back({"speed of light", FormatPercent(before.roofline.speed_of_light_percent, kStyle),
                           FormatPercent(after.roofline.speed_of_light_percent, kStyle), ""});
-  summary.rows.push_back({"roofline floor", Duration(before.roofline.floor_ns), Duration(after.roofline.floor_ns), ""});
+  summary.rows.push_back(
+      {"roofline floor", Duration(before.roofline.floor_ns), Duration(after.roofline.floor_ns), ""});
   doc.Table(summary);
   doc.Blank();
   if (doc.html()) {
     doc.Subheading("Roofline: before (hollow) → after");
-    doc.Chart(RooflineShiftSvg(&before.roofline, after.roofline,
-                               fmt::format("{}-{}", chart_prefix, index)));
+    doc.Chart(RooflineShiftSvg(&before.roofline, after.roofline, fmt::format("{}-{}", chart_prefix, index)));
   }
   if (attribution.available) {
     doc.Subheading(fmt::format("Where the time went: the terms sum to {}; residual {} ({} of the change)",
@@ -87,7 +93,15 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
     terms.right_aligned = {false, true, true, true};
     size_t hidden = 0;
     double hidden_ns = 0;
+    auto flush = [&]() {  // the parts of the factor above too small for a row
+      if (hidden > 0)
+        terms.rows.push_back(
+            {fmt::format("  ({} smaller parts)", hidden), "", "", SignedDuration(hidden_ns)});
+      hidden = 0;
+      hidden_ns = 0;
+    };
     for (const AttributionTerm& term : attribution.terms) {
+      if (term.part.empty()) flush();
       if (!ShownTerm(term, attribution.delta_ns)) {
         ++hidden;
         hidden_ns += term.delta_ns;
@@ -96,8 +110,7 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
       terms.rows.push_back({(term.part.empty() ? "" : "  ") + term.label, FactorValue(term.before, term.unit),
                             FactorValue(term.after, term.unit), SignedDuration(term.delta_ns)});
     }
-    if (hidden > 0)
-      terms.rows.push_back({fmt::format("  ({} smaller parts)", hidden), "", "", SignedDuration(hidden_ns)});
+    flush();
     terms.rows.push_back({"measured change", Duration(attribution.before_ns), Duration(attribution.after_ns),
                           SignedDuration(attribution.delta_ns)});
     doc.Table(terms);
@@ -126,21 +139,35 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
     moved.right_aligned = {false, true, true, true, true};
     for (const MetricMove& move : pair.moved) {
       const double base = std::max(std::fabs(move.before), std::fabs(move.after));
-      moved.rows.push_back({move.metric, FormatMeasurement(move.before, move.unit, kStyle),
-                            FormatMeasurement(move.after, move.unit, kStyle),
-                            move.before != 0 ? SignedPercent((move.after - move.before) / std::fabs(move.before))
-                                             : (base > 0 ? "from 0" : ""),
-                            std::isfinite(move.noise_units) ? FormatNumber(move.noise_units, kStyle) : "exact"});
+      moved.rows.push_back(
+          {move.metric, FormatMeasurement(move.before, move.unit, kStyle),
+           FormatMeasurement(move.after, move.unit, kStyle),
+           move.before != 0 ? SignedPercent((move.after - move.before) / std::fabs(move.before))
+                            : (base > 0 ? "from 0" : ""),
+           std::isfinite(move.noise_units) ? FormatNumber(move.noise_units, kStyle) : "exact"});
     }
     doc.Table(moved);
     doc.Blank();
   }
+  if (!pair.launch_changes.empty()) {
+    std::vector<std::string> changes;
+    for (const MetricMove& move : pair.launch_changes) {
+      if (changes.size() == 6) break;
+      changes.push_back(fmt::format("{} {} → {}", move.metric,
+                                    FormatMeasurement(move.before, move.unit, kStyle),
+                                    FormatMeasurement(move.after, move.unit, kStyle)));
+    }
+    doc.Bullet(fmt::format("launch configuration: {} metric{} changed: {}{}", pair.launch_changes.size(),
+                           pair.launch_changes.size() == 1 ? "" : "s", JoinList(changes),
+                           pair.launch_changes.size() > changes.size() ? ", …" : ""));
+  }
   if (!pair.findings.empty()) {
     doc.Subheading("Findings");
     TextTable findings;
-    findings.rows = {{"change", "finding", "severity and gain"}};
+    findings.rows = {{"change", "severity and gain", "finding"}};
     for (const FindingChange& change : pair.findings) {
-      findings.rows.push_back({std::string(FindingChangeKindName(change.kind)), change.title, SeverityText(change)});
+      findings.rows.push_back(
+          {std::string(FindingChangeKindName(change.kind)), SeverityText(change), change.title});
     }
     doc.Table(findings);
     doc.Blank();
@@ -149,11 +176,13 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
   if (!pair.notes.empty()) doc.Blank();
 }
 
-void WriteComparisonBody(TextDocument& doc, const ProfileComparison& comparison, const std::string& chart_prefix) {
+void WriteComparisonBody(TextDocument& doc, const ProfileComparison& comparison,
+                         const std::string& chart_prefix) {
   const double delta = comparison.total_after_ns - comparison.total_before_ns;
-  std::string device = comparison.same_device
-                           ? (comparison.before.device_name.empty() ? "unknown" : comparison.before.device_name) + " (both)"
-                           : comparison.before.device_name + " → " + comparison.after.device_name;
+  std::string device =
+      comparison.same_device
+          ? (comparison.before.device_name.empty() ? "unknown" : comparison.before.device_name) + " (both)"
+          : comparison.before.device_name + " → " + comparison.after.device_name;
   doc.Paragraph(fmt::format("before: {}", comparison.before.source));
   doc.Paragraph(fmt::format("after:  {}", comparison.after.source));
   doc.Paragraph(fmt::format("device: {}", device));
@@ -170,7 +199,8 @@ void WriteComparisonBody(TextDocument& doc, const ProfileComparison& comparison,
   doc.Blank();
   for (const std::string& note : comparison.notes) doc.Bullet(note);
   if (!comparison.notes.empty()) doc.Blank();
-  for (size_t i = 0; i < comparison.pairs.size(); ++i) WritePair(doc, comparison, comparison.pairs[i], i, chart_prefix);
+  for (size_t i = 0; i < comparison.pairs.size(); ++i)
+    WritePair(doc, comparison, comparison.pairs[i], i, chart_prefix);
 }
 
 void WriteNarrative(TextDocument& doc, const std::optional<Narrative>& narrative) {
@@ -224,9 +254,12 @@ Json AttributionJson(const TimeAttribution& attribution) {
     row["bytes_after"] = JsonQuantity(level.bytes_after, "byte");
     row["achieved_before"] = JsonQuantity(level.achieved_before, "byte/s");
     row["achieved_after"] = JsonQuantity(level.achieved_after, "byte/s");
-    row["peak"] = level.peak_bytes_per_second > 0 ? JsonQuantity(level.peak_bytes_per_second, "byte/s") : Json(nullptr);
-    row["floor_change"] = level.peak_bytes_per_second > 0 ? JsonQuantity(level.floor_delta_ns, "ns") : Json(nullptr);
-    row["change_at_achieved"] = level.achieved_after > 0 ? JsonQuantity(level.at_achieved_ns, "ns") : Json(nullptr);
+    row["peak"] =
+        level.peak_bytes_per_second > 0 ? JsonQuantity(level.peak_bytes_per_second, "byte/s") : Json(nullptr);
+    row["floor_change"] =
+        level.peak_bytes_per_second > 0 ? JsonQuantity(level.floor_delta_ns, "ns") : Json(nullptr);
+    row["change_at_achieved"] =
+        level.achieved_after > 0 ? JsonQuantity(level.at_achieved_ns, "ns") : Json(nullptr);
     traffic.push_back(row);
   }
   json["traffic"] = traffic;
@@ -271,6 +304,13 @@ Json ComparisonBodyJson(const ProfileComparison& comparison) {
       moved.push_back(m);
     }
     row["moved_metrics"] = moved;
+    Json launch = Json::array();
+    for (const MetricMove& move : pair.launch_changes) {
+      launch.push_back({{"metric", move.metric},
+                        {"before", JsonQuantity(move.before, move.unit)},
+                        {"after", JsonQuantity(move.after, move.unit)}});
+    }
+    row["launch_changes"] = launch;
     row["metric_sets"] = {{"common", pair.metric_sets.common},
                           {"only_before", pair.metric_sets.only_before.size()},
                           {"only_after", pair.metric_sets.only_after.size()}};
@@ -280,10 +320,12 @@ Json ComparisonBodyJson(const ProfileComparison& comparison) {
       f["change"] = std::string(FindingChangeKindName(change.kind));
       f["tool"] = change.tool;
       f["title"] = change.title;
-      f["severity_before"] =
-          change.kind == FindingChangeKind::kNew ? Json(nullptr) : Json(std::string(SeverityName(change.before)));
-      f["severity_after"] = change.kind == FindingChangeKind::kResolved ? Json(nullptr)
-                                                                         : Json(std::string(SeverityName(change.after)));
+      f["severity_before"] = change.kind == FindingChangeKind::kNew
+                                 ? Json(nullptr)
+                                 : Json(std::string(SeverityName(change.before)));
+      f["severity_after"] = change.kind == FindingChangeKind::kResolved
+                                ? Json(nullptr)
+                                : Json(std::string(SeverityName(change.after)));
       f["gain_before"] = JsonQuantity(change.gain_before, "fraction");
       f["gain_after"] = JsonQuantity(change.gain_after, "fraction");
       findings.push_back(f);
@@ -299,11 +341,14 @@ Json ComparisonBodyJson(const ProfileComparison& comparison) {
   return json;
 }
 
-std::string ParameterText(double value) { return FormatNumber(value, kStyle); }
+std::string ParameterText(double value) {
+  return FormatNumber(value, kStyle);
+}
 
 std::string FixedText(const std::map<std::string, double>& fixed) {
   std::string text;
-  for (const auto& [name, value] : fixed) text += (text.empty() ? "" : ", ") + name + " = " + ParameterText(value);
+  for (const auto& [name, value] : fixed)
+    text += (text.empty() ? "" : ", ") + name + " = " + ParameterText(value);
   return text;
 }
 
@@ -313,7 +358,9 @@ double LevelPercent(const RooflineAnalysis& roofline, std::string_view level) {
   return std::nan("");
 }
 
-std::string MaybePercent(double value) { return std::isnan(value) ? "-" : FormatPercent(value, kStyle); }
+std::string MaybePercent(double value) {
+  return std::isnan(value) ? "-" : FormatPercent(value, kStyle);
+}
 
 // One chart per swept metric, one line per series.
 void WriteSweepCharts(TextDocument& doc, const SweepAnalysis& sweep) {
@@ -326,9 +373,12 @@ void WriteSweepCharts(TextDocument& doc, const SweepAnalysis& sweep) {
       {"time", "ns", [](const SweepRow& row) { return row.point.duration_ns; }},
       {"DRAM throughput (% of peak)", "%",
        [](const SweepRow& row) { return LevelPercent(row.point.kernel.roofline, "dram"); }},
-      {"L2 throughput (% of peak)", "%", [](const SweepRow& row) { return LevelPercent(row.point.kernel.roofline, "l2"); }},
-      {"L1 throughput (% of peak)", "%", [](const SweepRow& row) { return LevelPercent(row.point.kernel.roofline, "l1"); }},
-      {"compute (% of peak)", "%", [](const SweepRow& row) { return row.point.kernel.roofline.compute_percent_of_peak; }},
+      {"L2 throughput (% of peak)", "%",
+       [](const SweepRow& row) { return LevelPercent(row.point.kernel.roofline, "l2"); }},
+      {"L1 throughput (% of peak)", "%",
+       [](const SweepRow& row) { return LevelPercent(row.point.kernel.roofline, "l1"); }},
+      {"compute (% of peak)", "%",
+       [](const SweepRow& row) { return row.point.kernel.roofline.compute_percent_of_peak; }},
       {"achieved occupancy (% of maximum warps)", "%",
        [](const SweepRow& row) { return row.point.achieved_occupancy_percent.value_or(std::nan("")); }},
   };
@@ -419,7 +469,8 @@ nlohmann::ordered_json VersionsToJson(const VersionSeries& versions) {
   Json list = Json::array();
   for (size_t i = 0; i < versions.labels.size(); ++i) {
     size_t rank = std::find(versions.ranking.begin(), versions.ranking.end(), i) - versions.ranking.begin();
-    list.push_back({{"label", versions.labels[i]}, {"time", JsonQuantity(versions.total_ns[i], "ns")},
+    list.push_back({{"label", versions.labels[i]},
+                    {"time", JsonQuantity(versions.total_ns[i], "ns")},
                     {"rank", rank + 1}});
   }
   json["versions"] = list;
@@ -432,18 +483,19 @@ nlohmann::ordered_json VersionsToJson(const VersionSeries& versions) {
 
 std::string RenderSweep(const SweepAnalysis& sweep, ReportFormat format) {
   if (format == ReportFormat::kJson) return SweepToJson(sweep).dump(2) + "\n";
-  TextDocument doc(format);
+  TextDocument doc(format, 130);
   size_t points = 0;
   for (const SweepSeries& series : sweep.series) points += series.rows.size();
   doc.Title(fmt::format("kopt explain: sweep of {} over {} profiles", sweep.parameter, points));
   for (const std::string& note : sweep.notes) doc.Bullet(note);
   if (!sweep.best_overall.empty()) doc.Paragraph(sweep.best_overall);
-  doc.Blank();
+  if (!sweep.notes.empty() || !sweep.best_overall.empty()) doc.Blank();
   if (doc.html()) WriteSweepCharts(doc, sweep);
   for (const SweepSeries& series : sweep.series) {
     doc.Heading(series.fixed.empty() ? std::string("Sweep") : "Series: " + FixedText(series.fixed));
     TextTable table;
-    table.rows = {{sweep.parameter, "time", "DRAM", "L2", "L1", "compute", "occupancy", "class", "top finding"}};
+    table.rows = {
+        {sweep.parameter, "time", "DRAM", "L2", "L1", "compute", "occupancy", "class", "top finding"}};
     table.right_aligned = {true, true, true, true, true, true, true, false, false};
     for (size_t i = 0; i < series.rows.size(); ++i) {
       const SweepRow& row = series.rows[i];
@@ -451,8 +503,10 @@ std::string RenderSweep(const SweepAnalysis& sweep, ReportFormat format) {
       table.rows.push_back(
           {ParameterText(row.value) + (i == series.best ? " *" : ""), Duration(row.point.duration_ns),
            MaybePercent(LevelPercent(roofline, "dram")), MaybePercent(LevelPercent(roofline, "l2")),
-           MaybePercent(LevelPercent(roofline, "l1")), FormatPercent(roofline.compute_percent_of_peak, kStyle),
-           row.point.achieved_occupancy_percent ? FormatPercent(*row.point.achieved_occupancy_percent, kStyle) : "-",
+           MaybePercent(LevelPercent(roofline, "l1")),
+           FormatPercent(roofline.compute_percent_of_peak, kStyle),
+           row.point.achieved_occupancy_percent ? FormatPercent(*row.point.achieved_occupancy_percent, kStyle)
+                                                : "-",
            ClassText(roofline), row.top >= 0 ? row.point.kernel.findings[row.top].tool : "-"});
     }
     doc.Table(table);
@@ -539,11 +593,14 @@ std::string ComparisonDigest(const ProfileComparison& comparison, size_t max_ter
                         Duration(before.roofline.duration_ns), Duration(after.roofline.duration_ns),
                         ClassText(before.roofline), ClassText(after.roofline));
     if (pair.attribution.available) {
+      // Each factor by its parts where it has them, else whole; the residual as the report states it.
       std::vector<const AttributionTerm*> terms;
-      for (const AttributionTerm& term : pair.attribution.terms)
-        if (!term.part.empty() || term.factor == "occupancy" || term.factor == "waves" || term.factor == "launch" ||
-            term.factor == "clock")
-          terms.push_back(&term);
+      for (const AttributionTerm& term : pair.attribution.terms) {
+        bool has_parts = std::any_of(
+            pair.attribution.terms.begin(), pair.attribution.terms.end(),
+            [&](const AttributionTerm& other) { return other.factor == term.factor && !other.part.empty(); });
+        if (term.factor != "residual" && (term.part.empty() != has_parts)) terms.push_back(&term);
+      }
       std::stable_sort(terms.begin(), terms.end(), [](const AttributionTerm* a, const AttributionTerm* b) {
         return std::fabs(a->delta_ns) > std::fabs(b->delta_ns);
       });
@@ -552,6 +609,9 @@ std::string ComparisonDigest(const ProfileComparison& comparison, size_t max_ter
         text += fmt::format("  {}: {} → {} ({})\n", term->label, FactorValue(term->before, term->unit),
                             FactorValue(term->after, term->unit), SignedDuration(term->delta_ns));
       }
+      text += fmt::format("  model residual: {} ({} of the change)\n",
+                          SignedDuration(pair.attribution.residual_ns),
+                          FormatFraction(pair.attribution.residual_fraction, kStyle));
     }
     for (const FindingChange& change : pair.findings) {
       if (change.kind == FindingChangeKind::kSame) continue;

@@ -28,8 +28,8 @@ inline constexpr const char* kVersionsSchema = "kopt.versions/1";
 inline constexpr const char* kSweepSchema = "kopt.sweep/1";
 
 // The formats these reports are written in: term, md, json, html.
-inline constexpr std::array<ReportFormat, 4> kComparisonFormats = {ReportFormat::kTerminal, ReportFormat::kMarkdown,
-                                                                   ReportFormat::kJson, ReportFormat::kHtml};
+inline constexpr std::array<ReportFormat, 4> kComparisonFormats = {
+    ReportFormat::kTerminal, ReportFormat::kMarkdown, ReportFormat::kJson, ReportFormat::kHtml};
 
 std::string RenderComparison(const ProfileComparison& comparison, ReportFormat format);
 std::string RenderVersions(const VersionSeries& versions, ReportFormat format);

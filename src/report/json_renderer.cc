@@ -20,7 +20,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json Quantity(double value, std::string_view unit) { return JsonQuantity(value, unit); }
+Json Quantity(double value, std::string_view unit) {
+  return JsonQuantity(value, unit);
+}
 
 // A quantity whose zero means "unknown" (peaks in the spec and the roofline): null then.
 Json KnownQuantity(double value, std::string_view unit) {
@@ -314,6 +316,8 @@ std::unique_ptr<Renderer> MakeJsonRenderer(const RenderOptions& /*options*/) {
   return std::make_unique<JsonRenderer>();
 }
 
-nlohmann::ordered_json KernelDiagnosisToJson(const KernelDiagnosis& kernel) { return KernelJson(kernel); }
+nlohmann::ordered_json KernelDiagnosisToJson(const KernelDiagnosis& kernel) {
+  return KernelJson(kernel);
+}
 
 }  // namespace kopt

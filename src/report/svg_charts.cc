@@ -454,7 +454,7 @@ std::string LineChartSvg(std::string_view title, std::string_view x_label, std::
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#e5e7eb\"/><text x=\"{3}\" y=\"{4}\" "
         "text-anchor=\"end\" font-size=\"11\" fill=\"#374151\">{5}</text>",
         Number(kL), Number(fy(value)), Number(kW - kR), Number(kL - 6), Number(fy(value) + 4),
-        EscapeHtml(y_unit == "%" ? FormatPercent(value, QuantityStyle::kTrimmed)
+        EscapeHtml(y_unit == "%"    ? FormatPercent(value, QuantityStyle::kTrimmed)
                    : y_unit == "ns" ? FormatDuration(value, QuantityStyle::kTrimmed)
                                     : FormatScaled(value, y_unit, QuantityStyle::kTrimmed)));
   }
@@ -467,12 +467,14 @@ std::string LineChartSvg(std::string_view title, std::string_view x_label, std::
   size_t step = std::max<size_t>(1, (ticks.size() + 9) / 10);
   for (size_t i = 0; i < ticks.size(); i += step) {
     if (log_x && !(ticks[i] > 0)) continue;
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#374151\">{}</text>",
-                       Number(fx(ticks[i])), Number(kH - kB + 16),
-                       EscapeHtml(FormatScaled(ticks[i], "", QuantityStyle::kTrimmed)));
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#374151\">{}</text>",
+        Number(fx(ticks[i])), Number(kH - kB + 16),
+        EscapeHtml(FormatScaled(ticks[i], "", QuantityStyle::kTrimmed)));
   }
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{}{}</text>",
-                     Number((kL + kW - kR) / 2), Number(kH - 10), EscapeHtml(x_label), log_x ? " (log scale)" : "");
+                     Number((kL + kW - kR) / 2), Number(kH - 10), EscapeHtml(x_label),
+                     log_x ? " (log scale)" : "");
   for (size_t k = 0; k < series.size(); ++k) {
     const std::string& color = kColors[k % kColors.size()];
     std::string path;
@@ -480,10 +482,11 @@ std::string LineChartSvg(std::string_view title, std::string_view x_label, std::
     for (auto [px, py] : series[k].points) {
       if ((log_x && !(px > 0)) || !std::isfinite(py)) continue;
       path += fmt::format("{}{},{}", path.empty() ? "M" : " L", Number(fx(px)), Number(fy(py)));
-      marks += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>", Number(fx(px)), Number(fy(py)),
-                           color);
+      marks += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>", Number(fx(px)),
+                           Number(fy(py)), color);
     }
-    svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>{}", path, color, marks);
+    svg +=
+        fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>{}", path, color, marks);
     svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>", Number(kW - kR + 10),
                        Number(kT + 14 + 16 * static_cast<double>(k)), color, EscapeHtml(series[k].name));
   }

@@ -111,7 +111,8 @@ void TextDocument::Table(const TextTable& table) {
       for (size_t c = 0; c < table.rows[r].size(); ++c) {
         bool numeric = c < table.right_aligned.size() && table.right_aligned[c];
         const char* tag = r == 0 ? "th" : "td";
-        out_ += fmt::format("<{}{}>{}</{}>", tag, numeric ? " class=\"n\"" : "", Clean(table.rows[r][c]), tag);
+        out_ +=
+            fmt::format("<{}{}>{}</{}>", tag, numeric ? " class=\"n\"" : "", Clean(table.rows[r][c]), tag);
       }
       out_ += "</tr>\n";
     }
