@@ -53,6 +53,10 @@ struct GenerationRequest {
   // highest ranked first; empty when the parent was not profiled. The builtin
   // generator's moves follow them (agents/tuning_moves.h).
   std::vector<std::string> finding_ids;
+  // Optimize: what the parent's own change did, the profile diff of the parent
+  // against its parent (report/comparison_renderer.h ComparisonDigest); empty
+  // when either was not profiled.
+  std::string last_change_text;
   std::optional<double> reference_time_seconds;
   std::optional<double> parent_time_seconds;
   std::optional<double> best_time_seconds;

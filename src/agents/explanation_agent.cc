@@ -20,11 +20,14 @@ Result<RenderedPrompt> RenderTemplate(const std::string& directory, std::string_
   return RenderPrompt(prompt_template, values);
 }
 
-Result<ExplainPrompts> LoadPrompts(const std::string& directory, const std::string& digest) {
+Result<ExplainPrompts> LoadPrompts(const std::string& directory, std::string_view family,
+                                   const std::string& digest) {
   ExplainPrompts prompts;
-  KOPT_ASSIGN_OR_RETURN(prompts.system, RenderTemplate(directory, "explain/system", {}));
-  KOPT_ASSIGN_OR_RETURN(prompts.user, RenderTemplate(directory, "explain/user", {{"digest", digest}}));
-  KOPT_ASSIGN_OR_RETURN(prompts.regenerate, LoadPromptTemplate(directory, "explain/regenerate"));
+  KOPT_ASSIGN_OR_RETURN(prompts.system, RenderTemplate(directory, fmt::format("{}/system", family), {}));
+  KOPT_ASSIGN_OR_RETURN(prompts.user,
+                        RenderTemplate(directory, fmt::format("{}/user", family), {{"digest", digest}}));
+  KOPT_ASSIGN_OR_RETURN(prompts.regenerate,
+                        LoadPromptTemplate(directory, fmt::format("{}/regenerate", family)));
   return prompts;
 }
 
@@ -87,8 +90,12 @@ std::string UnsupportedClaimList(const std::vector<NumericClaim>& claims) {
 }
 
 Narrative ExplanationAgent::Explain(const DigestInputs& inputs) {
-  std::string digest = RenderEvidenceDigest(inputs);
-  Result<ExplainPrompts> prompts = LoadPrompts(options_.prompt_directory, digest);
+  return ExplainDigest("explain", RenderEvidenceDigest(inputs), BuildEvidenceSet(inputs));
+}
+
+Narrative ExplanationAgent::ExplainDigest(std::string_view family, const std::string& digest,
+                                          const EvidenceSet& evidence) {
+  Result<ExplainPrompts> prompts = LoadPrompts(options_.prompt_directory, family, digest);
   if (!prompts.ok()) return Missing("no LLM narrative: prompt templates: " + prompts.status().message());
   llm::ChatRequest request;
   request.model = options_.model;
@@ -96,7 +103,7 @@ Narrative ExplanationAgent::Explain(const DigestInputs& inputs) {
   request.messages = {{llm::Role::kUser, prompts->user.text}};
   request.temperature = options_.temperature;
   request.max_tokens = options_.max_tokens;
-  request.purpose = "explain";
+  request.purpose = std::string(family);
   Result<llm::ChatResponse> response = client_.Complete(request);
   if (!response.ok()) return Missing("no LLM narrative: " + response.status().message());
   Result<std::string> answer = AnswerText(*response);
@@ -105,7 +112,6 @@ Narrative ExplanationAgent::Explain(const DigestInputs& inputs) {
   Narrative narrative;
   narrative.templates = {UseOf(prompts->system.record), UseOf(prompts->user.record)};
   Account(*response, narrative);
-  EvidenceSet evidence = BuildEvidenceSet(inputs);
   Finish(*answer, evidence, narrative);
   if (narrative.UnsupportedCount() == 0) return narrative;
 
@@ -119,7 +125,7 @@ Narrative ExplanationAgent::Explain(const DigestInputs& inputs) {
   narrative.templates.push_back(UseOf(regenerate->record));
   request.messages.push_back({llm::Role::kAssistant, *answer});
   request.messages.push_back({llm::Role::kUser, regenerate->text});
-  request.purpose = "explain-regenerate";
+  request.purpose = std::string(family) + "-regenerate";
   narrative.regenerated = true;
   Result<llm::ChatResponse> second = client_.Complete(request);
   Result<std::string> second_answer =

@@ -40,6 +40,11 @@ class ExplanationAgent {
       : client_(client), options_(std::move(options)) {}
 
   Narrative Explain(const DigestInputs& inputs);
+  // The same protocol over any deterministic digest: prompts <family>/system,
+  // <family>/user ({{digest}}) and <family>/regenerate; every number of the
+  // answer checked against `evidence` (`kopt diff --llm`: family "diff", the
+  // comparison's report as digest and its numbers as evidence).
+  Narrative ExplainDigest(std::string_view family, const std::string& digest, const EvidenceSet& evidence);
 
  private:
   llm::ChatClient& client_;

@@ -151,3 +151,37 @@ TEST_F(ExplanationAgentTest, MissingTemplatesAreAReasonNotACall) {
 
 }  // namespace
 }  // namespace kopt::agents
+
+namespace kopt::agents {
+namespace {
+
+// `kopt diff --llm`: the same protocol over a comparison's report, prompts diff/*.
+TEST(ExplainDigestTest, ChecksEveryNumberAgainstTheDigestAndRegeneratesOnce) {
+  const std::string digest = "time 500 µs → 152 µs (−348 µs); residual 1.2% of the change; DRAM 2.1 TB/s";
+  EvidenceSet evidence;
+  evidence.AddNumbersIn("diff report", digest);
+  ScriptedChatClient client;
+  client.Answer("## What changed\nThe time fell from 500 µs to 152 µs, 9.9× faster.");
+  client.Answer("## What changed\nThe time fell from 500 µs to 152 µs; DRAM ran at 2.1 TB/s.");
+  Narrative narrative = ExplanationAgent(client, Options()).ExplainDigest("diff", digest, evidence);
+  ASSERT_TRUE(narrative.present()) << narrative.missing_reason;
+  EXPECT_TRUE(narrative.regenerated);
+  ASSERT_EQ(narrative.first_attempt_unsupported.size(), 1u);
+  EXPECT_EQ(narrative.first_attempt_unsupported[0], "9.9×");
+  EXPECT_EQ(narrative.UnsupportedCount(), 0u);
+  ASSERT_EQ(client.requests.size(), 2u);
+  EXPECT_EQ(client.requests[0].purpose, "diff");
+  EXPECT_NE(client.requests[0].messages[0].content.find(digest), std::string::npos);
+  EXPECT_EQ(narrative.templates[0].id, "diff/system");
+  EXPECT_EQ(narrative.templates[2].id, "diff/regenerate");
+}
+
+TEST(ExplainDigestTest, MissingPromptFamilyIsAReason) {
+  ScriptedChatClient client;
+  Narrative narrative = ExplanationAgent(client, Options()).ExplainDigest("nonexistent", "x", EvidenceSet{});
+  EXPECT_FALSE(narrative.present());
+  EXPECT_NE(narrative.missing_reason.find("prompt templates"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kopt::agents

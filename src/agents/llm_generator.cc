@@ -30,6 +30,7 @@ Result<ProgrammerRequest> LlmGenerator::BuildRequest(const GenerationRequest& re
       input.previous_time_seconds = request.parent_time_seconds;
       input.best_time_seconds = request.best_time_seconds;
       input.memory_notes = request.memory_notes;
+      input.last_change_text = request.last_change_text;
       return BuildOptimizeRequest(prompt_directory_, task_, input);
     }
   }

@@ -130,11 +130,15 @@ Result<ProgrammerRequest> BuildOptimizeRequest(const std::string& prompt_directo
                                                const ProgrammerTask& task, const OptimizeInput& input) {
   if (input.previous_source.empty()) return InvalidInput("optimize prompt: the previous source is empty");
   std::string feedback = input.feedback_text.empty() ? "(no analysis available)" : input.feedback_text;
-  return BuildRequest(prompt_directory, task, "optimize",
-                      {{"previous_source", input.previous_source},
-                       {"feedback", feedback},
-                       {"timing", TimingText(input)},
-                       {"memory_notes", NotesText(input.memory_notes)}});
+  return BuildRequest(
+      prompt_directory, task, "optimize",
+      {{"previous_source", input.previous_source},
+       {"feedback", feedback},
+       {"timing", TimingText(input)},
+       {"memory_notes", NotesText(input.memory_notes)},
+       {"last_change", input.last_change_text.empty()
+                           ? "(no profile diff: this is the first change, or a side was not profiled)"
+                           : input.last_change_text}});
 }
 
 }  // namespace kopt::agents

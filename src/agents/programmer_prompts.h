@@ -59,6 +59,9 @@ struct OptimizeInput {
   std::optional<double> previous_time_seconds;
   std::optional<double> best_time_seconds;  // best candidate so far
   std::vector<std::string> memory_notes;    // "tried X: result", oldest first
+  // What the previous source's own change did: the profile diff against its
+  // parent (report/comparison_renderer.h ComparisonDigest); empty: none.
+  std::string last_change_text;
 };
 
 struct ProgrammerRequest {

@@ -8,6 +8,7 @@
 #include "analysis/diagnose.h"
 #include "analysis/tool_config.h"
 #include "app/explain_llm.h"
+#include "app/explain_series.h"
 #include "core/file_io.h"
 #include "core/text.h"
 #include "profile/profile_loader.h"
@@ -40,6 +41,7 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
 
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
                   std::ostream& log) {
+  if (IsSeriesRequest(options)) return RunExplainSeries(options, runner, out, log);
   KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kExplainFormats));
   const GpuSpec* gpu = nullptr;
   if (!options.gpu.empty()) {

@@ -54,6 +54,13 @@ struct ExplainOptions {
   std::string llm_config_path;  // TOML with an [llm] table (docs/llm.md); empty: environment only
   std::string llm_record_path;  // record every exchange to this transcript
   std::string llm_replay_path;  // answer from this transcript only (no network, no key)
+  // Many profiles (app/explain_series.h, docs/diff.md): more targets after the
+  // first (versions of one operation, ranked; or the points of a sweep), and
+  // the swept parameter's name (a directory, glob or multi-kernel export is a
+  // sweep then).
+  std::vector<std::string> more_targets;
+  std::string sweep;              // --sweep NAME; empty: no sweep
+  std::string sweep_values_path;  // --sweep-values FILE: CSV sidecar (default DIR/sweep.csv when present)
 };
 
 // `log` receives the --verbose lines of the llm layer (already redacted) and

@@ -131,4 +131,17 @@ void AddNarrative(const Profile& profile, const KernelSource& source, const LlmS
   diagnosis.narrative = agents::ExplanationAgent(*session.client(), options).Explain(inputs);
 }
 
+Narrative NarrateDigest(const LlmSession& session, std::string_view family, const std::string& digest) {
+  if (!session.client()) {
+    Narrative narrative;
+    narrative.missing_reason = session.failure();
+    return narrative;
+  }
+  agents::EvidenceSet evidence;
+  evidence.AddNumbersIn(std::string(family) + " report", digest);
+  agents::ExplanationOptions options;
+  options.prompt_directory = session.prompt_directory();
+  return agents::ExplanationAgent(*session.client(), options).ExplainDigest(family, digest, evidence);
+}
+
 }  // namespace kopt

@@ -64,6 +64,12 @@ void AddCheckedHypotheses(const agents::HypothesisSet& predictions, Diagnosis& d
 void AddNarrative(const Profile& profile, const KernelSource& source, const LlmSession& session,
                   Diagnosis& diagnosis);
 
+// The checked narrative of a deterministic report that is not a Diagnosis
+// (`kopt diff --llm`, sweeps, versions): prompts <family>/{system,user,regenerate};
+// the evidence is every number `digest` states. Never fails: a missing
+// client or a bad answer is the Narrative's missing_reason.
+Narrative NarrateDigest(const LlmSession& session, std::string_view family, const std::string& digest);
+
 // A LogSink that writes "kopt: <line>" lines to a stream (the llm layer starts its lines with "llm: ").
 class StreamLogSink : public llm::LogSink {
  public:

@@ -11,11 +11,13 @@
 #include "agents/llm_generator.h"
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
+#include "analysis/profile_comparison.h"
 #include "core/file_io.h"
 #include "harness/tunable_sidecar.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
 #include "optimize/optimization_loop.h"
+#include "report/comparison_renderer.h"
 #include "report/optimize_renderer.h"
 #include "report/raw_metrics_renderer.h"
 #include "report/renderer.h"
@@ -197,6 +199,11 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
     return MakeRenderer(ReportFormat::kFeedback, RenderOptions{})->Render(diagnosis);
   };
   loop.render_raw_metrics = [](const Profile& profile) { return RenderRawMetricTable(profile); };
+  loop.render_change = [](const Profile& parent, const Profile& node) {
+    Result<ProfileComparison> comparison = CompareProfiles(parent, node, ComparisonOptions{});
+    return comparison.ok() ? ComparisonDigest(*comparison, 6)
+                           : "(no profile diff: " + comparison.status().message() + ")";
+  };
   if (!options.quiet && environment.progress != nullptr) {
     std::ostream* progress = environment.progress;
     loop.progress = [progress](const OptimizeProgress& line) {

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "app/bench.h"
+#include "app/diff.h"
 #include "app/explain.h"
 #include "app/gpus.h"
 #include "app/optimize.h"
@@ -38,8 +39,16 @@ bool ColorWanted() {
 
 std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std::string>& program_argv) {
   auto options = std::make_shared<ExplainOptions>();
-  command.add_option("target", options->target,
-                     "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file");
+  auto targets = std::make_shared<std::vector<std::string>>();
+  command.add_option(
+      "target", *targets,
+      "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file; several "
+      "(versions of one operation, ranked), or a directory / glob / multi-kernel export with --sweep");
+  command.add_option("--sweep", options->sweep,
+                     "Treat the profiles as a sweep of parameter NAME (values from file names NAME=VALUE, "
+                     "a sweep.csv sidecar, or the launch configuration: block, grid)");
+  command.add_option("--sweep-values", options->sweep_values_path,
+                     "CSV sidecar of the sweep: a file (or launch) column and parameter columns");
   command
       .add_option("--format,-f", options->format,
                   "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent)")
@@ -84,8 +93,12 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "explain examples/profiles/h200/uncoalesced_loads/raw.csv\n"
       "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096\n"
       "  kopt explain raw.csv --llm --llm-config llm.toml");
-  return [options, &program_argv]() {
+  return [options, targets, &program_argv]() {
     options->program_argv = program_argv;
+    if (!targets->empty()) {
+      options->target = targets->front();
+      options->more_targets.assign(targets->begin() + 1, targets->end());
+    }
     if (options->target.empty() && options->program_argv.empty()) {
       return InvalidInput("explain needs a TARGET (a profile, a .cu file) or a program after --");
     }
@@ -100,6 +113,43 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
     options->color = ColorWanted();
     auto runner = MakeSystemCommandRunner();
     return RunExplain(*options, *runner, std::cout);
+  };
+}
+
+std::function<Status()> DeclareDiff(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<DiffOptions>();
+  command.add_option("before", options->before, "The profile before the change (anything explain accepts)")
+      ->required();
+  command.add_option("after", options->after, "The profile after the change")->required();
+  command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
+      ->capture_default_str();
+  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
+  command.add_option(
+      "--pair", options->pairs,
+      "Pair kernels by hand: BEFORE=AFTER, each a name regex or #N (launch index from 0); repeatable");
+  command.add_option("--metrics", options->moved_metrics, "Moved metrics listed per pair")
+      ->capture_default_str();
+  command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
+  command.add_option("--config", options->config_path, "Tool configuration (TOML): threshold overrides");
+  command.add_flag("--verbose,-v", options->verbose, "With --llm: log every LLM call to stderr");
+  command.add_flag("--llm", options->llm,
+                   "Add a narrative written by an LLM, every number checked against the comparison");
+  command.add_option("--llm-config", options->llm_config_path, "LLM configuration (TOML, [llm] table)");
+  auto* record = command.add_option("--llm-record", options->llm_record_path, "Record every LLM exchange");
+  command.add_option("--llm-replay", options->llm_replay_path, "Answer LLM calls from this transcript only")
+      ->excludes(record);
+  command.footer(
+      "Examples:\n  kopt diff before.csv after.csv\n  kopt diff ref/raw.csv cand/raw.csv -f html -o "
+      "diff.html\n"
+      "  kopt diff a.csv b.csv --pair 'reduce_pass1=#0'");
+  return [options]() {
+    bool llm_options = !options->llm_config_path.empty() || !options->llm_record_path.empty() ||
+                       !options->llm_replay_path.empty();
+    if (llm_options && !options->llm)
+      return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
+    auto runner = MakeSystemCommandRunner();
+    return RunDiff(*options, *runner, std::cout, std::cerr);
   };
 }
 
@@ -344,7 +394,13 @@ const std::vector<Command>& CommandTable() {
       {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat",
        DeclareOptimize},
       {"report", "Render a stored kopt optimize run", DeclareReport},
+<<<<<<< HEAD
       {"task", "Task tools: import-kernelbench (KernelBench problems as kopt tasks)", DeclareTask},
+||||||| 9de6499
+=======
+      {"diff", "Explain what changed between two profiles: time attributed to its causes, findings",
+       DeclareDiff},
+>>>>>>> wp-14
   };
   return kCommands;
 }

@@ -189,6 +189,8 @@ class OptimizationRun {
   std::unique_ptr<SearchPolicy> policy_;
   std::vector<std::unique_ptr<MeasureSession>> sessions_;
   std::unique_ptr<CandidateProfiler> profiler_;
+  // The profiles this process collected, by node: the parent side of a node's change_text.
+  std::map<NodeId, std::shared_ptr<const Profile>> profiles_;
   RunState state_;
   std::map<NodeId, std::string> sources_;  // node → source (cache of candidates/<hash>.cu)
   std::string reference_source_;
@@ -423,6 +425,7 @@ agents::GenerationRequest OptimizationRun::BuildRequest(NodeId node) const {
   if (request.mode == GenerationMode::kOptimize) {
     request.feedback_text = parent_record.feedback_text;
     request.finding_ids = parent_record.finding_ids;
+    request.last_change_text = parent_record.change_text;
     if (request.feedback_text.empty() && settings_.feedback != FeedbackMode::kNone &&
         !parent_record.profile_note.empty()) {
       request.feedback_text = "(no profile: " + parent_record.profile_note + ")";
@@ -480,6 +483,17 @@ void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_
     profiled.feedback_text = environment_.render_raw_metrics(*profile);
   }
   WriteNodeArtifact(node, "feedback.txt", profiled.feedback_text);
+  // What the node's change did: its profile against its parent's, when that one was profiled.
+  auto shared = std::make_shared<const Profile>(std::move(*profile));
+  profiles_[node] = shared;
+  std::optional<NodeId> parent = state_.tree.node(node).parent;
+  if (environment_.render_change && parent) {
+    auto parent_profile = profiles_.find(*parent);
+    if (parent_profile != profiles_.end()) {
+      profiled.change_text = environment_.render_change(*parent_profile->second, *shared);
+      WriteNodeArtifact(node, "change.txt", profiled.change_text);
+    }
+  }
 }
 
 void OptimizationRun::RememberOutcome(NodeId node) {

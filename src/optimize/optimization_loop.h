@@ -67,6 +67,9 @@ struct OptimizeEnvironment {
   // raw metric table of a profile: app/ supplies them (report/ is above).
   std::function<std::string(const Diagnosis&)> render_feedback;
   std::function<std::string(const Profile&)> render_raw_metrics;
+  // The profile diff of a node against its parent (both profiled), for its
+  // optimize children's prompt and the report; unset: none is made.
+  std::function<std::string(const Profile& parent, const Profile& node)> render_change;
   std::function<void(const OptimizeProgress&)> progress;  // may be empty
   std::function<double()> now_seconds;  // monotonic clock (s); empty: std::chrono::steady_clock
 };

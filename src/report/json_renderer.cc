@@ -8,16 +8,20 @@
 #include "report/summary.h"
 
 namespace kopt {
+
+nlohmann::ordered_json JsonQuantity(double value, std::string_view unit) {
+  nlohmann::ordered_json quantity;
+  quantity["value"] = std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+  quantity["unit"] = std::string(unit);
+  return quantity;
+}
+
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-// {"value": v, "unit": "u"}; a non-finite value is written as null.
 Json Quantity(double value, std::string_view unit) {
-  Json quantity;
-  quantity["value"] = std::isfinite(value) ? Json(value) : Json(nullptr);
-  quantity["unit"] = std::string(unit);
-  return quantity;
+  return JsonQuantity(value, unit);
 }
 
 // A quantity whose zero means "unknown" (peaks in the spec and the roofline): null then.
@@ -310,6 +314,10 @@ nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis) {
 
 std::unique_ptr<Renderer> MakeJsonRenderer(const RenderOptions& /*options*/) {
   return std::make_unique<JsonRenderer>();
+}
+
+nlohmann::ordered_json KernelDiagnosisToJson(const KernelDiagnosis& kernel) {
+  return KernelJson(kernel);
 }
 
 }  // namespace kopt

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "analysis/diagnosis.h"
 
@@ -13,5 +14,11 @@ namespace kopt {
 
 // The whole document: schema_version, tool, version, source, device, kernels, notes.
 nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis);
+
+// One kernel of the document (its "kernels" entry).
+nlohmann::ordered_json KernelDiagnosisToJson(const KernelDiagnosis& kernel);
+
+// {"value": v, "unit": "u"}; a non-finite value is written as null.
+nlohmann::ordered_json JsonQuantity(double value, std::string_view unit);
 
 }  // namespace kopt

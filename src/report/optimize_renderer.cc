@@ -6,6 +6,7 @@
 
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
+#include "core/text.h"
 #include "core/text_diff.h"
 #include "report/markup_escape.h"
 #include "report/text_table.h"
@@ -121,14 +122,23 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
     table.rows.push_back({"node", "mode", "time", "speedup", "acted on", "change", "reason"});
     for (size_t step = 1; step < path.size(); ++step) {
       const SearchNode& node = state.tree.node(path[step]);
-      DiffStatistics changed = CountChangedLines(SourceFor(input, path[step - 1]), SourceFor(input, path[step]));
-      table.rows.push_back({fmt::format("n{}", node.id), std::string(GenerationModeName(node.mode)), Time(node.time_s),
-                            Speedup(state, node), SanitizeForTerminal(FindingActedOn(state, node)),
+      DiffStatistics changed =
+          CountChangedLines(SourceFor(input, path[step - 1]), SourceFor(input, path[step]));
+      table.rows.push_back({fmt::format("n{}", node.id), std::string(GenerationModeName(node.mode)),
+                            Time(node.time_s), Speedup(state, node),
+                            SanitizeForTerminal(FindingActedOn(state, node)),
                             fmt::format("+{} -{} lines", changed.added_lines, changed.removed_lines),
                             SanitizeForTerminal(state.record(node.id).reason)});
     }
     for (const std::string& line : AlignedTableLines(table, {2, 120, false})) out += line + "\n";
     out += "\n";
+    for (size_t step = 1; step < path.size(); ++step) {
+      const std::string& change = state.record(path[step]).change_text;
+      if (change.empty()) continue;
+      out += fmt::format("What n{}'s change did (profile diff against n{}):\n", path[step], path[step - 1]);
+      for (std::string_view line : SplitLines(change)) out += "  " + SanitizeForTerminal(line) + "\n";
+      out += "\n";
+    }
   }
   Counts counts = CountNodes(state);
   out += fmt::format("Evaluations ({}): {}\n", counts.total, CountsText(counts));
@@ -137,8 +147,9 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
   for (const SearchNode& node : state.tree.nodes()) {
     if (!node.parent) continue;
     const NodeRecord& record = state.record(node.id);
-    nodes.rows.push_back({fmt::format("n{}", node.id), ParentText(node), std::string(GenerationModeName(node.mode)),
-                          StatusText(node), Time(node.verified() ? node.time_s : 0), Speedup(state, node),
+    nodes.rows.push_back({fmt::format("n{}", node.id), ParentText(node),
+                          std::string(GenerationModeName(node.mode)), StatusText(node),
+                          Time(node.verified() ? node.time_s : 0), Speedup(state, node),
                           SanitizeForTerminal(record.message.empty() ? record.reason : record.message)});
   }
   for (const std::string& line : AlignedTableLines(nodes, {2, 120, false})) out += line + "\n";
@@ -165,6 +176,9 @@ std::string RenderMarkdown(const OptimizeReportInput& input) {
              ". Reason: " + EscapeMarkdown(state.record(node.id).reason) + "\n\n";
       std::string diff = StepDiff(input, path[step - 1], path[step]);
       if (!diff.empty()) out += "~~~~diff\n" + diff + "~~~~\n\n";
+      const std::string& change = state.record(path[step]).change_text;
+      if (!change.empty())
+        out += "What the change did (profile diff against its parent):\n\n~~~~text\n" + change + "~~~~\n\n";
     }
   }
   Counts counts = CountNodes(state);
@@ -173,10 +187,10 @@ std::string RenderMarkdown(const OptimizeReportInput& input) {
   for (const SearchNode& node : state.tree.nodes()) {
     if (!node.parent) continue;
     const NodeRecord& record = state.record(node.id);
-    out += fmt::format(
-        "| n{} | {} | {} | {} | {} | {} | {} |\n", node.id, ParentText(node), GenerationModeName(node.mode),
-        StatusText(node), Time(node.verified() ? node.time_s : 0), Speedup(state, node),
-        MarkdownCode(Truncate(record.message.empty() ? record.reason : record.message, 120)));
+    out += fmt::format("| n{} | {} | {} | {} | {} | {} | {} |\n", node.id, ParentText(node),
+                       GenerationModeName(node.mode), StatusText(node),
+                       Time(node.verified() ? node.time_s : 0), Speedup(state, node),
+                       MarkdownCode(Truncate(record.message.empty() ? record.reason : record.message, 120)));
   }
   for (const std::string& note : state.notes) out += "\n> " + EscapeMarkdown(note) + "\n";
   return out;
@@ -198,7 +212,8 @@ json RenderJsonDocument(const OptimizeReportInput& input) {
                         {"speedup", Quantity(state.reference_time_s / node.time_s, "ratio")},
                         {"acted_on", FindingActedOn(state, node)},
                         {"reason", state.record(node.id).reason},
-                        {"diff", StepDiff(input, best_path[step - 1], best_path[step])}});
+                        {"diff", StepDiff(input, best_path[step - 1], best_path[step])},
+                        {"profile_diff", state.record(best_path[step]).change_text}});
   }
   std::optional<NodeId> best = state.tree.BestNode();
   json document = {{"schema", kOptimizeReportSchema},

@@ -314,6 +314,11 @@ std::string NoPointNote(const RooflineAnalysis& roofline) {
 }  // namespace
 
 std::string RooflineSvg(const RooflineAnalysis& roofline, std::string_view chart_id) {
+  return RooflineShiftSvg(nullptr, roofline, chart_id);
+}
+
+std::string RooflineShiftSvg(const RooflineAnalysis* before, const RooflineAnalysis& roofline,
+                             std::string_view chart_id) {
   std::vector<Slope> slopes = SlopesOf(roofline);
   std::vector<Ceiling> ceilings = CeilingsOf(roofline);
   if (slopes.empty() && ceilings.empty()) {
@@ -321,7 +326,11 @@ std::string RooflineSvg(const RooflineAnalysis& roofline, std::string_view chart
            "device.</p>";
   }
   std::vector<KernelPoint> points = PointsOf(roofline);
-  auto [x, y] = MakeAxes(slopes, ceilings, points);
+  std::vector<KernelPoint> old_points;
+  if (before) old_points = PointsOf(*before);
+  std::vector<KernelPoint> all_points = points;
+  all_points.insert(all_points.end(), old_points.begin(), old_points.end());
+  auto [x, y] = MakeAxes(slopes, ceilings, all_points);
   std::string clip_id = "clip-" + EscapeHtml(chart_id);
   double top_ceiling = ceilings.empty() ? 0 : ceilings.front().per_second;
   double fastest_slope = 0;
@@ -331,15 +340,34 @@ std::string RooflineSvg(const RooflineAnalysis& roofline, std::string_view chart
       "aria-label=\"Roofline chart\" {2}><title>Roofline: arithmetic intensity against FLOP/s</title>",
       kWidth, kHeight, kFont);
   svg += fmt::format(
-      "<defs><clipPath id=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath></defs>",
-      clip_id, Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
-      Number(kHeight - kTop - kBottom));
+      "<defs><clipPath id=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath>"
+      "<marker id=\"arrow-{}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"8\" "
+      "markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" "
+      "fill=\"#111827\"/></marker></defs>",
+      clip_id, Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight), Number(kHeight - kTop - kBottom),
+      EscapeHtml(chart_id));
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>" + GridAndTicks(x, y);
   svg += SlopeLines(slopes, top_ceiling, x, y, clip_id);
   svg += CeilingLines(ceilings, fastest_slope, x, y);
   std::vector<std::pair<double, double>> avoid;
   if (!points.empty()) avoid.push_back(PointPixel(points.front(), x, y));
+  if (!old_points.empty()) avoid.push_back(PointPixel(old_points.front(), x, y));
   svg += SlopeLabels(slopes, top_ceiling, x, y, avoid);
+  if (!old_points.empty() && !points.empty()) {
+    auto [bx, by] = PointPixel(old_points.front(), x, y);
+    auto [ax, ay] = PointPixel(points.front(), x, y);
+    svg += fmt::format(
+        "<g {}><circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#fff\" stroke=\"#6b7280\" stroke-width=\"2\"/>"
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#6b7280\" {}>before</text>",
+        kFont, Number(bx), Number(by), Number(bx), Number(by - 12), kHalo);
+    if (std::hypot(ax - bx, ay - by) > 12) {
+      svg += fmt::format(
+          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#111827\" stroke-width=\"2\" "
+          "marker-end=\"url(#arrow-{})\"/>",
+          Number(bx), Number(by), Number(ax), Number(ay), EscapeHtml(chart_id));
+    }
+    svg += "</g>";
+  }
   svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y);
   return svg + "</svg>";
 }
@@ -379,6 +407,89 @@ std::string StallBarsSvg(const std::vector<StallReason>& stalls, size_t max_bars
       "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"#6b7280\">100% of stall "
       "cycles</text>",
       Number(kLabelWidth + bar_space), Number(axis_y));
+  return svg + "</svg>";
+}
+
+}  // namespace kopt
+
+namespace kopt {
+
+std::string LineChartSvg(std::string_view title, std::string_view x_label, std::string_view y_unit,
+                         const std::vector<LineSeries>& series, bool log_x, std::optional<double> y_max) {
+  static const std::vector<std::string> kColors = {"#1d4ed8", "#b91c1c", "#15803d", "#a16207",
+                                                   "#7c3aed", "#0891b2", "#be185d", "#4b5563"};
+  constexpr double kW = 760, kH = 300, kL = 84, kR = 150, kT = 30, kB = 46;
+  double x_low = 1e300, x_high = -1e300, y_high = 0;
+  for (const LineSeries& line : series) {
+    for (auto [px, py] : line.points) {
+      if (log_x && !(px > 0)) continue;
+      if (!std::isfinite(px) || !std::isfinite(py)) continue;
+      x_low = std::min(x_low, px);
+      x_high = std::max(x_high, px);
+      y_high = std::max(y_high, py);
+    }
+  }
+  if (!(x_high >= x_low)) return "";
+  if (y_max) y_high = std::max(y_high, *y_max);
+  if (!(y_high > 0)) y_high = 1;
+  y_high *= 1.05;
+  auto fx = [&](double v) {
+    double a = log_x ? std::log10(x_low) : x_low, b = log_x ? std::log10(x_high) : x_high;
+    double t = log_x ? std::log10(v) : v;
+    double fraction = b > a ? (t - a) / (b - a) : 0.5;
+    return kL + fraction * (kW - kL - kR);
+  };
+  auto fy = [&](double v) { return kH - kB - (v / y_high) * (kH - kT - kB); };
+  std::string svg = fmt::format(
+      "<svg class=\"chart sweep\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
+      "aria-label=\"{2}\" {3}><title>{2}</title><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>",
+      kW, kH, EscapeHtml(title), kFont);
+  svg += fmt::format("<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{}</text>", Number(kL),
+                     EscapeHtml(title));
+  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#9ca3af\"/>",
+                     Number(kL), Number(kT), Number(kW - kL - kR), Number(kH - kT - kB));
+  for (int tick = 0; tick <= 4; ++tick) {
+    double value = y_high * tick / 4;
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#e5e7eb\"/><text x=\"{3}\" y=\"{4}\" "
+        "text-anchor=\"end\" font-size=\"11\" fill=\"#374151\">{5}</text>",
+        Number(kL), Number(fy(value)), Number(kW - kR), Number(kL - 6), Number(fy(value) + 4),
+        EscapeHtml(y_unit == "%"    ? FormatPercent(value, QuantityStyle::kTrimmed)
+                   : y_unit == "ns" ? FormatDuration(value, QuantityStyle::kTrimmed)
+                                    : FormatScaled(value, y_unit, QuantityStyle::kTrimmed)));
+  }
+  // x ticks at the distinct x values of the first series (at most 10).
+  std::vector<double> ticks;
+  for (const LineSeries& line : series)
+    for (auto [px, py] : line.points) ticks.push_back(px);
+  std::sort(ticks.begin(), ticks.end());
+  ticks.erase(std::unique(ticks.begin(), ticks.end()), ticks.end());
+  size_t step = std::max<size_t>(1, (ticks.size() + 9) / 10);
+  for (size_t i = 0; i < ticks.size(); i += step) {
+    if (log_x && !(ticks[i] > 0)) continue;
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#374151\">{}</text>",
+        Number(fx(ticks[i])), Number(kH - kB + 16),
+        EscapeHtml(FormatScaled(ticks[i], "", QuantityStyle::kTrimmed)));
+  }
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{}{}</text>",
+                     Number((kL + kW - kR) / 2), Number(kH - 10), EscapeHtml(x_label),
+                     log_x ? " (log scale)" : "");
+  for (size_t k = 0; k < series.size(); ++k) {
+    const std::string& color = kColors[k % kColors.size()];
+    std::string path;
+    std::string marks;
+    for (auto [px, py] : series[k].points) {
+      if ((log_x && !(px > 0)) || !std::isfinite(py)) continue;
+      path += fmt::format("{}{},{}", path.empty() ? "M" : " L", Number(fx(px)), Number(fy(py)));
+      marks += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>", Number(fx(px)),
+                           Number(fy(py)), color);
+    }
+    svg +=
+        fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>{}", path, color, marks);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>", Number(kW - kR + 10),
+                       Number(kT + 14 + 16 * static_cast<double>(k)), color, EscapeHtml(series[k].name));
+  }
   return svg + "</svg>";
 }
 

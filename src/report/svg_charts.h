@@ -5,6 +5,7 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,22 @@ namespace kopt {
 // the page (it names the clip path). Returns a short <p> explaining why when
 // no ceiling is known.
 std::string RooflineSvg(const RooflineAnalysis& roofline, std::string_view chart_id);
+
+// The roofline of `after` with `before`'s point (hollow, "before") and an
+// arrow from it to after's point (the DRAM intensities); before may be
+// nullptr (then this is RooflineSvg). Ceilings are after's.
+std::string RooflineShiftSvg(const RooflineAnalysis* before, const RooflineAnalysis& after,
+                             std::string_view chart_id);
+
+// A line chart: one line per series over the same x parameter, points marked;
+// a logarithmic x axis when `log_x` (values must be positive), linear y from 0.
+// Labels are escaped.
+struct LineSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;  // (x, y), sorted by x
+};
+std::string LineChartSvg(std::string_view title, std::string_view x_label, std::string_view y_unit,
+                         const std::vector<LineSeries>& series, bool log_x, std::optional<double> y_max);
 
 // Horizontal bars of the stall reasons' shares of stall cycles, largest
 // first, at most `max_bars` (all when 0), each labelled with its share and

@@ -41,7 +41,8 @@ json RecordToJson(const NodeRecord& record) {
               {"top_finding", record.top_finding},
               {"finding_ids", record.finding_ids},
               {"feedback_text", record.feedback_text},
-              {"profile_note", record.profile_note}};
+              {"profile_note", record.profile_note},
+              {"change_text", record.change_text}};
 }
 
 // Reads `key` of `object` into `out` when present; InvalidInput naming the
@@ -97,6 +98,7 @@ Result<NodeRecord> RecordFromJson(const json& object, const std::string& where) 
   KOPT_RETURN_IF_ERROR(Read(object, "finding_ids", record.finding_ids, where));
   KOPT_RETURN_IF_ERROR(Read(object, "feedback_text", record.feedback_text, where));
   KOPT_RETURN_IF_ERROR(Read(object, "profile_note", record.profile_note, where));
+  KOPT_RETURN_IF_ERROR(Read(object, "change_text", record.change_text, where));
   return record;
 }
 

@@ -52,8 +52,12 @@ struct NodeRecord {
   std::string bottleneck_class;  // stage-1 class of its profile ("memory-bound", ...), "" when unknown
   std::string top_finding;       // id of the top finding ("" when none)
   std::vector<std::string> finding_ids;  // every finding's id, ranked (the builtin generator's moves)
-  std::string feedback_text;     // what its optimize children are shown (FeedbackMode)
-  std::string profile_note;      // why there is no profile, when there is none
+  std::string feedback_text;             // what its optimize children are shown (FeedbackMode)
+  std::string profile_note;              // why there is no profile, when there is none
+  // What this node's change did: the profile diff against its parent's
+  // profile (report/comparison_renderer.h ComparisonDigest), when both were
+  // profiled; its optimize children are shown it.
+  std::string change_text;
 };
 
 // Resources a run has used (resumed runs continue the counts).

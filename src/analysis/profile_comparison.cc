@@ -1,0 +1,254 @@
+#include "analysis/profile_comparison.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+namespace kopt {
+namespace {
+
+bool SameConfiguration(const KernelLaunch& a, const KernelLaunch& b) {
+  return a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z && a.block.x == b.block.x &&
+         a.block.y == b.block.y && a.block.z == b.block.z;
+}
+
+std::string Dims(const LaunchDimensions& d) {
+  return fmt::format("({}, {}, {})", d.x, d.y, d.z);
+}
+
+// The launch a pair side names, among those not yet paired.
+Result<size_t> Resolve(const std::string& side, const Profile& profile, const std::vector<bool>& used,
+                       const char* which) {
+  if (side.starts_with("#")) {
+    char* end = nullptr;
+    long index = std::strtol(side.c_str() + 1, &end, 10);
+    if (side.size() < 2 || *end != '\0' || index < 0)
+      return InvalidInput(fmt::format("--pair: \"{}\" is not #N (a launch index from 0)", side));
+    if (static_cast<size_t>(index) >= profile.launches.size())
+      return InvalidInput(fmt::format("--pair: {} has {} launches; #{} is not one of them", which,
+                                      profile.launches.size(), index));
+    if (used[index]) return InvalidInput(fmt::format("--pair: {} launch #{} is paired twice", which, index));
+    return static_cast<size_t>(index);
+  }
+  std::regex pattern;
+  try {
+    pattern = std::regex(side, std::regex::ECMAScript);
+  } catch (const std::regex_error& error) {
+    return InvalidInput(fmt::format("--pair: \"{}\" is not a valid regex ({})", side, error.what()));
+  }
+  for (size_t i = 0; i < profile.launches.size(); ++i) {
+    if (!used[i] && std::regex_search(profile.launches[i].kernel_name, pattern)) return i;
+  }
+  std::vector<std::string> names;
+  for (const KernelLaunch& launch : profile.launches) names.push_back(launch.FunctionName());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return InvalidInput(fmt::format("--pair: no unpaired {} launch matches \"{}\" (kernels: {})", which, side,
+                                  fmt::join(names, ", ")));
+}
+
+int Rank(FindingChangeKind kind) {
+  switch (kind) {
+    case FindingChangeKind::kResolved: return 0;
+    case FindingChangeKind::kNew: return 1;
+    case FindingChangeKind::kWorse: return 2;
+    case FindingChangeKind::kBetter: return 3;
+    case FindingChangeKind::kSame: return 4;
+  }
+  return 5;
+}
+
+}  // namespace
+
+std::string_view FindingChangeKindName(FindingChangeKind kind) {
+  switch (kind) {
+    case FindingChangeKind::kResolved: return "resolved";
+    case FindingChangeKind::kNew: return "new";
+    case FindingChangeKind::kWorse: return "worse";
+    case FindingChangeKind::kBetter: return "better";
+    case FindingChangeKind::kSame: return "same";
+  }
+  return "same";
+}
+
+Result<KernelPairSpec> ParseKernelPairSpec(std::string_view text) {
+  size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0 || equals + 1 == text.size() ||
+      text.find('=', equals + 1) != std::string_view::npos) {
+    return InvalidInput(fmt::format(
+        "--pair \"{}\": expected BEFORE=AFTER, each a kernel name regex or #N (a launch index from 0)",
+        text));
+  }
+  return KernelPairSpec{std::string(text.substr(0, equals)), std::string(text.substr(equals + 1))};
+}
+
+std::vector<FindingChange> CompareFindings(const KernelDiagnosis& before, const KernelDiagnosis& after) {
+  std::vector<FindingChange> changes;
+  auto find = [](const KernelDiagnosis& kernel, const std::string& tool) -> const Finding* {
+    for (const Finding& finding : kernel.findings)
+      if (finding.tool == tool) return &finding;
+    return nullptr;
+  };
+  for (const Finding& old_finding : before.findings) {
+    FindingChange change;
+    change.tool = old_finding.tool;
+    change.title = old_finding.title;
+    change.before = old_finding.severity;
+    change.gain_before = old_finding.estimated_gain;
+    if (const Finding* now = find(after, old_finding.tool)) {
+      change.after = now->severity;
+      change.gain_after = now->estimated_gain;
+      change.kind = now->severity > old_finding.severity   ? FindingChangeKind::kWorse
+                    : now->severity < old_finding.severity ? FindingChangeKind::kBetter
+                                                           : FindingChangeKind::kSame;
+    } else {
+      change.kind = FindingChangeKind::kResolved;
+    }
+    changes.push_back(change);
+  }
+  for (const Finding& new_finding : after.findings) {
+    if (find(before, new_finding.tool)) continue;
+    FindingChange change;
+    change.tool = new_finding.tool;
+    change.title = new_finding.title;
+    change.kind = FindingChangeKind::kNew;
+    change.after = new_finding.severity;
+    change.gain_after = new_finding.estimated_gain;
+    changes.push_back(change);
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const FindingChange& a, const FindingChange& b) {
+    return Rank(a.kind) < Rank(b.kind);
+  });
+  return changes;
+}
+
+KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosis& before_diagnosis,
+                                const KernelLaunch& after, const KernelDiagnosis& after_diagnosis,
+                                size_t moved_metric_limit) {
+  KernelComparison comparison;
+  comparison.attribution =
+      AttributeTimeChange(before, after, before_diagnosis.roofline, after_diagnosis.roofline);
+  comparison.moved = MovedMetrics(before, after, moved_metric_limit);
+  comparison.launch_changes = LaunchConfigurationChanges(before, after);
+  comparison.metric_sets = CompareMetricSets(before, after);
+  comparison.findings = CompareFindings(before_diagnosis, after_diagnosis);
+  const MetricSetDifference& sets = comparison.metric_sets;
+  if (!sets.only_before.empty() || !sets.only_after.empty()) {
+    comparison.notes.push_back(fmt::format(
+        "different metric sets: {} metrics in both, {} only before, {} only after; metrics are compared "
+        "where both have them",
+        sets.common, sets.only_before.size(), sets.only_after.size()));
+  }
+  if (!comparison.attribution.available) {
+    comparison.notes.push_back(fmt::format(
+        "no time attribution: {} missing ({}); collect with ncu --set full (or the WarpStateStats, "
+        "SchedulerStats, LaunchStats and SpeedOfLight sections) on both sides",
+        comparison.attribution.missing.size() == 1 ? "a metric is" : "metrics are",
+        fmt::join(comparison.attribution.missing, ", ")));
+  }
+  return comparison;
+}
+
+Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& after,
+                                          const ComparisonOptions& options) {
+  ProfileComparison result;
+  result.before = Diagnose(before, options.diagnose);
+  result.after = Diagnose(after, options.diagnose);
+  for (const KernelDiagnosis& kernel : result.before.kernels)
+    result.total_before_ns += kernel.roofline.duration_ns;
+  for (const KernelDiagnosis& kernel : result.after.kernels)
+    result.total_after_ns += kernel.roofline.duration_ns;
+  const std::string& device_before = result.before.device_name;
+  const std::string& device_after = result.after.device_name;
+  result.same_device = device_before == device_after;
+  if (!result.same_device) {
+    result.notes.push_back(fmt::format(
+        "different GPUs: before ran on {}, after on {}; time changes include the hardware's, and percentages "
+        "are of each GPU's own ceilings",
+        device_before.empty() ? "an unknown device" : device_before,
+        device_after.empty() ? "an unknown device" : device_after));
+  }
+
+  std::vector<bool> used_before(before.launches.size()), used_after(after.launches.size());
+  std::vector<std::pair<size_t, size_t>> pairs;
+  std::vector<std::string> how;
+  auto add = [&](size_t b, size_t a, std::string match) {
+    used_before[b] = used_after[a] = true;
+    pairs.emplace_back(b, a);
+    how.push_back(std::move(match));
+  };
+  for (const KernelPairSpec& spec : options.pairs) {
+    KOPT_ASSIGN_OR_RETURN(size_t b, Resolve(spec.before, before, used_before, "BEFORE"));
+    KOPT_ASSIGN_OR_RETURN(size_t a, Resolve(spec.after, after, used_after, "AFTER"));
+    add(b, a, fmt::format("by hand (--pair {}={})", spec.before, spec.after));
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t b = 0; b < before.launches.size(); ++b) {
+      if (used_before[b]) continue;
+      const KernelLaunch& old_launch = before.launches[b];
+      for (size_t a = 0; a < after.launches.size(); ++a) {
+        if (used_after[a]) continue;
+        const KernelLaunch& new_launch = after.launches[a];
+        if (old_launch.FunctionName() != new_launch.FunctionName()) continue;
+        if (pass == 0 && !SameConfiguration(old_launch, new_launch)) continue;
+        add(b, a, pass == 0 ? "same kernel name and launch configuration" : "same kernel name");
+        break;
+      }
+    }
+  }
+  const auto left = [](const std::vector<bool>& used) { return std::count(used.begin(), used.end(), false); };
+  if (left(used_before) == 1 && left(used_after) == 1) {
+    size_t b = std::find(used_before.begin(), used_before.end(), false) - used_before.begin();
+    size_t a = std::find(used_after.begin(), used_after.end(), false) - used_after.begin();
+    add(b, a, "the one kernel left on each side (different names)");
+  }
+
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    auto [b, a] = pairs[k];
+    KernelComparison comparison =
+        CompareKernels(before.launches[b], result.before.kernels[b], after.launches[a],
+                       result.after.kernels[a], options.moved_metric_limit);
+    comparison.before_index = b;
+    comparison.after_index = a;
+    comparison.match = how[k];
+    const KernelLaunch& x = before.launches[b];
+    const KernelLaunch& y = after.launches[a];
+    if (!SameConfiguration(x, y)) {
+      comparison.notes.insert(comparison.notes.begin(),
+                              fmt::format("launch configuration changed: grid {} → {}, block {} → {}",
+                                          Dims(x.grid), Dims(y.grid), Dims(x.block), Dims(y.block)));
+    }
+    if (x.FunctionName() != y.FunctionName()) {
+      comparison.notes.insert(comparison.notes.begin(),
+                              fmt::format("different kernels: {} → {}", x.FunctionName(), y.FunctionName()));
+    }
+    result.pairs.push_back(std::move(comparison));
+  }
+  std::sort(
+      result.pairs.begin(), result.pairs.end(),
+      [](const KernelComparison& p, const KernelComparison& q) { return p.before_index < q.before_index; });
+  for (size_t b = 0; b < used_before.size(); ++b)
+    if (!used_before[b]) result.unmatched_before.push_back(b);
+  for (size_t a = 0; a < used_after.size(); ++a)
+    if (!used_after[a]) result.unmatched_after.push_back(a);
+  if (!result.unmatched_before.empty() || !result.unmatched_after.empty()) {
+    std::vector<std::string> names;
+    for (size_t b : result.unmatched_before)
+      names.push_back(fmt::format("before #{} {}", b, before.launches[b].FunctionName()));
+    for (size_t a : result.unmatched_after)
+      names.push_back(fmt::format("after #{} {}", a, after.launches[a].FunctionName()));
+    result.notes.push_back(fmt::format(
+        "{} kernel launch{} could not be matched by name ({}); pair them by hand with --pair BEFORE=AFTER "
+        "(a name regex or #N); the totals compare every launch",
+        names.size(), names.size() == 1 ? "" : "es", fmt::join(names, "; ")));
+  }
+  if (result.pairs.empty()) {
+    result.notes.push_back("no kernel pairs: only the total time and each profile's diagnosis are compared");
+  }
+  return result;
+}
+
+}  // namespace kopt

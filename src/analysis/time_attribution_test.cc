@@ -1,0 +1,133 @@
+#include "analysis/time_attribution.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/tool_test_support.h"
+
+namespace kopt {
+namespace {
+
+// A launch whose factors are given: duration from the identity times `residual`.
+KernelLaunch ModelLaunch(double issued, double long_scoreboard, double warps, double active_share,
+                         double clock, double residual = 1, double overhead = 1, double lsu = 0) {
+  const double selected = 1;
+  const double stalls = selected + long_scoreboard;
+  const double active = issued * stalls / warps * residual;
+  const double elapsed = active / active_share;
+  const double duration_ns = elapsed / clock * 1e9 * overhead;
+  std::vector<std::pair<std::string, double>> metrics = {
+      {"gpu__time_duration.sum", duration_ns},
+      {"smsp__inst_issued.avg", issued},
+      {"smsp__inst_issued.sum", issued * 528},
+      {"smsp__warps_active.avg.per_cycle_active", warps},
+      {"smsp__cycles_active.avg", active},
+      {"sm__cycles_elapsed.avg", elapsed},
+      {"sm__cycles_elapsed.avg.per_second", clock},
+      {"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", selected},
+      {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", long_scoreboard},
+  };
+  if (lsu > 0) metrics.push_back({"sm__inst_executed_pipe_lsu.sum", lsu * 528});
+  return SyntheticLaunch(metrics);
+}
+
+double Sum(const TimeAttribution& attribution, bool parts) {
+  double sum = 0;
+  for (const AttributionTerm& term : attribution.terms)
+    if (term.part.empty() != parts) sum += term.delta_ns;
+  return sum;
+}
+
+const AttributionTerm* Term(const TimeAttribution& attribution, const std::string& factor,
+                            const std::string& part = "") {
+  for (const AttributionTerm& term : attribution.terms)
+    if (term.factor == factor && term.part == part) return &term;
+  return nullptr;
+}
+
+TEST(LogMeanTest, IsTheLogarithmicMean) {
+  EXPECT_DOUBLE_EQ(LogMean(5, 5), 5);
+  EXPECT_NEAR(LogMean(2, 1), 1 / std::log(2.0), 1e-12);
+  EXPECT_EQ(LogMean(0, 1), 0);
+}
+
+TEST(TimeAttributionTest, FactorsSumToTheMeasuredChangeExactly) {
+  KernelLaunch before = ModelLaunch(1000, 40, 8, 0.9, 1.7e9, 1.02, 1.05, 300);
+  KernelLaunch after = ModelLaunch(600, 20, 12, 0.95, 1.9e9, 0.99, 1.01, 150);
+  TimeAttribution attribution = AttributeTimeChange(before, after, {}, {});
+  ASSERT_TRUE(attribution.available);
+  EXPECT_NEAR(Sum(attribution, false), attribution.delta_ns, 1e-9 * std::fabs(attribution.delta_ns));
+  EXPECT_LT(attribution.delta_ns, 0);
+  // Each factor's parts sum to the factor.
+  double instruction_parts = 0, stall_parts = 0;
+  for (const AttributionTerm& term : attribution.terms) {
+    if (term.part.empty()) continue;
+    (term.factor == "instructions" ? instruction_parts : stall_parts) += term.delta_ns;
+  }
+  EXPECT_NEAR(instruction_parts, Term(attribution, "instructions")->delta_ns, 1e-6);
+  EXPECT_NEAR(stall_parts, Term(attribution, "stalls")->delta_ns, 1e-6);
+  // Fewer instructions, fewer stalls, more warps, a higher clock: each saved time.
+  for (const char* factor : {"instructions", "stalls", "occupancy", "waves", "launch", "clock"}) {
+    EXPECT_LT(Term(attribution, factor)->delta_ns, 0) << factor;
+  }
+  EXPECT_NE(Term(attribution, "instructions", "lsu"), nullptr);
+  EXPECT_NE(Term(attribution, "stalls", "long_scoreboard"), nullptr);
+}
+
+TEST(TimeAttributionTest, OneFactorMovingGetsAllOfTheChange) {
+  KernelLaunch before = ModelLaunch(1000, 40, 8, 0.9, 1.7e9);
+  KernelLaunch after = ModelLaunch(1000, 40, 4, 0.9, 1.7e9);  // half the warps: twice the time
+  TimeAttribution attribution = AttributeTimeChange(before, after, {}, {});
+  ASSERT_TRUE(attribution.available);
+  EXPECT_NEAR(attribution.after_ns, 2 * attribution.before_ns, 1e-6 * attribution.before_ns);
+  EXPECT_NEAR(Term(attribution, "occupancy")->delta_ns, attribution.delta_ns, 1e-6 * attribution.delta_ns);
+  EXPECT_NEAR(attribution.residual_ns, 0, 1e-9);
+  EXPECT_NEAR(attribution.residual_fraction, 0, 1e-12);
+}
+
+TEST(TimeAttributionTest, TheIdentityMismatchIsTheResidual) {
+  KernelLaunch before = ModelLaunch(1000, 40, 8, 0.9, 1.7e9, 1.0);
+  KernelLaunch after = ModelLaunch(1000, 40, 8, 0.9, 1.7e9, 1.1);  // 10 % more active cycles, unexplained
+  TimeAttribution attribution = AttributeTimeChange(before, after, {}, {});
+  ASSERT_TRUE(attribution.available);
+  EXPECT_NEAR(attribution.residual_fraction, 1, 1e-9);
+}
+
+TEST(TimeAttributionTest, MissingMetricsAreNamed) {
+  KernelLaunch before = ModelLaunch(1000, 40, 8, 0.9, 1.7e9);
+  KernelLaunch after = SyntheticLaunch({{"gpu__time_duration.sum", 5000}});
+  TimeAttribution attribution = AttributeTimeChange(before, after, {}, {});
+  EXPECT_FALSE(attribution.available);
+  EXPECT_TRUE(attribution.terms.empty());
+  EXPECT_NE(std::find(attribution.missing.begin(), attribution.missing.end(), "smsp__inst_issued.avg"),
+            attribution.missing.end());
+}
+
+TEST(TimeAttributionTest, TrafficAtPeakAndAchievedRates) {
+  RooflineAnalysis before, after;
+  before.memory.push_back({"dram", 2e9, 1e12, 4e12, 25, "spec"});
+  after.memory.push_back({"dram", 1e9, 2e12, 4e12, 50, "spec"});
+  TimeAttribution attribution = AttributeTimeChange(KernelLaunch{}, KernelLaunch{}, before, after);
+  ASSERT_EQ(attribution.traffic.size(), 1u);
+  EXPECT_NEAR(attribution.traffic[0].floor_delta_ns, -1e9 / 4e12 * 1e9, 1e-6);
+  EXPECT_NEAR(attribution.traffic[0].at_achieved_ns, -1e9 / 2e12 * 1e9, 1e-6);
+}
+
+// On real H200 profiles of two different kernels the model's residual stays small.
+TEST(TimeAttributionTest, H200FixturesSumWithASmallResidual) {
+  Profile before = LoadFixture("uncoalesced_loads", kRawPageOnly);
+  Profile after = LoadFixture("healthy_dram_copy", kRawPageOnly);
+  ASSERT_FALSE(before.launches.empty());
+  ASSERT_FALSE(after.launches.empty());
+  Diagnosis b = Diagnose(before, {});
+  Diagnosis a = Diagnose(after, {});
+  TimeAttribution attribution = AttributeTimeChange(before.launches[0], after.launches[0],
+                                                    b.kernels[0].roofline, a.kernels[0].roofline);
+  ASSERT_TRUE(attribution.available) << attribution.missing.size();
+  EXPECT_NEAR(Sum(attribution, false), attribution.delta_ns, 1e-6 * std::fabs(attribution.delta_ns));
+  EXPECT_LT(attribution.residual_fraction, 0.10);
+}
+
+}  // namespace
+}  // namespace kopt
