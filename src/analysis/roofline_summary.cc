@@ -180,8 +180,12 @@ void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& option
                                     !analysis.sm_throughput_percent && !analysis.memory_throughput_percent)) {
     analysis.bottleneck = BottleneckClass::kUnknown;
     analysis.reason =
-        "Unknown: the profile lacks the duration and throughput metrics stage 1 needs (collect with "
-        "ncu --set full, or at least --section SpeedOfLight).";
+        analysis.duration_ns <= 0
+            ? "Unknown: the profile lacks the duration (gpu__time_duration.sum) that stage 1 needs (collect with "
+              "ncu --set full, or at least --section SpeedOfLight)."
+            : "Unknown: the profile has the duration but none of the throughput metrics stage 1 needs (FLOP "
+              "counts, memory traffic, SM and memory percent of peak; collect with ncu --set full, or at least "
+              "--section SpeedOfLight).";
     return;
   }
   Classify(launch, options, compute_percent, memory_percent, analysis);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -14,5 +15,10 @@ Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes = si
 // Writes `contents` to a temporary file beside `path`, then renames it into
 // place, so a reader never sees a half-written file.
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+// InvalidInput when `output_path` names the same file as one of `inputs`
+// (the same path after normalization, or the same inode when both exist), so
+// a report never overwrites what it was made from. Empty paths are ignored.
+Status CheckOutputIsNotAnInput(const std::string& output_path, const std::vector<std::string>& inputs);
 
 }  // namespace kopt

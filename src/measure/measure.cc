@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <regex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -714,6 +715,9 @@ Status ValidateMeasureSettings(const MeasureSettings& settings) {
   if (settings.min_samples < 1) return InvalidInput("--min-samples must be at least 1");
   if (settings.jobs < 0) return InvalidInput("--jobs must be at least 1 (0: all cores)");
   if (settings.device < 0) return InvalidInput("--device must be a CUDA device ordinal (0, 1, ...)");
+  if (!settings.arch.empty() && !std::regex_match(settings.arch, std::regex("sm_[0-9]{2,3}[af]?"))) {
+    return InvalidInput("--arch " + settings.arch + ": expected sm_ and the compute capability, e.g. sm_90a or sm_80");
+  }
   return Status::Ok();
 }
 
@@ -744,8 +748,16 @@ Result<MeasurementReport> Measure(const MeasureSettings& settings, const Measure
 }
 
 Status ReferenceVerdict(const MeasurementReport& report) {
-  if (report.compile_only || report.reference.ok()) return Status::Ok();
   const MeasurementEntry& reference = report.reference;
+  if (reference.ok() || (report.compile_only && reference.status == MeasureStatus::kCompiled))
+    return Status::Ok();
+  // nvcc refuses the architecture itself: a bad option (exit 2), not a failed reference.
+  if (reference.failure == FailureKind::kCompileError &&
+      reference.detail.find("Unsupported gpu architecture") != std::string::npos) {
+    return InvalidInput("--arch " + report.architecture +
+                        ": nvcc does not support this architecture (`nvcc --list-gpu-code` lists the ones it "
+                        "does, e.g. sm_90a for H100/H200)");
+  }
   std::string what = "the reference failed (" + reference.KindName() + "): " + reference.message;
   if (reference.failure == FailureKind::kDeviceUnavailable) return Unavailable(what);
   return WorkFailed(what);

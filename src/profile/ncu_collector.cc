@@ -293,6 +293,7 @@ Result<Profile> ReadReport(const std::string& report_path, const CollectionOptio
   Profile profile;
   profile.source = report_path;
   profile.launches = std::move(launches);
+  profile.inputs.push_back({report_path, "report", bundle_directory ? "collected" : "given"});
   return profile;
 }
 
@@ -319,6 +320,7 @@ void AttachSourcePage(const std::string& report_path, const fs::path& work_direc
   Result<std::vector<SourcePage>> pages = ParseNcuSourcePage(csv, source_page_path.string());
   if (pages.ok()) {
     profile.source_pages = std::move(pages).value();
+    profile.inputs.push_back({source_page_path.string(), "source page", "collected"});
   } else {
     notes.push_back("no per-instruction source page: " + pages.status().message());
   }
@@ -505,6 +507,7 @@ void AttachPtxasReport(std::string_view ptxas_text, const fs::path& ptxas_path, 
   Result<PtxasReport> report = ParsePtxasReport(ptxas_text, ptxas_path.string());
   if (report.ok()) {
     profile.ptxas = std::move(report).value();
+    profile.inputs.push_back({ptxas_path.string(), "ptxas report", "collected"});
   } else {
     notes.push_back("no ptxas resource report: " + report.status().message());
   }
@@ -536,6 +539,7 @@ void AttachSassListing(const fs::path& binary_path, const fs::path& work_directo
   Result<SassListing> listing = ParseSass(result->stdout_text, sass_path.string());
   if (listing.ok()) {
     profile.sass = std::move(listing).value();
+    profile.inputs.push_back({sass_path.string(), "SASS listing", "collected"});
   } else {
     notes.push_back("no SASS instruction mix: " + listing.status().message());
   }

@@ -1,6 +1,7 @@
 #include "profile/ncu_csv.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "core/csv_reader.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "profile/ncu_export.h"
 
 namespace kopt {
 namespace {
@@ -19,23 +21,6 @@ constexpr std::array<std::string_view, 11> kFixedColumns = {
     "Stream", "Block Size", "Grid Size",    "Device",    "CC"};
 constexpr std::array<std::string_view, 2> kRequiredColumns = {"ID", "Kernel Name"};
 
-// "(256, 1, 1)" → dimensions; nullopt when malformed.
-std::optional<LaunchDimensions> ParseDimensions(std::string_view text) {
-  text = TrimWhitespace(text);
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
-  text = text.substr(1, text.size() - 2);
-  std::array<long long, 3> values{1, 1, 1};
-  for (int i = 0; i < 3; ++i) {
-    size_t comma = text.find(',');
-    if ((comma == std::string_view::npos) != (i == 2)) return std::nullopt;
-    auto value = ParseNumber(text.substr(0, comma));
-    if (!value || *value < 0 || *value != std::floor(*value)) return std::nullopt;
-    values[i] = static_cast<long long>(*value);
-    text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
-  }
-  return LaunchDimensions{values[0], values[1], values[2]};
-}
-
 bool IsAbsentMarker(std::string_view cell) {
   return cell.empty() || cell == "n/a" || cell == "N/A" || cell == "nan" || cell == "NaN" || cell == "-nan" ||
          cell == "no data" || cell == "(unavailable)";
@@ -44,12 +29,14 @@ bool IsAbsentMarker(std::string_view cell) {
 // How one header column is read.
 struct ColumnPlan {
   int fixed = -1;          // index into kFixedColumns, or -1 for a metric
-  int metric = -1;         // index into the schema
+  int metric = -1;         // index into the schema; -1 for a column left out (unknown unit)
+  bool duration = false;   // base unit ns: never negative
   double unit_factor = 1;  // multiplies values into base units
 };
 
 struct Layout {
   std::vector<ColumnPlan> columns;
+  std::vector<std::string> unknown_units;  // "unit (metric)" of the columns left out
   std::shared_ptr<MetricSchema> schema = std::make_shared<MetricSchema>();
 };
 
@@ -77,8 +64,13 @@ Result<Layout> PlanColumns(const CsvRecord& header, const CsvRecord* units, std:
                                       file_name, header.line, i + 1));
     }
     std::string unit = units ? units->fields[i] : "";
+    if (!IsKnownUnit(unit)) {
+      layout.unknown_units.push_back(fmt::format("\"{}\" ({})", Abbreviate(unit, 20), Abbreviate(name, 80)));
+      continue;
+    }
     BaseQuantity base = ToBaseUnits(1.0, unit);
     plan.unit_factor = base.value;
+    plan.duration = base.unit == "ns";
     plan.metric = layout.schema->Add(name, base.unit);
   }
   for (std::string_view required : kRequiredColumns) {
@@ -104,7 +96,7 @@ Status ReadFixedField(int fixed, const std::string& cell, int line, std::string_
     return Status::Ok();
   };
   auto dimensions_or_error = [&](LaunchDimensions& out) -> Status {
-    auto dimensions = ParseDimensions(cell);
+    auto dimensions = ParseLaunchDimensions(cell);
     if (!dimensions) {
       return InvalidInput(fmt::format("{}:{}: column \"{}\" is \"{}\"; expected \"(x, y, z)\"", file_name,
                                       line, kFixedColumns[fixed], Abbreviate(cell, 40)));
@@ -139,8 +131,13 @@ Result<KernelLaunch> ReadLaunch(const CsvRecord& record, const Layout& layout, s
       KOPT_RETURN_IF_ERROR(ReadFixedField(plan.fixed, cell, record.line, file_name, launch));
       continue;
     }
-    if (IsAbsentMarker(cell)) continue;
+    if (plan.metric < 0 || IsAbsentMarker(cell)) continue;
     if (auto value = ParseNumber(cell)) {
+      if (plan.duration && *value < 0) {
+        return InvalidInput(fmt::format("{}:{}: column \"{}\" is {}, a negative duration; expected a time of at "
+                                        "least 0",
+                                        file_name, record.line, layout.schema->Name(plan.metric), cell));
+      }
       launch.values[plan.metric] = *value * plan.unit_factor;
     } else {
       launch.text_values.emplace_back(plan.metric, cell);
@@ -162,7 +159,8 @@ bool IsUnitsRow(const CsvRecord& row, const Layout& layout) {
 
 }  // namespace
 
-Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name) {
+Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name,
+                                                 std::vector<std::string>* notes) {
   if (TrimWhitespace(text).empty()) {
     return InvalidInput(
         fmt::format("{}: the file is empty; expected an Nsight Compute raw-page CSV export "
@@ -176,16 +174,24 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
                     "--print-units base",
                     file_name));
   }
-  int skipped_lines = 0;
-  size_t skipped = SkipProfilerLogLines(text, skipped_lines);
-  CsvReader reader(text.substr(skipped), file_name, skipped_lines + 1);
+  std::string storage;  // the text with a program's stdout lines blanked, when it has any
+  CsvReader reader(BlankUnquotedLines(text, storage).text, file_name);
   CsvRecord header;
-  KOPT_ASSIGN_OR_RETURN(bool has_header, reader.Next(header));
-  if (!has_header) return InvalidInput(fmt::format("{}: no CSV header found", file_name));
+  do {
+    KOPT_ASSIGN_OR_RETURN(bool has_header, reader.Next(header));
+    if (!has_header) return InvalidInput(fmt::format("{}: no CSV header found", file_name));
+  } while (header.IsBlank());
+  if (ExportKind kind = RecognizeExport(text); kind != ExportKind::kRawPage && kind != ExportKind::kUnknown) {
+    return InvalidInput(fmt::format("{}: this is {}; expected an Nsight Compute raw-page export ({})", file_name,
+                                    ExportKindDescription(kind), kRawPageCommand));
+  }
 
   // Read the second record before planning: it may be the units row.
   CsvRecord second;
-  KOPT_ASSIGN_OR_RETURN(bool has_second, reader.Next(second));
+  bool has_second = false;
+  do {
+    KOPT_ASSIGN_OR_RETURN(has_second, reader.Next(second));
+  } while (has_second && second.IsBlank());
   auto check_width = [&](const CsvRecord& record) -> Status {
     if (record.fields.size() == header.fields.size()) return Status::Ok();
     return InvalidInput(
@@ -201,6 +207,10 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
     KOPT_ASSIGN_OR_RETURN(layout, PlanColumns(header, &second, file_name));
   }
 
+  if (notes && !layout.unknown_units.empty()) {
+    notes->push_back(fmt::format("{}: {} column(s) with a unit kopt does not know are left out: {}", file_name,
+                                 layout.unknown_units.size(), Abbreviate(fmt::format("{}", fmt::join(layout.unknown_units, ", ")), 300)));
+  }
   std::vector<KernelLaunch> launches;
   auto add_launch = [&](const CsvRecord& record) -> Status {
     KOPT_RETURN_IF_ERROR(check_width(record));

@@ -136,8 +136,8 @@ std::string SummaryTable(const Diagnosis& diagnosis) {
     const Finding* primary = PrimaryFinding(kernel);
     html += "<tr>" + Cell(fmt::format("<a href=\"#kernel-{0}\">{0}</a>", index + 1), true) +
             Cell("<code>" + H(KernelTitle(kernel)) + "</code>") +
-            Cell(H(FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed)), true) +
-            Cell(total > 0 ? H(FormatFraction(kernel.roofline.duration_ns / total, QuantityStyle::kTrimmed))
+            Cell(H(DurationCellText(kernel)), true) +
+            Cell(total > 0 ? H(FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed))
                            : "n/a",
                  true) +
             "<td class=\"nowrap\">" + H(BottleneckClassName(kernel.roofline.bottleneck)) + "</td>" +
@@ -356,6 +356,11 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     html += FindingArticle(kernel.findings[index], index + 1);
   }
+  if (!kernel.ncu_rules.empty()) {
+    html += "<section><h3>ncu's own rules (details page, largest estimated speedup first)</h3><ul>";
+    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5)) html += "<li>" + H(line) + "</li>";
+    html += "</ul></section>";
+  }
   return html + SkippedToolsSection(kernel) + NotesSection(kernel) + "</section>";
 }
 
@@ -451,6 +456,11 @@ class HtmlRenderer : public Renderer {
         "<title>kopt diagnosis: " +
         H(title) + "</title><style>" + std::string(kStyle) + "</style></head>\n<body><main>" +
         PageHeader(diagnosis) + SummaryTable(diagnosis);
+    if (!diagnosis.inputs.empty()) {
+      html += "<section><h3>" + H(kInputsIntro) + "</h3><ul>";
+      for (const std::string& line : InputLines(diagnosis)) html += "<li>" + H(line) + "</li>";
+      html += "</ul></section>";
+    }
     for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
       html += "\n" + KernelSection(diagnosis.kernels[index], index + 1, options_);
     }

@@ -43,8 +43,33 @@ std::string DimensionsText(const LaunchDimensions& dimensions) {
   return fmt::format("{}×{}×{}", dimensions.x, dimensions.y, dimensions.z);
 }
 
+std::string LaunchSpreadText(const KernelDiagnosis& kernel) {
+  const LaunchSpread& spread = kernel.launches;
+  if (spread.count <= 1) return fmt::format("launch {}", kernel.launch_id);
+  std::string text = fmt::format("{} launches (IDs {}–{})", spread.count, spread.first_launch_id,
+                                 spread.last_launch_id);
+  if (spread.median_duration_ns) {
+    text += fmt::format(", duration min {} · median {} · max {}",
+                        FormatDuration(spread.minimum_duration_ns.value_or(0), QuantityStyle::kTrimmed),
+                        FormatDuration(*spread.median_duration_ns, QuantityStyle::kTrimmed),
+                        FormatDuration(spread.maximum_duration_ns.value_or(0), QuantityStyle::kTrimmed));
+  }
+  return text + fmt::format("; diagnosed on launch {} (the median)", kernel.launch_id);
+}
+
+std::string DurationCellText(const KernelDiagnosis& kernel) {
+  std::string text = FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed);
+  if (kernel.launches.count > 1) text += fmt::format(" × {}", kernel.launches.count);
+  return text;
+}
+
+double KernelTimeNs(const KernelDiagnosis& kernel) {
+  if (kernel.launches.count > 1 && kernel.launches.total_duration_ns) return *kernel.launches.total_duration_ns;
+  return kernel.roofline.duration_ns;
+}
+
 std::string IdentityLine(const KernelDiagnosis& kernel) {
-  std::string line = fmt::format("launch {} · grid {} · block {}", kernel.launch_id,
+  std::string line = fmt::format("{} · grid {} · block {}", LaunchSpreadText(kernel),
                                  DimensionsText(kernel.grid), DimensionsText(kernel.block));
   if (kernel.registers_per_thread) {
     line += fmt::format(" · {} registers/thread",
@@ -173,22 +198,49 @@ std::string FloorText(const RooflineAnalysis& roofline) {
 }
 
 std::string IntensityText(const RooflineAnalysis& roofline) {
+  if (roofline.compute.empty()) return "unknown (the profile has no FLOP counts; ncu --set full collects them)";
   if (!(roofline.total_flops > 0)) return "none (no floating-point work)";
   return FormatIntensity(roofline.arithmetic_intensity, QuantityStyle::kTrimmed);
+}
+
+std::vector<std::string> InputLines(const Diagnosis& diagnosis) {
+  std::vector<std::string> lines;
+  for (const InputUse& input : diagnosis.inputs) {
+    std::string line = fmt::format("{} ({}, {})", input.path, input.role, input.origin);
+    for (size_t index = 0; index < input.effects.size(); ++index)
+      line += (index == 0 ? ": " : "; ") + input.effects[index];
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::vector<std::string> NcuRuleLines(const KernelDiagnosis& kernel, size_t limit) {
+  std::vector<std::string> lines;
+  for (const NcuRuleResult& rule : kernel.ncu_rules) {
+    if (limit != 0 && lines.size() == limit) break;
+    std::string speedup = rule.estimated_speedup_percent
+                              ? ", est. speedup " + FormatPercent(*rule.estimated_speedup_percent, QuantityStyle::kTrimmed)
+                              : "";
+    std::string_view description = rule.description;
+    size_t end = description.find(". ");
+    if (end != std::string_view::npos) description = description.substr(0, end + 1);
+    lines.push_back(fmt::format("{} ({}{}): {}", rule.name, rule.type, speedup, description));
+  }
+  return lines;
 }
 
 std::vector<size_t> KernelsByDuration(const Diagnosis& diagnosis) {
   std::vector<size_t> order(diagnosis.kernels.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t left, size_t right) {
-    return diagnosis.kernels[left].roofline.duration_ns > diagnosis.kernels[right].roofline.duration_ns;
+    return KernelTimeNs(diagnosis.kernels[left]) > KernelTimeNs(diagnosis.kernels[right]);
   });
   return order;
 }
 
 double TotalDurationNs(const Diagnosis& diagnosis) {
   double total = 0;
-  for (const KernelDiagnosis& kernel : diagnosis.kernels) total += kernel.roofline.duration_ns;
+  for (const KernelDiagnosis& kernel : diagnosis.kernels) total += KernelTimeNs(kernel);
   return total;
 }
 

@@ -29,8 +29,21 @@ std::string_view OperationUnit(std::string_view precision);
 std::string DimensionsText(const LaunchDimensions& dimensions);
 
 // "launch 3 · grid 1024×1×1 · block 256×1×1 · 32 registers/thread · 4 kB shared memory/block";
-// registers and shared memory are left out when unknown.
+// registers and shared memory are left out when unknown. For a group of
+// repeated launches it starts with LaunchSpreadText instead of "launch 3".
 std::string IdentityLine(const KernelDiagnosis& kernel);
+
+// A group of repeated launches: "1000 launches (IDs 0–999), duration min 1.9 µs · median 2.1 µs · max
+// 2.4 µs; diagnosed on launch 499 (the median)"; "launch 3" for one launch.
+std::string LaunchSpreadText(const KernelDiagnosis& kernel);
+
+// The duration cell of the kernel tables: "2.1 µs", or for a group "2.1 µs × 1000" (the median).
+std::string DurationCellText(const KernelDiagnosis& kernel);
+
+// The GPU time the kernel stands for: its launches' total duration for a
+// group, else the diagnosed launch's duration (ns). The tables' "share of
+// time" and their order use it.
+double KernelTimeNs(const KernelDiagnosis& kernel);
 
 // The name to head a kernel's section with: the function name, else the
 // demangled name, else "kernel".
@@ -91,14 +104,25 @@ std::vector<StallReason> TopStalls(const std::vector<StallReason>& stalls, size_
 // work needs at the ceilings"; empty when no floor is known.
 std::string FloorText(const RooflineAnalysis& roofline);
 
-// "0.167 FLOP/B", or "none (no floating-point work)" when the kernel did none.
+// "0.167 FLOP/B", "none (no floating-point work)" when the kernel did none,
+// "unknown (…)" when the profile has no FLOP counts at all.
 std::string IntensityText(const RooflineAnalysis& roofline);
 
-// Indices of the kernels, longest duration first (stable for equal durations).
+// Indices of the kernels, most GPU time first (KernelTimeNs; stable for equal times).
 std::vector<size_t> KernelsByDuration(const Diagnosis& diagnosis);
 
-// The sum of all kernels' durations (ns).
+// The sum of all kernels' KernelTimeNs (ns).
 double TotalDurationNs(const Diagnosis& diagnosis);
+
+// One line per input of the diagnosis: "raw.csv (raw page, given): the metrics of 1 launch(es); …".
+std::vector<std::string> InputLines(const Diagnosis& diagnosis);
+
+// ncu's own rule results of a kernel (details page), one line each: "UncoalescedGlobalAccess (OPT, est.
+// speedup 77.3%): <the description's first sentence>"; at most `limit` (0: all).
+std::vector<std::string> NcuRuleLines(const KernelDiagnosis& kernel, size_t limit = 0);
+
+// The heading sentence of the inputs list.
+inline constexpr std::string_view kInputsIntro = "Inputs: the files this report was made from, and what each changed";
 
 // The heading sentence of the skipped-tools list.
 inline constexpr std::string_view kSkippedToolsIntro =

@@ -300,7 +300,9 @@ std::string PointMarkers(const std::vector<KernelPoint>& points, const LogAxis& 
 }
 
 std::string NoPointNote(const RooflineAnalysis& roofline) {
-  std::string note = "no floating-point work: the kernel has no point on this chart";
+  std::string note = roofline.compute.empty()
+                         ? "no FLOP counts in the profile: the kernel has no point on this chart"
+                         : "no floating-point work: the kernel has no point on this chart";
   if (!roofline.busiest_memory_level.empty()) {
     note += fmt::format(" ({} at {} of peak)", MemoryLevelLabel(roofline.busiest_memory_level),
                         FormatPercent(roofline.memory_percent_of_peak, QuantityStyle::kTrimmed));

@@ -135,8 +135,8 @@ void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
     std::string top = primary ? Clean(primary->title) : "no findings";
     table.rows.push_back(
         {std::to_string(index + 1), Truncate(Clean(KernelTitle(kernel)), 28),
-         FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed),
-         total > 0 ? FormatFraction(kernel.roofline.duration_ns / total, QuantityStyle::kTrimmed) : "n/a",
+         DurationCellText(kernel),
+         total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
          writer.Style(BottleneckClassName(kernel.roofline.bottleneck),
                       ClassColor(kernel.roofline.bottleneck)),
          FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed), top});
@@ -359,6 +359,10 @@ void WriteKernel(const KernelDiagnosis& kernel, size_t number, size_t count, con
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     WriteFinding(kernel.findings[index], index + 1, options, writer);
   }
+  if (!kernel.ncu_rules.empty()) {
+    writer.Heading("NCU'S OWN RULES · from the details page, largest estimated speedup first");
+    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5)) writer.Wrapped("  - ", Clean(line));
+  }
   WriteSkippedTools(kernel, writer);
   WriteNotes(kernel, writer);
 }
@@ -454,6 +458,10 @@ class TerminalRenderer : public Renderer {
     Writer writer(options_);
     WriteHeader(diagnosis, writer);
     WriteSummary(diagnosis, writer);
+    if (!diagnosis.inputs.empty()) {
+      writer.Heading("INPUTS · the files this report was made from, and what each changed");
+      for (const std::string& line : InputLines(diagnosis)) writer.Wrapped("  - ", Clean(line));
+    }
     for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
       WriteKernel(diagnosis.kernels[index], index + 1, diagnosis.kernels.size(), options_, writer);
     }
