@@ -105,8 +105,15 @@ std::string MemorySentence(const RooflineAnalysis& analysis, double memory_perce
     return fmt::format("memory is at {:.0f}% of its peak (gpu__compute_memory_throughput)", memory_percent);
   }
   if (analysis.busiest_memory_from_unit_throughput) {
-    return fmt::format("{} is at {:.0f}% of its peak ({})", LevelLabel(analysis.busiest_memory_level),
-                       analysis.memory_percent_of_peak, UnitThroughputMetric(analysis.busiest_memory_level));
+    // The unit's throughput, not its bytes: the memory table's percent is the bytes', so say both.
+    std::string sentence = fmt::format("{} is at {:.0f}% of its peak unit throughput ({})",
+                                       LevelLabel(analysis.busiest_memory_level), analysis.memory_percent_of_peak,
+                                       UnitThroughputMetric(analysis.busiest_memory_level));
+    const MemoryTraffic* level = FindLevel(analysis, analysis.busiest_memory_level);
+    if (level && level->peak_bytes_per_second > 0) {
+      sentence += fmt::format(", while the bytes it moves are {:.1f}% of its bandwidth", level->percent_of_peak);
+    }
+    return sentence;
   }
   const MemoryTraffic* busiest = FindLevel(analysis, analysis.busiest_memory_level);
   std::string sentence =

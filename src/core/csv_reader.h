@@ -32,6 +32,10 @@ class CsvReader {
   // Reads the next record into `record`; returns false at the end of input.
   Result<bool> Next(CsvRecord& record);
 
+  // Where the next record starts: its byte offset in the text and its line.
+  size_t position() const { return position_; }
+  int line() const { return line_; }
+
  private:
   Result<bool> ReadField(std::string& field);
   Result<bool> ReadQuotedField(std::string& field);

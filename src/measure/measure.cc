@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include "measure/child_outcome.h"
 #include "measure/measure_plan.h"
 #include "measure/runner_client.h"
+#include "core/interrupt.h"
 #include "profile/ncu_collector.h"
 #include "store/workspace.h"
 
@@ -208,6 +210,7 @@ class MeasureSession::Impl {
   const MeasureEnvironment environment_;
   MeasurePlan plan_;
   std::unique_ptr<Workspace> workspace_;
+  std::unique_ptr<InterruptCleanup> on_interrupt_;  // marks the run interrupted (core/interrupt.h)
   MeasurementReport report_;
   std::vector<std::unique_ptr<Item>> items_;  // [0] the reference, then the candidates in order
   std::set<std::string> names_;
@@ -248,6 +251,13 @@ Status MeasureSession::Impl::Begin(const std::string& task_directory) {
   if (plan_.live_gpu) gpu_ = plan_.live_gpu->name;
   RunRecord run{report_.started, plan_.task.name, gpu_, report_.settings, plan_.seeds, report_.settings_hash};
   KOPT_ASSIGN_OR_RETURN(report_.run_id, workspace_->BeginRun(run));
+  on_interrupt_ = std::make_unique<InterruptCleanup>([this] {
+    Status marked = workspace_->FinishRun(
+        report_.run_id, CurrentTimeUtc(),
+        json{{"interrupted", true}, {"resume", "run the same command again: complete measurements are reused"}});
+    std::fprintf(stderr, "kopt: run %lld marked interrupted%s\n", static_cast<long long>(report_.run_id),
+                 marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str());
+  });
 
   auto reference = std::make_unique<Item>();
   reference->entry.name = "reference";
@@ -633,6 +643,7 @@ Result<MeasurementReport> MeasureSession::Impl::Finish() {
   json summary = {{"candidates", report_.candidates.size()},
                   {"ok", ok},
                   {"reference_status", MeasureStatusName(report_.reference.status)}};
+  on_interrupt_.reset();
   Status finished = workspace_->FinishRun(report_.run_id, CurrentTimeUtc(), summary);
   if (!finished.ok()) report_.notes.push_back(finished.message());
   return report_;

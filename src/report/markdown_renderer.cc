@@ -72,9 +72,9 @@ std::string Summary(const Diagnosis& diagnosis) {
   return text;
 }
 
-std::string Identity(const KernelDiagnosis& kernel, size_t number) {
+std::string Identity(const KernelDiagnosis& kernel, size_t number, bool verbose) {
   std::string text = fmt::format("\n## Kernel {}: {}\n\n", number, MarkdownCode(KernelTitle(kernel)));
-  if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
+  if (ShowFullSignature(kernel, verbose)) {
     text += MarkdownCode(kernel.kernel_name) + "\n\n";
   }
   return text + EscapeMarkdown(IdentityLine(kernel)) + "\n";
@@ -253,7 +253,7 @@ std::string NotesSection(const KernelDiagnosis& kernel) {
 
 std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const RenderOptions& options) {
   std::string text =
-      Identity(kernel, number) + Verdict(kernel) + Stage1(kernel.roofline) + Stalls(kernel, options);
+      Identity(kernel, number, options.verbose) + Verdict(kernel) + Stage1(kernel.roofline) + Stalls(kernel, options);
   text +=
       kernel.findings.empty() ? "\n### Findings\n\nNone.\n" : "\n### Findings, ranked by estimated gain\n";
   for (size_t index = 0; index < kernel.findings.size(); ++index) {

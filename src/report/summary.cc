@@ -45,8 +45,8 @@ std::string DimensionsText(const LaunchDimensions& dimensions) {
 
 std::string LaunchSpreadText(const KernelDiagnosis& kernel) {
   const LaunchSpread& spread = kernel.launches;
-  if (spread.count <= 1) return fmt::format("launch {}", kernel.launch_id);
-  std::string text = fmt::format("{} launches (IDs {}–{})", spread.count, spread.first_launch_id,
+  if (spread.count <= 1) return fmt::format("ncu launch ID {}", kernel.launch_id);
+  std::string text = fmt::format("{} launches (ncu launch IDs {}–{})", spread.count, spread.first_launch_id,
                                  spread.last_launch_id);
   if (spread.median_duration_ns) {
     text += fmt::format(", duration min {} · median {} · max {}",
@@ -54,7 +54,7 @@ std::string LaunchSpreadText(const KernelDiagnosis& kernel) {
                         FormatDuration(*spread.median_duration_ns, QuantityStyle::kTrimmed),
                         FormatDuration(spread.maximum_duration_ns.value_or(0), QuantityStyle::kTrimmed));
   }
-  return text + fmt::format("; diagnosed on launch {} (the median)", kernel.launch_id);
+  return text + fmt::format("; diagnosed on ncu launch ID {} (the median)", kernel.launch_id);
 }
 
 std::string DurationCellText(const KernelDiagnosis& kernel) {
@@ -82,8 +82,61 @@ std::string IdentityLine(const KernelDiagnosis& kernel) {
   return line;
 }
 
+namespace {
+
+// `text` without the namespaces of its outermost name ("a::b<c::d>" → "b<c::d>").
+std::string_view WithoutNamespaces(std::string_view text) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    char c = text[i];
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth == 0 && c == ':' && text[i + 1] == ':') start = i + 2;
+  }
+  return text.substr(start);
+}
+
+// One template argument: its namespaces dropped, its own arguments "…".
+std::string ShortArgument(std::string_view argument) {
+  argument = WithoutNamespaces(TrimWhitespace(argument));
+  size_t open = argument.find('<');
+  if (open == std::string_view::npos) return std::string(argument);
+  return std::string(argument.substr(0, open)) + "<…>";
+}
+
+}  // namespace
+
+std::string ShortKernelName(std::string_view function_name) {
+  std::string_view name = WithoutNamespaces(TrimWhitespace(function_name));
+  size_t open = name.find('<');
+  if (open == std::string_view::npos || name.back() != '>') return std::string(name);
+  std::string base(name.substr(0, open));
+  std::string_view arguments = name.substr(open + 1, name.size() - open - 2);
+  std::string text = base + "<";
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= arguments.size(); ++i) {
+    char c = i < arguments.size() ? arguments[i] : ',';
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth == 0 && c == ',') {
+      text += (start == 0 ? "" : ", ") + ShortArgument(arguments.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  text += ">";
+  if (text.size() > 64) return base + "<…>";
+  return text;
+}
+
+bool ShowFullSignature(const KernelDiagnosis& kernel, bool verbose) {
+  if (kernel.kernel_name.empty() || kernel.kernel_name == KernelTitle(kernel)) return false;
+  return verbose || kernel.kernel_name.size() <= 120;
+}
+
 std::string KernelTitle(const KernelDiagnosis& kernel) {
-  if (!kernel.function_name.empty()) return kernel.function_name;
+  if (!kernel.function_name.empty()) return ShortKernelName(kernel.function_name);
   if (!kernel.kernel_name.empty()) return kernel.kernel_name;
   return "kernel";
 }

@@ -28,7 +28,7 @@ std::string_view OperationUnit(std::string_view precision);
 // A launch's dimensions as "1024×1×1".
 std::string DimensionsText(const LaunchDimensions& dimensions);
 
-// "launch 3 · grid 1024×1×1 · block 256×1×1 · 32 registers/thread · 4 kB shared memory/block";
+// "ncu launch ID 3 · grid 1024×1×1 · block 256×1×1 · 32 registers/thread · 4 kB shared memory/block";
 // registers and shared memory are left out when unknown. For a group of
 // repeated launches it starts with LaunchSpreadText instead of "launch 3".
 std::string IdentityLine(const KernelDiagnosis& kernel);
@@ -45,9 +45,21 @@ std::string DurationCellText(const KernelDiagnosis& kernel);
 // time" and their order use it.
 double KernelTimeNs(const KernelDiagnosis& kernel);
 
-// The name to head a kernel's section with: the function name, else the
-// demangled name, else "kernel".
+// The name to head a kernel's section with: ShortKernelName of the function
+// name, else the demangled name, else "kernel". The full signature is the
+// kernel's kernel_name (shown with --verbose, and as the HTML title).
 std::string KernelTitle(const KernelDiagnosis& kernel);
+
+// A function name as a heading shows it: the function without namespaces and
+// its outer template arguments without theirs, nested arguments as "…"
+// ("at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>" →
+// "vectorized_elementwise_kernel<4, CUDAFunctor_add<…>>"); longer than 64
+// characters, the arguments are "…" too.
+std::string ShortKernelName(std::string_view function_name);
+
+// True when a heading shows the full signature under the short name: it
+// differs from the heading and is short (120 characters), or `verbose`.
+bool ShowFullSignature(const KernelDiagnosis& kernel, bool verbose);
 
 // The class's reason without a leading "<Class>: " the analysis may start it
 // with ("Memory-bound: DRAM is at ..." → "DRAM is at ..."), since every report

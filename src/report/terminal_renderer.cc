@@ -144,13 +144,15 @@ void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
   WriteTable(table, 2, writer);
 }
 
-void WriteIdentity(const KernelDiagnosis& kernel, size_t number, size_t count, Writer& writer) {
+void WriteIdentity(const KernelDiagnosis& kernel, size_t number, size_t count, bool verbose, Writer& writer) {
   writer.Line();
   writer.Line(writer.Style(std::string(writer.width(), '='), "2"));
   writer.Wrapped(writer.Style(fmt::format("KERNEL {}/{}  ", number, count), "1"),
                  writer.Style(Clean(KernelTitle(kernel)), "1"));
-  if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
+  if (ShowFullSignature(kernel, verbose)) {
     writer.Wrapped("  ", Clean(kernel.kernel_name));
+  } else if (!kernel.kernel_name.empty() && kernel.kernel_name != KernelTitle(kernel)) {
+    writer.Wrapped("  ", fmt::format("(full signature: {} characters, shown with --verbose)", kernel.kernel_name.size()));
   }
   writer.Wrapped("  ", IdentityLine(kernel));
 }
@@ -351,7 +353,7 @@ void WriteNotes(const KernelDiagnosis& kernel, Writer& writer) {
 
 void WriteKernel(const KernelDiagnosis& kernel, size_t number, size_t count, const RenderOptions& options,
                  Writer& writer) {
-  WriteIdentity(kernel, number, count, writer);
+  WriteIdentity(kernel, number, count, options.verbose, writer);
   WriteVerdict(kernel, writer);
   WriteStage1(kernel.roofline, options.verbose, writer);
   WriteStalls(kernel, options, writer);
