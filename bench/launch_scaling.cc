@@ -23,18 +23,12 @@
 #include <vector>
 
 #include "analysis/diagnose.h"
+#include "core/file_io.h"
 #include "core/subprocess.h"
 #include "profile/profile_loader.h"
 #include "report/renderer.h"
 
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream stream(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
 
 // The fixture's header and units rows, then `launches` of its data rows cycled, each with a fresh ID and
 // one of `kernels` kernel names ("step_<k>(float *, float, int)").
@@ -107,7 +101,8 @@ int main(int argc, char** argv) {
   std::vector<long long> counts;
   for (int i = 3; i < argc; ++i) counts.push_back(std::atoll(argv[i]));
   if (counts.empty()) counts = {1000, 10000, 100000};
-  std::string fixture = ReadFile(fixture_path);
+  kopt::Result<std::string> read = kopt::ReadWholeFile(fixture_path);
+  std::string fixture = read.ok() ? *read : "";
   if (fixture.empty()) {
     std::fprintf(stderr, "cannot read %s\n", fixture_path.c_str());
     return 1;

@@ -45,7 +45,20 @@ bool HalfInstructionsAreOnlyConstantMoves(const SassFunction& function) {
 void DiscountHalfConstantMoves(const Profile& profile, const KernelLaunch& launch,
                                const RooflineOptions& options, KernelDiagnosis& kernel,
                                std::vector<std::string>& effects) {
-  if (!profile.sass) return;
+  if (!profile.sass) {
+    auto& compute = kernel.roofline.compute;
+    auto half = std::find_if(compute.begin(), compute.end(), [](const ComputeWork& work) {
+      return work.precision == "fp16" && work.operations > 0;
+    });
+    if (half != compute.end()) {
+      kernel.notes.push_back(fmt::format(
+          "The roofline counts {} of FP16 work from ncu's HFMA/HADD/HMUL counts; the compiler also issues "
+          "HFMA2.MMA as constant moves, which only the SASS listing tells apart (pass --sass, or put sass.txt "
+          "beside the profile).",
+          FormatOperations(half->operations, QuantityStyle::kTrimmed)));
+    }
+    return;
+  }
   const SassFunction* function = FindSassFunction(*profile.sass, launch.FunctionName());
   if (!function || !HalfInstructionsAreOnlyConstantMoves(*function)) return;
   auto& compute = kernel.roofline.compute;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
+
 #include "fixture_reader.h"
 #include "profile/ncu_csv.h"
 

@@ -56,7 +56,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
                   "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent); "
                   "default: from -o's extension (.html, .md, .json), else term");
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
-  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
+  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX (case-insensitive unless REGEX has an upper-case letter)");
   command.add_option("--launch-skip", options->launch_skip, "Skip the first N matching launches")
       ->check(NonNegative());
   command.add_option("--launch-count", options->launch_count, "Keep at most N matching launches (0: all)")

@@ -337,13 +337,31 @@ Status CheckLaunchSelection(const CollectionOptions& options) {
   return Status::Ok();
 }
 
+// Smart case for ncu's -k (which matches exactly): a pattern without upper-case letters, brackets or
+// escapes gets each letter as [xX], as SelectLaunches matches exports.
+std::string SmartCasePattern(const std::string& pattern) {
+  bool plain = std::none_of(pattern.begin(), pattern.end(),
+                            [](char c) { return (c >= 'A' && c <= 'Z') || c == '[' || c == '\\'; });
+  if (!plain) return pattern;
+  std::string either;
+  for (char c : pattern) {
+    if (c >= 'a' && c <= 'z') {
+      either += std::string("[") + c + static_cast<char>(c - 'a' + 'A') + "]";
+    } else {
+      either += c;
+    }
+  }
+  return either;
+}
+
 std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& program_argv,
                                            const CollectionOptions& options, const fs::path& report_base) {
   std::vector<std::string> argv = {options.ncu,       "--set", options.section_set, "--clock-control", "none",
                                    "--import-source", "yes"};
   if (!options.kernel_regex.empty()) {
     bool has_prefix = StartsWith(options.kernel_regex, "regex:");
-    argv.insert(argv.end(), {"-k", has_prefix ? options.kernel_regex : "regex:" + options.kernel_regex});
+    std::string pattern = has_prefix ? options.kernel_regex.substr(6) : options.kernel_regex;
+    argv.insert(argv.end(), {"-k", "regex:" + SmartCasePattern(pattern)});
   }
   if (options.launch_skip > 0) argv.insert(argv.end(), {"-s", std::to_string(options.launch_skip)});
   if (options.launch_count > 0) argv.insert(argv.end(), {"-c", std::to_string(options.launch_count)});

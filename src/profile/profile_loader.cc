@@ -175,12 +175,20 @@ std::string ListKernels(const Profile& profile) {
 }  // namespace
 
 Status SelectLaunches(const ProfileSources& options, Profile& profile) {
+  bool selects = !options.kernel_regex.empty() || options.launch_skip > 0 ||
+                 (options.launch_count > 0 && options.launch_count < static_cast<long long>(profile.launches.size()));
+  if (!selects) return Status::Ok();  // every launch kept: all_launches stays empty (= launches), no copy
   if (profile.all_launches.empty()) profile.all_launches = profile.launches;
   std::vector<KernelLaunch> selected;
   if (!options.kernel_regex.empty()) {
+    // Smart case: a pattern without upper-case letters matches either case ("softmax" finds
+    // cunn_SoftMaxForward); one with an upper-case letter matches exactly.
+    bool has_upper = std::any_of(options.kernel_regex.begin(), options.kernel_regex.end(),
+                                 [](char c) { return c >= 'A' && c <= 'Z'; });
     std::regex pattern;
     try {
-      pattern = std::regex(options.kernel_regex, std::regex::ECMAScript);
+      pattern = std::regex(options.kernel_regex,
+                           has_upper ? std::regex::ECMAScript : std::regex::ECMAScript | std::regex::icase);
     } catch (const std::regex_error& error) {
       return InvalidInput(fmt::format("--kernel \"{}\": not a valid regular expression ({})",
                                       options.kernel_regex, error.what()));
@@ -189,8 +197,20 @@ Status SelectLaunches(const ProfileSources& options, Profile& profile) {
       if (std::regex_search(launch.kernel_name, pattern)) selected.push_back(std::move(launch));
     }
     if (selected.empty()) {
-      return NotFound(fmt::format("--kernel \"{}\" matches no kernel in {}; its kernels are: {}",
-                                  options.kernel_regex, profile.source, ListKernels(profile)));
+      std::string hint;
+      if (has_upper) {
+        std::regex either_case(options.kernel_regex, std::regex::ECMAScript | std::regex::icase);
+        for (const KernelLaunch& launch : profile.launches) {
+          if (std::regex_search(launch.kernel_name, either_case)) {
+            hint = fmt::format(" (it would match {} ignoring case: the pattern has upper-case letters, so case "
+                               "counts; write it in lower case to match either)",
+                               launch.FunctionName());
+            break;
+          }
+        }
+      }
+      return NotFound(fmt::format("--kernel \"{}\" matches no kernel in {}{}; its kernels are: {}",
+                                  options.kernel_regex, profile.source, hint, ListKernels(profile)));
     }
   } else {
     selected = std::move(profile.launches);
