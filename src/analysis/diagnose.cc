@@ -1,10 +1,15 @@
 #include "analysis/diagnose.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 
+#include "analysis/launch_timeline.h"
+#include "analysis/tool.h"
 #include "analysis/stalls.h"
+#include "core/quantity_format.h"
 
 namespace kopt {
 namespace {
@@ -38,24 +43,46 @@ bool HalfInstructionsAreOnlyConstantMoves(const SassFunction& function) {
 // ncu counts those moves as HFMA thread instructions; drop the FP16 "work"
 // they would add to the roofline when the SASS proves it is not arithmetic.
 void DiscountHalfConstantMoves(const Profile& profile, const KernelLaunch& launch,
-                               const RooflineOptions& options, KernelDiagnosis& kernel) {
-  if (!profile.sass) return;
+                               const RooflineOptions& options, KernelDiagnosis& kernel,
+                               std::vector<std::string>& effects) {
+  if (!profile.sass) {
+    auto& compute = kernel.roofline.compute;
+    auto half = std::find_if(compute.begin(), compute.end(), [](const ComputeWork& work) {
+      return work.precision == "fp16" && work.operations > 0;
+    });
+    if (half != compute.end()) {
+      kernel.notes.push_back(fmt::format(
+          "The roofline counts {} of FP16 work from ncu's HFMA/HADD/HMUL counts; the compiler also issues "
+          "HFMA2.MMA as constant moves, which only the SASS listing tells apart (pass --sass, or put sass.txt "
+          "beside the profile).",
+          FormatOperations(half->operations, QuantityStyle::kTrimmed)));
+    }
+    return;
+  }
   const SassFunction* function = FindSassFunction(*profile.sass, launch.FunctionName());
   if (!function || !HalfInstructionsAreOnlyConstantMoves(*function)) return;
   auto& compute = kernel.roofline.compute;
   auto half = std::find_if(compute.begin(), compute.end(),
                            [](const ComputeWork& work) { return work.precision == "fp16"; });
   if (half == compute.end()) return;
+  double removed = half->operations;
+  double intensity_before = kernel.roofline.arithmetic_intensity;
   kernel.roofline.total_flops -= half->operations;
   compute.erase(half);
   SummarizeRoofline(launch, options, kernel.roofline);
   kernel.notes.push_back(
       "ncu's HFMA count is left out of the roofline: the SASS shows only HFMA2.MMA constant "
       "moves (Rd, -RZ, RZ, …), no FP16 arithmetic.");
+  effects.push_back(fmt::format(
+      "{}: {} of FP16 \"work\" left out of the roofline (the SASS shows only HFMA2.MMA constant moves); "
+      "arithmetic intensity {} → {}",
+      kernel.function_name, FormatOperations(removed, QuantityStyle::kTrimmed),
+      FormatIntensity(intensity_before, QuantityStyle::kTrimmed),
+      FormatIntensity(kernel.roofline.arithmetic_intensity, QuantityStyle::kTrimmed)));
 }
 
 LaunchInputs InputsFor(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
-                       const std::vector<const KernelLaunch*>& launches) {
+                       const LaunchTimeline& timeline) {
   LaunchInputs inputs;
   inputs.launch = &launch;
   inputs.gpu = spec;
@@ -63,13 +90,13 @@ LaunchInputs InputsFor(const Profile& profile, const KernelLaunch& launch, const
   if (profile.sass) inputs.sass = FindSassFunction(*profile.sass, function_name);
   if (profile.ptxas) inputs.ptxas = FindPtxasFunction(*profile.ptxas, function_name);
   inputs.source_page = FindSourcePage(profile.source_pages, function_name);
-  inputs.launches = &launches;
+  inputs.timeline = &timeline;
   return inputs;
 }
 
 KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
-                               const std::vector<const KernelLaunch*>& launches,
-                               const DiagnoseOptions& options) {
+                               const LaunchTimeline& timeline, const DiagnoseOptions& options,
+                               std::vector<std::string>& sass_effects) {
   KernelDiagnosis kernel;
   kernel.launch_id = launch.launch_id;
   kernel.kernel_name = launch.kernel_name;
@@ -79,9 +106,16 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   kernel.registers_per_thread = launch.Metric("launch__registers_per_thread");
   kernel.shared_memory_per_block_bytes = launch.Metric("launch__shared_mem_per_block");
   kernel.roofline = AnalyzeRoofline(launch, spec, options.roofline);
-  DiscountHalfConstantMoves(profile, launch, options.roofline, kernel);
+  DiscountHalfConstantMoves(profile, launch, options.roofline, kernel, sass_effects);
+  for (const NcuRuleResult& rule : launch.ncu_rules) {
+    if (rule.type == "OPT" || rule.type == "WRN") kernel.ncu_rules.push_back(rule);
+  }
+  std::stable_sort(kernel.ncu_rules.begin(), kernel.ncu_rules.end(),
+                   [](const NcuRuleResult& a, const NcuRuleResult& b) {
+                     return a.estimated_speedup_percent.value_or(-1) > b.estimated_speedup_percent.value_or(-1);
+                   });
   kernel.stalls = ExtractStallReasons(launch);
-  RunTools(InputsFor(profile, launch, spec, launches), options.tools, kernel);
+  RunTools(InputsFor(profile, launch, spec, timeline), options.tools, kernel);
   if (kernel.stalls.empty()) {
     kernel.notes.push_back(
         "No warp-stall metrics: collect with ncu --set full (or --section WarpStateStats) for "
@@ -94,6 +128,46 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
                     kernel.roofline.missing_metrics.size()));
   }
   return kernel;
+}
+
+// The tools that ran on any kernel and read an input of `source`.
+std::vector<std::string> ToolsReading(InputSource source, const Diagnosis& diagnosis) {
+  std::vector<std::string> tools;
+  for (const ToolDefinition& tool : ToolRegistry()) {
+    bool reads = std::any_of(tool.required.begin(), tool.required.end(),
+                             [&](const RequiredInput& input) { return input.source == source; });
+    if (!reads) continue;
+    bool ran = std::any_of(diagnosis.kernels.begin(), diagnosis.kernels.end(), [&](const KernelDiagnosis& kernel) {
+      return std::find(kernel.tools_run.begin(), kernel.tools_run.end(), tool.id) != kernel.tools_run.end();
+    });
+    if (ran) tools.push_back(tool.id);
+  }
+  return tools;
+}
+
+std::vector<InputUse> DescribeInputs(const Profile& profile, const Diagnosis& diagnosis,
+                                     const std::vector<std::string>& sass_effects) {
+  std::vector<InputUse> uses;
+  for (const ProfileInput& input : profile.inputs) {
+    InputUse use{input.path, input.role, input.origin, {}};
+    std::optional<InputSource> source;
+    if (input.role == "SASS listing") source = InputSource::kSass;
+    if (input.role == "ptxas report") source = InputSource::kPtxas;
+    if (input.role == "source page") source = InputSource::kSourcePage;
+    if (!source) {
+      size_t launches = profile.all_launches.empty() ? profile.launches.size() : profile.all_launches.size();
+      use.effects.push_back(fmt::format("the metrics of {} launch(es); {} diagnosed as {} kernel group(s)",
+                                        launches, profile.launches.size(), diagnosis.kernels.size()));
+    } else {
+      std::vector<std::string> tools = ToolsReading(*source, diagnosis);
+      use.effects.push_back(tools.empty() ? std::string("read by no tool that ran")
+                                          : "read by the tools " + fmt::format("{}", fmt::join(tools, ", ")));
+      if (*source == InputSource::kSass)
+        use.effects.insert(use.effects.end(), sass_effects.begin(), sass_effects.end());
+    }
+    uses.push_back(std::move(use));
+  }
+  return uses;
 }
 
 }  // namespace
@@ -110,13 +184,23 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
                     "alone (kopt gpus lists the table).",
                     diagnosis.device_name.empty() ? "unknown" : diagnosis.device_name));
   }
-  std::vector<const KernelLaunch*> launches;  // the whole timeline, also launches not selected
-  for (const KernelLaunch& launch : profile.all_launches.empty() ? profile.launches : profile.all_launches) {
-    launches.push_back(&launch);
+  // The whole timeline, also launches not selected; each group of repeated
+  // launches is diagnosed once, on its median-duration launch.
+  LaunchTimeline timeline(profile.all_launches.empty() ? profile.launches : profile.all_launches);
+  std::vector<std::string> sass_effects;
+  for (const LaunchGroup& group : GroupLaunches(profile.launches)) {
+    const KernelLaunch& launch = profile.launches[group.representative];
+    KernelDiagnosis kernel = DiagnoseLaunch(profile, launch, spec, timeline, options, sass_effects);
+    kernel.launches.count = static_cast<long long>(group.members.size());
+    kernel.launches.first_launch_id = profile.launches[group.members.front()].launch_id;
+    kernel.launches.last_launch_id = profile.launches[group.members.back()].launch_id;
+    kernel.launches.minimum_duration_ns = group.minimum_ns;
+    kernel.launches.median_duration_ns = group.median_ns;
+    kernel.launches.maximum_duration_ns = group.maximum_ns;
+    kernel.launches.total_duration_ns = group.total_ns;
+    diagnosis.kernels.push_back(std::move(kernel));
   }
-  for (const KernelLaunch& launch : profile.launches) {
-    diagnosis.kernels.push_back(DiagnoseLaunch(profile, launch, spec, launches, options));
-  }
+  diagnosis.inputs = DescribeInputs(profile, diagnosis, sass_effects);
   return diagnosis;
 }
 

@@ -1,6 +1,9 @@
 // The analysis entry point: a Profile in, a Diagnosis out. Runs stage 1
 // (roofline and class), the stall breakdown, and stage 2 (every relevant
-// micro-profiling tool, analysis/orchestrator.h) for every launch.
+// micro-profiling tool, analysis/orchestrator.h) once per group of repeated
+// launches (one kernel, one grid and block: analysis/launch_timeline.h), on the
+// group's median-duration launch; KernelDiagnosis::launches gives the group's
+// size and duration spread. Time and memory linear in the launches.
 // Deterministic: the same profile and options give the same diagnosis.
 #pragma once
 

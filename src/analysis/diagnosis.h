@@ -12,6 +12,7 @@
 #include "analysis/narrative.h"
 #include "analysis/roofline.h"
 #include "hw/gpu_spec.h"
+#include "profile/kernel_launch.h"
 
 namespace kopt {
 
@@ -68,8 +69,19 @@ struct SkippedTool {
   std::string how_to_collect;        // e.g. "ncu --set full" or "pass --sass FILE"
 };
 
+// The launches a KernelDiagnosis stands for: every selected launch of one
+// kernel with the same grid and block (analysis/launch_timeline.h). The
+// diagnosis is of one of them (KernelDiagnosis::launch_id, the median duration).
+struct LaunchSpread {
+  long long count = 1;
+  long long first_launch_id = 0, last_launch_id = 0;
+  std::optional<double> minimum_duration_ns, median_duration_ns, maximum_duration_ns;
+  std::optional<double> total_duration_ns;  // the sum over the launches that have a duration
+};
+
 struct KernelDiagnosis {
-  long long launch_id = 0;
+  long long launch_id = 0;  // the launch diagnosed (the median-duration one of `launches`)
+  LaunchSpread launches;
   std::string kernel_name;  // demangled
   std::string function_name;
   LaunchDimensions grid, block;
@@ -79,7 +91,17 @@ struct KernelDiagnosis {
   std::vector<StallReason> stalls;         // largest first; empty when not collected
   std::vector<Finding> findings;           // ranked by estimated gain (a "healthy" finding first)
   std::vector<SkippedTool> skipped_tools;  // relevant tools whose inputs were missing
+  std::vector<std::string> tools_run;      // relevant tools that had their inputs and ran, in registry order
+  std::vector<NcuRuleResult> ncu_rules;    // ncu's own OPT/WRN rule results (details page), largest speedup first
   std::vector<std::string> notes;          // data-quality remarks
+};
+
+// One file the diagnosis was made from, and what it changed (every report lists them).
+struct InputUse {
+  std::string path;
+  std::string role;    // "raw page", "details page", "SASS listing", "ptxas report", "source page", "report"
+  std::string origin;  // "given", "found beside the profile", "collected"
+  std::vector<std::string> effects;  // "read by the tools accidental_fp64, ...", corrections it made
 };
 
 struct Diagnosis {
@@ -87,6 +109,7 @@ struct Diagnosis {
   std::string device_name;     // as the profile reports it
   std::optional<GpuSpec> gpu;  // the spec row used, if any
   std::vector<KernelDiagnosis> kernels;
+  std::vector<InputUse> inputs;  // the profile's files, in reading order
   std::vector<std::string> notes;
   // `kopt explain --llm` and the hypothesis pass (analysis/narrative.h); the
   // renderers show them after the deterministic report.

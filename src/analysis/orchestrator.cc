@@ -169,7 +169,7 @@ std::vector<std::string> MissingInputs(const ToolDefinition& tool, const LaunchI
         if (!inputs.source_page) missing.push_back("ncu source page");
         break;
       case InputSource::kLaunches:
-        if (!inputs.launches) missing.push_back("all launches");
+        if (!inputs.timeline) missing.push_back("all launches");
         break;
     }
   }
@@ -187,9 +187,10 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
       kernel.skipped_tools.push_back(SkippedTool{tool.id, missing, HowToCollect(missing)});
       continue;
     }
+    kernel.tools_run.push_back(tool.id);
     std::map<std::string, double> thresholds = ResolveThresholds(tool, options);
     ToolContext context{*inputs.launch, kernel.roofline,    kernel.stalls,   inputs.gpu, inputs.sass,
-                        inputs.ptxas,   inputs.source_page, inputs.launches, &thresholds};
+                        inputs.ptxas,   inputs.source_page, inputs.timeline, &thresholds};
     if (auto finding = Analyze(tool, context)) {
       if (finding->tool.empty()) finding->tool = tool.id;
       findings.push_back(std::move(*finding));

@@ -34,7 +34,7 @@ struct LaunchInputs {
   const SassFunction* sass = nullptr;
   const PtxasFunctionReport* ptxas = nullptr;
   const SourcePage* source_page = nullptr;
-  const std::vector<const KernelLaunch*>* launches = nullptr;
+  const LaunchTimeline* timeline = nullptr;
 };
 
 // Runs the tools over one kernel and fills kernel.findings and kernel.skipped_tools.

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "analysis/diagnosis.h"
+#include "analysis/launch_timeline.h"
 #include "analysis/ncu_rule.h"
 #include "analysis/roofline.h"
 #include "analysis/tuning_role.h"
@@ -76,7 +77,7 @@ struct ToolContext {
   const SassFunction* sass = nullptr;
   const PtxasFunctionReport* ptxas = nullptr;
   const SourcePage* source_page = nullptr;                     // ncu --page source for this kernel
-  const std::vector<const KernelLaunch*>* launches = nullptr;  // every launch of the profile, in order
+  const LaunchTimeline* timeline = nullptr;                   // every launch of the profile, per function
   const std::map<std::string, double>* thresholds = nullptr;   // this tool's thresholds, overrides applied
 
   // The threshold's value (override or default); NotFound for a name the tool does not declare.

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "analysis/tool.h"
 #include "core/file_io.h"
 #include "core/toml_document.h"
@@ -35,15 +38,26 @@ Status ReadToolTable(const toml::table& tools, std::string_view file_name, Orche
     }
     for (const auto& [name_key, value_node] : *thresholds) {
       std::string name(name_key.str());
-      bool declared =
-          std::any_of(tool->thresholds.begin(), tool->thresholds.end(),
-                      [&](const ThresholdDefinition& threshold) { return threshold.name == name; });
-      if (!declared) {
+      auto definition =
+          std::find_if(tool->thresholds.begin(), tool->thresholds.end(),
+                       [&](const ThresholdDefinition& threshold) { return threshold.name == name; });
+      if (definition == tool->thresholds.end()) {
         return InvalidInput(
             fmt::format("{}: tools.{}.{}: the tool has no such threshold; `kopt rules` lists them",
                         Where(file_name, value_node), tool_id, name));
       }
       KOPT_ASSIGN_OR_RETURN(double value, NumberOf(value_node, file_name, tool_id + "." + name));
+      // Out of range, a threshold would silently switch its tool off (or on for every kernel).
+      double maximum = definition->unit == "%" ? 100 : definition->unit == "fraction" ? 1 : HUGE_VAL;
+      if (!std::isfinite(value) || value < 0 || value > maximum) {
+        return InvalidInput(fmt::format(
+            "{}: tools.{}.{} = {}: out of range; expected {} (unit {}, default {})", Where(file_name, value_node),
+            tool_id, name, value,
+            definition->unit == "%"          ? "a percentage from 0 to 100"
+            : definition->unit == "fraction" ? "a fraction from 0 to 1"
+                                             : "a number of at least 0",
+            definition->unit.empty() ? "none" : definition->unit, definition->default_value));
+      }
       options.threshold_overrides[tool_id][name] = value;
     }
   }

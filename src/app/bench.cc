@@ -19,13 +19,13 @@ namespace fs = std::filesystem;
 Status ValidateOptions(const BenchOptions& options) {
   if (options.task_directory.empty())
     return InvalidInput("bench needs a TASK_DIR (a directory with task.toml)");
-  KOPT_RETURN_IF_ERROR(ParseReportFormat(options.format, kTableFormats).status());
+  KOPT_RETURN_IF_ERROR(ResolveReportFormat(options.format, options.output_path, kTableFormats).status());
   return ValidateMeasureSettings(options.measure);
 }
 
-// Stems made unique in order: "a", "b", "a#2".
+// Stems made unique in order: "a", "b", "a#2"; "reference" is the reference's row ("reference#2").
 void NameCandidates(std::vector<CandidateSource>& candidates) {
-  std::map<std::string, int> seen;
+  std::map<std::string, int> seen = {{"reference", 1}};
   for (CandidateSource& candidate : candidates) {
     std::string stem = fs::path(candidate.path).stem().string();
     int count = ++seen[stem];
@@ -63,7 +63,12 @@ Result<std::vector<CandidateSource>> LoadCandidateFiles(const std::string& task_
     }
   }
   std::vector<CandidateSource> candidates;
+  std::vector<fs::path> seen;  // the same file given twice is measured once
   for (const std::string& path : paths) {
+    std::error_code error;
+    fs::path canonical = fs::weakly_canonical(fs::absolute(path, error), error);
+    if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) continue;
+    seen.push_back(canonical);
     Result<std::string> source = ReadWholeFile(path, size_t{16} << 20);
     if (!source.ok()) return Status(source.status().kind(), "candidate " + source.status().message());
     candidates.push_back({"", path, std::move(source).value()});
@@ -85,6 +90,7 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
   KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(options.task_directory));
   KOPT_ASSIGN_OR_RETURN(std::vector<CandidateSource> candidates,
                         LoadCandidateFiles(options.task_directory, options.candidate_paths));
+<<<<<<< HEAD
   // KernelBench candidates (ModelNew files) become kopt candidates first
   // (harness/kernelbench_candidate.h); compiled from the workspace's copy.
   for (CandidateSource& candidate : candidates) {
@@ -97,12 +103,20 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
                                       : RefusedKernelBenchCandidate(converted.status().message());
     candidate.path.clear();
   }
+||||||| 9de6499
+=======
+  std::vector<std::string> inputs = {task.spec.reference_path,
+                                     (fs::path(options.task_directory) / "task.toml").string()};
+  for (const CandidateSource& candidate : candidates) inputs.push_back(candidate.path);
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kTableFormats));
+>>>>>>> wp-19
   KOPT_ASSIGN_OR_RETURN(
       MeasurementReport report,
       Measure(options.measure, MeasureEnvironmentFor(options, environment), std::move(task), candidates));
   if (options.progress && environment.progress) *environment.progress << "\r\033[K" << std::flush;
   std::ostringstream text;
-  KOPT_RETURN_IF_ERROR(RenderBenchReport(report, options.format, text));
+  KOPT_RETURN_IF_ERROR(RenderBenchReport(report, std::string(ReportFormatName(format)), text));
   if (options.output_path.empty()) {
     out << text.str();
   } else {

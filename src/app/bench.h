@@ -7,7 +7,8 @@
 // Result: OK when the run completed, even when candidates failed;
 // WorkFailed when the reference itself failed (Unavailable when its device
 // was); InvalidInput / NotFound / Unavailable for bad input (task, candidate
-// files, no GPU, no runner). The report goes to `out` or, written
+// files, no GPU, no runner; an output_path naming the task's or a candidate's
+// file, checked before anything runs). The report goes to `out` or, written
 // atomically, to options.output_path; with a failing reference it is
 // written before the error is returned.
 //
@@ -30,7 +31,7 @@ struct BenchOptions {
   std::string task_directory;
   std::vector<std::string> candidate_paths;  // empty: TASK_DIR/candidates/*.cu, sorted by name
   MeasureSettings measure;                   // the harness settings (workspace, seeds, timing, ...)
-  std::string format = "term";               // term | md | json
+  std::string format;                        // term | md | json; "": from output_path's extension, else term
   std::string output_path;                   // empty: stdout
   bool progress = false;                     // a progress line on `progress` (the CLI sets it on a tty)
 };
@@ -51,7 +52,8 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
 
 // The candidates of a bench run: `paths`, else TASK_DIR/candidates/*.cu
 // sorted by name; each read whole (16 MiB at most) and named by its file
-// stem, made unique in order ("a", "b", "a#2").
+// stem, made unique in order ("a", "b", "a#2"; a candidate called
+// "reference" is "reference#2"). A file given twice is one candidate.
 Result<std::vector<CandidateSource>> LoadCandidateFiles(const std::string& task_directory,
                                                         const std::vector<std::string>& paths);
 

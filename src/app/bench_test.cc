@@ -4,8 +4,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "core/fake_command_runner_test_util.h"
@@ -60,6 +62,21 @@ TEST(RunBenchTest, AnUnknownDeviceOrdinalNamesTheGpusPresent) {
   ASSERT_FALSE(status.ok());
   EXPECT_THAT(status.message(), HasSubstr("--device 3"));
   EXPECT_THAT(status.message(), HasSubstr("0: Tiny GPU"));
+}
+
+TEST(LoadCandidateFilesTest, AReferenceNamedCandidateAndAFileGivenTwice) {
+  std::filesystem::path directory = std::filesystem::temp_directory_path() / ("kopt_bench_names_" + std::to_string(getpid()));
+  std::filesystem::create_directories(directory / "sub");
+  std::ofstream(directory / "reference.cu") << "// a candidate called reference\n";
+  std::ofstream(directory / "a.cu") << "// a\n";
+  std::string a = (directory / "a.cu").string();
+  auto candidates = LoadCandidateFiles(directory.string(),
+                                       {(directory / "reference.cu").string(), a, (directory / "sub" / ".." / "a.cu").string()});
+  std::filesystem::remove_all(directory);
+  ASSERT_TRUE(candidates.ok()) << candidates.status().message();
+  ASSERT_EQ(candidates->size(), 2u) << "a.cu given twice is measured once";
+  EXPECT_EQ((*candidates)[0].name, "reference#2") << "the reference's row keeps its name";
+  EXPECT_EQ((*candidates)[1].name, "a");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "app/explain.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include <iostream>
 #include <optional>
@@ -11,11 +14,27 @@
 #include "app/explain_series.h"
 #include "core/file_io.h"
 #include "core/text.h"
+#include "llm/config.h"
 #include "profile/profile_loader.h"
 #include "report/renderer.h"
+#include "report/report_format.h"
 
 namespace kopt {
 namespace {
+
+// `--gpu a100` names a family: the row it picks, and the variants it did not (a note, never silent).
+std::optional<std::string> GpuVariantNote(const std::string& given, const GpuSpec& chosen) {
+  std::string prefix = ToLowerAscii(given);
+  std::replace(prefix.begin(), prefix.end(), '_', '-');
+  if (prefix == chosen.key) return std::nullopt;
+  std::vector<std::string> others;
+  for (const GpuSpec& spec : KnownGpus()) {
+    if (&spec != &chosen && spec.key.rfind(prefix + "-", 0) == 0) others.push_back(spec.key);
+  }
+  if (others.empty()) return std::nullopt;
+  return fmt::format("--gpu {} took {} ({}); the GPU table also has {}: name one of them to choose another",
+                     given, chosen.key, chosen.name, fmt::join(others, ", "));
+}
 
 // The profile half of the options.
 ProfileSources SourcesOf(const ExplainOptions& options) {
@@ -41,8 +60,19 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
 
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
                   std::ostream& log) {
+<<<<<<< HEAD
   if (IsSeriesRequest(options)) return RunExplainSeries(options, runner, out, log);
   KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kExplainFormats));
+||||||| 9de6499
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kExplainFormats));
+=======
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format,
+                        ResolveReportFormat(options.format, options.output_path, kExplainFormats));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
+      options.output_path, {options.target, options.sass_path, options.ptxas_path, options.source_page_path,
+                            options.config_path, options.source_path, options.llm_config_path,
+                            options.llm_replay_path, options.llm_record_path}));
+>>>>>>> wp-19
   const GpuSpec* gpu = nullptr;
   if (!options.gpu.empty()) {
     gpu = FindGpu(options.gpu);
@@ -55,9 +85,21 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   if (!options.config_path.empty()) {
     KOPT_ASSIGN_OR_RETURN(diagnose_options.tools, LoadToolConfig(options.config_path));
   }
+  if (options.llm && !options.llm_config_path.empty()) {
+    // A typo in the file the user named is bad input (exit 2), found before any work; an unreachable
+    // endpoint or a missing key later only costs the narrative.
+    KOPT_ASSIGN_OR_RETURN(std::string llm_text, ReadWholeFile(options.llm_config_path, size_t{1} << 20));
+    KOPT_RETURN_IF_ERROR(llm::ParseLlmConfigToml(llm_text, options.llm_config_path).status());
+  }
   std::vector<std::string> notes;
+  if (gpu) {
+    if (auto note = GpuVariantNote(options.gpu, *gpu)) notes.push_back(*note);
+  }
   ProfileSources sources = SourcesOf(options);
   KOPT_ASSIGN_OR_RETURN(Profile profile, LoadProfile(sources, runner, notes));
+  std::vector<std::string> read;
+  for (const ProfileInput& input : profile.inputs) read.push_back(input.path);
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, read));
   ProfileSources selection = sources;
   if (IsLiveCollection(sources))
     selection.launch_skip = selection.launch_count = 0;  // ncu applied them already

@@ -13,7 +13,9 @@
 // (a ProfileSources built from these options).
 //
 // Writes the rendered diagnosis to `out`, or to options.output_path (written
-// whole to a temporary file, then renamed into place).
+// whole to a temporary file, then renamed into place). InvalidInput, before
+// anything is written, when output_path names a file the command reads (the
+// target, a companion file, a configuration).
 #pragma once
 
 #include <ostream>
@@ -29,7 +31,7 @@ namespace kopt {
 struct ExplainOptions {
   std::string target;                     // path; empty when program_argv is set
   std::vector<std::string> program_argv;  // `kopt explain -- ./app args`
-  std::string format = "term";            // term | md | json | html
+  std::string format;                     // term | md | json | html | feedback; "": from output_path's extension, else term
   std::string output_path;                // empty: `out`
   bool color = false;                     // ANSI colour in the terminal format
   bool verbose = false;

@@ -32,6 +32,18 @@ struct Command {
   std::function<std::function<Status()>(CLI::App&, const std::vector<std::string>& program_argv)> declare;
 };
 
+// CLI11's NonNegativeNumber prints its range up to DBL_MAX (a 300-digit number); this says it plainly.
+CLI::Validator NonNegative() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        double value = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end == text.c_str() + text.size() && value >= 0) return "";
+        return "expected a number of at least 0, got " + text;
+      },
+      "NUMBER >= 0", "NonNegative");
+}
+
 bool ColorWanted() {
   const char* no_color = std::getenv("NO_COLOR");
   return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
@@ -51,14 +63,14 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
                      "CSV sidecar of the sweep: a file (or launch) column and parameter columns");
   command
       .add_option("--format,-f", options->format,
-                  "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent)")
-      ->capture_default_str();
+                  "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent); "
+                  "default: from -o's extension (.html, .md, .json), else term");
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
-  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
+  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX (case-insensitive unless REGEX has an upper-case letter)");
   command.add_option("--launch-skip", options->launch_skip, "Skip the first N matching launches")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   command.add_option("--launch-count", options->launch_count, "Keep at most N matching launches (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   command.add_option("--sass", options->sass_path, "SASS listing (cuobjdump -sass) for a CSV profile");
   command.add_option("--ptxas", options->ptxas_path, "ptxas report (nvcc -Xptxas -v) for a CSV profile");
   command.add_option("--source-page", options->source_page_path,
@@ -90,7 +102,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       ->excludes(record);
   command.footer(
       "A program to profile may follow --: kopt explain [OPTIONS] -- PROGRAM [ARGS...]\n\nExamples:\n  kopt "
-      "explain examples/profiles/h200/uncoalesced_loads/raw.csv\n"
+      "explain tests/fixtures/h200/uncoalesced_loads/raw.csv\n"
       "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096\n"
       "  kopt explain raw.csv --llm --llm-config llm.toml");
   return [options, targets, &program_argv]() {
@@ -180,10 +192,10 @@ void AddMeasureOptions(CLI::App& command, MeasureSettings& settings) {
   command.add_option("--workspace,-w", settings.workspace, "Workspace directory (results database)")
       ->capture_default_str();
   command.add_option("--seeds", settings.seeds, "Correctness seeds per candidate (default: the task's)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   command.add_flag("--energy", settings.energy, "Measure joules per launch (NVML)");
   command.add_option("--jobs,-j", settings.jobs, "Parallel compiles (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   command.add_option("--timeout", settings.timeout_seconds, "Watchdog per child process, seconds")
       ->capture_default_str();
   command.add_option("--max-noise", settings.max_noise, "Stop timing at this relative stdev (fraction)")
@@ -203,11 +215,11 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
       ->required();
   command.add_option("candidates", options->candidate_paths,
                      "Candidate .cu files (default: TASK_DIR/candidates/*.cu)");
-  command.add_option("--format,-f", options->format, "Output format: term, md or json")
-      ->capture_default_str();
+  command.add_option("--format,-f", options->format,
+                     "Output format: term, md or json; default: from -o's extension (.md, .json), else term");
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
   command.add_option("--seed", *seed, "Derive the seeds from this number (reproduce a run; default: random)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   command.add_flag("!--no-time", options->measure.time, "Check correctness only, do not time");
   AddMeasureOptions(command, options->measure);
   command.add_flag("--rerun", options->measure.rerun, "Measure again what the workspace already has");
@@ -308,11 +320,11 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   command.add_option("--max-llm-tokens", line->max_llm_tokens, "Stop after this many LLM tokens");
   command
       .add_option("--seed", line->seed, "The run's seed (search and check seeds; default: random, stored)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   command.add_option("--devices", line->devices, "CUDA ordinals to use, e.g. 0,1 (one evaluation per GPU)")
       ->capture_default_str();
   command.add_option("--resume", line->resume, "Continue run RUN of the workspace")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   command.add_option("--llm-config", settings.llm_config_path, "LLM configuration (TOML, docs/llm.md)");
   command.add_option("--llm-record", settings.llm_record_path, "Record the LLM exchanges to this transcript");
   command.add_option("--llm-replay", settings.llm_replay_path, "Serve the LLM answers from this transcript");
@@ -342,7 +354,7 @@ std::function<Status()> DeclareReport(CLI::App& command, const std::vector<std::
   auto options = std::make_shared<ReportOptions>();
   auto run = std::make_shared<long long>(-1);
   command.add_option("run", *run, "Run id (default: the newest kopt optimize run)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   command.add_option("--workspace,-w", options->workspace, "Workspace directory")->capture_default_str();
   command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
       ->capture_default_str();
@@ -417,6 +429,19 @@ int RunCommandLine(int argc, char** argv) {
   if (auto dashes = std::find(arguments.begin(), arguments.end(), "--"); dashes != arguments.end()) {
     program_argv.assign(dashes + 1, arguments.end());
     arguments.erase(dashes, arguments.end());
+  }
+  // An unknown command is named as such (CLI11 would only say "A subcommand is required").
+  if (!arguments.empty() && !arguments.front().empty() && arguments.front()[0] != '-') {
+    const std::vector<Command>& table = CommandTable();
+    bool known = std::any_of(table.begin(), table.end(),
+                             [&](const Command& command) { return arguments.front() == command.name; });
+    if (!known) {
+      std::string names;
+      for (const Command& command : table) names += (names.empty() ? "" : ", ") + std::string(command.name);
+      std::cerr << "kopt: error: unknown command \"" << SanitizeForTerminal(arguments.front())
+                << "\"; the commands are " << names << " (kopt --help describes them)\n";
+      return 2;
+    }
   }
   std::function<Status()> action;
   for (const Command& command : CommandTable()) {

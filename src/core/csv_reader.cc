@@ -113,4 +113,42 @@ size_t SkipProfilerLogLines(std::string_view text, int& skipped_lines) {
   return position;
 }
 
+QuotedCsvText BlankUnquotedLines(std::string_view text, std::string& storage) {
+  QuotedCsvText result;
+  result.text = text;
+  if (!StartsWith(text, "\"") && text.find("\n\"") == std::string_view::npos) return result;  // not quoted
+  bool in_quotes = false;
+  bool copied = false;
+  size_t position = 0;
+  int line = 1;
+  while (position < text.size()) {
+    size_t end = text.find('\n', position);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view content = text.substr(position, end - position);
+    if (!content.empty() && content.back() == '\r') content.remove_suffix(1);
+    bool foreign = !in_quotes && !content.empty() && content.front() != '"';
+    if (foreign) {
+      if (StartsWith(content, "==")) {
+        ++result.log_lines;
+      } else {
+        ++result.foreign_lines;
+        if (result.first_foreign_line == 0) result.first_foreign_line = line;
+      }
+      if (!copied) {
+        storage.assign(text);
+        copied = true;
+      }
+      storage.replace(position, content.size(), content.size(), ' ');
+    } else {
+      for (char c : content) {
+        if (c == '"') in_quotes = !in_quotes;
+      }
+    }
+    position = end + 1;
+    ++line;
+  }
+  if (copied) result.text = storage;
+  return result;
+}
+
 }  // namespace kopt

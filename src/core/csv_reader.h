@@ -32,6 +32,10 @@ class CsvReader {
   // Reads the next record into `record`; returns false at the end of input.
   Result<bool> Next(CsvRecord& record);
 
+  // Where the next record starts: its byte offset in the text and its line.
+  size_t position() const { return position_; }
+  int line() const { return line_; }
+
  private:
   Result<bool> ReadField(std::string& field);
   Result<bool> ReadQuotedField(std::string& field);
@@ -50,5 +54,19 @@ class CsvReader {
 // when ncu printed to stdout. Returns how many bytes of `text` they take, and
 // how many lines, in `skipped_lines`.
 size_t SkipProfilerLogLines(std::string_view text, int& skipped_lines);
+
+// A fully quoted CSV export (ncu quotes every field, so each of its records
+// starts with '"') with the lines that are not its records blanked: a
+// program's own stdout printed into the export, before the header or between
+// rows, and ncu's "==PROF==" log lines. Blanking keeps every line number, and
+// parsers skip blank records. Lines inside a quoted field are never touched.
+struct QuotedCsvText {
+  std::string_view text;      // `text` itself when nothing was blanked, else `storage`
+  int foreign_lines = 0;      // lines blanked that were not ncu's log lines
+  int log_lines = 0;          // "==" lines blanked
+  int first_foreign_line = 0;  // 1-based line of the first foreign line (0: none)
+};
+// `storage` receives the blanked copy when one is needed. Linear in the text.
+QuotedCsvText BlankUnquotedLines(std::string_view text, std::string& storage);
 
 }  // namespace kopt

@@ -57,5 +57,32 @@ TEST(CsvReader, SkipsProfilerLogLines) {
   EXPECT_EQ(lines, 0);
 }
 
+TEST(BlankUnquotedLines, BlanksAProgramsOutputAndKeepsLineNumbers) {
+  std::string storage;
+  std::string text = "==PROF== Connected\nhello, world\n\"a\",\"b\"\nstep 1 done\n\"1\",\"2\"\n";
+  QuotedCsvText quoted = BlankUnquotedLines(text, storage);
+  EXPECT_EQ(quoted.foreign_lines, 2);
+  EXPECT_EQ(quoted.log_lines, 1);
+  EXPECT_EQ(quoted.first_foreign_line, 2);
+  EXPECT_EQ(quoted.text.size(), text.size());
+  CsvReader reader(quoted.text, "f.csv");
+  CsvRecord record;
+  std::vector<int> lines;
+  while (*reader.Next(record)) {
+    if (!record.IsBlank()) lines.push_back(record.line);
+  }
+  EXPECT_EQ(lines, (std::vector<int>{3, 5}));
+}
+
+TEST(BlankUnquotedLines, LeavesQuotedFieldsAndUnquotedFilesAlone) {
+  std::string storage;
+  std::string multiline = "\"a\",\"line one\nline two\"\n\"1\",\"2\"\n";
+  QuotedCsvText quoted = BlankUnquotedLines(multiline, storage);
+  EXPECT_EQ(quoted.foreign_lines, 0);
+  EXPECT_EQ(quoted.text.data(), multiline.data()) << "nothing copied";
+  std::string unquoted = "a,b\n1,2\n";
+  EXPECT_EQ(BlankUnquotedLines(unquoted, storage).foreign_lines, 0);
+}
+
 }  // namespace
 }  // namespace kopt

@@ -63,4 +63,24 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
   return Status::Ok();
 }
 
+Status CheckOutputIsNotAnInput(const std::string& output_path, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  if (output_path.empty()) return Status::Ok();
+  std::error_code error;
+  fs::path output = fs::weakly_canonical(fs::absolute(output_path, error), error);
+  for (const std::string& input : inputs) {
+    if (input.empty()) continue;
+    std::error_code input_error;
+    fs::path path = fs::weakly_canonical(fs::absolute(input, input_error), input_error);
+    std::error_code same_error;
+    bool same = (!error && !input_error && output == path) || fs::equivalent(output_path, input, same_error);
+    if (same) {
+      return InvalidInput(fmt::format("-o {}: that is an input of this command ({}); it would be overwritten. "
+                                      "Name another output file",
+                                      output_path, input));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace kopt

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -16,5 +17,10 @@ Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes = si
 // several threads and processes at once, also for the same path (the last
 // rename wins).
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+// InvalidInput when `output_path` names the same file as one of `inputs`
+// (the same path after normalization, or the same inode when both exist), so
+// a report never overwrites what it was made from. Empty paths are ignored.
+Status CheckOutputIsNotAnInput(const std::string& output_path, const std::vector<std::string>& inputs);
 
 }  // namespace kopt

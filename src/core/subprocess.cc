@@ -2,6 +2,8 @@
 // and a wall-clock watchdog that signals the child's whole process group.
 #include "core/subprocess.h"
 
+#include "core/interrupt.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -211,9 +213,11 @@ class ChildMonitor {
     streams_[0] = {stdout_fd, &result_.stdout_text, spec.max_output_bytes, &result_.output_truncated};
     streams_[1] = {stderr_fd, &result_.stderr_text, spec.max_output_bytes, &result_.output_truncated};
     streams_[2] = {channel_fd, &result_.channel_bytes, spec.max_channel_bytes, &result_.channel_truncated};
+    RegisterChildGroup(pid_);  // an interrupt of kopt kills the child's whole group (core/interrupt.h)
   }
 
   ~ChildMonitor() {
+    UnregisterChildGroup(pid_);
     for (Stream& stream : streams_) {
       if (stream.fd >= 0) close(stream.fd);
     }

@@ -45,7 +45,25 @@ std::pair<double, std::string> NormalizeWord(std::string_view word) {
   return {1.0, std::string(word)};
 }
 
+bool IsKnownWord(std::string_view word) {
+  if (SecondsIn(word) || word == "SM" || word == "cluster" || word == "%") return true;
+  for (std::string_view base : kScalableWords) {
+    if (word == base) return true;
+    if (word.size() == base.size() + 1 && word.substr(1) == base && PrefixFactor(word[0]) != 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool IsKnownUnit(std::string_view unit) {
+  if (unit.empty() || unit == "%") return true;
+  size_t slash = unit.find('/');
+  if (slash == std::string_view::npos) return IsKnownWord(unit);
+  std::string_view denominator = unit.substr(slash + 1);
+  return denominator.find('/') == std::string_view::npos && IsKnownWord(unit.substr(0, slash)) &&
+         IsKnownWord(denominator);
+}
 
 BaseQuantity ToBaseUnits(double value, std::string_view unit) {
   if (unit.empty() || unit == "%") return {value, std::string(unit)};

@@ -22,4 +22,10 @@ struct BaseQuantity {
 // are returned unchanged (they carry no prefix kopt could remove safely).
 BaseQuantity ToBaseUnits(double value, std::string_view unit);
 
+// True for the units ncu writes: "", "%", the words byte, hz, inst, cycle,
+// sector(s), warp, thread, request, block, branches, sample, register, pass
+// (with a K/M/G/T/P prefix), the time words s/ms/us/ns (also "second" …),
+// SM, cluster, and one "a/b" of them ("Gbyte/s", "inst/cycle"). "furlong" is not.
+bool IsKnownUnit(std::string_view unit);
+
 }  // namespace kopt

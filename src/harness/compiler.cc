@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/interrupt.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
 #include "harness/candidate_flags.h"
@@ -275,6 +276,10 @@ Result<CompileResult> Compiler::RunNvcc(const TaskSpec& task, const std::string&
   KOPT_ASSIGN_OR_RETURN(std::string temporary, MakeTemporaryDirectory(options_.cache_directory, key));
   std::error_code error;
   auto discard = [&] { fs::remove_all(temporary, error); };
+  InterruptCleanup on_interrupt([temporary] {  // Ctrl-C during nvcc leaves no .tmp-* behind
+    std::error_code ignored;
+    fs::remove_all(temporary, ignored);
+  });
   Status written = WriteFileAtomically(temporary + "/wrapper.cu", wrapper);
   if (!written.ok()) {
     discard();

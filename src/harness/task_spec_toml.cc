@@ -18,6 +18,9 @@
 namespace kopt {
 namespace {
 
+// At most this many [[variant]] tables: every candidate is checked on each one.
+constexpr size_t kMaxVariants = 64;
+
 using KeyList = std::vector<std::string_view>;
 
 size_t EditDistance(std::string_view first, std::string_view second) {
@@ -496,6 +499,11 @@ Status ReadTolerances(const TaskTomlReader& reader, const toml::table& root, Tas
 
 Status ReadVariants(const TaskTomlReader& reader, const toml::table& root, ParsedTask& parsed) {
   KOPT_ASSIGN_OR_RETURN(std::vector<const toml::table*> tables, TablesOf(reader, root, "variant"));
+  if (tables.size() > kMaxVariants) {
+    return InvalidInput(fmt::format("{}:{}: {} [[variant]] tables; a task has at most {} (each one is checked on "
+                                    "every candidate)",
+                                    reader.file(), LineOf(*tables[kMaxVariants]), tables.size(), kMaxVariants));
+  }
   KeyList scalar_names;
   for (const ScalarSpec& scalar : parsed.spec.scalars) scalar_names.push_back(scalar.name);
   for (size_t index = 0; index < tables.size(); ++index) {

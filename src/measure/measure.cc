@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <regex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -22,6 +24,7 @@
 #include "measure/child_outcome.h"
 #include "measure/measure_plan.h"
 #include "measure/runner_client.h"
+#include "core/interrupt.h"
 #include "profile/ncu_collector.h"
 #include "store/workspace.h"
 
@@ -207,6 +210,7 @@ class MeasureSession::Impl {
   const MeasureEnvironment environment_;
   MeasurePlan plan_;
   std::unique_ptr<Workspace> workspace_;
+  std::unique_ptr<InterruptCleanup> on_interrupt_;  // marks the run interrupted (core/interrupt.h)
   MeasurementReport report_;
   std::vector<std::unique_ptr<Item>> items_;  // [0] the reference, then the candidates in order
   std::set<std::string> names_;
@@ -247,6 +251,13 @@ Status MeasureSession::Impl::Begin(const std::string& task_directory) {
   if (plan_.live_gpu) gpu_ = plan_.live_gpu->name;
   RunRecord run{report_.started, plan_.task.name, gpu_, report_.settings, plan_.seeds, report_.settings_hash};
   KOPT_ASSIGN_OR_RETURN(report_.run_id, workspace_->BeginRun(run));
+  on_interrupt_ = std::make_unique<InterruptCleanup>([this] {
+    Status marked = workspace_->FinishRun(
+        report_.run_id, CurrentTimeUtc(),
+        json{{"interrupted", true}, {"resume", "run the same command again: complete measurements are reused"}});
+    std::fprintf(stderr, "kopt: run %lld marked interrupted%s\n", static_cast<long long>(report_.run_id),
+                 marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str());
+  });
 
   auto reference = std::make_unique<Item>();
   reference->entry.name = "reference";
@@ -632,6 +643,7 @@ Result<MeasurementReport> MeasureSession::Impl::Finish() {
   json summary = {{"candidates", report_.candidates.size()},
                   {"ok", ok},
                   {"reference_status", MeasureStatusName(report_.reference.status)}};
+  on_interrupt_.reset();
   Status finished = workspace_->FinishRun(report_.run_id, CurrentTimeUtc(), summary);
   if (!finished.ok()) report_.notes.push_back(finished.message());
   return report_;
@@ -714,6 +726,9 @@ Status ValidateMeasureSettings(const MeasureSettings& settings) {
   if (settings.min_samples < 1) return InvalidInput("--min-samples must be at least 1");
   if (settings.jobs < 0) return InvalidInput("--jobs must be at least 1 (0: all cores)");
   if (settings.device < 0) return InvalidInput("--device must be a CUDA device ordinal (0, 1, ...)");
+  if (!settings.arch.empty() && !std::regex_match(settings.arch, std::regex("sm_[0-9]{2,3}[af]?"))) {
+    return InvalidInput("--arch " + settings.arch + ": expected sm_ and the compute capability, e.g. sm_90a or sm_80");
+  }
   return Status::Ok();
 }
 
@@ -744,8 +759,16 @@ Result<MeasurementReport> Measure(const MeasureSettings& settings, const Measure
 }
 
 Status ReferenceVerdict(const MeasurementReport& report) {
-  if (report.compile_only || report.reference.ok()) return Status::Ok();
   const MeasurementEntry& reference = report.reference;
+  if (reference.ok() || (report.compile_only && reference.status == MeasureStatus::kCompiled))
+    return Status::Ok();
+  // nvcc refuses the architecture itself: a bad option (exit 2), not a failed reference.
+  if (reference.failure == FailureKind::kCompileError &&
+      reference.detail.find("Unsupported gpu architecture") != std::string::npos) {
+    return InvalidInput("--arch " + report.architecture +
+                        ": nvcc does not support this architecture (`nvcc --list-gpu-code` lists the ones it "
+                        "does, e.g. sm_90a for H100/H200)");
+  }
   std::string what = "the reference failed (" + reference.KindName() + "): " + reference.message;
   if (reference.failure == FailureKind::kDeviceUnavailable) return Unavailable(what);
   return WorkFailed(what);

@@ -171,8 +171,9 @@ Result<MeasurementReport> Measure(const MeasureSettings& settings, const Measure
                                   MeasureTask task, const std::vector<CandidateSource>& candidates);
 
 // The command's status for a finished report: OK unless the reference failed
-// in a measuring session (Unavailable when its device was unavailable, else
-// WorkFailed, saying why).
+// (with compile_only: unless it did not compile). InvalidInput when nvcc
+// rejected the architecture itself, Unavailable when its device was
+// unavailable, else WorkFailed, saying why.
 Status ReferenceVerdict(const MeasurementReport& report);
 
 // The kopt-runner to start: $KOPT_RUNNER when set, else kopt-runner in the

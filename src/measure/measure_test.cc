@@ -170,6 +170,11 @@ class ScriptedChildren : public CommandRunner {
     std::smatch include;
     std::regex_search(wrapper, include, std::regex("#include \"([^\"]+)\""));
     std::string source = *ReadWholeFile(include[1].str());
+    if (std::find(spec.argv.begin(), spec.argv.end(), "-arch=sm_999") != spec.argv.end()) {
+      result.exit_code = 1;
+      result.stderr_text = "nvcc fatal   : Unsupported gpu architecture 'sm_999'\n";
+      return result;
+    }
     if (source.find("BROKEN") != std::string::npos) {
       result.exit_code = 1;
       result.stderr_text = "candidate.cu(1): error: identifier \"BROKEN\" is undefined\n";
@@ -318,7 +323,38 @@ TEST(ReferenceVerdictTest, AFailedReferenceFailsTheCommand) {
   report.reference.failure = FailureKind::kDeviceUnavailable;
   EXPECT_EQ(ReferenceVerdict(report).kind(), ErrorKind::kUnavailable);
   report.compile_only = true;
+  EXPECT_EQ(ReferenceVerdict(report).kind(), ErrorKind::kUnavailable) << "compile-only: a failure still fails";
+  report.reference.status = MeasureStatus::kCompiled;
   EXPECT_TRUE(ReferenceVerdict(report).ok());
+}
+
+TEST_F(MeasureSessionTest, CompileOnlyWithABrokenReferenceExitsOne) {
+  settings_.compile_only = true;
+  environment_.runner_program.clear();
+  Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+  ASSERT_TRUE(task.ok());
+  task->spec.reference_source = "BROKEN\n";
+  Result<MeasurementReport> report = Measure(settings_, environment_, *task, {{"fine", "", "// fine\n"}});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->reference.status, MeasureStatus::kFailed);
+  Status verdict = ReferenceVerdict(*report);
+  EXPECT_EQ(ExitCodeFor(verdict), 1) << verdict.message();
+  EXPECT_THAT(verdict.message(), HasSubstr("BROKEN"));
+}
+
+TEST_F(MeasureSessionTest, CompileOnlyWithAnUnknownArchitectureExitsTwo) {
+  settings_.compile_only = true;
+  settings_.arch = "sm_999";
+  environment_.runner_program.clear();
+  Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+  ASSERT_TRUE(task.ok());
+  Result<MeasurementReport> report = Measure(settings_, environment_, *task, {{"fine", "", "// fine\n"}});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  Status verdict = ReferenceVerdict(*report);
+  EXPECT_EQ(ExitCodeFor(verdict), 2) << verdict.message();
+  EXPECT_THAT(verdict.message(), HasSubstr("--arch sm_999"));
+  settings_.arch = "90a";
+  EXPECT_EQ(ValidateMeasureSettings(settings_).kind(), ErrorKind::kInvalidInput);
 }
 
 TEST(MeasureSettingsTest, RangesAreChecked) {

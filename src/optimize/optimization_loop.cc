@@ -4,12 +4,14 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
 #include <thread>
 
+#include "core/interrupt.h"
 #include "analysis/diagnose.h"
 #include "core/file_io.h"
 #include "core/text.h"
@@ -185,6 +187,7 @@ class OptimizationRun {
   const OptimizeSettings& settings_;
   const OptimizeEnvironment& environment_;
   std::unique_ptr<Workspace> workspace_;
+  std::unique_ptr<InterruptCleanup> on_interrupt_;  // marks the run interrupted (core/interrupt.h)
   std::unique_ptr<SearchMemory> memory_;
   std::unique_ptr<SearchPolicy> policy_;
   std::vector<std::unique_ptr<MeasureSession>> sessions_;
@@ -232,6 +235,14 @@ Status OptimizationRun::Open() {
     KOPT_ASSIGN_OR_RETURN(state_.run_id, workspace_->BeginRun(run));
   }
   KOPT_ASSIGN_OR_RETURN(policy_, MakeSearchPolicy(settings_.search, settings_.search_settings, state_.seed));
+  on_interrupt_ = std::make_unique<InterruptCleanup>([this] {
+    long long run = static_cast<long long>(state_.run_id);
+    Status marked = workspace_->FinishRun(
+        state_.run_id, CurrentTimeUtc(),
+        nlohmann::json{{"interrupted", true}, {"resume", "kopt optimize --resume " + std::to_string(run)}});
+    std::fprintf(stderr, "kopt: optimize run %lld marked interrupted%s; resume it with kopt optimize --resume %lld\n",
+                 run, marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str(), run);
+  });
   return OpenSessions();
 }
 

@@ -2,7 +2,11 @@
 
 #include <cxxabi.h>
 
+#include <array>
+#include <cmath>
 #include <cstdlib>
+
+#include "core/text.h"
 
 namespace kopt {
 
@@ -44,6 +48,22 @@ std::optional<std::string> KernelLaunch::Text(std::string_view name) const {
     if (column == *index) return text;
   }
   return std::nullopt;
+}
+
+std::optional<LaunchDimensions> ParseLaunchDimensions(std::string_view text) {
+  text = TrimWhitespace(text);
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
+  text = text.substr(1, text.size() - 2);
+  std::array<long long, 3> values{1, 1, 1};
+  for (int i = 0; i < 3; ++i) {
+    size_t comma = text.find(',');
+    if ((comma == std::string_view::npos) != (i == 2)) return std::nullopt;
+    auto value = ParseNumber(text.substr(0, comma));
+    if (!value || *value < 0 || *value != std::floor(*value)) return std::nullopt;
+    values[i] = static_cast<long long>(*value);
+    text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
+  }
+  return LaunchDimensions{values[0], values[1], values[2]};
 }
 
 std::string KernelLaunch::FunctionName() const {

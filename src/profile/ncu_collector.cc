@@ -293,6 +293,7 @@ Result<Profile> ReadReport(const std::string& report_path, const CollectionOptio
   Profile profile;
   profile.source = report_path;
   profile.launches = std::move(launches);
+  profile.inputs.push_back({report_path, "report", bundle_directory ? "collected" : "given"});
   return profile;
 }
 
@@ -319,6 +320,7 @@ void AttachSourcePage(const std::string& report_path, const fs::path& work_direc
   Result<std::vector<SourcePage>> pages = ParseNcuSourcePage(csv, source_page_path.string());
   if (pages.ok()) {
     profile.source_pages = std::move(pages).value();
+    profile.inputs.push_back({source_page_path.string(), "source page", "collected"});
   } else {
     notes.push_back("no per-instruction source page: " + pages.status().message());
   }
@@ -335,13 +337,31 @@ Status CheckLaunchSelection(const CollectionOptions& options) {
   return Status::Ok();
 }
 
+// Smart case for ncu's -k (which matches exactly): a pattern without upper-case letters, brackets or
+// escapes gets each letter as [xX], as SelectLaunches matches exports.
+std::string SmartCasePattern(const std::string& pattern) {
+  bool plain = std::none_of(pattern.begin(), pattern.end(),
+                            [](char c) { return (c >= 'A' && c <= 'Z') || c == '[' || c == '\\'; });
+  if (!plain) return pattern;
+  std::string either;
+  for (char c : pattern) {
+    if (c >= 'a' && c <= 'z') {
+      either += std::string("[") + c + static_cast<char>(c - 'a' + 'A') + "]";
+    } else {
+      either += c;
+    }
+  }
+  return either;
+}
+
 std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& program_argv,
                                            const CollectionOptions& options, const fs::path& report_base) {
   std::vector<std::string> argv = {options.ncu,       "--set", options.section_set, "--clock-control", "none",
                                    "--import-source", "yes"};
   if (!options.kernel_regex.empty()) {
     bool has_prefix = StartsWith(options.kernel_regex, "regex:");
-    argv.insert(argv.end(), {"-k", has_prefix ? options.kernel_regex : "regex:" + options.kernel_regex});
+    std::string pattern = has_prefix ? options.kernel_regex.substr(6) : options.kernel_regex;
+    argv.insert(argv.end(), {"-k", "regex:" + SmartCasePattern(pattern)});
   }
   if (options.launch_skip > 0) argv.insert(argv.end(), {"-s", std::to_string(options.launch_skip)});
   if (options.launch_count > 0) argv.insert(argv.end(), {"-c", std::to_string(options.launch_count)});
@@ -505,6 +525,7 @@ void AttachPtxasReport(std::string_view ptxas_text, const fs::path& ptxas_path, 
   Result<PtxasReport> report = ParsePtxasReport(ptxas_text, ptxas_path.string());
   if (report.ok()) {
     profile.ptxas = std::move(report).value();
+    profile.inputs.push_back({ptxas_path.string(), "ptxas report", "collected"});
   } else {
     notes.push_back("no ptxas resource report: " + report.status().message());
   }
@@ -536,6 +557,7 @@ void AttachSassListing(const fs::path& binary_path, const fs::path& work_directo
   Result<SassListing> listing = ParseSass(result->stdout_text, sass_path.string());
   if (listing.ok()) {
     profile.sass = std::move(listing).value();
+    profile.inputs.push_back({sass_path.string(), "SASS listing", "collected"});
   } else {
     notes.push_back("no SASS instruction mix: " + listing.status().message());
   }

@@ -1,6 +1,7 @@
 #include "profile/ncu_csv.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <cmath>
@@ -8,8 +9,10 @@
 #include <optional>
 
 #include "core/csv_reader.h"
+#include "core/parallel_chunks.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "profile/ncu_export.h"
 
 namespace kopt {
 namespace {
@@ -19,23 +22,6 @@ constexpr std::array<std::string_view, 11> kFixedColumns = {
     "Stream", "Block Size", "Grid Size",    "Device",    "CC"};
 constexpr std::array<std::string_view, 2> kRequiredColumns = {"ID", "Kernel Name"};
 
-// "(256, 1, 1)" → dimensions; nullopt when malformed.
-std::optional<LaunchDimensions> ParseDimensions(std::string_view text) {
-  text = TrimWhitespace(text);
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
-  text = text.substr(1, text.size() - 2);
-  std::array<long long, 3> values{1, 1, 1};
-  for (int i = 0; i < 3; ++i) {
-    size_t comma = text.find(',');
-    if ((comma == std::string_view::npos) != (i == 2)) return std::nullopt;
-    auto value = ParseNumber(text.substr(0, comma));
-    if (!value || *value < 0 || *value != std::floor(*value)) return std::nullopt;
-    values[i] = static_cast<long long>(*value);
-    text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
-  }
-  return LaunchDimensions{values[0], values[1], values[2]};
-}
-
 bool IsAbsentMarker(std::string_view cell) {
   return cell.empty() || cell == "n/a" || cell == "N/A" || cell == "nan" || cell == "NaN" || cell == "-nan" ||
          cell == "no data" || cell == "(unavailable)";
@@ -44,12 +30,14 @@ bool IsAbsentMarker(std::string_view cell) {
 // How one header column is read.
 struct ColumnPlan {
   int fixed = -1;          // index into kFixedColumns, or -1 for a metric
-  int metric = -1;         // index into the schema
+  int metric = -1;         // index into the schema; -1 for a column left out (unknown unit)
+  bool duration = false;   // base unit ns: never negative
   double unit_factor = 1;  // multiplies values into base units
 };
 
 struct Layout {
   std::vector<ColumnPlan> columns;
+  std::vector<std::string> unknown_units;  // "unit (metric)" of the columns left out
   std::shared_ptr<MetricSchema> schema = std::make_shared<MetricSchema>();
 };
 
@@ -77,8 +65,13 @@ Result<Layout> PlanColumns(const CsvRecord& header, const CsvRecord* units, std:
                                       file_name, header.line, i + 1));
     }
     std::string unit = units ? units->fields[i] : "";
+    if (!IsKnownUnit(unit)) {
+      layout.unknown_units.push_back(fmt::format("\"{}\" ({})", Abbreviate(unit, 20), Abbreviate(name, 80)));
+      continue;
+    }
     BaseQuantity base = ToBaseUnits(1.0, unit);
     plan.unit_factor = base.value;
+    plan.duration = base.unit == "ns";
     plan.metric = layout.schema->Add(name, base.unit);
   }
   for (std::string_view required : kRequiredColumns) {
@@ -104,7 +97,7 @@ Status ReadFixedField(int fixed, const std::string& cell, int line, std::string_
     return Status::Ok();
   };
   auto dimensions_or_error = [&](LaunchDimensions& out) -> Status {
-    auto dimensions = ParseDimensions(cell);
+    auto dimensions = ParseLaunchDimensions(cell);
     if (!dimensions) {
       return InvalidInput(fmt::format("{}:{}: column \"{}\" is \"{}\"; expected \"(x, y, z)\"", file_name,
                                       line, kFixedColumns[fixed], Abbreviate(cell, 40)));
@@ -139,8 +132,13 @@ Result<KernelLaunch> ReadLaunch(const CsvRecord& record, const Layout& layout, s
       KOPT_RETURN_IF_ERROR(ReadFixedField(plan.fixed, cell, record.line, file_name, launch));
       continue;
     }
-    if (IsAbsentMarker(cell)) continue;
+    if (plan.metric < 0 || IsAbsentMarker(cell)) continue;
     if (auto value = ParseNumber(cell)) {
+      if (plan.duration && *value < 0) {
+        return InvalidInput(fmt::format("{}:{}: column \"{}\" is {}, a negative duration; expected a time of at "
+                                        "least 0",
+                                        file_name, record.line, layout.schema->Name(plan.metric), cell));
+      }
       launch.values[plan.metric] = *value * plan.unit_factor;
     } else {
       launch.text_values.emplace_back(plan.metric, cell);
@@ -153,6 +151,32 @@ Result<KernelLaunch> ReadLaunch(const CsvRecord& record, const Layout& layout, s
   return launch;
 }
 
+// A stretch of rows that ends at a record end (a newline outside quotes).
+struct Piece {
+  std::string_view text;
+  int first_line = 1;
+};
+
+std::vector<Piece> SplitAtRecordEnds(std::string_view text, int first_line, size_t target_bytes) {
+  std::vector<Piece> pieces;
+  size_t start = 0;
+  int line = first_line, start_line = first_line;
+  bool in_quotes = false;
+  for (size_t position = 0; position < text.size(); ++position) {
+    char c = text[position];
+    if (c == '"') in_quotes = !in_quotes;
+    if (c != '\n') continue;
+    ++line;
+    if (!in_quotes && position + 1 - start >= target_bytes) {
+      pieces.push_back({text.substr(start, position + 1 - start), start_line});
+      start = position + 1;
+      start_line = line;
+    }
+  }
+  if (start < text.size()) pieces.push_back({text.substr(start), start_line});
+  return pieces;
+}
+
 bool IsUnitsRow(const CsvRecord& row, const Layout& layout) {
   for (size_t i = 0; i < row.fields.size(); ++i) {
     if (layout.columns[i].fixed >= 0 && !row.fields[i].empty()) return false;
@@ -162,7 +186,8 @@ bool IsUnitsRow(const CsvRecord& row, const Layout& layout) {
 
 }  // namespace
 
-Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name) {
+Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name,
+                                                 std::vector<std::string>* notes) {
   if (TrimWhitespace(text).empty()) {
     return InvalidInput(
         fmt::format("{}: the file is empty; expected an Nsight Compute raw-page CSV export "
@@ -176,16 +201,25 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
                     "--print-units base",
                     file_name));
   }
-  int skipped_lines = 0;
-  size_t skipped = SkipProfilerLogLines(text, skipped_lines);
-  CsvReader reader(text.substr(skipped), file_name, skipped_lines + 1);
+  std::string storage;  // the text with a program's stdout lines blanked, when it has any
+  std::string_view reader_text = BlankUnquotedLines(text, storage).text;
+  CsvReader reader(reader_text, file_name);
   CsvRecord header;
-  KOPT_ASSIGN_OR_RETURN(bool has_header, reader.Next(header));
-  if (!has_header) return InvalidInput(fmt::format("{}: no CSV header found", file_name));
+  do {
+    KOPT_ASSIGN_OR_RETURN(bool has_header, reader.Next(header));
+    if (!has_header) return InvalidInput(fmt::format("{}: no CSV header found", file_name));
+  } while (header.IsBlank());
+  if (ExportKind kind = RecognizeExport(text); kind != ExportKind::kRawPage && kind != ExportKind::kUnknown) {
+    return InvalidInput(fmt::format("{}: this is {}; expected an Nsight Compute raw-page export ({})", file_name,
+                                    ExportKindDescription(kind), kRawPageCommand));
+  }
 
   // Read the second record before planning: it may be the units row.
   CsvRecord second;
-  KOPT_ASSIGN_OR_RETURN(bool has_second, reader.Next(second));
+  bool has_second = false;
+  do {
+    KOPT_ASSIGN_OR_RETURN(has_second, reader.Next(second));
+  } while (has_second && second.IsBlank());
   auto check_width = [&](const CsvRecord& record) -> Status {
     if (record.fields.size() == header.fields.size()) return Status::Ok();
     return InvalidInput(
@@ -201,20 +235,39 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
     KOPT_ASSIGN_OR_RETURN(layout, PlanColumns(header, &second, file_name));
   }
 
+  if (notes && !layout.unknown_units.empty()) {
+    notes->push_back(fmt::format("{}: {} column(s) with a unit kopt does not know are left out: {}", file_name,
+                                 layout.unknown_units.size(), Abbreviate(fmt::format("{}", fmt::join(layout.unknown_units, ", ")), 300)));
+  }
   std::vector<KernelLaunch> launches;
-  auto add_launch = [&](const CsvRecord& record) -> Status {
-    KOPT_RETURN_IF_ERROR(check_width(record));
-    KOPT_ASSIGN_OR_RETURN(KernelLaunch launch, ReadLaunch(record, layout, file_name));
+  if (has_second && !second_is_units) {
+    KOPT_RETURN_IF_ERROR(check_width(second));
+    KOPT_ASSIGN_OR_RETURN(KernelLaunch launch, ReadLaunch(second, layout, file_name));
     launches.push_back(std::move(launch));
-    return Status::Ok();
-  };
-  if (has_second && !second_is_units) KOPT_RETURN_IF_ERROR(add_launch(second));
-  CsvRecord record;
-  while (true) {
-    KOPT_ASSIGN_OR_RETURN(bool more, reader.Next(record));
-    if (!more) break;
-    if (record.IsBlank()) continue;
-    KOPT_RETURN_IF_ERROR(add_launch(record));
+  }
+  // The rows, in pieces parsed on all cores (a 100,000-launch export is half a gigabyte of text).
+  std::string_view rest = reader_text.substr(reader.position());
+  std::vector<Piece> pieces = SplitAtRecordEnds(rest, reader.line(), size_t{4} << 20);
+  std::vector<std::vector<KernelLaunch>> parsed(pieces.size());
+  std::vector<Status> statuses(pieces.size());
+  ForEachChunk(pieces.size(), [&](size_t index) {
+    statuses[index] = [&]() -> Status {
+      CsvReader piece_reader(pieces[index].text, file_name, pieces[index].first_line);
+      CsvRecord record;
+      while (true) {
+        KOPT_ASSIGN_OR_RETURN(bool more, piece_reader.Next(record));
+        if (!more) return Status::Ok();
+        if (record.IsBlank()) continue;
+        KOPT_RETURN_IF_ERROR(check_width(record));
+        KOPT_ASSIGN_OR_RETURN(KernelLaunch launch, ReadLaunch(record, layout, file_name));
+        parsed[index].push_back(std::move(launch));
+      }
+    }();
+  });
+  for (size_t index = 0; index < pieces.size(); ++index) {
+    KOPT_RETURN_IF_ERROR(statuses[index]);
+    for (KernelLaunch& launch : parsed[index]) launches.push_back(std::move(launch));
+    std::vector<KernelLaunch>().swap(parsed[index]);
   }
   if (launches.empty()) {
     return InvalidInput(

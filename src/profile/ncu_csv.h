@@ -10,9 +10,14 @@
 // metric absent for that launch, never zero. Non-numeric cells (device name,
 // cache config) are kept as text.
 //
+// Lines that are not ncu's (a program's own stdout printed into the export,
+// before the header or between rows; "==PROF==" lines) are skipped
+// (core/csv_reader.h BlankUnquotedLines).
+//
 // Errors name the file, the line and the column: a missing fixed column, a
 // row whose field count differs from the header, an unterminated quote, a
-// binary or empty file.
+// binary or empty file; another kind of export (profile/ncu_export.h) is
+// named, with the command that writes the raw page.
 //
 // Thread safety: pure function; the returned launches share one immutable schema.
 #pragma once
@@ -25,6 +30,10 @@
 
 namespace kopt {
 
-Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name);
+// A column whose unit kopt does not know (core/units.h IsKnownUnit: "furlong")
+// is left out (its metric absent) with a note in `notes` when given; a
+// negative duration (a metric in ns) is an error.
+Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name,
+                                                 std::vector<std::string>* notes = nullptr);
 
 }  // namespace kopt

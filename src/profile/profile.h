@@ -13,6 +13,13 @@
 
 namespace kopt {
 
+// One file a profile was read from, and what it was read as.
+struct ProfileInput {
+  std::string path;
+  std::string role;    // "raw page", "details page", "SASS listing", "ptxas report", "source page", "report"
+  std::string origin;  // "given" (the target or an option), "found beside the profile", "collected"
+};
+
 struct Profile {
   std::string source;                  // where it came from: a file path or "ncu ./app"
   std::vector<KernelLaunch> launches;  // in profiling order; the ones to diagnose
@@ -22,6 +29,7 @@ struct Profile {
   std::optional<SassListing> sass;       // absent unless collected or given
   std::optional<PtxasReport> ptxas;      // absent unless collected or given
   std::vector<SourcePage> source_pages;  // ncu source page per kernel, when collected or given
+  std::vector<ProfileInput> inputs;      // every file read, in reading order (the reports list them)
 };
 
 }  // namespace kopt

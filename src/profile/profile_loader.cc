@@ -7,9 +7,12 @@
 #include <optional>
 #include <regex>
 
+#include "core/csv_reader.h"
 #include "core/file_io.h"
 #include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
+#include "profile/ncu_details_page.h"
+#include "profile/ncu_export.h"
 #include "profile/ncu_source_page.h"
 #include "profile/ptxas_report.h"
 #include "profile/sass.h"
@@ -35,7 +38,8 @@ TargetKind KindOf(const ProfileSources& options) {
 // found beside the profile, its errors become notes.
 template <typename Parsed, typename Parser>
 Status AttachCompanion(const std::string& explicit_path, const fs::path& sibling, Parser parse,
-                       std::optional<Parsed>& slot, std::vector<std::string>& notes) {
+                       std::optional<Parsed>& slot, const char* role, Profile& profile,
+                       std::vector<std::string>& notes) {
   std::string path = explicit_path;
   std::error_code error;
   if (path.empty()) {
@@ -46,6 +50,7 @@ Status AttachCompanion(const std::string& explicit_path, const fs::path& sibling
   Result<Parsed> parsed = text.ok() ? parse(*text, path) : Result<Parsed>(text.status());
   if (parsed.ok()) {
     slot = std::move(parsed).value();
+    profile.inputs.push_back({path, role, explicit_path.empty() ? "found beside the profile" : "given"});
     return Status::Ok();
   }
   if (!explicit_path.empty()) return parsed.status();
@@ -56,18 +61,37 @@ Status AttachCompanion(const std::string& explicit_path, const fs::path& sibling
 Result<Profile> LoadCsvProfile(const std::string& csv_path, const ProfileSources& options,
                                std::vector<std::string>& notes) {
   KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(csv_path));
-  KOPT_ASSIGN_OR_RETURN(std::vector<KernelLaunch> launches, ParseNcuRawCsv(text, csv_path));
+  ExportKind kind = RecognizeExport(text);
+  if (std::string why = ExplainUnreadableExport(kind, csv_path); !why.empty()) return InvalidInput(why);
+  std::string storage;
+  QuotedCsvText quoted = BlankUnquotedLines(text, storage);
+  if (quoted.foreign_lines > 0) {
+    notes.push_back(fmt::format("{}: skipped {} line(s) that are not ncu's (a program's own output, the first "
+                                "at line {})",
+                                csv_path, quoted.foreign_lines, quoted.first_foreign_line));
+  }
   Profile profile;
   profile.source = csv_path;
-  profile.launches = std::move(launches);
+  if (kind == ExportKind::kDetailsPage) {
+    KOPT_ASSIGN_OR_RETURN(profile.launches, ParseNcuDetailsCsv(quoted.text, csv_path));
+    notes.push_back(csv_path + ": " + std::string(kDetailsPageLosses));
+  } else {
+    KOPT_ASSIGN_OR_RETURN(profile.launches, ParseNcuRawCsv(quoted.text, csv_path, &notes));
+  }
+  std::string().swap(storage);
+  std::string().swap(text);
+  profile.inputs.push_back(
+      {csv_path, kind == ExportKind::kDetailsPage ? "details page" : "raw page", "given"});
   fs::path directory = fs::path(csv_path).parent_path();
   KOPT_RETURN_IF_ERROR(AttachCompanion<SassListing>(options.sass_path, directory / "sass.txt", ParseSass,
-                                                    profile.sass, notes));
+                                                    profile.sass, "SASS listing", profile, notes));
   KOPT_RETURN_IF_ERROR(AttachCompanion<PtxasReport>(options.ptxas_path, directory / "ptxas.txt",
-                                                    ParsePtxasReport, profile.ptxas, notes));
+                                                    ParsePtxasReport, profile.ptxas, "ptxas report", profile,
+                                                    notes));
   std::optional<std::vector<SourcePage>> source_pages;
-  KOPT_RETURN_IF_ERROR(AttachCompanion<std::vector<SourcePage>>(
-      options.source_page_path, directory / "source.csv", ParseNcuSourcePage, source_pages, notes));
+  KOPT_RETURN_IF_ERROR(AttachCompanion<std::vector<SourcePage>>(options.source_page_path,
+                                                                directory / "source.csv", ParseNcuSourcePage,
+                                                                source_pages, "source page", profile, notes));
   if (source_pages) profile.source_pages = std::move(*source_pages);
   return profile;
 }
@@ -151,12 +175,20 @@ std::string ListKernels(const Profile& profile) {
 }  // namespace
 
 Status SelectLaunches(const ProfileSources& options, Profile& profile) {
+  bool selects = !options.kernel_regex.empty() || options.launch_skip > 0 ||
+                 (options.launch_count > 0 && options.launch_count < static_cast<long long>(profile.launches.size()));
+  if (!selects) return Status::Ok();  // every launch kept: all_launches stays empty (= launches), no copy
   if (profile.all_launches.empty()) profile.all_launches = profile.launches;
   std::vector<KernelLaunch> selected;
   if (!options.kernel_regex.empty()) {
+    // Smart case: a pattern without upper-case letters matches either case ("softmax" finds
+    // cunn_SoftMaxForward); one with an upper-case letter matches exactly.
+    bool has_upper = std::any_of(options.kernel_regex.begin(), options.kernel_regex.end(),
+                                 [](char c) { return c >= 'A' && c <= 'Z'; });
     std::regex pattern;
     try {
-      pattern = std::regex(options.kernel_regex, std::regex::ECMAScript);
+      pattern = std::regex(options.kernel_regex,
+                           has_upper ? std::regex::ECMAScript : std::regex::ECMAScript | std::regex::icase);
     } catch (const std::regex_error& error) {
       return InvalidInput(fmt::format("--kernel \"{}\": not a valid regular expression ({})",
                                       options.kernel_regex, error.what()));
@@ -165,8 +197,20 @@ Status SelectLaunches(const ProfileSources& options, Profile& profile) {
       if (std::regex_search(launch.kernel_name, pattern)) selected.push_back(std::move(launch));
     }
     if (selected.empty()) {
-      return NotFound(fmt::format("--kernel \"{}\" matches no kernel in {}; its kernels are: {}",
-                                  options.kernel_regex, profile.source, ListKernels(profile)));
+      std::string hint;
+      if (has_upper) {
+        std::regex either_case(options.kernel_regex, std::regex::ECMAScript | std::regex::icase);
+        for (const KernelLaunch& launch : profile.launches) {
+          if (std::regex_search(launch.kernel_name, either_case)) {
+            hint = fmt::format(" (it would match {} ignoring case: the pattern has upper-case letters, so case "
+                               "counts; write it in lower case to match either)",
+                               launch.FunctionName());
+            break;
+          }
+        }
+      }
+      return NotFound(fmt::format("--kernel \"{}\" matches no kernel in {}{}; its kernels are: {}",
+                                  options.kernel_regex, profile.source, hint, ListKernels(profile)));
     }
   } else {
     selected = std::move(profile.launches);

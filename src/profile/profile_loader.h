@@ -49,8 +49,10 @@ bool IsLiveCollection(const ProfileSources& sources);
 Result<Profile> LoadProfile(const ProfileSources& sources, CommandRunner& runner,
                             std::vector<std::string>& notes);
 
-// Keeps the launches that match sources.kernel_regex, then applies
-// launch_skip / launch_count; keeps every launch in profile.all_launches.
+// Keeps the launches that match sources.kernel_regex (smart case: a pattern
+// without upper-case letters ignores case), then applies
+// launch_skip / launch_count; keeps every launch in profile.all_launches
+// (left empty, meaning "the same as launches", when nothing is selected out).
 // InvalidInput for a bad regex; NotFound listing the kernels the profile has
 // when nothing matches or the skip leaves nothing.
 Status SelectLaunches(const ProfileSources& sources, Profile& profile);

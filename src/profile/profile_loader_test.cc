@@ -84,6 +84,23 @@ TEST(SelectLaunchesTest, NoMatchNamesTheKernelsAndABadRegexIsInvalidInput) {
   EXPECT_EQ(SelectLaunches(sources, again).kind(), ErrorKind::kInvalidInput);
 }
 
+TEST(SelectLaunchesTest, LowerCaseMatchesEitherCaseAndUpperCaseSaysWhatItMissed) {
+  Profile profile = ThreeLaunches();
+  ProfileSources sources;
+  sources.kernel_regex = "SAXPY";
+  Status exact = SelectLaunches(sources, profile);
+  EXPECT_EQ(exact.kind(), ErrorKind::kNotFound);
+  EXPECT_THAT(exact.message(), HasSubstr("it would match saxpy ignoring case"));
+  Profile again = ThreeLaunches();
+  sources.kernel_regex = "sca";
+  for (KernelLaunch& launch : again.launches) {
+    if (launch.FunctionName() == "scale") launch.kernel_name = "cunn_SCALE(float *)";
+  }
+  ASSERT_TRUE(SelectLaunches(sources, again).ok());
+  ASSERT_FALSE(again.launches.empty());
+  EXPECT_EQ(again.launches[0].kernel_name, "cunn_SCALE(float *)");
+}
+
 TEST(SelectLaunchesTest, SkippingEveryLaunchIsNotFound) {
   Profile profile = ThreeLaunches();
   ProfileSources sources;

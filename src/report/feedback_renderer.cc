@@ -130,12 +130,12 @@ Lines NotCheckedLines(const KernelDiagnosis& kernel) {
 Lines KernelHeader(const KernelDiagnosis& kernel, size_t number, size_t count, double total_ns) {
   const RooflineAnalysis& roofline = kernel.roofline;
   std::string share = count > 1 && total_ns > 0
-                          ? " (" + FormatFraction(roofline.duration_ns / total_ns, QuantityStyle::kTrimmed) +
+                          ? " (" + FormatFraction(KernelTimeNs(kernel) / total_ns, QuantityStyle::kTrimmed) +
                                 " of profiled time)"
                           : "";
   Lines lines = {
       fmt::format("## Kernel {} of {}: {} — {}{}", number, count, Clean(KernelTitle(kernel)),
-                  FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed), share),
+                  DurationCellText(kernel), share),
       Clean(IdentityLine(kernel)),
       fmt::format("Class: {} — {}", BottleneckClassName(roofline.bottleneck), Clean(ReasonText(roofline)))};
   if (!roofline.missing_metrics.empty()) {
@@ -201,7 +201,7 @@ class FeedbackRenderer : public Renderer {
     if (shown < order.size()) {
       double omitted_ns = 0;
       for (size_t position = shown; position < order.size(); ++position) {
-        omitted_ns += diagnosis.kernels[order[position]].roofline.duration_ns;
+        omitted_ns += KernelTimeNs(diagnosis.kernels[order[position]]);
       }
       text +=
           fmt::format("\n{} shorter kernels omitted ({} of profiled time).\n", order.size() - shown,

@@ -46,6 +46,10 @@ letter-spacing:.03em;background:#6b7280;vertical-align:1px}
 .class-mixed{border-color:#0e7490}.class-mixed .badge.class,.badge.class-mixed{background:#0e7490}
 .sev-critical{background:#7f1d1d}.sev-major{background:#dc2626}.sev-moderate{background:#d97706}
 .sev-minor{background:#0891b2}.sev-info{background:#6b7280}.badge.healthy{background:#15803d}
+table.summary{width:100%;table-layout:fixed}table.summary td{overflow-wrap:anywhere}
+table.summary td.num{white-space:normal}
+table.summary td.kname{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+table{max-width:100%}td{overflow-wrap:anywhere}
 table.skipped td{font-size:13px}table.skipped td:first-child{min-width:240px}.merged{color:#374151}
 .cards{display:flex;flex-wrap:wrap;gap:10px;margin:10px 0}
 .card{border:1px solid #e5e7eb;border-radius:6px;padding:8px 14px;min-width:130px;background:#fff}
@@ -128,16 +132,21 @@ std::string PageHeader(const Diagnosis& diagnosis) {
 
 std::string SummaryTable(const Diagnosis& diagnosis) {
   if (diagnosis.kernels.size() < 2) return "";
-  std::string html = "<section><h3>Kernels by duration</h3><table>";
-  html += HeaderRow({"#", "kernel", "duration", "share of time", "class", "speed of light", "top finding"});
+  // Fixed layout: a long name is cut (its full form in the title), the table never outgrows the page.
+  std::string html =
+      "<section><h3>Kernels by duration</h3><table class=\"summary\"><colgroup><col style=\"width:8%\">"
+      "<col style=\"width:24%\"><col style=\"width:12%\"><col style=\"width:9%\"><col style=\"width:12%\">"
+      "<col style=\"width:8%\"><col></colgroup>";
+  html += HeaderRow({"kernel", "name", "duration", "share of time", "class", "speed of light", "top finding"});
   double total = TotalDurationNs(diagnosis);
   for (size_t index : KernelsByDuration(diagnosis)) {
     const KernelDiagnosis& kernel = diagnosis.kernels[index];
     const Finding* primary = PrimaryFinding(kernel);
     html += "<tr>" + Cell(fmt::format("<a href=\"#kernel-{0}\">{0}</a>", index + 1), true) +
-            Cell("<code>" + H(KernelTitle(kernel)) + "</code>") +
-            Cell(H(FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed)), true) +
-            Cell(total > 0 ? H(FormatFraction(kernel.roofline.duration_ns / total, QuantityStyle::kTrimmed))
+            "<td class=\"kname\"><code title=\"" + H(kernel.kernel_name.empty() ? KernelTitle(kernel) : kernel.kernel_name) +
+            "\">" + H(KernelTitle(kernel)) + "</code></td>" +
+            Cell(H(DurationCellText(kernel)), true) +
+            Cell(total > 0 ? H(FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed))
                            : "n/a",
                  true) +
             "<td class=\"nowrap\">" + H(BottleneckClassName(kernel.roofline.bottleneck)) + "</td>" +
@@ -148,9 +157,11 @@ std::string SummaryTable(const Diagnosis& diagnosis) {
 }
 
 std::string Identity(const KernelDiagnosis& kernel, size_t number) {
-  std::string html = fmt::format("<h2>Kernel {}: <code>{}</code></h2>", number, H(KernelTitle(kernel)));
-  if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
-    html += "<p class=\"fullname\"><code>" + H(kernel.kernel_name) + "</code></p>";
+  std::string html = fmt::format("<h2>Kernel {}: <code title=\"{}\">{}</code></h2>", number, H(kernel.kernel_name),
+                                 H(KernelTitle(kernel)));
+  if (!kernel.kernel_name.empty() && kernel.kernel_name != KernelTitle(kernel)) {
+    html += "<details class=\"fullname\"><summary>full signature</summary><code>" + H(kernel.kernel_name) +
+            "</code></details>";
   }
   return html + "<p class=\"identity\">" + H(IdentityLine(kernel)) + "</p>";
 }
@@ -356,6 +367,11 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     html += FindingArticle(kernel.findings[index], index + 1);
   }
+  if (!kernel.ncu_rules.empty()) {
+    html += "<section><h3>ncu's own rules (details page, largest estimated speedup first)</h3><ul>";
+    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5)) html += "<li>" + H(line) + "</li>";
+    html += "</ul></section>";
+  }
   return html + SkippedToolsSection(kernel) + NotesSection(kernel) + "</section>";
 }
 
@@ -451,6 +467,11 @@ class HtmlRenderer : public Renderer {
         "<title>kopt diagnosis: " +
         H(title) + "</title><style>" + std::string(kStyle) + "</style></head>\n<body><main>" +
         PageHeader(diagnosis) + SummaryTable(diagnosis);
+    if (!diagnosis.inputs.empty()) {
+      html += "<section><h3>" + H(kInputsIntro) + "</h3><ul>";
+      for (const std::string& line : InputLines(diagnosis)) html += "<li>" + H(line) + "</li>";
+      html += "</ul></section>";
+    }
     for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
       html += "\n" + KernelSection(diagnosis.kernels[index], index + 1, options_);
     }

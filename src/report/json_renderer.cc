@@ -203,9 +203,22 @@ Json SkippedToolJson(const SkippedTool& skipped) {
   return json;
 }
 
+Json LaunchSpreadJson(const LaunchSpread& spread) {
+  Json json;
+  json["count"] = Quantity(static_cast<double>(spread.count), "launch");
+  json["first_launch_id"] = spread.first_launch_id;
+  json["last_launch_id"] = spread.last_launch_id;
+  json["duration_min"] = OptionalQuantity(spread.minimum_duration_ns, "ns");
+  json["duration_median"] = OptionalQuantity(spread.median_duration_ns, "ns");
+  json["duration_max"] = OptionalQuantity(spread.maximum_duration_ns, "ns");
+  json["duration_total"] = OptionalQuantity(spread.total_duration_ns, "ns");
+  return json;
+}
+
 Json KernelJson(const KernelDiagnosis& kernel) {
   Json json;
   json["launch_id"] = kernel.launch_id;
+  json["launches"] = LaunchSpreadJson(kernel.launches);
   json["kernel_name"] = kernel.kernel_name;
   json["function_name"] = kernel.function_name;
   json["grid"] = DimensionsJson(kernel.grid, "block");
@@ -222,6 +235,15 @@ Json KernelJson(const KernelDiagnosis& kernel) {
   json["skipped_tools"] = Json::array();
   for (const SkippedTool& skipped : kernel.skipped_tools)
     json["skipped_tools"].push_back(SkippedToolJson(skipped));
+  json["ncu_rules"] = Json::array();
+  for (const NcuRuleResult& rule : kernel.ncu_rules) {
+    json["ncu_rules"].push_back(Json{{"name", rule.name},
+                                     {"type", rule.type},
+                                     {"section", rule.section},
+                                     {"estimated_speedup", OptionalQuantity(rule.estimated_speedup_percent, "%")},
+                                     {"speedup_type", OptionalText(rule.speedup_type)},
+                                     {"description", rule.description}});
+  }
   json["notes"] = StringList(kernel.notes);
   return json;
 }
@@ -298,6 +320,13 @@ nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis) {
   json["source"] = diagnosis.source;
   json["device_name"] = diagnosis.device_name;
   json["gpu"] = diagnosis.gpu ? GpuJson(*diagnosis.gpu) : Json(nullptr);
+  json["inputs"] = Json::array();
+  for (const InputUse& input : diagnosis.inputs) {
+    json["inputs"].push_back(Json{{"path", input.path},
+                                  {"role", input.role},
+                                  {"origin", input.origin},
+                                  {"effects", StringList(input.effects)}});
+  }
   json["kernels"] = Json::array();
   for (const KernelDiagnosis& kernel : diagnosis.kernels) json["kernels"].push_back(KernelJson(kernel));
   json["notes"] = StringList(diagnosis.notes);

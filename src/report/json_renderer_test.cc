@@ -93,7 +93,7 @@ TEST(JsonRenderTest, FindingsInRankOrderWithEvidenceAndRecommendations) {
 
 TEST(JsonRenderTest, SkippedToolsAndMergedTools) {
   Json json = RenderAndParse(render_test::HealthySkippedMergedSample());
-  EXPECT_EQ(json["schema_version"], "1.2");
+  EXPECT_EQ(json["schema_version"], "1.3");
   const Json& kernel = json["kernels"][0];
   std::vector<std::string> keys;
   for (const auto& item : kernel.items()) keys.push_back(item.key());

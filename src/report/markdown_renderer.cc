@@ -63,8 +63,8 @@ std::string Summary(const Diagnosis& diagnosis) {
     const Finding* primary = PrimaryFinding(kernel);
     text +=
         Row({std::to_string(index + 1), MarkdownCode(KernelTitle(kernel)),
-             FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed),
-             total > 0 ? FormatFraction(kernel.roofline.duration_ns / total, QuantityStyle::kTrimmed) : "n/a",
+             DurationCellText(kernel),
+             total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
              std::string(BottleneckClassName(kernel.roofline.bottleneck)),
              FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
              primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
@@ -72,9 +72,9 @@ std::string Summary(const Diagnosis& diagnosis) {
   return text;
 }
 
-std::string Identity(const KernelDiagnosis& kernel, size_t number) {
+std::string Identity(const KernelDiagnosis& kernel, size_t number, bool verbose) {
   std::string text = fmt::format("\n## Kernel {}: {}\n\n", number, MarkdownCode(KernelTitle(kernel)));
-  if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
+  if (ShowFullSignature(kernel, verbose)) {
     text += MarkdownCode(kernel.kernel_name) + "\n\n";
   }
   return text + EscapeMarkdown(IdentityLine(kernel)) + "\n";
@@ -253,11 +253,15 @@ std::string NotesSection(const KernelDiagnosis& kernel) {
 
 std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const RenderOptions& options) {
   std::string text =
-      Identity(kernel, number) + Verdict(kernel) + Stage1(kernel.roofline) + Stalls(kernel, options);
+      Identity(kernel, number, options.verbose) + Verdict(kernel) + Stage1(kernel.roofline) + Stalls(kernel, options);
   text +=
       kernel.findings.empty() ? "\n### Findings\n\nNone.\n" : "\n### Findings, ranked by estimated gain\n";
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     text += FindingSection(kernel.findings[index], index + 1);
+  }
+  if (!kernel.ncu_rules.empty()) {
+    text += "\n### ncu's own rules (details page, largest estimated speedup first)\n\n";
+    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5)) text += "- " + EscapeMarkdown(line) + "\n";
   }
   return text + SkippedToolsSection(kernel) + NotesSection(kernel);
 }
@@ -328,6 +332,10 @@ class MarkdownRenderer : public Renderer {
 
   std::string Render(const Diagnosis& diagnosis) const override {
     std::string text = DocumentHeader(diagnosis) + Summary(diagnosis);
+    if (!diagnosis.inputs.empty()) {
+      text += "\n## " + std::string(kInputsIntro) + "\n\n";
+      for (const std::string& line : InputLines(diagnosis)) text += "- " + EscapeMarkdown(line) + "\n";
+    }
     for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
       text += KernelSection(diagnosis.kernels[index], index + 1, options_);
     }

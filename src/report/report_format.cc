@@ -1,7 +1,10 @@
 #include "report/report_format.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
+
+#include "core/text.h"
 
 namespace kopt {
 
@@ -26,6 +29,22 @@ Result<ReportFormat> ParseReportFormat(std::string_view name, std::span<const Re
     choices += (choices.empty() ? "" : ", ") + std::string(known);
   }
   return InvalidInput("unknown report format '" + std::string(name) + "': expected one of " + choices);
+}
+
+Result<ReportFormat> ResolveReportFormat(std::string_view name, std::string_view output_path,
+                                         std::span<const ReportFormat> accepted) {
+  if (!name.empty()) return ParseReportFormat(name, accepted);
+  std::string extension = ToLowerAscii(std::filesystem::path(output_path).extension().string());
+  ReportFormat inferred = ReportFormat::kTerminal;
+  if (extension == ".html" || extension == ".htm") inferred = ReportFormat::kHtml;
+  if (extension == ".md" || extension == ".markdown") inferred = ReportFormat::kMarkdown;
+  if (extension == ".json") inferred = ReportFormat::kJson;
+  if (std::find(accepted.begin(), accepted.end(), inferred) != accepted.end()) return inferred;
+  std::string choices;
+  for (ReportFormat format : accepted) choices += (choices.empty() ? "" : ", ") + std::string(ReportFormatName(format));
+  return InvalidInput("-o " + std::string(output_path) + ": the extension asks for " +
+                      std::string(ReportFormatName(inferred)) + ", which this command does not write (it writes " +
+                      choices + "); give -f or another extension");
 }
 
 std::string_view ReportFileExtension(ReportFormat format) {

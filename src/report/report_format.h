@@ -34,6 +34,14 @@ std::string_view ReportFormatName(ReportFormat format);
 Result<ReportFormat> ParseReportFormat(std::string_view name,
                                        std::span<const ReportFormat> accepted = kExplainFormats);
 
+// The format a command writes: `name` parsed as ParseReportFormat does when it
+// is not empty; else the one `output_path`'s extension names (.html/.htm,
+// .md/.markdown, .json, case-insensitive); else (no output file, another
+// extension) term. InvalidInput when the extension names a format that is
+// not `accepted` (e.g. `kopt bench -o r.html`), saying which are.
+Result<ReportFormat> ResolveReportFormat(std::string_view name, std::string_view output_path,
+                                         std::span<const ReportFormat> accepted = kExplainFormats);
+
 // The conventional file name extension of a format: "txt", "md", "json", "html" ("txt" for feedback).
 std::string_view ReportFileExtension(ReportFormat format);
 

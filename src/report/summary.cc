@@ -43,8 +43,33 @@ std::string DimensionsText(const LaunchDimensions& dimensions) {
   return fmt::format("{}×{}×{}", dimensions.x, dimensions.y, dimensions.z);
 }
 
+std::string LaunchSpreadText(const KernelDiagnosis& kernel) {
+  const LaunchSpread& spread = kernel.launches;
+  if (spread.count <= 1) return fmt::format("ncu launch ID {}", kernel.launch_id);
+  std::string text = fmt::format("{} launches (ncu launch IDs {}–{})", spread.count, spread.first_launch_id,
+                                 spread.last_launch_id);
+  if (spread.median_duration_ns) {
+    text += fmt::format(", duration min {} · median {} · max {}",
+                        FormatDuration(spread.minimum_duration_ns.value_or(0), QuantityStyle::kTrimmed),
+                        FormatDuration(*spread.median_duration_ns, QuantityStyle::kTrimmed),
+                        FormatDuration(spread.maximum_duration_ns.value_or(0), QuantityStyle::kTrimmed));
+  }
+  return text + fmt::format("; diagnosed on ncu launch ID {} (the median)", kernel.launch_id);
+}
+
+std::string DurationCellText(const KernelDiagnosis& kernel) {
+  std::string text = FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed);
+  if (kernel.launches.count > 1) text += fmt::format(" × {}", kernel.launches.count);
+  return text;
+}
+
+double KernelTimeNs(const KernelDiagnosis& kernel) {
+  if (kernel.launches.count > 1 && kernel.launches.total_duration_ns) return *kernel.launches.total_duration_ns;
+  return kernel.roofline.duration_ns;
+}
+
 std::string IdentityLine(const KernelDiagnosis& kernel) {
-  std::string line = fmt::format("launch {} · grid {} · block {}", kernel.launch_id,
+  std::string line = fmt::format("{} · grid {} · block {}", LaunchSpreadText(kernel),
                                  DimensionsText(kernel.grid), DimensionsText(kernel.block));
   if (kernel.registers_per_thread) {
     line += fmt::format(" · {} registers/thread",
@@ -57,8 +82,61 @@ std::string IdentityLine(const KernelDiagnosis& kernel) {
   return line;
 }
 
+namespace {
+
+// `text` without the namespaces of its outermost name ("a::b<c::d>" → "b<c::d>").
+std::string_view WithoutNamespaces(std::string_view text) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    char c = text[i];
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth == 0 && c == ':' && text[i + 1] == ':') start = i + 2;
+  }
+  return text.substr(start);
+}
+
+// One template argument: its namespaces dropped, its own arguments "…".
+std::string ShortArgument(std::string_view argument) {
+  argument = WithoutNamespaces(TrimWhitespace(argument));
+  size_t open = argument.find('<');
+  if (open == std::string_view::npos) return std::string(argument);
+  return std::string(argument.substr(0, open)) + "<…>";
+}
+
+}  // namespace
+
+std::string ShortKernelName(std::string_view function_name) {
+  std::string_view name = WithoutNamespaces(TrimWhitespace(function_name));
+  size_t open = name.find('<');
+  if (open == std::string_view::npos || name.back() != '>') return std::string(name);
+  std::string base(name.substr(0, open));
+  std::string_view arguments = name.substr(open + 1, name.size() - open - 2);
+  std::string text = base + "<";
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= arguments.size(); ++i) {
+    char c = i < arguments.size() ? arguments[i] : ',';
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth == 0 && c == ',') {
+      text += (start == 0 ? "" : ", ") + ShortArgument(arguments.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  text += ">";
+  if (text.size() > 64) return base + "<…>";
+  return text;
+}
+
+bool ShowFullSignature(const KernelDiagnosis& kernel, bool verbose) {
+  if (kernel.kernel_name.empty() || kernel.kernel_name == KernelTitle(kernel)) return false;
+  return verbose || kernel.kernel_name.size() <= 120;
+}
+
 std::string KernelTitle(const KernelDiagnosis& kernel) {
-  if (!kernel.function_name.empty()) return kernel.function_name;
+  if (!kernel.function_name.empty()) return ShortKernelName(kernel.function_name);
   if (!kernel.kernel_name.empty()) return kernel.kernel_name;
   return "kernel";
 }
@@ -173,22 +251,49 @@ std::string FloorText(const RooflineAnalysis& roofline) {
 }
 
 std::string IntensityText(const RooflineAnalysis& roofline) {
+  if (roofline.compute.empty()) return "unknown (the profile has no FLOP counts; ncu --set full collects them)";
   if (!(roofline.total_flops > 0)) return "none (no floating-point work)";
   return FormatIntensity(roofline.arithmetic_intensity, QuantityStyle::kTrimmed);
+}
+
+std::vector<std::string> InputLines(const Diagnosis& diagnosis) {
+  std::vector<std::string> lines;
+  for (const InputUse& input : diagnosis.inputs) {
+    std::string line = fmt::format("{} ({}, {})", input.path, input.role, input.origin);
+    for (size_t index = 0; index < input.effects.size(); ++index)
+      line += (index == 0 ? ": " : "; ") + input.effects[index];
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::vector<std::string> NcuRuleLines(const KernelDiagnosis& kernel, size_t limit) {
+  std::vector<std::string> lines;
+  for (const NcuRuleResult& rule : kernel.ncu_rules) {
+    if (limit != 0 && lines.size() == limit) break;
+    std::string speedup = rule.estimated_speedup_percent
+                              ? ", est. speedup " + FormatPercent(*rule.estimated_speedup_percent, QuantityStyle::kTrimmed)
+                              : "";
+    std::string_view description = rule.description;
+    size_t end = description.find(". ");
+    if (end != std::string_view::npos) description = description.substr(0, end + 1);
+    lines.push_back(fmt::format("{} ({}{}): {}", rule.name, rule.type, speedup, description));
+  }
+  return lines;
 }
 
 std::vector<size_t> KernelsByDuration(const Diagnosis& diagnosis) {
   std::vector<size_t> order(diagnosis.kernels.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t left, size_t right) {
-    return diagnosis.kernels[left].roofline.duration_ns > diagnosis.kernels[right].roofline.duration_ns;
+    return KernelTimeNs(diagnosis.kernels[left]) > KernelTimeNs(diagnosis.kernels[right]);
   });
   return order;
 }
 
 double TotalDurationNs(const Diagnosis& diagnosis) {
   double total = 0;
-  for (const KernelDiagnosis& kernel : diagnosis.kernels) total += kernel.roofline.duration_ns;
+  for (const KernelDiagnosis& kernel : diagnosis.kernels) total += KernelTimeNs(kernel);
   return total;
 }
 

@@ -28,13 +28,38 @@ std::string_view OperationUnit(std::string_view precision);
 // A launch's dimensions as "1024×1×1".
 std::string DimensionsText(const LaunchDimensions& dimensions);
 
-// "launch 3 · grid 1024×1×1 · block 256×1×1 · 32 registers/thread · 4 kB shared memory/block";
-// registers and shared memory are left out when unknown.
+// "ncu launch ID 3 · grid 1024×1×1 · block 256×1×1 · 32 registers/thread · 4 kB shared memory/block";
+// registers and shared memory are left out when unknown. For a group of
+// repeated launches it starts with LaunchSpreadText instead of "launch 3".
 std::string IdentityLine(const KernelDiagnosis& kernel);
 
-// The name to head a kernel's section with: the function name, else the
-// demangled name, else "kernel".
+// A group of repeated launches: "1000 launches (IDs 0–999), duration min 1.9 µs · median 2.1 µs · max
+// 2.4 µs; diagnosed on launch 499 (the median)"; "launch 3" for one launch.
+std::string LaunchSpreadText(const KernelDiagnosis& kernel);
+
+// The duration cell of the kernel tables: "2.1 µs", or for a group "2.1 µs × 1000" (the median).
+std::string DurationCellText(const KernelDiagnosis& kernel);
+
+// The GPU time the kernel stands for: its launches' total duration for a
+// group, else the diagnosed launch's duration (ns). The tables' "share of
+// time" and their order use it.
+double KernelTimeNs(const KernelDiagnosis& kernel);
+
+// The name to head a kernel's section with: ShortKernelName of the function
+// name, else the demangled name, else "kernel". The full signature is the
+// kernel's kernel_name (shown with --verbose, and as the HTML title).
 std::string KernelTitle(const KernelDiagnosis& kernel);
+
+// A function name as a heading shows it: the function without namespaces and
+// its outer template arguments without theirs, nested arguments as "…"
+// ("at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>" →
+// "vectorized_elementwise_kernel<4, CUDAFunctor_add<…>>"); longer than 64
+// characters, the arguments are "…" too.
+std::string ShortKernelName(std::string_view function_name);
+
+// True when a heading shows the full signature under the short name: it
+// differs from the heading and is short (120 characters), or `verbose`.
+bool ShowFullSignature(const KernelDiagnosis& kernel, bool verbose);
 
 // The class's reason without a leading "<Class>: " the analysis may start it
 // with ("Memory-bound: DRAM is at ..." → "DRAM is at ..."), since every report
@@ -91,14 +116,25 @@ std::vector<StallReason> TopStalls(const std::vector<StallReason>& stalls, size_
 // work needs at the ceilings"; empty when no floor is known.
 std::string FloorText(const RooflineAnalysis& roofline);
 
-// "0.167 FLOP/B", or "none (no floating-point work)" when the kernel did none.
+// "0.167 FLOP/B", "none (no floating-point work)" when the kernel did none,
+// "unknown (…)" when the profile has no FLOP counts at all.
 std::string IntensityText(const RooflineAnalysis& roofline);
 
-// Indices of the kernels, longest duration first (stable for equal durations).
+// Indices of the kernels, most GPU time first (KernelTimeNs; stable for equal times).
 std::vector<size_t> KernelsByDuration(const Diagnosis& diagnosis);
 
-// The sum of all kernels' durations (ns).
+// The sum of all kernels' KernelTimeNs (ns).
 double TotalDurationNs(const Diagnosis& diagnosis);
+
+// One line per input of the diagnosis: "raw.csv (raw page, given): the metrics of 1 launch(es); …".
+std::vector<std::string> InputLines(const Diagnosis& diagnosis);
+
+// ncu's own rule results of a kernel (details page), one line each: "UncoalescedGlobalAccess (OPT, est.
+// speedup 77.3%): <the description's first sentence>"; at most `limit` (0: all).
+std::vector<std::string> NcuRuleLines(const KernelDiagnosis& kernel, size_t limit = 0);
+
+// The heading sentence of the inputs list.
+inline constexpr std::string_view kInputsIntro = "Inputs: the files this report was made from, and what each changed";
 
 // The heading sentence of the skipped-tools list.
 inline constexpr std::string_view kSkippedToolsIntro =

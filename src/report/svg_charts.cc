@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <numbers>
 
@@ -258,49 +259,129 @@ std::pair<double, double> PointPixel(const KernelPoint& point, const LogAxis& x,
           y.Map(std::clamp(point.rate, y.Low(), y.High()))};
 }
 
-// The kernel's point (DRAM intensity) with its label; hollow markers at the
-// L2 and L1 intensities unless they would sit on top of another marker.
-std::string PointMarkers(const std::vector<KernelPoint>& points, const LogAxis& x, const LogAxis& y) {
-  std::string svg = fmt::format("<g font-size=\"12\" {}>", kFont);
-  std::vector<double> drawn;
-  for (const KernelPoint& point : points) drawn.push_back(PointPixel(point, x, y).first);
-  for (size_t index = points.size(); index-- > 0;) {  // DRAM last: on top
-    const KernelPoint* point = &points[index];
-    auto [px, py] = PointPixel(*point, x, y);
-    bool dram = point->level == "dram";
-    if (!dram) {
-      bool crowded = false;
-      for (size_t other = 0; other < index; ++other) crowded = crowded || std::fabs(drawn[other] - px) < 16;
-      if (crowded) continue;
-      svg += fmt::format(
-          "<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#fff\" stroke=\"#111827\" stroke-width=\"1.5\"/>"
-          "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#374151\" {}>{}</text>",
-          Number(px), Number(py), Number(px), Number(py - 9), kHalo,
-          EscapeHtml(MemoryLevelLabel(point->level)));
-      continue;
+// A label's box in pixels.
+struct Box {
+  double left, top, right, bottom;
+  bool Overlaps(const Box& other) const {
+    return left < other.right && other.left < right && top < other.bottom && other.top < bottom;
+  }
+};
+
+// True when the box crosses a slope (a line of constant bytes/s on the log axes) or a ceiling's line.
+bool CrossesALine(const Box& box, const std::vector<Slope>& slopes, const std::vector<Ceiling>& ceilings,
+                  const LogAxis& x, const LogAxis& y) {
+  for (const Ceiling& ceiling : ceilings) {
+    double pixel = y.Map(ceiling.per_second);
+    if (pixel > box.top && pixel < box.bottom) return true;
+  }
+  for (const Slope& slope : slopes) {
+    for (double px = box.left; px <= box.right; px += 4) {
+      double intensity = std::pow(10.0, x.low_exponent + (px - x.pixel_start) / (x.pixel_end - x.pixel_start) *
+                                                             (x.high_exponent - x.low_exponent));
+      double py = y.Map(slope.bytes_per_second * intensity);
+      if (py > box.top && py < box.bottom) return true;
     }
-    bool left = px > (kLeft + kWidth - kRight) / 2;
-    double label_y = py + 22 > kHeight - kBottom - 4 ? py - 12 : py + 22;
+  }
+  return false;
+}
+
+// The kernel's point (DRAM intensity) with its label, placed where it crosses no slope or ceiling line
+// (else the first place that stays inside the plot); hollow markers at the L2 and L1 intensities, a ring
+// around the kernel's point when one coincides with it, each labelled clear of the other labels.
+std::string PointMarkers(const std::vector<KernelPoint>& points, const LogAxis& x, const LogAxis& y,
+                         const std::vector<Slope>& slopes, const std::vector<Ceiling>& ceilings) {
+  std::string svg = fmt::format("<g font-size=\"12\" {}>", kFont);
+  std::vector<Box> taken;
+  auto inside = [](const Box& box) {
+    return box.left >= kLeft + 2 && box.right <= kWidth - kRight - 2 && box.top >= kTop + 2 &&
+           box.bottom <= kHeight - kBottom - 2;
+  };
+  const KernelPoint* dram = nullptr;
+  for (const KernelPoint& point : points) {
+    if (point.level == "dram") dram = &point;
+  }
+  if (dram) {
+    auto [px, py] = PointPixel(*dram, x, y);
+    taken.push_back({px - 8, py - 8, px + 8, py + 8});
+    std::string label = "this kernel: " + FormatIntensity(dram->intensity, QuantityStyle::kTrimmed) + ", " +
+                        FormatRate(dram->rate, QuantityStyle::kTrimmed);
+    double width = static_cast<double>(DisplayWidth(label)) * 7.4 + 8;  // bold 12px, with padding
+    struct Place {
+      double dx, dy;
+      bool left;
+    };
+    const Place places[] = {{10, 22, false}, {-10, 22, true}, {10, -14, false}, {-10, -14, true},
+                            {10, 40, false}, {-10, 40, true}, {10, -32, false}, {-10, -32, true}};
+    std::optional<Box> chosen;
+    bool left = false;
+    double label_x = 0, label_y = 0;
+    for (bool need_clear_lines : {true, false}) {
+      for (const Place& place : places) {
+        double lx = px + place.dx, ly = py + place.dy;
+        Box box{place.left ? lx - width + 4 : lx - 4, ly - 13, place.left ? lx + 4 : lx - 4 + width, ly + 5};
+        if (!inside(box) || box.Overlaps(taken.front())) continue;
+        if (need_clear_lines && CrossesALine(box, slopes, ceilings, x, y)) continue;
+        chosen = box, left = place.left, label_x = lx, label_y = ly;
+        break;
+      }
+      if (chosen) break;
+    }
+    if (!chosen) {  // nowhere inside: below the point, as before
+      left = px > (kLeft + kWidth - kRight) / 2;
+      label_x = left ? px - 10 : px + 10;
+      label_y = py + 22 > kHeight - kBottom - 4 ? py - 12 : py + 22;
+      chosen = Box{left ? label_x - width + 4 : label_x - 4, label_y - 13, left ? label_x + 4 : label_x - 4 + width,
+                   label_y + 5};
+    }
+    taken.push_back(*chosen);
     svg += fmt::format(
         "<circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#111827\" stroke=\"#fff\" stroke-width=\"2\"/>",
         Number(px), Number(py));
-    std::string label = "this kernel: " + FormatIntensity(point->intensity, QuantityStyle::kTrimmed) + ", " +
-                        FormatRate(point->rate, QuantityStyle::kTrimmed);
-    double label_width = static_cast<double>(DisplayWidth(label)) * 7.4 + 8;  // bold 12px, with padding
-    double label_x = left ? px - 10 : px + 10;
     svg += fmt::format(
-        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" rx=\"3\" fill=\"#fff\" "
-        "fill-opacity=\"0.9\"/>",
-        Number(left ? label_x - label_width + 4 : label_x - 4), Number(label_y - 13), Number(label_width));
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" rx=\"3\" fill=\"#fff\" fill-opacity=\"0.9\"/>",
+        Number(chosen->left), Number(chosen->top), Number(width));
     svg += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-weight=\"bold\" fill=\"#111827\">{}</text>",
         Number(label_x), Number(label_y), left ? "end" : "start", EscapeHtml(label));
+  }
+  std::vector<std::pair<double, double>> drawn;
+  if (dram) drawn.push_back(PointPixel(*dram, x, y));
+  for (const KernelPoint& point : points) {
+    if (&point == dram) continue;
+    auto [px, py] = PointPixel(point, x, y);
+    bool on_another = std::any_of(drawn.begin(), drawn.end(), [&](const std::pair<double, double>& other) {
+      return std::hypot(other.first - px, other.second - py) < 16;
+    });
+    double radius = on_another ? 12 + 4 * static_cast<double>(drawn.size() - 1) : 5;  // a ring around it
+    drawn.emplace_back(px, py);
+    svg += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#111827\" stroke-width=\"1.5\"/>",
+        Number(px), Number(py), Number(radius));
+    std::string label = MemoryLevelLabel(point.level);
+    double width = static_cast<double>(DisplayWidth(label)) * 7 + 4;
+    // Above, left, right or below the marker: the first spot clear of the other labels and markers.
+    const std::pair<double, double> spots[] = {{0, -radius - 5}, {-radius - 4 - width / 2, 4},
+                                                {radius + 4 + width / 2, 4}, {0, radius + 14}};
+    double label_x = px, label_y = py - radius - 5;
+    for (const auto& [dx, dy] : spots) {
+      Box box{px + dx - width / 2, py + dy - 11, px + dx + width / 2, py + dy + 2};
+      if (!inside(box)) continue;
+      bool clear = std::none_of(taken.begin(), taken.end(), [&](const Box& other) { return box.Overlaps(other); });
+      if (!clear) continue;
+      label_x = px + dx, label_y = py + dy;
+      taken.push_back(box);
+      break;
+    }
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#374151\" {}>{}</text>",
+                       Number(label_x), Number(label_y), kHalo, EscapeHtml(label));
   }
   return svg + "</g>";
 }
 
 std::string NoPointNote(const RooflineAnalysis& roofline) {
-  std::string note = "no floating-point work: the kernel has no point on this chart";
+  std::string note = roofline.compute.empty()
+                         ? "no FLOP counts in the profile: the kernel has no point on this chart"
+                         : "no floating-point work: the kernel has no point on this chart";
   if (!roofline.busiest_memory_level.empty()) {
     note += fmt::format(" ({} at {} of peak)", MemoryLevelLabel(roofline.busiest_memory_level),
                         FormatPercent(roofline.memory_percent_of_peak, QuantityStyle::kTrimmed));
@@ -353,6 +434,7 @@ std::string RooflineShiftSvg(const RooflineAnalysis* before, const RooflineAnaly
   if (!points.empty()) avoid.push_back(PointPixel(points.front(), x, y));
   if (!old_points.empty()) avoid.push_back(PointPixel(old_points.front(), x, y));
   svg += SlopeLabels(slopes, top_ceiling, x, y, avoid);
+<<<<<<< HEAD
   if (!old_points.empty() && !points.empty()) {
     auto [bx, by] = PointPixel(old_points.front(), x, y);
     auto [ax, ay] = PointPixel(points.front(), x, y);
@@ -369,6 +451,11 @@ std::string RooflineShiftSvg(const RooflineAnalysis* before, const RooflineAnaly
     svg += "</g>";
   }
   svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y);
+||||||| 9de6499
+  svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y);
+=======
+  svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y, slopes, ceilings);
+>>>>>>> wp-19
   return svg + "</svg>";
 }
 

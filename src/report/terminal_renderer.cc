@@ -135,8 +135,8 @@ void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
     std::string top = primary ? Clean(primary->title) : "no findings";
     table.rows.push_back(
         {std::to_string(index + 1), Truncate(Clean(KernelTitle(kernel)), 28),
-         FormatDuration(kernel.roofline.duration_ns, QuantityStyle::kTrimmed),
-         total > 0 ? FormatFraction(kernel.roofline.duration_ns / total, QuantityStyle::kTrimmed) : "n/a",
+         DurationCellText(kernel),
+         total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
          writer.Style(BottleneckClassName(kernel.roofline.bottleneck),
                       ClassColor(kernel.roofline.bottleneck)),
          FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed), top});
@@ -144,13 +144,15 @@ void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
   WriteTable(table, 2, writer);
 }
 
-void WriteIdentity(const KernelDiagnosis& kernel, size_t number, size_t count, Writer& writer) {
+void WriteIdentity(const KernelDiagnosis& kernel, size_t number, size_t count, bool verbose, Writer& writer) {
   writer.Line();
   writer.Line(writer.Style(std::string(writer.width(), '='), "2"));
   writer.Wrapped(writer.Style(fmt::format("KERNEL {}/{}  ", number, count), "1"),
                  writer.Style(Clean(KernelTitle(kernel)), "1"));
-  if (!kernel.kernel_name.empty() && kernel.kernel_name != kernel.function_name) {
+  if (ShowFullSignature(kernel, verbose)) {
     writer.Wrapped("  ", Clean(kernel.kernel_name));
+  } else if (!kernel.kernel_name.empty() && kernel.kernel_name != KernelTitle(kernel)) {
+    writer.Wrapped("  ", fmt::format("(full signature: {} characters, shown with --verbose)", kernel.kernel_name.size()));
   }
   writer.Wrapped("  ", IdentityLine(kernel));
 }
@@ -351,13 +353,17 @@ void WriteNotes(const KernelDiagnosis& kernel, Writer& writer) {
 
 void WriteKernel(const KernelDiagnosis& kernel, size_t number, size_t count, const RenderOptions& options,
                  Writer& writer) {
-  WriteIdentity(kernel, number, count, writer);
+  WriteIdentity(kernel, number, count, options.verbose, writer);
   WriteVerdict(kernel, writer);
   WriteStage1(kernel.roofline, options.verbose, writer);
   WriteStalls(kernel, options, writer);
   writer.Heading(kernel.findings.empty() ? "FINDINGS · none" : "FINDINGS · ranked by estimated gain");
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     WriteFinding(kernel.findings[index], index + 1, options, writer);
+  }
+  if (!kernel.ncu_rules.empty()) {
+    writer.Heading("NCU'S OWN RULES · from the details page, largest estimated speedup first");
+    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5)) writer.Wrapped("  - ", Clean(line));
   }
   WriteSkippedTools(kernel, writer);
   WriteNotes(kernel, writer);
@@ -454,6 +460,10 @@ class TerminalRenderer : public Renderer {
     Writer writer(options_);
     WriteHeader(diagnosis, writer);
     WriteSummary(diagnosis, writer);
+    if (!diagnosis.inputs.empty()) {
+      writer.Heading("INPUTS · the files this report was made from, and what each changed");
+      for (const std::string& line : InputLines(diagnosis)) writer.Wrapped("  - ", Clean(line));
+    }
     for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
       WriteKernel(diagnosis.kernels[index], index + 1, diagnosis.kernels.size(), options_, writer);
     }

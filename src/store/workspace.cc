@@ -145,6 +145,21 @@ Status Workspace::Initialize() {
     bool empty = sqlite3_column_type(statement, 0) == SQLITE_NULL;
     int version = sqlite3_column_int(statement, 0);
     sqlite3_reset(statement);
+    if (empty) {
+      // A database that is not kopt's (other tables, no schema version) is not taken over.
+      KOPT_ASSIGN_OR_RETURN(Statement * tables,
+                            Prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN "
+                                    "('schema_version') AND name NOT LIKE 'sqlite_%' LIMIT 1;"));
+      sqlite3_stmt* listing = tables->Reset();
+      if (sqlite3_step(listing) == SQLITE_ROW) {
+        std::string foreign = reinterpret_cast<const char*>(sqlite3_column_text(listing, 0));
+        sqlite3_reset(listing);
+        return InvalidInput("workspace database " + database_path_ + " is an SQLite database but not a kopt "
+                            "workspace (it has a table \"" + foreign +
+                            "\" and no kopt schema version); move it aside or choose another --workspace");
+      }
+      sqlite3_reset(listing);
+    }
     if (!empty && version > kWorkspaceSchemaVersion) {
       return InvalidInput("workspace database " + database_path_ + " has schema version " +
                           std::to_string(version) + ", newer than this kopt understands (" +

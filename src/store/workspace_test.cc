@@ -174,5 +174,18 @@ TEST(CurrentTimeUtcTest, IsIso8601) {
   EXPECT_EQ(now.back(), 'Z');
 }
 
+TEST_F(WorkspaceTest, AForeignSqliteDatabaseIsNotTakenOver) {
+  std::filesystem::create_directories(directory_);
+  sqlite3* database = nullptr;
+  ASSERT_EQ(sqlite3_open((directory_ / "kopt.db").c_str(), &database), 0);
+  ASSERT_EQ(sqlite3_exec(database, "CREATE TABLE photos (id INTEGER);", nullptr, nullptr, nullptr), 0);
+  sqlite3_close(database);
+  auto workspace = Workspace::Open(directory_.string());
+  ASSERT_FALSE(workspace.ok());
+  EXPECT_EQ(workspace.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_NE(workspace.status().message().find("not a kopt workspace (it has a table \"photos\""), std::string::npos)
+      << workspace.status().message();
+}
+
 }  // namespace
 }  // namespace kopt

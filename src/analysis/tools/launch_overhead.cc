@@ -12,26 +12,15 @@
 namespace kopt {
 namespace {
 
+// The timeline's launches of this kernel (every launch of the profile, also those not selected).
 struct LaunchStatistics {
-  int count = 0;
+  long long count = 0;
   double mean_ns = 0, minimum_ns = 0, maximum_ns = 0;
 };
 
 LaunchStatistics SameKernelLaunches(const ToolContext& context) {
-  LaunchStatistics statistics;
-  std::string function_name = context.launch.FunctionName();
-  double total = 0;
-  for (const KernelLaunch* launch : *context.launches) {
-    if (!launch || launch->FunctionName() != function_name) continue;
-    auto duration = launch->Metric("gpu__time_duration.sum");
-    if (!duration) continue;
-    statistics.minimum_ns = statistics.count == 0 ? *duration : std::min(statistics.minimum_ns, *duration);
-    statistics.maximum_ns = std::max(statistics.maximum_ns, *duration);
-    total += *duration;
-    ++statistics.count;
-  }
-  if (statistics.count > 0) statistics.mean_ns = total / statistics.count;
-  return statistics;
+  LaunchDurations durations = context.timeline->Of(context.launch.FunctionName());
+  return {durations.count, durations.MeanNs(), durations.minimum_ns, durations.maximum_ns};
 }
 
 std::vector<Recommendation> LaunchOverheadRecommendations(const LaunchStatistics& statistics,
@@ -52,7 +41,7 @@ std::vector<Recommendation> LaunchOverheadRecommendations(const LaunchStatistics
 }
 
 std::optional<Finding> AnalyzeLaunchOverhead(const ToolContext& context) {
-  if (!context.launches) return std::nullopt;
+  if (!context.timeline) return std::nullopt;
   LaunchStatistics statistics = SameKernelLaunches(context);
   double minimum_launches = context.Threshold("min_launches");
   double maximum_mean_ns = context.Threshold("max_mean_duration_us") * 1000;
@@ -76,7 +65,7 @@ std::optional<Finding> AnalyzeLaunchOverhead(const ToolContext& context) {
       "between them are not in the profile: the launch cost is the threshold's)",
       FormatDuration(statistics.mean_ns, QuantityStyle::kFixed), FormatDuration(cost_ns, QuantityStyle::kFixed), Percent(active), FormatDuration(work_ns, QuantityStyle::kFixed),
       FormatDuration(work_ns, QuantityStyle::kFixed), FormatDuration(statistics.mean_ns + cost_ns, QuantityStyle::kFixed));
-  finding.evidence.push_back(MakeEvidence("launches of this kernel in the profile", statistics.count,
+  finding.evidence.push_back(MakeEvidence("launches of this kernel in the profile", static_cast<double>(statistics.count),
                                           "launch", ">=", minimum_launches));
   finding.evidence.push_back(MakeEvidence("mean gpu__time_duration.sum", statistics.mean_ns / 1000, "µs",
                                           "<=", maximum_mean_ns / 1000));

@@ -1,0 +1,60 @@
+// A profile's launches summarized, in time linear in their number:
+//  - LaunchTimeline: per kernel function (KernelLaunch::FunctionName), how
+//    many launches have a duration and their total, minimum and maximum
+//    (gpu__time_duration.sum, ns); the launch-overhead tool's input. Built once
+//    per profile, looked up in O(1).
+//  - GroupLaunches: the launches of one kernel with the same grid and block,
+//    in order of first appearance; each group is diagnosed once, on the
+//    launch of median duration, and reported with its spread.
+//
+// Thread safety: immutable after construction.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "profile/kernel_launch.h"
+
+namespace kopt {
+
+struct LaunchDurations {
+  long long count = 0;  // launches with a gpu__time_duration.sum
+  double total_ns = 0, minimum_ns = 0, maximum_ns = 0;
+  double MeanNs() const { return count > 0 ? total_ns / count : 0; }
+};
+
+class LaunchTimeline {
+ public:
+  LaunchTimeline() = default;
+  explicit LaunchTimeline(const std::vector<const KernelLaunch*>& launches);
+  explicit LaunchTimeline(const std::vector<KernelLaunch>& launches);
+
+  // The durations of `function_name`'s launches; count 0 when it has none.
+  LaunchDurations Of(std::string_view function_name) const;
+
+ private:
+  void Add(const KernelLaunch& launch);
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  std::unordered_map<std::string, LaunchDurations, Hash, std::equal_to<>> by_function_;
+};
+
+// The launches one KernelDiagnosis stands for.
+struct LaunchGroup {
+  std::vector<size_t> members;  // indices into the launches given, in order
+  size_t representative = 0;    // index (into the launches) of the median-duration member
+  // gpu__time_duration.sum (ns) over the members that have it; absent when none has.
+  std::optional<double> minimum_ns, median_ns, maximum_ns, total_ns;
+};
+
+// Groups `launches` by (kernel_name, grid, block), groups in order of their
+// first launch. The representative is the member whose duration is the
+// (lower) median; without durations, the first member.
+std::vector<LaunchGroup> GroupLaunches(const std::vector<KernelLaunch>& launches);
+
+}  // namespace kopt

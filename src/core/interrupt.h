@@ -1,0 +1,48 @@
+// Ending kopt by Ctrl-C (SIGINT), kill (SIGTERM) or a closed terminal
+// (SIGHUP) leaves nothing behind: the children kopt started (nvcc, ncu,
+// kopt-runner; each in its own process group, core/subprocess.h) are killed
+// with their whole groups, temporary directories are removed, and the work
+// in progress is recorded as interrupted (a run in the workspace database),
+// so the same command resumes it.
+//
+// InstallInterruptHandling (called first thing in main, before any thread
+// starts) blocks the three signals in every thread and waits for them on a
+// thread of its own; on one it signals every registered child group (SIGTERM,
+// SIGKILL after 2 s), runs the registered cleanups (newest first), prints
+// "kopt: interrupted" and exits with 128 + the signal number (130 for Ctrl-C).
+// Without it (tests, benchmarks) registrations are kept and never run.
+// SIGKILL of kopt itself cannot be handled: its children then outlive it.
+//
+// Thread safety: every function may be called from any thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+
+namespace kopt {
+
+void InstallInterruptHandling();
+
+// A child's process group, signalled on an interrupt while registered.
+void RegisterChildGroup(pid_t process_group);
+void UnregisterChildGroup(pid_t process_group);
+
+// Runs `cleanup` on an interrupt while the object lives (remove a temporary
+// directory, mark a run interrupted). The cleanup must not block for long.
+class InterruptCleanup {
+ public:
+  explicit InterruptCleanup(std::function<void()> cleanup);
+  ~InterruptCleanup();
+  InterruptCleanup(const InterruptCleanup&) = delete;
+  InterruptCleanup& operator=(const InterruptCleanup&) = delete;
+
+ private:
+  int id_;
+};
+
+// Runs what an interrupt runs (kill the registered groups, the cleanups) and
+// returns; for tests. `signal_number` is what the exit status would carry.
+void RunInterruptCleanupsForTest(int signal_number);
+
+}  // namespace kopt

@@ -1,0 +1,9 @@
+// FAKE_RUNNER: compile_error (the reference does not compile)
+__global__ void saxpy_kernel(const float* x, const float* y, float* z, int n, float a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = a * x[i] + y[i];
+}
+
+extern "C" void saxpy(const float* x, const float* y, float* z, int n, float a, cudaStream_t stream) {
+  saxpy_kernel<<<(n + 255) / 256, 256, 0, stream>>>(x, y, z, n, a);
+}
