@@ -90,7 +90,11 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
   KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(options.task_directory));
   KOPT_ASSIGN_OR_RETURN(std::vector<CandidateSource> candidates,
                         LoadCandidateFiles(options.task_directory, options.candidate_paths));
-<<<<<<< HEAD
+  std::vector<std::string> inputs = {task.spec.reference_path,
+                                     (fs::path(options.task_directory) / "task.toml").string()};
+  for (const CandidateSource& candidate : candidates) inputs.push_back(candidate.path);
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kTableFormats));
   // KernelBench candidates (ModelNew files) become kopt candidates first
   // (harness/kernelbench_candidate.h); compiled from the workspace's copy.
   for (CandidateSource& candidate : candidates) {
@@ -103,14 +107,6 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
                                       : RefusedKernelBenchCandidate(converted.status().message());
     candidate.path.clear();
   }
-||||||| 9de6499
-=======
-  std::vector<std::string> inputs = {task.spec.reference_path,
-                                     (fs::path(options.task_directory) / "task.toml").string()};
-  for (const CandidateSource& candidate : candidates) inputs.push_back(candidate.path);
-  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kTableFormats));
->>>>>>> wp-19
   KOPT_ASSIGN_OR_RETURN(
       MeasurementReport report,
       Measure(options.measure, MeasureEnvironmentFor(options, environment), std::move(task), candidates));

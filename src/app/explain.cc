@@ -60,19 +60,13 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
 
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
                   std::ostream& log) {
-<<<<<<< HEAD
-  if (IsSeriesRequest(options)) return RunExplainSeries(options, runner, out, log);
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kExplainFormats));
-||||||| 9de6499
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kExplainFormats));
-=======
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format,
-                        ResolveReportFormat(options.format, options.output_path, kExplainFormats));
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
       options.output_path, {options.target, options.sass_path, options.ptxas_path, options.source_page_path,
                             options.config_path, options.source_path, options.llm_config_path,
                             options.llm_replay_path, options.llm_record_path}));
->>>>>>> wp-19
+  if (IsSeriesRequest(options)) return RunExplainSeries(options, runner, out, log);
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format,
+                        ResolveReportFormat(options.format, options.output_path, kExplainFormats));
   const GpuSpec* gpu = nullptr;
   if (!options.gpu.empty()) {
     gpu = FindGpu(options.gpu);

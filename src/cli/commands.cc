@@ -406,13 +406,9 @@ const std::vector<Command>& CommandTable() {
       {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat",
        DeclareOptimize},
       {"report", "Render a stored kopt optimize run", DeclareReport},
-<<<<<<< HEAD
       {"task", "Task tools: import-kernelbench (KernelBench problems as kopt tasks)", DeclareTask},
-||||||| 9de6499
-=======
       {"diff", "Explain what changed between two profiles: time attributed to its causes, findings",
        DeclareDiff},
->>>>>>> wp-14
   };
   return kCommands;
 }

@@ -434,7 +434,6 @@ std::string RooflineShiftSvg(const RooflineAnalysis* before, const RooflineAnaly
   if (!points.empty()) avoid.push_back(PointPixel(points.front(), x, y));
   if (!old_points.empty()) avoid.push_back(PointPixel(old_points.front(), x, y));
   svg += SlopeLabels(slopes, top_ceiling, x, y, avoid);
-<<<<<<< HEAD
   if (!old_points.empty() && !points.empty()) {
     auto [bx, by] = PointPixel(old_points.front(), x, y);
     auto [ax, ay] = PointPixel(points.front(), x, y);
@@ -450,12 +449,7 @@ std::string RooflineShiftSvg(const RooflineAnalysis* before, const RooflineAnaly
     }
     svg += "</g>";
   }
-  svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y);
-||||||| 9de6499
-  svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y);
-=======
   svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y, slopes, ceilings);
->>>>>>> wp-19
   return svg + "</svg>";
 }
 
