@@ -1,33 +1,59 @@
-// Benchmark: diagnosis accuracy over the H200 example kernels, kopt against
-// Nsight Compute's own rule ranking on the same reports.
+// Benchmark: diagnosis accuracy over labelled H200 captures, kopt against
+// Nsight Compute's own rule ranking on the same reports, for one or more sets
+// and two kinds of input, in one run.
 //
-// For every tests/fixtures/h200/<kernel>/ with expected.toml (the planted
-// primary bottleneck, a tool id or "healthy"), raw.csv, sass.txt, ptxas.txt
-// and details.csv (ncu --page details of the same capture):
-//  - kopt: the bundle is loaded as `kopt explain` loads it and diagnosed; top-1
-//    means findings[0] carries the planted id, top-3 any of the first three.
+// A set is a directory of fixture folders; each folder with expected.toml and
+// raw.csv is one labelled launch:
+//   expected.toml  kernel (the profiled function; or kernel_regex, an ECMAScript
+//                  regex, when a library picks the kernel), primary_bottleneck (the
+//                  expected top finding id, a tool id or variant, or "healthy"),
+//                  optional acceptable = [ids] (true second-order effects);
+//   raw.csv        ncu --page raw --csv --print-units base (all launches of the
+//                  profile: the labelled one is selected, the others stay as the
+//                  program's timeline);
+//   sass.txt, ptxas.txt, source.csv  the bundle's companions (optional);
+//   details.csv    ncu --page details of the same capture (ncu's rules).
+// Inputs: "bundle" loads the folder as `kopt explain DIR` does; "csv" loads a
+// copy of raw.csv alone (no SASS, ptxas report or source page).
+// Scoring:
+//  - kopt top-1: findings[0] carries the expected id; top-3: one of the first
+//    three does. For "healthy": right when no finding other than the healthy
+//    verdict is above severity minor (top-1 and top-3 alike); the column
+//    "healthy > minor" counts the healthy-labelled launches that got one.
 //  - ncu: the OPT rules of the launch, ranked by Estimated Speedup; a rule
-//    counts for a planted id when it names that cause (the rules each tool
-//    declares as its counterparts, ToolDefinition::ncu_rules: a fixed mapping
-//    written before looking at results). For a healthy kernel,
-//    ncu is right when no OPT rule claims a speedup of 10% or more.
-// Usage: diagnosis_accuracy [FIXTURE_DIR]. Prints a Markdown table.
+//    counts for an id when it names that cause (the rules each tool declares as
+//    its counterparts, ToolDefinition::ncu_rules: a fixed mapping written before
+//    looking at results). For a healthy kernel, ncu is right when no OPT rule
+//    claims a speedup of 10% or more.
+// Ceilings: the measured tables of --ceilings (default tests/fixtures/ceilings,
+// the H200 table kopt calibrate wrote; "none": the peaks alone), as explain
+// uses them: the table of the profile's GPU.
+// Usage: diagnosis_accuracy [--ceilings DIR|FILE|none] [SET_DIR ...]   (default
+// sets: tests/fixtures/h200 and, when present, tests/fixtures/h200_blind).
+// Prints Markdown tables: one per set and input, then the summary.
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "analysis/diagnose.h"
 #include "analysis/tool.h"
+#include "core/csv_reader.h"
 #include "core/file_io.h"
 #include "core/subprocess.h"
 #include "core/text.h"
-#include "profile/ncu_csv.h"
+// Older libkopt (before kopt calibrate) has no ceilings tables: the bench then
+// measures with the peaks alone, so that one source measures before and after.
+#if __has_include("hw/ceilings_table.h")
+#include "hw/ceilings_table.h"
+#define KOPT_HAS_CEILINGS 1
+#endif
 #include "profile/profile_loader.h"
 
 namespace {
@@ -55,44 +81,36 @@ struct NcuRule {
   std::vector<std::string> causes;
 };
 
-// The OPT rules of the first launch in details.csv, ranked by speedup.
-std::vector<NcuRule> NcuRanking(const std::string& details_path) {
+// The OPT rules of the first launch of `kernel_regex` in details.csv, ranked by speedup.
+std::vector<NcuRule> NcuRanking(const std::string& details_path, const std::string& kernel_regex) {
   auto text = kopt::ReadWholeFile(details_path);
   std::vector<NcuRule> rules;
   if (!text.ok()) return rules;
-  // details.csv has ragged rows; read it with a permissive CSV split.
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false;
-  for (char c : *text) {
-    if (quoted) {
-      if (c == '"')
-        quoted = false;
-      else
-        field.push_back(c);
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      row.push_back(field), field.clear();
-    } else if (c == '\n') {
-      row.push_back(field), field.clear(), rows.push_back(row), row.clear();
-    } else if (c != '\r') {
-      field.push_back(c);
-    }
+  std::vector<std::vector<std::string>> rows;  // details.csv has ragged rows: the reader keeps them
+  kopt::CsvReader reader(*text, details_path);
+  kopt::CsvRecord record;
+  for (auto more = reader.Next(record); more.ok() && *more; more = reader.Next(record)) {
+    if (!record.IsBlank()) rows.push_back(std::move(record.fields));
   }
   if (rows.empty()) return rules;
   auto column = [&](const std::string& name) {
     auto it = std::find(rows[0].begin(), rows[0].end(), name);
     return it == rows[0].end() ? -1 : static_cast<int>(it - rows[0].begin());
   };
-  int id = column("ID"), rule = column("Rule Name"), type = column("Rule Type"),
-      description = column("Rule Description"), speedup = column("Estimated Speedup");
-  std::string first_id = rows.size() > 1 ? rows[1][id] : "";
+  int id = column("ID"), kernel = column("Kernel Name"), rule = column("Rule Name"),
+      type = column("Rule Type"), description = column("Rule Description"),
+      speedup = column("Estimated Speedup");
+  if (id < 0 || rule < 0 || type < 0 || description < 0 || speedup < 0) return rules;
+  std::regex pattern(kernel_regex);
+  std::string first_id;
   for (size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    if (static_cast<int>(r.size()) <= speedup || r[id] != first_id || r[rule].empty() || r[type] != "OPT")
-      continue;
+    if (static_cast<int>(r.size()) <= speedup) continue;
+    if (first_id.empty()) {
+      if (kernel >= 0 && !std::regex_search(r[kernel], pattern)) continue;
+      first_id = r[id];
+    }
+    if (r[id] != first_id || r[rule].empty() || r[type] != "OPT") continue;
     NcuRule entry{r[rule], r[description], kopt::ParseNumber(r[speedup]).value_or(0), {}};
     entry.causes = CausesNamedBy(entry.name, entry.description);
     rules.push_back(entry);
@@ -111,19 +129,65 @@ bool NcuNames(const std::vector<NcuRule>& rules, const std::string& planted, siz
   return false;
 }
 
-struct Row {
-  std::string kernel, planted, kopt_top, ncu_top;
-  bool kopt1 = false, kopt3 = false, ncu1 = false, ncu3 = false;
+struct Label {
+  fs::path directory;
+  std::string name, kernel_regex, planted;
 };
 
-Row Evaluate(const fs::path& directory, kopt::CommandRunner& runner) {
-  auto expected = toml::parse_file((directory / "expected.toml").string());
+std::optional<Label> ReadLabel(const fs::path& directory) {
+  if (!fs::exists(directory / "expected.toml") || !fs::exists(directory / "raw.csv")) return std::nullopt;
+  toml::table expected;
+  try {
+    expected = toml::parse_file((directory / "expected.toml").string());
+  } catch (const toml::parse_error& error) {
+    std::fprintf(stderr, "%s/expected.toml: %s\n", directory.string().c_str(), error.what());
+    return std::nullopt;
+  }
+  Label label;
+  label.directory = directory;
+  label.name = directory.filename().string();
+  label.planted = expected["primary_bottleneck"].value_or(std::string());
+  std::string kernel = expected["kernel"].value_or(std::string());
+  label.kernel_regex = expected["kernel_regex"].value_or("^(void )?" + kernel + "[(<]");
+  return label;
+}
+
+enum class Input { kBundle, kCsvOnly };
+
+struct Row {
+  std::string kernel, planted, kopt_top, ncu_top;
+  bool kopt1 = false, kopt3 = false, ncu1 = false, ncu3 = false, healthy_violated = false;
+};
+
+#ifdef KOPT_HAS_CEILINGS
+// The measured ceilings table of the profile's GPU from `ceilings` (a file or directory), or nullopt.
+std::optional<kopt::CeilingsTable> CeilingsOf(const kopt::Profile& profile, const std::string& ceilings) {
+  if (ceilings.empty()) return std::nullopt;
+  for (const kopt::KernelLaunch& launch : profile.launches) {
+    if (auto device = launch.Text("device__attribute_display_name")) {
+      std::vector<std::string> notes;
+      auto table = kopt::FindCeilingsTable(ceilings, *device, notes);
+      if (table.ok()) return *table;
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+#endif
+
+Row Evaluate(const Label& label, Input input, kopt::CommandRunner& runner, const fs::path& scratch,
+             const std::string& ceilings) {
   Row row;
-  row.kernel = expected["kernel"].value_or(std::string());
-  row.planted = expected["primary_bottleneck"].value_or(std::string());
+  row.kernel = label.name;
+  row.planted = label.planted;
   kopt::ProfileSources options;
-  options.target = (directory / "raw.csv").string();
-  options.kernel_regex = "^(void )?" + row.kernel + "[(<]";
+  options.target = (label.directory / "raw.csv").string();
+  if (input == Input::kCsvOnly) {  // a copy with no companions beside it
+    fs::path copy = scratch / (label.name + ".csv");
+    fs::copy_file(label.directory / "raw.csv", copy, fs::copy_options::overwrite_existing);
+    options.target = copy.string();
+  }
+  options.kernel_regex = label.kernel_regex;
   options.launch_count = 1;
   std::vector<std::string> notes;
   auto profile = kopt::LoadProfile(options, runner, notes);
@@ -131,50 +195,113 @@ Row Evaluate(const fs::path& directory, kopt::CommandRunner& runner) {
     row.kopt_top = "(load failed)";
     return row;
   }
-  kopt::Diagnosis diagnosis = kopt::Diagnose(*profile, {});
+  kopt::DiagnoseOptions diagnose_options;
+#ifdef KOPT_HAS_CEILINGS
+  std::optional<kopt::CeilingsTable> table = CeilingsOf(*profile, ceilings);
+  if (table) diagnose_options.ceilings = &*table;
+#else
+  (void)ceilings;
+#endif
+  kopt::Diagnosis diagnosis = kopt::Diagnose(*profile, diagnose_options);
   const auto& findings = diagnosis.kernels.at(0).findings;
   row.kopt_top = findings.empty() ? "(none)" : findings[0].tool;
-  row.kopt1 = !findings.empty() && findings[0].tool == row.planted;
-  for (size_t i = 0; i < findings.size() && i < 3; ++i)
-    row.kopt3 = row.kopt3 || findings[i].tool == row.planted;
-  auto rules = NcuRanking((directory / "details.csv").string());
+  if (row.planted == "healthy") {
+    row.healthy_violated = std::any_of(findings.begin(), findings.end(), [](const kopt::Finding& f) {
+      return f.tool != "healthy" && f.severity > kopt::Severity::kMinor;
+    });
+    row.kopt1 = row.kopt3 = !row.healthy_violated;
+  } else {
+    row.kopt1 = !findings.empty() && findings[0].tool == row.planted;
+    for (size_t i = 0; i < findings.size() && i < 3; ++i)
+      row.kopt3 = row.kopt3 || findings[i].tool == row.planted;
+  }
+  auto rules = NcuRanking((label.directory / "details.csv").string(), label.kernel_regex);
   row.ncu_top = rules.empty() ? "(none)" : rules[0].name;
   row.ncu1 = NcuNames(rules, row.planted, 1);
   row.ncu3 = NcuNames(rules, row.planted, 3);
   return row;
 }
 
-}  // namespace
+struct Summary {
+  std::string set, input;
+  int kernels = 0, kopt1 = 0, kopt3 = 0, ncu1 = 0, ncu3 = 0, healthy = 0, healthy_violated = 0;
+};
 
-int main(int argc, char** argv) {
-  fs::path root = argc > 1 ? argv[1] : KOPT_FIXTURE_DIR "/h200";
-  std::vector<fs::path> directories;
+Summary RunSet(const fs::path& root, Input input, kopt::CommandRunner& runner, const fs::path& scratch,
+               const std::string& ceilings) {
+  std::vector<Label> labels;
   for (const auto& entry : fs::directory_iterator(root)) {
-    fs::path directory = entry.path();
-    if (fs::exists(directory / "expected.toml") && fs::exists(directory / "sass.txt") &&
-        fs::exists(directory / "details.csv")) {
-      directories.push_back(directory);
-    }
+    if (auto label = ReadLabel(entry.path())) labels.push_back(*label);
   }
-  std::sort(directories.begin(), directories.end());
-  auto runner = kopt::MakeSystemCommandRunner();
-  int kopt1 = 0, kopt3 = 0, ncu1 = 0, ncu3 = 0;
+  std::sort(labels.begin(), labels.end(),
+            [](const Label& a, const Label& b) { return a.directory < b.directory; });
+  Summary summary{root.filename().string(), input == Input::kBundle ? "bundle" : "csv"};
   std::printf(
-      "| kernel | planted bottleneck | kopt top finding | kopt top-1 | kopt top-3 | ncu top rule | ncu top-1 "
-      "| ncu top-3 |\n");
-  std::printf("|---|---|---|:-:|:-:|---|:-:|:-:|\n");
-  for (const fs::path& directory : directories) {
-    Row row = Evaluate(directory, *runner);
-    kopt1 += row.kopt1, kopt3 += row.kopt3, ncu1 += row.ncu1, ncu3 += row.ncu3;
+      "\n### %s, %s input\n\n", summary.set.c_str(),
+      input == Input::kBundle ? "bundle (raw.csv + sass.txt + ptxas.txt + source.csv)" : "raw.csv only");
+  std::printf(
+      "| kernel | expected | kopt top finding | kopt top-1 | kopt top-3 | ncu top rule | ncu top-1 | ncu "
+      "top-3 "
+      "|\n|---|---|---|:-:|:-:|---|:-:|:-:|\n");
+  for (const Label& label : labels) {
+    Row row = Evaluate(label, input, runner, scratch, ceilings);
+    ++summary.kernels;
+    summary.kopt1 += row.kopt1, summary.kopt3 += row.kopt3, summary.ncu1 += row.ncu1,
+        summary.ncu3 += row.ncu3;
+    summary.healthy += row.planted == "healthy";
+    summary.healthy_violated += row.healthy_violated;
     auto mark = [](bool ok) { return ok ? "yes" : "no"; };
     std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", row.kernel.c_str(), row.planted.c_str(),
                 row.kopt_top.c_str(), mark(row.kopt1), mark(row.kopt3), row.ncu_top.c_str(), mark(row.ncu1),
                 mark(row.ncu3));
   }
-  double n = directories.empty() ? 1 : static_cast<double>(directories.size());
-  std::printf("\n| over %zu kernels | top-1 | top-3 |\n|---|---:|---:|\n", directories.size());
-  std::printf("| kopt | %.1f%% (%d) | %.1f%% (%d) |\n", 100 * kopt1 / n, kopt1, 100 * kopt3 / n, kopt3);
-  std::printf("| ncu rules (by Estimated Speedup) | %.1f%% (%d) | %.1f%% (%d) |\n", 100 * ncu1 / n, ncu1,
-              100 * ncu3 / n, ncu3);
+  return summary;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<fs::path> sets;
+  std::string ceilings = KOPT_FIXTURE_DIR "/ceilings";
+  for (int i = 1; i < argc; ++i) {
+    std::string argument = argv[i];
+    if (argument == "--ceilings" && i + 1 < argc) {
+      ceilings = argv[++i];
+    } else if (argument.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "usage: diagnosis_accuracy [--ceilings DIR|FILE|none] [SET_DIR ...]\n");
+      return 2;
+    } else {
+      sets.emplace_back(argument);
+    }
+  }
+  if (ceilings == "none" || !fs::exists(ceilings)) ceilings.clear();
+#ifndef KOPT_HAS_CEILINGS
+  ceilings.clear();
+#endif
+  std::printf("Ceilings: %s\n", ceilings.empty() ? "datasheet/profile peaks only"
+                                                 : ("measured tables from " + ceilings).c_str());
+  if (sets.empty()) {
+    sets.emplace_back(KOPT_FIXTURE_DIR "/h200");
+    if (fs::exists(KOPT_FIXTURE_DIR "/h200_blind")) sets.emplace_back(KOPT_FIXTURE_DIR "/h200_blind");
+  }
+  fs::path scratch = fs::temp_directory_path() / ("kopt-diagnosis-accuracy-" + std::to_string(::getpid()));
+  fs::create_directories(scratch);
+  auto runner = kopt::MakeSystemCommandRunner();
+  std::vector<Summary> summaries;
+  for (const fs::path& set : sets) {
+    for (Input input : {Input::kBundle, Input::kCsvOnly})
+      summaries.push_back(RunSet(set, input, *runner, scratch, ceilings));
+  }
+  fs::remove_all(scratch);
+  std::printf(
+      "\n### Summary\n\n| set | input | kernels | kopt top-1 | kopt top-3 | healthy with a finding > minor | "
+      "ncu "
+      "top-1 | ncu top-3 |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const Summary& s : summaries) {
+    double n = s.kernels ? s.kernels : 1;
+    std::printf("| %s | %s | %d | %.1f%% (%d) | %.1f%% (%d) | %d of %d | %.1f%% (%d) | %.1f%% (%d) |\n",
+                s.set.c_str(), s.input.c_str(), s.kernels, 100 * s.kopt1 / n, s.kopt1, 100 * s.kopt3 / n,
+                s.kopt3, s.healthy_violated, s.healthy, 100 * s.ncu1 / n, s.ncu1, 100 * s.ncu3 / n, s.ncu3);
+  }
   return 0;
 }

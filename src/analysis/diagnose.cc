@@ -105,7 +105,7 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   kernel.block = launch.block;
   kernel.registers_per_thread = launch.Metric("launch__registers_per_thread");
   kernel.shared_memory_per_block_bytes = launch.Metric("launch__shared_mem_per_block");
-  kernel.roofline = AnalyzeRoofline(launch, spec, options.roofline);
+  kernel.roofline = AnalyzeRoofline(launch, spec, options.roofline, options.ceilings);
   DiscountHalfConstantMoves(profile, launch, options.roofline, kernel, sass_effects);
   for (const NcuRuleResult& rule : launch.ncu_rules) {
     if (rule.type == "OPT" || rule.type == "WRN") kernel.ncu_rules.push_back(rule);
@@ -116,6 +116,22 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
                    });
   kernel.stalls = ExtractStallReasons(launch);
   RunTools(InputsFor(profile, launch, spec, timeline), options.tools, kernel);
+  if (const RooflineAnalysis& roofline = kernel.roofline;
+      roofline.achievable_dram || roofline.achievable_fp32) {
+    std::string text = "Achievable at this size (measured ceilings " + roofline.ceilings_table + "):";
+    if (const auto& dram = roofline.achievable_dram)
+      text += fmt::format(" {} of DRAM traffic take at least {} ({}; {})",
+                          FormatBytes(dram->work, QuantityStyle::kFixed),
+                          FormatDuration(dram->duration_ns, QuantityStyle::kFixed),
+                          FormatBandwidth(dram->per_second, QuantityStyle::kFixed), dram->basis);
+    if (const auto& fp32 = roofline.achievable_fp32)
+      text += fmt::format("{} {} of FP32 work at least {} ({})", roofline.achievable_dram ? ";" : "",
+                          FormatOperations(fp32->work, QuantityStyle::kFixed),
+                          FormatDuration(fp32->duration_ns, QuantityStyle::kFixed),
+                          FormatRate(fp32->per_second, QuantityStyle::kFixed));
+    text += fmt::format(". The kernel runs at {:.0f}% of that.", roofline.achievable_percent);
+    kernel.notes.push_back(text);
+  }
   if (kernel.stalls.empty()) {
     kernel.notes.push_back(
         "No warp-stall metrics: collect with ncu --set full (or --section WarpStateStats) for "
@@ -176,6 +192,14 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
   Diagnosis diagnosis;
   diagnosis.source = profile.source;
   const GpuSpec* spec = SpecFor(profile, options, diagnosis.device_name);
+  if (options.ceilings) {
+    diagnosis.notes.push_back(fmt::format(
+        "Ceilings: the datasheet/profile peaks, and the measured ceilings of {} from {} (kopt "
+        "calibrate{}{}): "
+        "floors and healthy verdicts use what this GPU achieves at each kernel's size.",
+        options.ceilings->gpu_name, options.ceilings->path.empty() ? "a table" : options.ceilings->path,
+        options.ceilings->measured_at.empty() ? "" : ", ", options.ceilings->measured_at));
+  }
   if (spec) {
     diagnosis.gpu = *spec;
   } else {

@@ -12,6 +12,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/orchestrator.h"
 #include "analysis/roofline.h"
+#include "hw/ceilings_table.h"
 #include "hw/gpu_spec.h"
 #include "profile/profile.h"
 
@@ -23,6 +24,9 @@ struct DiagnoseOptions {
   // the profile's device name (device__attribute_display_name).
   const GpuSpec* gpu = nullptr;
   OrchestrationOptions tools;  // threshold overrides for the micro-profiling tools
+  // The measured ceilings of the profile's GPU (`kopt calibrate`); nullptr: the
+  // peaks alone. Explain finds it by the GPU name (hw/ceilings_table.h).
+  const CeilingsTable* ceilings = nullptr;
 };
 
 Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options);

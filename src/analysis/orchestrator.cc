@@ -80,6 +80,11 @@ void MergeSharedRootCauses(std::vector<Finding>& findings) {
 void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
   const ToolDefinition* tool = FindToolProducing(finding.tool);
   GainBound bound = tool ? tool->gain_bound : GainBound::kHidesLatency;
+  if (bound ==
+      GainBound::kRemovesLaunches) {  // the launch's fixed cost is what goes: no kernel floor applies
+    finding.severity = SeverityForGain(finding.estimated_gain);
+    return;
+  }
   double floor_ns = bound == GainBound::kReducesTraffic   ? roofline.compute_floor_ns
                     : bound == GainBound::kReducesCompute ? roofline.memory_floor_ns
                                                           : roofline.floor_ns;
@@ -123,7 +128,9 @@ void CapSeverityOnHealthyKernel(const RooflineAnalysis& roofline, const Orchestr
                                 std::vector<Finding>& findings) {
   bool healthy =
       std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.tool == "healthy"; });
-  if (!healthy || roofline.speed_of_light_percent < options.healthy_percent) return;
+  bool near_ceiling = roofline.speed_of_light_percent >= options.healthy_percent ||
+                      roofline.achievable_percent >= options.healthy_percent;  // measured, size-limited
+  if (!healthy || !near_ceiling) return;
   for (Finding& finding : findings) finding.severity = std::min(finding.severity, Severity::kMinor);
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "analysis/tool_support.h"
@@ -59,6 +60,60 @@ ThresholdDefinition AttainableTensorEfficiency() {
       "attainable_tensor_efficiency", 0.8, "fraction",
       "share of the dense tensor peak a tuned GEMM reaches, for the time after the fix: cuBLAS bf16 GEMM "
       "measured 770-800 TFLOP/s on the H200, 78-81% of 989 (ncu_sass_gpus.md §5)");
+}
+
+namespace {
+
+constexpr const char* kFpOpcodes[] = {"dadd", "dmul", "dfma", "fadd", "fmul", "ffma", "hadd", "hmul", "hfma"};
+constexpr const char* kMemoryOps[] = {"global_ld", "global_st", "local_ld",
+                                      "local_st",  "shared_ld", "shared_st"};
+
+}  // namespace
+
+std::optional<double> FpThreadInstructions(const ToolContext& context, std::string_view opcode) {
+  std::string base = fmt::format("smsp__sass_thread_inst_executed_op_{}_pred_on.sum", opcode);
+  if (auto total = context.Metric(base)) return total;
+  auto per_cycle = context.Metric(base + ".per_cycle_elapsed");
+  auto cycles = context.Metric("smsp__cycles_elapsed.avg");
+  if (!cycles) {
+    auto clock = context.Metric("smsp__cycles_elapsed.avg.per_second");
+    auto duration = context.Metric("gpu__time_duration.sum");
+    if (clock && duration) cycles = *clock * *duration * 1e-9;
+  }
+  if (!per_cycle || !cycles) return std::nullopt;
+  return *per_cycle * *cycles;
+}
+
+std::vector<std::string> InstructionMixMetrics() {
+  std::vector<std::string> names = {"smsp__inst_executed.sum", std::string(kThreadsPerInstructionMetric),
+                                    "smsp__inst_executed_op_branch.sum"};
+  for (const char* op : kMemoryOps) names.push_back(fmt::format("smsp__sass_inst_executed_op_{}.sum", op));
+  for (const char* op : kFpOpcodes)
+    names.push_back(fmt::format("smsp__sass_thread_inst_executed_op_{}_pred_on.sum.per_cycle_elapsed", op));
+  return names;
+}
+
+InstructionMix ReadInstructionMix(const ToolContext& context) {
+  InstructionMix mix;
+  auto total = context.Metric("smsp__inst_executed.sum");
+  auto threads = context.Metric(kThreadsPerInstructionMetric);
+  if (!total || *total <= 0) return mix;
+  double per_instruction = threads && *threads > 0 ? *threads : kWarpSize;
+  bool any_fp = false;
+  for (const char* opcode : kFpOpcodes) {
+    auto count = FpThreadInstructions(context, opcode);
+    if (!count) continue;
+    any_fp = true;
+    mix.fp += *count / per_instruction;
+    if (opcode[0] == 'd') mix.fp64 += *count / per_instruction;
+  }
+  if (!any_fp) return mix;
+  for (const char* op : kMemoryOps)
+    mix.memory += context.Metric(fmt::format("smsp__sass_inst_executed_op_{}.sum", op)).value_or(0);
+  mix.branch = context.Metric("smsp__inst_executed_op_branch.sum").value_or(0);
+  mix.total = *total;
+  mix.valid = true;
+  return mix;
 }
 
 bool RunsOnXuPipe(const SassInstruction& instruction) {

@@ -13,9 +13,11 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "analysis/tool_support.h"
 
@@ -65,6 +67,32 @@ struct PipeModel {
 };
 PipeModel PipeGain(const ToolContext& context, const PipeLoads& before, const PipeLoads& after);
 std::string PipeGainMethod(const ToolContext& context, const PipeModel& model, std::string_view change);
+
+// ------------------------------------------------- instruction mix (no SASS)
+
+// The executed instruction mix from the raw page alone (for the compute tools
+// when no SASS listing is given), in warp instructions over the launch:
+//  - fp: FP64/FP32/FP16 add, mul and fma thread instructions
+//    (smsp__sass_thread_inst_executed_op_*_pred_on) over the threads per
+//    instruction (smsp__thread_inst_executed_per_inst_executed.ratio);
+//  - memory: global, local and shared loads and stores
+//    (smsp__sass_inst_executed_op_{global,local,shared}_{ld,st}.sum);
+//  - branch: smsp__inst_executed_op_branch.sum;
+//  - total: smsp__inst_executed.sum; the rest (integer, conversion, MUFU, moves)
+//    is total − fp − memory − branch.
+// `valid` is false when the total or the FP counts are missing.
+struct InstructionMix {
+  bool valid = false;
+  double total = 0, fp = 0, fp64 = 0, memory = 0, branch = 0;
+  double Other() const { return std::max(0.0, total - fp - memory - branch); }
+};
+InstructionMix ReadInstructionMix(const ToolContext& context);
+// Thread instructions of one FP opcode ("ffma", "dadd", ...) over the launch:
+// smsp__sass_thread_inst_executed_op_<op>_pred_on.sum, else its per-cycle rate
+// times smsp__cycles_elapsed.avg; nullopt when neither is present.
+std::optional<double> FpThreadInstructions(const ToolContext& context, std::string_view opcode);
+// Metric names the mix reads (for the tools' `required` lists, all optional).
+std::vector<std::string> InstructionMixMetrics();
 
 // ---------------------------------------------------------------- XU work
 

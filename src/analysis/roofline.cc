@@ -194,10 +194,23 @@ void CollectMemory(Context& context, RooflineAnalysis& analysis) {
   }
 }
 
+// The measured ceilings at this kernel's DRAM bytes and FP32 FLOP.
+void AttachAchievableCeilings(const CeilingsTable& ceilings, RooflineAnalysis& analysis) {
+  analysis.ceilings_table = ceilings.path.empty() ? ceilings.gpu_name : ceilings.path;
+  for (const MemoryTraffic& level : analysis.memory) {
+    if (level.level == "dram" && level.bytes > 0)
+      analysis.achievable_dram = AchievableDram(ceilings, level.bytes);
+  }
+  for (const ComputeWork& work : analysis.compute) {
+    if (work.precision == "fp32" && work.operations > 0)
+      analysis.achievable_fp32 = AchievableFp32(ceilings, work.operations);
+  }
+}
+
 }  // namespace
 
 RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec,
-                                 const RooflineOptions& options) {
+                                 const RooflineOptions& options, const CeilingsTable* ceilings) {
   MetricReader reader(launch);
   RooflineAnalysis analysis;
   Context context{reader, spec, 0, 0, ""};
@@ -213,6 +226,7 @@ RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec
   }
   CollectCompute(context, analysis);
   CollectMemory(context, analysis);
+  if (ceilings) AttachAchievableCeilings(*ceilings, analysis);
   analysis.sm_throughput_percent = reader.Get("sm__throughput.avg.pct_of_peak_sustained_elapsed");
   analysis.memory_throughput_percent =
       reader.Get("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");

@@ -7,7 +7,12 @@
 //
 // Ceilings come from the profile itself where ncu reports peaks
 // (`*.peak_sustained` × clock), else from the GpuSpec table; each Ceiling says
-// which. Units: FLOP, FLOP/s, byte, byte/s, ns, %.
+// which. With a measured ceilings table of the GPU (`kopt calibrate`,
+// hw/ceilings_table.h) the floors are also bounded by what that GPU achieves
+// at the kernel's size: the DRAM floor is at least the time a tuned copy of
+// the same bytes takes, the FP32 floor at least that of FFMA chains of the
+// same FLOP; `achievable_percent` says how close the kernel is to those.
+// Units: FLOP, FLOP/s, byte, byte/s, ns, %.
 //
 // Thread safety: pure function of its inputs.
 #pragma once
@@ -16,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/ceilings_table.h"
 #include "hw/gpu_spec.h"
 #include "profile/kernel_launch.h"
 
@@ -68,6 +74,11 @@ struct RooflineAnalysis {
   double floor_ns = 0;
   double compute_floor_ns = 0;  // every precision's work at its peak, serialized
   double memory_floor_ns = 0;   // the DRAM bytes at DRAM peak
+  // Measured, size-limited ceilings: set only when a ceilings table was used.
+  std::optional<AchievableCeiling> achievable_dram;  // for this kernel's DRAM bytes
+  std::optional<AchievableCeiling> achievable_fp32;  // for its FP32 FLOP
+  std::string ceilings_table;     // the table's file (or GPU name); empty: none used
+  double achievable_percent = 0;  // 100 × floor / duration with the measured floors; 0 without a table
   BottleneckClass bottleneck = BottleneckClass::kUnknown;
   std::string reason;                        // one sentence with the numbers that decide the class
   std::vector<std::string> missing_metrics;  // metrics stage 1 wanted but the profile lacked
@@ -89,7 +100,8 @@ struct RooflineOptions {
 void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& options,
                        RooflineAnalysis& analysis);
 
+// `ceilings`: the measured table of the profile's GPU, or nullptr.
 RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec,
-                                 const RooflineOptions& options = {});
+                                 const RooflineOptions& options = {}, const CeilingsTable* ceilings = nullptr);
 
 }  // namespace kopt

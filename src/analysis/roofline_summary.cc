@@ -86,18 +86,28 @@ void PickBusiestMemoryLevel(const KernelLaunch& launch, const RooflineOptions& o
 }
 
 // The least time the work could take: every precision's work at its peak,
-// serialized, or the DRAM bytes at DRAM peak, whichever is longer.
+// serialized, or the DRAM bytes at DRAM peak, whichever is longer. With
+// measured ceilings, the FP32 work takes at least what FFMA chains of that
+// size took and the DRAM bytes at least what a copy of that size took.
 void ComputeFloor(RooflineAnalysis& analysis) {
   double compute_seconds = 0;
   for (const ComputeWork& work : analysis.compute) {
-    if (work.peak_per_second > 0) compute_seconds += work.operations / work.peak_per_second;
+    double seconds = work.peak_per_second > 0 ? work.operations / work.peak_per_second : 0;
+    if (work.precision == "fp32" && analysis.achievable_fp32)
+      seconds = std::max(seconds, analysis.achievable_fp32->duration_ns * 1e-9);
+    compute_seconds += seconds;
   }
   const MemoryTraffic* dram = FindLevel(analysis, "dram");
   double memory_seconds =
       dram && dram->peak_bytes_per_second > 0 ? dram->bytes / dram->peak_bytes_per_second : 0;
+  if (analysis.achievable_dram)
+    memory_seconds = std::max(memory_seconds, analysis.achievable_dram->duration_ns * 1e-9);
   analysis.compute_floor_ns = compute_seconds * 1e9;
   analysis.memory_floor_ns = memory_seconds * 1e9;
   analysis.floor_ns = std::max(compute_seconds, memory_seconds) * 1e9;
+  analysis.achievable_percent = !analysis.ceilings_table.empty() && analysis.duration_ns > 0
+                                    ? 100 * analysis.floor_ns / analysis.duration_ns
+                                    : 0;
 }
 
 std::string MemorySentence(const RooflineAnalysis& analysis, double memory_percent) {

@@ -127,5 +127,34 @@ TEST(Stalls, LongScoreboardDominatesTheGather) {
   EXPECT_NEAR(total, 1.0, 1e-9);
 }
 
+// With a measured ceilings table the DRAM floor is at least the time a copy of the same bytes took,
+// and achievable_percent compares the kernel with it; without one both stay as the peaks give them.
+TEST(Roofline, MeasuredCeilingsRaiseTheDramFloorToWhatThatSizeAchieves) {
+  auto launches = ProbeLaunches();
+  const KernelLaunch& saxpy = launches[1];
+  RooflineAnalysis peaks = AnalyzeRoofline(saxpy, nullptr);
+  const MemoryTraffic* dram = FindLevel(peaks, "dram");
+  ASSERT_NE(dram, nullptr);
+  CeilingsTable table;
+  table.gpu_name = "test";
+  table.path = "test.toml";
+  CeilingPoint copy;
+  copy.op = "copy";
+  copy.unit = "byte";
+  copy.blocks_per_sm = 4;
+  copy.work = dram->bytes;
+  copy.median_ns = copy.min_ns =
+      0.9 * peaks.duration_ns;  // a copy of these bytes takes 90% of the kernel's time
+  table.points.push_back(copy);
+  RooflineAnalysis measured = AnalyzeRoofline(saxpy, nullptr, {}, &table);
+  ASSERT_TRUE(measured.achievable_dram);
+  EXPECT_DOUBLE_EQ(measured.memory_floor_ns, 0.9 * peaks.duration_ns);
+  EXPECT_GE(measured.memory_floor_ns, peaks.memory_floor_ns);
+  EXPECT_NEAR(measured.achievable_percent, 90, 1e-9);
+  EXPECT_EQ(measured.ceilings_table, "test.toml");
+  EXPECT_EQ(peaks.achievable_percent, 0);
+  EXPECT_TRUE(peaks.ceilings_table.empty());
+}
+
 }  // namespace
 }  // namespace kopt

@@ -92,9 +92,12 @@ struct ToolContext {
 // What the fix of a tool's finding removes; decides which roofline floor caps
 // its estimated gain (the orchestrator's cap).
 enum class GainBound {
-  kReducesTraffic,  // fewer bytes moved (coalescing, spills): capped by the compute floor
-  kReducesCompute,  // fewer or cheaper instructions (FP64, MUFU, tensor cores): capped by the memory floor
-  kHidesLatency,    // more overlap or parallelism (occupancy, waves, barriers): capped by the full floor
+  kReducesTraffic,   // fewer bytes moved (coalescing, spills): capped by the compute floor
+  kReducesCompute,   // fewer or cheaper instructions (FP64, MUFU, tensor cores): capped by the memory floor
+  kHidesLatency,     // more overlap or parallelism (occupancy, waves, barriers): capped by the full floor
+  kRemovesLaunches,  // fewer launches (fusion, CUDA Graphs): removes the fixed per-launch cost, which the
+                     // kernel's own floor includes (measured floors of tiny kernels are that cost): not
+                     // capped
 };
 
 // The family a tool belongs to (`kopt rules` shows it).

@@ -29,6 +29,7 @@
   X(AccidentalFp64Tool)        \
   X(MufuDivisionPressureTool)  \
   X(Int64IndexArithmeticTool)  \
+  X(DataMovementPassTool)      \
   X(HealthyTool)
 
 namespace kopt {

@@ -18,6 +18,7 @@
 #include "analysis/diagnose.h"
 #include "analysis/orchestrator.h"
 #include "analysis/tool.h"
+#include "hw/ceilings_table.h"
 #include "profile/ncu_csv.h"
 #include "profile/ncu_source_page.h"
 #include "profile/ptxas_report.h"
@@ -33,8 +34,12 @@ struct FixtureParts {
 inline constexpr FixtureParts kWithoutSourcePage{true, false};
 inline constexpr FixtureParts kRawPageOnly{false, false};
 
+// A file of a fixture folder of `set` ("h200": the first example set, "h200_blind": issue 18's blind set).
+inline std::string FixturePathIn(const std::string& set, const std::string& kernel, const std::string& file) {
+  return std::string(KOPT_FIXTURE_DIR) + "/" + set + "/" + kernel + "/" + file;
+}
 inline std::string FixturePath(const std::string& kernel, const std::string& file) {
-  return std::string(KOPT_FIXTURE_DIR) + "/h200/" + kernel + "/" + file;
+  return FixturePathIn("h200", kernel, file);
 }
 
 inline std::optional<std::string> ReadFixtureText(const std::string& path) {
@@ -46,7 +51,10 @@ inline std::optional<std::string> ReadFixtureText(const std::string& path) {
 }
 
 // raw.csv with the parts beside it that `parts` asks for, when present.
-inline Profile LoadFixture(const std::string& kernel, FixtureParts parts = {}) {
+inline Profile LoadFixtureFrom(const std::string& set, const std::string& kernel, FixtureParts parts = {}) {
+  auto FixturePath = [&set](const std::string& name, const std::string& file) {
+    return FixturePathIn(set, name, file);
+  };
   Profile profile;
   profile.source = FixturePath(kernel, "raw.csv");
   auto raw = ReadFixtureText(profile.source);
@@ -74,6 +82,39 @@ inline Profile LoadFixture(const std::string& kernel, FixtureParts parts = {}) {
     }
   }
   return profile;
+}
+
+inline Profile LoadFixture(const std::string& kernel, FixtureParts parts = {}) {
+  return LoadFixtureFrom("h200", kernel, parts);
+}
+
+// The H200 ceilings table kopt calibrate measured (tests/fixtures/ceilings/nvidia-h200.toml).
+inline const CeilingsTable& H200Ceilings() {
+  static const CeilingsTable table = [] {
+    std::string path = std::string(KOPT_FIXTURE_DIR) + "/ceilings/nvidia-h200.toml";
+    auto text = ReadFixtureText(path);
+    EXPECT_TRUE(text.has_value()) << path;
+    auto parsed = ParseCeilingsTable(text.value_or(""), path);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+    return parsed.ok() ? *parsed : CeilingsTable{};
+  }();
+  return table;
+}
+
+// The diagnosis of the blind-set fixture's launch of `function` (its first
+// launch when empty), the whole profile as its timeline, with the H200
+// ceilings table unless `with_ceilings` is false.
+inline KernelDiagnosis DiagnoseBlindFixture(const std::string& kernel, const std::string& function = "",
+                                            FixtureParts parts = {}, bool with_ceilings = true) {
+  DiagnoseOptions options;
+  if (with_ceilings) options.ceilings = &H200Ceilings();
+  Diagnosis diagnosis = Diagnose(LoadFixtureFrom("h200_blind", kernel, parts), options);
+  EXPECT_FALSE(diagnosis.kernels.empty()) << kernel;
+  for (const KernelDiagnosis& launch : diagnosis.kernels) {
+    if (function.empty() || launch.function_name == function) return launch;
+  }
+  ADD_FAILURE() << kernel << ": no launch of " << function;
+  return KernelDiagnosis{};
 }
 
 // The diagnosis of the fixture's first launch.

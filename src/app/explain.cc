@@ -15,6 +15,7 @@
 #include "core/file_io.h"
 #include "core/text.h"
 #include "llm/config.h"
+#include "hw/ceilings_table.h"
 #include "profile/profile_loader.h"
 #include "report/renderer.h"
 #include "report/report_format.h"
@@ -50,6 +51,34 @@ ProfileSources SourcesOf(const ExplainOptions& options) {
   sources.work_directory = options.work_directory;
   sources.section_set = options.section_set;
   return sources;
+}
+
+// The measured ceilings of the profile's GPU (see ExplainOptions::ceilings_path).
+Result<std::optional<CeilingsTable>> CeilingsFor(const ExplainOptions& options, const Profile& profile,
+                                                 std::vector<std::string>& notes) {
+  if (options.ceilings_path == "none") return std::optional<CeilingsTable>();
+  std::string device;
+  for (const KernelLaunch& launch : profile.launches) {
+    if (auto name = launch.Text("device__attribute_display_name")) {
+      device = *name;
+      break;
+    }
+  }
+  bool named = !options.ceilings_path.empty();
+  std::string path = named ? options.ceilings_path : DefaultCeilingsDirectory();
+  if (device.empty() || path.empty()) {
+    if (named)
+      return InvalidInput("--ceilings: the profile does not name its GPU (device__attribute_display_name)");
+    return std::optional<CeilingsTable>();
+  }
+  auto table = FindCeilingsTable(path, device, notes);
+  if (table.ok()) return std::optional<CeilingsTable>(std::move(*table));
+  if (named) return table.status().WithContext("--ceilings");
+  notes.push_back(
+      fmt::format("No measured ceilings for {} in {}: the datasheet and profile peaks are used "
+                  "(kopt calibrate on that GPU measures what it achieves at each size).",
+                  device, path));
+  return std::optional<CeilingsTable>();
 }
 
 }  // namespace
@@ -98,6 +127,9 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   if (IsLiveCollection(sources))
     selection.launch_skip = selection.launch_count = 0;  // ncu applied them already
   KOPT_RETURN_IF_ERROR(SelectLaunches(selection, profile));
+  std::optional<CeilingsTable> ceilings;
+  KOPT_ASSIGN_OR_RETURN(ceilings, CeilingsFor(options, profile, notes));
+  if (ceilings) diagnose_options.ceilings = &*ceilings;
 
   // The LLM side (--llm, --hypotheses) never fails the command.
   StreamLogSink log_sink(log);

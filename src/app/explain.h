@@ -45,6 +45,10 @@ struct ExplainOptions {
   std::string work_directory;        // live collection: where the bundle goes (default: kopt-profile-<stem>)
   std::string section_set = "full";  // live collection: ncu --set
   std::string config_path;           // tool configuration (analysis/tool_config.h); empty: defaults
+  // Measured ceilings (`kopt calibrate`, hw/ceilings_table.h): a table file or a
+  // directory searched for the profile's GPU; empty: DefaultCeilingsDirectory();
+  // "none": the peaks alone. A named path that holds no table for the GPU is an error.
+  std::string ceilings_path;
   // Kernel source shown to the hypothesis pass and the LLM (default: TARGET
   // when it is a .cu file); empty: none.
   std::string source_path;

@@ -25,6 +25,7 @@ std::string GainBoundText(GainBound bound) {
     case GainBound::kReducesTraffic: return "reduces traffic (capped by the compute floor)";
     case GainBound::kReducesCompute: return "reduces compute (capped by the memory floor)";
     case GainBound::kHidesLatency: return "hides latency (capped by the roofline floor)";
+    case GainBound::kRemovesLaunches: return "removes launches (not capped: the fixed launch cost goes)";
   }
   return "";
 }

@@ -11,6 +11,7 @@
 
 #include "app/bench.h"
 #include "app/diff.h"
+#include "app/calibrate.h"
 #include "app/explain.h"
 #include "app/gpus.h"
 #include "app/optimize.h"
@@ -82,6 +83,10 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       ->capture_default_str();
   command.add_option("--config", options->config_path,
                      "Tool configuration (TOML): threshold overrides, see kopt rules");
+  command.add_option(
+      "--ceilings", options->ceilings_path,
+      "Measured ceilings (kopt calibrate): a table file or a directory of them; \"none\": peaks only "
+      "(default: $KOPT_CEILINGS_DIR or ~/.local/share/kopt/ceilings)");
   command.add_flag("--verbose,-v", options->verbose,
                    "Include every detail (with --llm: log every LLM call to stderr)");
   command.add_option(
@@ -396,6 +401,22 @@ std::function<Status()> DeclareTask(CLI::App& command, const std::vector<std::st
   };
 }
 
+std::function<Status()> DeclareCalibrate(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<CalibrateOptions>();
+  command.add_option("--output,-o", options->output_path,
+                     "Write the ceilings table to FILE (default: $KOPT_CEILINGS_DIR, else "
+                     "~/.local/share/kopt/ceilings, named after the GPU)");
+  command.add_option("--work-dir", options->work_directory,
+                     "Build the microbenchmarks here (default: a temporary directory)");
+  command.add_flag("--quick", options->quick, "Fewer points (one occupancy, three repetitions)");
+  command.add_flag("!--no-ncu", options->ncu_copies, "Do not time the copies under ncu");
+  command.footer("Needs a GPU: it runs microbenchmarks on it. Format of the table: docs/calibrate.md.");
+  return [options]() {
+    auto runner = MakeSystemCommandRunner();
+    return RunCalibrate(*options, *runner, std::cout);
+  };
+}
+
 const std::vector<Command>& CommandTable() {
   static const std::vector<Command> kCommands = {
       {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program",
@@ -409,6 +430,8 @@ const std::vector<Command>& CommandTable() {
       {"task", "Task tools: import-kernelbench (KernelBench problems as kopt tasks)", DeclareTask},
       {"diff", "Explain what changed between two profiles: time attributed to its causes, findings",
        DeclareDiff},
+      {"calibrate", "Measure this GPU's achievable ceilings (bandwidth and FLOP rate by size) for explain",
+       DeclareCalibrate},
   };
   return kCommands;
 }

@@ -79,7 +79,53 @@ void AddFp64Evidence(const ToolContext& context, const InstructionList& arithmet
   }
 }
 
+// Without a SASS listing: the FP64 pipe is busy and most of the floating-point
+// instructions are double. Whether the data is float (promotion) or double
+// (intended) the listing would tell; either way the FP64 pipe limits.
+std::optional<Finding> AnalyzeFp64FromMetrics(const ToolContext& context) {
+  double fp64_pipe = *context.Metric(PipeMetric("fp64"));
+  if (fp64_pipe < context.Threshold("min_fp64_pipe_percent")) return std::nullopt;
+  InstructionMix mix = ReadInstructionMix(context);
+  if (!mix.valid || mix.fp <= 0) return std::nullopt;
+  double share = mix.fp64 / mix.fp;
+  if (share < context.Threshold("min_fp64_share_without_sass")) return std::nullopt;
+  // Without the listing the XU work cannot be split; in code whose FP work is mostly double, the XU
+  // pipe's F2F conversions are taken to be that share of it (they go with the promotion).
+  PipeLoads before = ReadPipeLoads(context);
+  PipeModel model = PipeGain(context, before, LoadsWithoutFp64(context, before, share));
+  Finding finding;
+  finding.title = fmt::format(
+      "FP64 work on the slow FP64 pipe ({:.0f}% busy): float code promoted to double?", fp64_pipe);
+  finding.estimated_gain = model.gain;
+  finding.gain_method = PipeGainMethod(
+      context, model,
+      fmt::format("moving the FP64 work to the FMA pipe at the FP32 rate and, with it, {:.0f}% of the "
+                  "XU work (the FP64 share of the FP instructions, taken as the share of XU work "
+                  "that is F2F conversions: raw page only, no SASS to count them)",
+                  share * 100));
+  finding.evidence.push_back(
+      MakeEvidence(PipeMetric("fp64"), fp64_pipe, "%", ">=", context.Threshold("min_fp64_pipe_percent")));
+  finding.evidence.push_back(MakeEvidence("FP64 share of the floating-point instructions", share * 100, "%",
+                                          ">=", context.Threshold("min_fp64_share_without_sass") * 100));
+  if (auto xu = context.Metric(PipeMetric("xu")))
+    finding.evidence.push_back(
+        MakeEvidence(PipeMetric("xu") + " (F2F conversions run there)", *xu, "%", "", 0));
+  finding.root_cause = fmt::format(
+      "{:.0f}% of the floating-point instructions are double precision and the FP64 pipe, at half the FP32 "
+      "rate "
+      "or less, is {:.0f}% busy. In float code this is accidental promotion (double literals such as 0.5, or "
+      "double math functions such as exp() on a float expression); the SASS listing (cuobjdump -sass) shows "
+      "it "
+      "as F2F.F64.F32 conversions next to DFMA/DMUL. If the data is double by design, the FP64 pipe is the "
+      "ceiling.",
+      share * 100, fp64_pipe);
+  finding.recommendations = Fp64Recommendations(finding.estimated_gain);
+  finding.confidence = 0.55;
+  return finding;
+}
+
 std::optional<Finding> AnalyzeAccidentalFp64(const ToolContext& context) {
+  if (!context.sass) return AnalyzeFp64FromMetrics(context);
   InstructionList body = MainBody(*context.sass);
   InstructionList arithmetic = Select(body, IsFp64Arithmetic);
   InstructionList promotions = Select(body, IsFloatToDouble);
@@ -125,7 +171,7 @@ ToolDefinition AccidentalFp64Tool() {
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
   tool.ncu_rules = {NcuRule::kSolFpRoofline, NcuRule::kCpiStallMathPipe};
-  tool.required = {{InputSource::kSass, "DFMA/DADD/DMUL and F2F.F64.F32 counts", false},
+  tool.required = {{InputSource::kSass, "DFMA/DADD/DMUL and F2F.F64.F32 counts", true},
                    {InputSource::kNcuMetric, PipeMetric("fp64"), false},
                    {InputSource::kNcuMetric, PipeMetric("xu"), true},
                    {InputSource::kNcuMetric, PipeMetric("fma"), true},
@@ -139,10 +185,16 @@ ToolDefinition AccidentalFp64Tool() {
       MakeThreshold(
           "min_float_to_double_conversions", 1, "inst",
           "static F2F.F64.F32 in the kernel body: float data promoted to double is the fingerprint of "
-          "accidental FP64 (a double kernel loads doubles and needs no conversion)")};
+          "accidental FP64 (a double kernel loads doubles and needs no conversion)"),
+      MakeThreshold(
+          "min_fp64_share_without_sass", 0.5, "fraction",
+          "without SASS: share of the floating-point instructions that are double from which the FP64 "
+          "work is the kernel's arithmetic, not an occasional double")};
+  for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
       "SASS main body has DFMA/DADD/DMUL and >= min_float_to_double_conversions F2F.F64.F32; FP64 pipe >= "
-      "min_fp64_pipe_percent";
+      "min_fp64_pipe_percent. Without SASS: FP64 pipe >= min_fp64_pipe_percent and FP64 >= "
+      "min_fp64_share_without_sass of the FP instructions";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeAccidentalFp64;
   return tool;

@@ -148,9 +148,89 @@ void AddTensorTimeGain(const ToolContext& context, const ComputeWork& fp32, Find
   finding.evidence.push_back(MakeEvidence("dense TF32 tensor peak", peak.flops_per_second, "FLOP/s", "", 0));
 }
 
+// The matrix-product signature in the raw page, for GEMMs the SASS trace does
+// not see (operands straight from global memory, or no listing): FFMA is the
+// floating-point work, the tensor pipes are idle, each DRAM byte feeds many
+// FLOPs (operand reuse across the tile) and the FFMAs still load an operand
+// every few instructions (register-resident arithmetic loads once per
+// thousands).
+struct GemmSignature {
+  double ffma_share = 0, loads_per_ffma = 0, stores_per_ffma = 0, flop_per_dram_byte = 0, tensor_percent = 0;
+};
+
+std::optional<GemmSignature> MetricGemmSignature(const ToolContext& context) {
+  InstructionMix mix = ReadInstructionMix(context);
+  auto ffma = FpThreadInstructions(context, "ffma");
+  const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
+  if (!mix.valid || !ffma || *ffma <= 0 || !fp32) return std::nullopt;
+  double threads = MetricOr(context, kThreadsPerInstructionMetric, kWarpSize);
+  double ffma_warp = *ffma / (threads > 0 ? threads : kWarpSize);
+  double loads = MetricOr(context, "smsp__sass_inst_executed_op_global_ld.sum", 0) +
+                 MetricOr(context, "smsp__sass_inst_executed_op_shared_ld.sum", 0) +
+                 MetricOr(context, "smsp__inst_executed_op_ldsm.sum", 0);
+  double stores = MetricOr(context, "smsp__sass_inst_executed_op_global_st.sum", 0) +
+                  MetricOr(context, "smsp__sass_inst_executed_op_shared_st.sum", 0);
+  double dram = MetricOr(context, "dram__bytes_read.sum", 0) + MetricOr(context, "dram__bytes_write.sum", 0);
+  GemmSignature signature;
+  signature.ffma_share = SafeRatio(ffma_warp, mix.fp);
+  signature.loads_per_ffma = SafeRatio(loads, ffma_warp);
+  signature.stores_per_ffma = SafeRatio(stores, ffma_warp);
+  signature.flop_per_dram_byte = dram > 0 ? fp32->operations / dram : 0;
+  for (std::string_view pipe : {"tensor_op_hmma", "tensor_op_gmma"})
+    signature.tensor_percent = std::max(signature.tensor_percent, MetricOr(context, PipeMetric(pipe), 0));
+  if (signature.ffma_share < context.Threshold("min_ffma_share") ||
+      signature.loads_per_ffma < context.Threshold("min_loads_per_ffma") ||
+      signature.stores_per_ffma > context.Threshold("max_stores_per_ffma") ||
+      signature.flop_per_dram_byte < context.Threshold("min_flop_per_dram_byte") ||
+      signature.tensor_percent >= context.Threshold("max_tensor_pipe_percent"))
+    return std::nullopt;  // (no FMA-pipe bound: a naive product is limited by its loads, not its FFMAs)
+  return signature;
+}
+
+std::optional<Finding> AnalyzeFromMetricSignature(const ToolContext& context) {
+  if (context.sass && context.sass->Count(InstructionClass::kTensorHmma) +
+                              context.sass->Count(InstructionClass::kTensorWarpgroup) >
+                          0)
+    return std::nullopt;
+  auto signature = MetricGemmSignature(context);
+  if (!signature) return std::nullopt;
+  const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
+  Finding finding;
+  finding.title = "Matrix multiply on the FP32 FMA pipe, not on tensor cores";
+  finding.evidence.push_back(MakeEvidence("FFMA share of the floating-point instructions",
+                                          signature->ffma_share * 100, "%",
+                                          ">=", context.Threshold("min_ffma_share") * 100));
+  finding.evidence.push_back(MakeEvidence("global/shared load instructions per FFMA",
+                                          signature->loads_per_ffma, "inst/inst",
+                                          ">=", context.Threshold("min_loads_per_ffma")));
+  finding.evidence.push_back(MakeEvidence("FP32 FLOP per DRAM byte (operand reuse)",
+                                          signature->flop_per_dram_byte, "FLOP/byte",
+                                          ">=", context.Threshold("min_flop_per_dram_byte")));
+  finding.evidence.push_back(MakeEvidence("tensor pipes (HMMA/GMMA)", signature->tensor_percent, "%", "<",
+                                          context.Threshold("max_tensor_pipe_percent")));
+  finding.evidence.push_back(MakeEvidence(PipeMetric("fma"), *context.Metric(PipeMetric("fma")), "%", "", 0));
+  finding.evidence.push_back(MakeEvidence("FP32 FLOP rate", fp32->achieved_per_second, "FLOP/s", "", 0));
+  AddTensorTimeGain(context, *fp32, finding);
+  finding.root_cause = fmt::format(
+      "The kernel's arithmetic is FFMA ({:.0f}% of its floating-point instructions) on operands it loads "
+      "every "
+      "{:.0f} FFMAs and reuses heavily ({:.0f} FLOP per DRAM byte), with the tensor pipes idle: the "
+      "signature of "
+      "a matrix product (GEMM, or a convolution as one) done with scalar FMAs. Tensor cores do this work "
+      "several "
+      "times faster.",
+      signature->ffma_share * 100, 1 / std::max(signature->loads_per_ffma, 1e-9),
+      signature->flop_per_dram_byte);
+  finding.recommendations = TensorCoreRecommendations(
+      finding.estimated_gain, context.Threshold("attainable_tensor_efficiency"), IsHopper(context), false);
+  finding.confidence = 0.65;
+  return finding;
+}
+
 std::optional<Finding> AnalyzeFp32GemmWithoutTensorCores(const ToolContext& context) {
+  if (!context.sass) return AnalyzeFromMetricSignature(context);
   SharedFedFfma facts = TraceSharedFedFfma(*context.sass);
-  if (!LooksLikeMatrixProduct(context, facts)) return std::nullopt;
+  if (!LooksLikeMatrixProduct(context, facts)) return AnalyzeFromMetricSignature(context);
   const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
   Finding finding;
   finding.title = "Matrix multiply on the FP32 FMA pipe, not on tensor cores";
@@ -202,7 +282,7 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
   tool.title = "Matrix multiply without tensor cores (FFMA)";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
-  tool.required = {{InputSource::kSass, "FFMA operands traced to LDS; HMMA/HGMMA count", false},
+  tool.required = {{InputSource::kSass, "FFMA operands traced to LDS; HMMA/HGMMA count", true},
                    {InputSource::kNcuMetric, PipeMetric("fma"), false},
                    {InputSource::kNcuMetric, PipeMetric("tensor_op_hmma"), true},
                    {InputSource::kNcuMetric, PipeMetric("tensor_op_gmma"), true},
@@ -221,10 +301,34 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
           "min_fma_pipe_percent", 20, "%",
           "FMA pipe utilisation below which the FFMAs do not limit the kernel (ncu HighPipeUtilization's "
           "'Low Utilization' boundary)"),
-      AttainableTensorEfficiency()};
+      AttainableTensorEfficiency(),
+      MakeThreshold(
+          "min_ffma_share", 0.5, "fraction",
+          "metric signature: FFMA share of the floating-point instructions (a product's inner loop is "
+          "FFMAs; its epilogue adds few others)"),
+      MakeThreshold(
+          "min_loads_per_ffma", 0.02, "inst/inst",
+          "metric signature: global/shared/ldmatrix load instructions per FFMA from which the FFMAs "
+          "consume loaded operands (a naive GEMM loads 2 per FFMA, an 8x8 register tile with 128-bit "
+          "shared loads 1 per 16; register-resident iterations load once per thousands)"),
+      MakeThreshold("max_stores_per_ffma", 0.05, "inst/inst",
+                    "metric signature: global/shared store instructions per FFMA up to which the FFMAs accumulate "
+                    "(a product stores each result after K >= 16 multiply-adds and stages each operand tile with "
+                    "one shared store per thread per k-step of >= 16 FFMAs); kernels that store or exchange "
+                    "values every few FFMAs are not products"),
+      MakeThreshold("min_flop_per_dram_byte", 8, "FLOP/byte",
+                    "metric signature: FP32 FLOP per DRAM byte from which loaded operands are reused across "
+                    "many multiplies (element-wise and stencil kernels stay below ~2)"),
+      MakeThreshold("max_tensor_pipe_percent", 1, "%",
+                    "metric signature: tensor pipe utilisation below which no tensor-core code runs")};
+  for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
       "SASS: no HMMA/HGMMA, >= min_shared_fed_ffma_instructions FFMAs multiplying two shared-memory values "
-      "and >= min_shared_fed_ffma_share of all FFMAs; FMA pipe >= min_fma_pipe_percent";
+      "and >= min_shared_fed_ffma_share of all FFMAs; FMA pipe >= min_fma_pipe_percent. Otherwise (no SASS, "
+      "or "
+      "operands not from shared memory) the metric signature: FFMA >= min_ffma_share of the FP instructions, "
+      ">= min_loads_per_ffma loads and <= max_stores_per_ffma stores per FFMA, >= min_flop_per_dram_byte, tensor pipes < "
+      "max_tensor_pipe_percent";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeFp32GemmWithoutTensorCores;
   return tool;

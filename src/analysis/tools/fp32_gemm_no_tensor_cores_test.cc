@@ -19,7 +19,28 @@ TEST(ComputeTools, FmaBoundKernelIsNotAGemm) {
   for (const std::string& kernel_name : {"healthy_fp32_fma", "tail_effect", "low_occupancy_registers"}) {
     KernelDiagnosis kernel = DiagnoseFixture(kernel_name, {}, kWithoutSourcePage);
     EXPECT_EQ(FindFinding(kernel, "fp32_gemm_no_tensor_cores"), nullptr) << kernel_name;
+    KernelDiagnosis raw_only = DiagnoseFixture(kernel_name, {}, kRawPageOnly);
+    EXPECT_EQ(FindFinding(raw_only, "fp32_gemm_no_tensor_cores"), nullptr)
+        << kernel_name << " (raw page only)";
   }
+}
+
+// Issue 18, kind 5: the metric signature (FFMA work, operands loaded every few FFMAs, high reuse per DRAM
+// byte, idle tensor pipes) finds a GEMM whose FFMAs take their operands from global memory (a naive
+// one, which the listing's shared-memory trace does not see) and any GEMM without a listing; the
+// tensor-core finding is then in the top three.
+TEST(ComputeTools, MetricSignatureFindsGemmsTheListingTraceDoesNot) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    for (const char* name : {"sgemm_naive", "sgemm_register_tiled"}) {
+      KernelDiagnosis kernel = DiagnoseBlindFixture(name, "", parts);
+      bool in_top_three = false;
+      for (size_t i = 0; i < kernel.findings.size() && i < 3; ++i)
+        in_top_three = in_top_three || kernel.findings[i].tool == "fp32_gemm_no_tensor_cores";
+      EXPECT_TRUE(in_top_three) << name << ": " << DescribeFindings(kernel);
+    }
+  }
+  KernelDiagnosis first_set = DiagnoseFixture("fp32_gemm_no_tensor_cores", {}, kRawPageOnly);
+  EXPECT_NE(FindFinding(first_set, "fp32_gemm_no_tensor_cores"), nullptr) << DescribeFindings(first_set);
 }
 
 }  // namespace

@@ -206,7 +206,63 @@ void AddDivisionStallEvidence(const ToolContext& context, const IntegerDivisionF
   }
 }
 
+// Without a SASS listing: the raw page's instruction mix. Integer work beyond
+// what the memory accesses need for their addresses, in a compute-limited
+// kernel that does almost no floating-point work, is index arithmetic.
+std::optional<Finding> AnalyzeIndexArithmeticFromMix(const ToolContext& context) {
+  InstructionMix mix = ReadInstructionMix(context);
+  if (!mix.valid) return std::nullopt;
+  double compute_fraction = ComputeLimitedFraction(context);
+  if (compute_fraction * 100 < context.Threshold("min_sm_throughput_percent")) return std::nullopt;
+  double fp_share = mix.fp / mix.total;
+  if (fp_share > context.Threshold("max_fp_share_without_sass")) return std::nullopt;
+  // A kernel whose arithmetic runs on the tensor cores issues few FP instructions by design (its
+  // integer work is the MMA pipeline's addressing), and one whose busiest pipe is the load/store
+  // unit is bound by its memory instructions, not by integer work.
+  for (const ComputeWork& work : context.roofline.compute)
+    if (work.precision.rfind("tensor_", 0) == 0 && work.operations > 0) return std::nullopt;
+  PipeLoads loads = ReadPipeLoads(context);
+  if (!loads.empty() && BusiestPipeExcept(loads, "").first == "lsu") return std::nullopt;
+  double addressing = context.Threshold("address_instructions_per_access") * mix.memory;
+  double excess = std::max(0.0, mix.Other() - addressing);
+  double share = excess / mix.total;
+  if (share < context.Threshold("min_division_share")) return std::nullopt;
+  Finding finding;
+  finding.title = fmt::format(
+      "Integer/index arithmetic dominates: {:.0f}% of the instructions beyond addressing", share * 100);
+  finding.estimated_gain = share * compute_fraction;
+  finding.gain_method = fmt::format(
+      "integer, conversion and move instructions beyond {} per memory access, {:.0f}% of the executed "
+      "instructions (raw page: no SASS given) × SM throughput {:.0f}%",
+      FormatCount(context.Threshold("address_instructions_per_access")), share * 100, compute_fraction * 100);
+  finding.evidence.push_back(MakeEvidence("non-FP, non-memory, non-branch share of executed instructions",
+                                          100 * mix.Other() / mix.total, "%", "", 0));
+  finding.evidence.push_back(MakeEvidence("of which beyond address arithmetic", share * 100, "%",
+                                          ">=", context.Threshold("min_division_share") * 100));
+  finding.evidence.push_back(MakeEvidence("floating-point share of executed instructions", fp_share * 100,
+                                          "%", "<=", context.Threshold("max_fp_share_without_sass") * 100));
+  finding.evidence.push_back(
+      MakeEvidence("memory instructions per 100 executed", 100 * mix.memory / mix.total, "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence(std::string(kSmThroughputMetric), compute_fraction * 100, "%",
+                                          ">=", context.Threshold("min_sm_throughput_percent")));
+  for (std::string_view pipe : {"alu", "fma", "xu"}) {
+    if (auto percent = context.Metric(PipeMetric(pipe)))
+      finding.evidence.push_back(MakeEvidence(PipeMetric(pipe), *percent, "%", "", 0));
+  }
+  finding.root_cause = fmt::format(
+      "The SM is {:.0f}% busy but only {:.0f}% of its instructions are floating point and {:.0f}% are memory "
+      "accesses: the rest is integer work (index and address arithmetic: divisions and modulos by run-time "
+      "sizes, 64-bit index math, conversions). The raw page cannot show which instructions; the SASS listing "
+      "would (cuobjdump -sass: I2F.RP/MUFU.RCP/F2I division sequences, CALLs of a 64-bit division routine).",
+      compute_fraction * 100, fp_share * 100, 100 * mix.memory / mix.total);
+  IntegerDivisionFacts none;
+  finding.recommendations = IndexArithmeticRecommendations(finding.estimated_gain, none);
+  finding.confidence = 0.55;
+  return finding;
+}
+
 std::optional<Finding> AnalyzeIndexArithmetic(const ToolContext& context) {
+  if (!context.sass) return AnalyzeIndexArithmeticFromMix(context);
   IntegerDivisionFacts facts = FindIntegerDivisions(*context.sass);
   size_t sites = facts.inline_sites.size() + facts.call_sites.size();
   if (sites < context.Threshold("min_integer_divisions")) return std::nullopt;
@@ -238,7 +294,7 @@ ToolDefinition Int64IndexArithmeticTool() {
   tool.title = "Integer (64-bit) division and modulo in index arithmetic";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
-  tool.required = {{InputSource::kSass, "I2F.RP sequences, integer-division subroutine calls", false},
+  tool.required = {{InputSource::kSass, "I2F.RP sequences, integer-division subroutine calls", true},
                    {InputSource::kNcuMetric, std::string(kSmThroughputMetric), false},
                    {InputSource::kNcuMetric, PipeMetric("xu"), true},
                    {InputSource::kNcuMetric, PipeMetric("alu"), true},
@@ -254,10 +310,23 @@ ToolDefinition Int64IndexArithmeticTool() {
       MakeThreshold(
           "min_division_share", 0.1, "fraction",
           "share of the instructions in division code below which the division is not worth a rewrite "
-          "(under 10% of the issue slots, the gain would be at most 'minor')")};
+          "(under 10% of the issue slots, the gain would be at most 'minor'); without SASS, the share of "
+          "integer "
+          "work beyond addressing"),
+      MakeThreshold(
+          "max_fp_share_without_sass", 0.1, "fraction",
+          "without SASS: floating-point share of the executed instructions up to which the kernel does "
+          "almost no arithmetic on its data, so its integer work is index math"),
+      MakeThreshold(
+          "address_instructions_per_access", 4, "inst",
+          "without SASS: integer instructions a plain coalesced access needs for its address (IMAD.WIDE, "
+          "IADD3, LEA, ISETP for the bound); integer work beyond that is index arithmetic")};
+  for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
       ">= min_integer_divisions division sites in SASS; SM throughput >= min_sm_throughput_percent; division "
-      "code >= min_division_share of the instructions";
+      "code >= min_division_share of the instructions. Without SASS: FP share <= max_fp_share_without_sass "
+      "and "
+      "integer work beyond address_instructions_per_access per memory access >= min_division_share";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeIndexArithmetic;
   return tool;

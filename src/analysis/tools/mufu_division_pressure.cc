@@ -58,9 +58,51 @@ void AddSpecialFunctionEvidence(const ToolContext& context, const XuComposition&
   }
 }
 
+// Without a SASS listing: the XU pipe is busy, not with FP64 conversions (the
+// FP64 pipe is quiet) and not with integer-division reciprocals (the kernel
+// does floating-point work): float special functions and divisions.
+std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double xu_percent) {
+  double fp64 = context.Metric(PipeMetric("fp64")).value_or(0);
+  if (fp64 >= context.Threshold("max_fp64_pipe_percent_without_sass")) return std::nullopt;
+  InstructionMix mix = ReadInstructionMix(context);
+  if (!mix.valid || mix.fp / mix.total < context.Threshold("min_fp_share_without_sass")) return std::nullopt;
+  PipeLoads before = ReadPipeLoads(context);
+  std::pair<std::string, double> next_pipe = BusiestPipeExcept(before, "xu");
+  PipeLoads after = before;
+  after["xu"] = next_pipe.second;
+  PipeModel model = PipeGain(context, before, after);
+  Finding finding;
+  finding.title = fmt::format("Special-function (MUFU) pressure: XU pipe {:.0f}% busy", xu_percent);
+  finding.estimated_gain = model.gain;
+  finding.gain_method =
+      PipeGainMethod(context, model, "cutting MUFU work until the next busiest pipe limits") +
+      " (raw page only: no SASS given)";
+  finding.evidence.push_back(
+      MakeEvidence(PipeMetric("xu"), xu_percent, "%", ">=", context.Threshold("min_xu_pipe_percent")));
+  finding.evidence.push_back(MakeEvidence(PipeMetric("fp64"), fp64, "%", "<",
+                                          context.Threshold("max_fp64_pipe_percent_without_sass")));
+  finding.evidence.push_back(MakeEvidence("floating-point share of executed instructions",
+                                          100 * mix.fp / mix.total, "%",
+                                          ">=", context.Threshold("min_fp_share_without_sass") * 100));
+  if (auto fma = context.Metric(PipeMetric("fma")))
+    finding.evidence.push_back(MakeEvidence(PipeMetric("fma"), *fma, "%", "", 0));
+  finding.root_cause = fmt::format(
+      "The XU pipe, which executes MUFU (reciprocal, sqrt, exp2, log2, sin) at 1/8 the FMA pipe's rate, is "
+      "{:.0f}% busy and the busiest pipe's rival; the FP64 pipe is quiet (so these are not double "
+      "conversions) "
+      "and the kernel does floating-point work (so not integer-division reciprocals): float transcendentals "
+      "and IEEE divisions. The next busiest pipe ({}) is at {:.0f}%. The SASS listing would name the "
+      "instructions (MUFU.EX2/LG2/RCP, FCHK and slow-path CALLs).",
+      xu_percent, next_pipe.first, next_pipe.second);
+  finding.recommendations = SpecialFunctionRecommendations(finding.estimated_gain, 0, 0, next_pipe);
+  finding.confidence = 0.6;
+  return finding;
+}
+
 std::optional<Finding> AnalyzeMufuPressure(const ToolContext& context) {
   double xu_percent = *context.Metric(PipeMetric("xu"));
   if (xu_percent < context.Threshold("min_xu_pipe_percent")) return std::nullopt;
+  if (!context.sass) return AnalyzeMufuFromMetrics(context, xu_percent);
   XuComposition xu = ClassifyXuWork(*context.sass);
   if (Share(xu.special_functions.size(), xu.Total()) < context.Threshold("min_special_function_share"))
     return std::nullopt;
@@ -104,7 +146,7 @@ ToolDefinition MufuDivisionPressureTool() {
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
   tool.ncu_rules = {NcuRule::kCpiStallMio, NcuRule::kCpiStallMathPipe};
-  tool.required = {{InputSource::kSass, "MUFU, FCHK and slow-path CALL counts", false},
+  tool.required = {{InputSource::kSass, "MUFU, FCHK and slow-path CALL counts", true},
                    {InputSource::kNcuMetric, PipeMetric("xu"), false},
                    {InputSource::kNcuMetric, PipeMetric("fma"), true},
                    {InputSource::kNcuMetric, PipeMetric("alu"), true}};
@@ -115,10 +157,19 @@ ToolDefinition MufuDivisionPressureTool() {
           "80% 'Very High')"),
       MakeThreshold("min_special_function_share", 0.5, "fraction",
                     "share of the main body's XU instructions that are float MUFU; conversions belong to "
-                    "accidental_fp64 and integer-division reciprocals to int64_index_arithmetic")};
+                    "accidental_fp64 and integer-division reciprocals to int64_index_arithmetic"),
+      MakeThreshold("max_fp64_pipe_percent_without_sass", 15, "%",
+                    "without SASS: FP64 pipe utilisation below which the XU work is not the conversions of "
+                    "promoted doubles (accidental_fp64's 15%)"),
+      MakeThreshold(
+          "min_fp_share_without_sass", 0.1, "fraction",
+          "without SASS: floating-point share of the executed instructions from which the XU work serves "
+          "float math (integer-division reciprocals come with almost no FP instructions)")};
+  for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
       "XU pipe >= min_xu_pipe_percent and float MUFU >= min_special_function_share of the XU instructions in "
-      "SASS";
+      "SASS; without SASS: FP64 pipe < max_fp64_pipe_percent_without_sass and FP share >= "
+      "min_fp_share_without_sass";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.tuning_moves = {
       {"mufu_division_pressure",

@@ -16,15 +16,49 @@ namespace {
 
 struct SharedCounts {
   double conflicts = 0, wavefronts = 0, instructions = 0;
+  double counter = 0;           // ncu's bank-conflict counter, before the width correction
+  double ideal_per_access = 1;  // wavefronts a conflict-free access of this kernel's width takes
 };
 
+// Wavefronts a conflict-free shared access takes: a warp's 32-bit access is one
+// 128-byte wavefront, a 64-bit one two, a 128-bit one (and ldmatrix .x4) four.
+// With the listing: the dominant width of the kernel's LDS/STS. Without it:
+// four when the kernel runs a tensor-core operand pipeline (wgmma, TMA,
+// ldmatrix), whose staging accesses are 128-bit, else one.
+double IdealWavefrontsPerAccess(const ToolContext& context, InstructionClass kind) {
+  if (context.sass) {
+    std::map<int, int> widths;
+    for (const SassInstruction* instruction : MainBody(*context.sass)) {
+      if (instruction->instruction_class != kind || instruction->access_bits <= 0) continue;
+      bool matrix = instruction->opcode == "LDSM" || instruction->opcode == "STSM";
+      ++widths[matrix ? 128 : instruction->access_bits];
+    }
+    if (int bits = DominantWidth(widths); bits > 0) return std::max(1, bits / 32);
+  }
+  double pipeline = MetricOr(context, "smsp__sass_inst_executed_op_shared_gmma.sum", 0) +
+                    MetricOr(context, "smsp__inst_executed_op_tma_ld.sum", 0) +
+                    MetricOr(context, "smsp__inst_executed_op_ldsm.sum", 0);
+  return pipeline > 0 ? 4 : 1;
+}
+
+// Conflicts are the wavefronts beyond what the accesses need at their width:
+// ncu's counter, but at most the excess over the ideal (the counter also
+// counts the extra wavefronts of wide and ldmatrix accesses, which are no
+// conflicts).
 SharedCounts SharedCountsFor(const ToolContext& context, const std::string& op) {
   SharedCounts counts;
-  counts.conflicts = MetricOr(context, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum", 0);
+  counts.counter = MetricOr(context, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum", 0);
   counts.wavefronts = MetricOr(context, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum", 0);
   counts.instructions = MetricOr(context, "smsp__sass_inst_executed_op_shared_" + op + ".sum", 0);
   // ldmatrix is a shared load too (ncu's SharedMemoryConflicts counts it with the loads).
   if (op == "ld") counts.instructions += MetricOr(context, "smsp__inst_executed_op_ldsm.sum", 0);
+  counts.ideal_per_access = IdealWavefrontsPerAccess(
+      context, op == "ld" ? InstructionClass::kSharedLoad : InstructionClass::kSharedStore);
+  counts.conflicts = counts.counter;
+  if (counts.instructions > 0) {
+    double excess = std::max(0.0, counts.wavefronts - counts.ideal_per_access * counts.instructions);
+    counts.conflicts = std::min(counts.counter, excess);
+  }
   return counts;
 }
 
@@ -32,7 +66,10 @@ void AddSharedOpEvidence(const SharedCounts& counts, const std::string& op, doub
                          Finding& finding) {
   if (counts.wavefronts <= 0) return;
   finding.evidence.push_back(MakeEvidence("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum",
-                                          counts.conflicts, "wavefront", "", 0));
+                                          counts.counter, "wavefront", "", 0));
+  finding.evidence.push_back(MakeEvidence(
+      fmt::format("shared {} wavefronts beyond {:.0f} per access (conflicts)", op, counts.ideal_per_access),
+      counts.conflicts, "wavefront", "", 0));
   finding.evidence.push_back(MakeEvidence("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum",
                                           counts.wavefronts, "wavefront", "", 0));
   finding.evidence.push_back(MakeEvidence(fmt::format("shared {} conflict share: conflicts / wavefronts", op),
@@ -134,13 +171,17 @@ ToolDefinition SharedBankConflictsTool() {
       {InputSource::kNcuMetric, "smsp__sass_inst_executed_op_shared_ld.sum", true},
       {InputSource::kNcuMetric, "smsp__sass_inst_executed_op_shared_st.sum", true},
       {InputSource::kNcuMetric, "smsp__inst_executed_op_ldsm.sum", true},
+      {InputSource::kNcuMetric, "smsp__sass_inst_executed_op_shared_gmma.sum", true},
+      {InputSource::kNcuMetric, "smsp__inst_executed_op_tma_ld.sum", true},
+      {InputSource::kSass, "LDS/STS access widths", true},
       {InputSource::kNcuMetric,
        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", true},
       {InputSource::kSourcePage, "L1 Wavefronts Shared Excessive per instruction", true}};
   tool.thresholds = {
       {"min_conflict_share", 0.10, "fraction",
        "bank-conflict wavefronts / shared wavefronts of loads or stores at or above which conflicts "
-       "are reported (ncu's SharedMemoryConflicts rule: 10%)"},
+       "are reported (ncu's SharedMemoryConflicts rule: 10%); conflicts are ncu's counter capped by the "
+       "wavefronts beyond the ideal of the access width (1 per 32-bit, 4 per 128-bit or ldmatrix.x4 access)"},
       MemoryMinGainThreshold()};
   tool.trigger =
       "conflicts / wavefronts >= min_conflict_share for shared loads or stores, and estimated gain >= "

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Captures the blind example set (examples/blind_set/, issue 18) and the calibration microbenchmarks
+# (src/measure/calibrate_bench.cu) on a GPU machine; writes ONE file $OUT/h18.tar.gz.
+#   OUT=/tmp/out scripts/capture_h200_blind.sh
+# It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
+# 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
+#   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
+#   scripts/blind_set_labels.py examples/blind_set/labels.toml FIXTURES   (expected.toml from the labels)
+# Steps (each with a timeout; no ncu profile is started after BUDGET_S s, no timing run after
+# TIMING_BUDGET_S s; the allowance is 240 s):
+#   1. build the 21 blind programs and calibrate_bench (nvcc -O3 -lineinfo -gencode=arch=compute_90a,
+#      code=sm_90a -Xptxas -v, ptxas.txt; cuobjdump -sass, sass.txt);
+#   2. calibrate_bench (copy/read/fma/memcpy at sizes and occupancies) -> calibrate/bench.csv, and its
+#      copy kernels once each under ncu (duration and DRAM bytes) -> calibrate/ncu_copy_raw.csv;
+#   3. each labelled launch: LC_ALL=C ncu --set full --clock-control none, exported (in the background,
+#      while the next one is profiled) as raw (--print-units base, and with --print-metric-instances
+#      values), details (ncu's rules) and source (SASS) pages;
+#   4. each program without ncu: ./prog 20 (timing.txt);
+#   5. if time is left: two kernels with a targeted section list (wall time and raw page), for the
+#      fast-collection comparison.
+set -uo pipefail
+H=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)  # the repository root
+OUT=${OUT:?OUT must name an empty folder}
+export LC_ALL=C
+W=/tmp/h18_capture
+BUDGET_S=${BUDGET_S:-180}          # no ncu profile is started after this
+TIMING_BUDGET_S=${TIMING_BUDGET_S:-212}  # no timing run is started after this
+T0=$(date +%s)
+elapsed() { echo $(($(date +%s) - T0)); }
+rm -rf "$W"; mkdir -p "$W/bin" "$W/cap/calibrate" "$OUT"
+export W H
+
+# name|ncu kernel filter|launch count
+KERNELS=(
+  "fp64_gelu_literals|regex:^fp64_gelu_literals\$|1"
+  "fp64_exp_decay|regex:^fp64_exp_decay\$|1"
+  "mufu_softplus_sigmoid|regex:^mufu_softplus_sigmoid\$|1"
+  "int_im2col_divmod|regex:^int_im2col_divmod\$|1"
+  "int_strided_broadcast_add|regex:^int_strided_broadcast_add\$|1"
+  "scan_hillis_steele|regex:^scan_hillis_steele\$|1"
+  "reduce_sync_every_level|regex:^reduce_sync_every_level\$|1"
+  "cublas_tf32_gemm|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "cublas_bf16_gemm|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "short_add_12mb|regex:^short_add_12mb\$|1"
+  "short_axpy_24mb|regex:^short_axpy_24mb\$|1"
+  "sgemm_naive|regex:^sgemm_naive\$|1"
+  "sgemm_register_tiled|regex:^sgemm_register_tiled\$|1"
+  "triangular_rows|regex:^triangular_rows\$|1"
+  "row_atomic_scatter|regex:^row_atomic_scatter\$|1"
+  "pipeline_scale_bias|regex:^(produce_activations|scale_bias_pass|consume_rowsum)\$|3"
+  "many_tiny_launches|regex:^tiny_step\$|10"
+  "tiny_once_normalize|regex:^tiny_once_normalize\$|1"
+  "healthy_saxpy_1gb|regex:^healthy_saxpy_1gb\$|1"
+  "healthy_fast_sigmoid|regex:^healthy_fast_sigmoid\$|1"
+  "healthy_tiled_transpose|regex:^healthy_tiled_transpose\$|1"
+)
+
+{
+  date -u +"date: %Y-%m-%dT%H:%M:%SZ"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv
+  ncu --version | tail -1
+  nvcc --version | tail -2
+  uname -r
+} > "$W/cap/env.txt" 2>&1
+cat "$W/cap/env.txt"
+
+echo "== build ($(elapsed) s)"
+build_one() {
+  local n=$1 d="$W/cap/$1" lib=""
+  mkdir -p "$d"
+  [[ $n == cublas_* ]] && lib=-lcublas
+  if timeout 120 nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v "$H/examples/blind_set/$n.cu" \
+      -o "$W/bin/$n" $lib > "$d/ptxas.txt" 2>&1; then
+    cuobjdump -sass "$W/bin/$n" > "$d/sass.txt" 2>&1
+  else
+    echo "BUILD FAILED: $n"; tail -5 "$d/ptxas.txt"
+  fi
+}
+export -f build_one
+( timeout 120 nvcc -O3 -gencode=arch=compute_90a,code=sm_90a "$H/src/measure/calibrate_bench.cu" -o "$W/bin/calibrate_bench" \
+    > "$W/cap/calibrate/build.txt" 2>&1 || echo "BUILD FAILED: calibrate_bench" ) &
+for k in "${KERNELS[@]}"; do echo "${k%%|*}"; done | xargs -P "$(nproc)" -I{} bash -c 'build_one {}'
+wait
+
+echo "== calibrate ($(elapsed) s)"
+if [[ -x $W/bin/calibrate_bench ]]; then
+  t1=$(date +%s%N)
+  timeout 90 "$W/bin/calibrate_bench" > "$W/cap/calibrate/bench.csv" 2> "$W/cap/calibrate/bench_err.txt"
+  echo "calibrate_bench exit=$? $((($(date +%s%N) - t1) / 1000000)) ms" | tee "$W/cap/calibrate/bench_time.txt"
+  timeout 60 ncu --clock-control none -k regex:^calibrate_copy\$ \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__grid_size \
+    --csv --print-units base "$W/bin/calibrate_bench" --ncu > "$W/cap/calibrate/ncu_copy_raw.csv" \
+    2> "$W/cap/calibrate/ncu_copy_err.txt"
+  echo "ncu copy exit=$?"
+fi
+
+echo "== ncu --set full ($(elapsed) s)"
+export_one() {
+  local d=$1 n; n=$(basename "$1"); local r="$d/$n.ncu-rep"
+  [[ -f $r ]] || return 0
+  ncu -i "$r" --csv --page raw --print-units base > "$d/raw_full.csv" 2> "$d/export_err.txt"
+  ncu -i "$r" --csv --page details --print-units base > "$d/details_full.csv" 2>> "$d/export_err.txt"
+  ncu -i "$r" --csv --page source --print-source sass > "$d/source_full.csv" 2>> "$d/export_err.txt"
+  # instanced metrics (per-opcode instruction counts) for the CSV-only analysis
+  ncu -i "$r" --csv --page raw --print-units base --print-metric-instances values > "$d/raw_instances.csv" \
+    2>> "$d/export_err.txt"
+}
+for k in "${KERNELS[@]}"; do
+  # the filter may itself hold '|': everything between the first and the last field
+  n=${k%%|*}; count=${k##*|}; filter=${k#*|}; filter=${filter%|*}
+  [[ -x "$W/bin/$n" ]] || continue
+  if (($(elapsed) > BUDGET_S)); then echo "SKIPPED (budget): $n"; continue; fi
+  t1=$(date +%s%N)
+  timeout 45 ncu --set full --clock-control none -k "$filter" -c "$count" -f -o "$W/cap/$n/$n" "$W/bin/$n" \
+    > "$W/cap/$n/ncu_log.txt" 2>&1
+  echo "$n: ncu exit=$? $((($(date +%s%N) - t1) / 1000000)) ms" | tee "$W/cap/$n/ncu_time.txt"
+  export_one "$W/cap/$n" &  # CPU only: the export overlaps the next profile
+done
+
+echo "== timing without ncu ($(elapsed) s)"
+for k in "${KERNELS[@]}"; do
+  n=${k%%|*}
+  [[ -x "$W/bin/$n" ]] || continue
+  if (($(elapsed) > TIMING_BUDGET_S)); then echo "SKIPPED (budget): timing $n"; continue; fi
+  timeout 20 "$W/bin/$n" 20 > "$W/cap/$n/timing.txt" 2>&1
+  echo "exit=$?" >> "$W/cap/$n/timing.txt"
+  echo "$n: $(grep -E '^TIME|exit=|wrong' "$W/cap/$n/timing.txt" | tr '\n' ' ')"
+done
+
+echo "== targeted sections ($(elapsed) s)"
+SECTIONS=(--section SpeedOfLight --section LaunchStats --section Occupancy --section ComputeWorkloadAnalysis
+  --section InstructionStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis)
+for n in mufu_softplus_sigmoid triangular_rows; do
+  (($(elapsed) > TIMING_BUDGET_S)) && { echo "SKIPPED (budget): targeted $n"; continue; }
+  d="$W/cap/targeted_$n"; mkdir -p "$d"
+  t1=$(date +%s%N)
+  timeout 30 ncu "${SECTIONS[@]}" --clock-control none -k "regex:^$n\$" -c 1 -f -o "$d/r" "$W/bin/$n" > "$d/ncu_log.txt" 2>&1
+  echo "targeted $n: exit=$? $((($(date +%s%N) - t1) / 1000000)) ms" | tee "$d/ncu_time.txt"
+  ncu -i "$d/r.ncu-rep" --csv --page raw --print-units base > "$d/raw_full.csv" 2>/dev/null
+  rm -f "$d/r.ncu-rep"
+done
+
+echo "== wait for the exports ($(elapsed) s)"
+wait
+echo "== pack ($(elapsed) s)"
+find "$W/cap" -name '*.ncu-rep' -delete
+(cd "$W" && tar czf "$OUT/h18.tar.gz" cap)
+ls -la "$OUT"
+echo "done in $(elapsed) s"
