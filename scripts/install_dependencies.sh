@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages kopt needs to build and test. Idempotent:
-# installs only what is missing. Needs root (or sudo).
+# Installs the Debian 12 packages kopt needs to build and test, then the
+# nvidia-cutlass wheel (the CUTLASS/CuTe headers for `--cutlass`, docs/llm.md
+# "Tools"). Idempotent: installs only what is missing. The packages need root
+# (or sudo); the wheel is skipped, with a note, when pip is not available.
 #   scripts/install_dependencies.sh              the build and test dependencies
 #   scripts/install_dependencies.sh --optional   also the optional test ones: chromium, chromium-driver and
 #                                                python3-selenium for the HTML layout check (ctest html_layout,
@@ -20,10 +22,24 @@ for package in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "kopt: all build dependencies are installed"
-  exit 0
+else
+  echo "kopt: installing ${missing[*]}"
+  sudo_prefix=()
+  [ "$(id -u)" -eq 0 ] || sudo_prefix=(sudo)
+  "${sudo_prefix[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_prefix[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "kopt: installing ${missing[*]}"
-sudo_prefix=()
-[ "$(id -u)" -eq 0 ] || sudo_prefix=(sudo)
-"${sudo_prefix[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_prefix[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# CUTLASS/CuTe headers and examples: the nvidia-cutlass wheel (PyPI) ships
+# them under cutlass_library/source/. Only the headers are used, so the
+# wheel's Python dependencies (cuda-python, scipy, ...) are not installed.
+# Optional: kopt builds and tests without it.
+if ! command -v python3 > /dev/null || ! python3 -m pip --version > /dev/null 2>&1; then
+  echo "kopt: pip not available: skipping the nvidia-cutlass wheel (--cutlass needs it; --cutlass-dir DIR does not)"
+elif python3 -c "import importlib.util as u, sys; sys.exit(0 if u.find_spec('cutlass_library') else 1)" 2> /dev/null; then
+  echo "kopt: the nvidia-cutlass wheel is installed"
+else
+  echo "kopt: installing the nvidia-cutlass wheel (CUTLASS/CuTe headers)"
+  python3 -m pip install --quiet --no-deps nvidia-cutlass ||
+    echo "kopt: pip could not install nvidia-cutlass: --cutlass is unavailable (--cutlass-dir DIR still works)"
+fi

@@ -79,8 +79,13 @@ struct GeneratedCandidate {
   std::string answer_id;  // the generator's own id of what it served ("" when none), see MarkServed
   // The LLM exchange when there was one (for the run's record).
   std::vector<PromptRecord> prompts;
-  std::string response_text;  // the raw answer (untrusted)
-  int64_t input_tokens = 0;
+  std::string response_text;  // the raw answer (untrusted): the final one after any tool rounds
+  // The tool rounds before it (agents/llm_generator.h), JSON lines, one per
+  // call: {"round","id","name","arguments","is_error","result"}; "" when the
+  // model called no tool. Untrusted (the arguments are the model's).
+  std::string tool_exchange;
+  int tool_calls = 0;        // calls executed or refused
+  int64_t input_tokens = 0;  // summed over every request of the generation
   int64_t output_tokens = 0;
   double cost_usd = 0;
   bool cost_known = true;

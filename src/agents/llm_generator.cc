@@ -2,12 +2,48 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "agents/code_extraction.h"
 
 namespace kopt::agents {
+namespace {
 
-LlmGenerator::LlmGenerator(llm::ChatClient& client, std::string prompt_directory, ProgrammerTask task)
-    : client_(client), prompt_directory_(std::move(prompt_directory)), task_(std::move(task)) {}
+using nlohmann::json;
+
+// What one generation has used of its tool limits.
+struct ToolBudget {
+  int rounds = 0;        // rounds executed so far
+  size_t bytes = 0;      // result bytes sent so far
+  bool refused = false;  // the last round's calls were refused (limits reached)
+};
+
+std::string ExchangeLine(int round, const llm::ToolCall& call, const ToolAnswer& answer) {
+  json line{{"round", round},
+            {"id", call.id},
+            {"name", call.name},
+            {"arguments", call.arguments},
+            {"is_error", answer.is_error},
+            {"result", answer.text}};
+  return line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+// Cuts `answer` to the bytes left (at a line end when there is one).
+void FitToBudget(ToolAnswer& answer, size_t left) {
+  if (answer.text.size() <= left) return;
+  size_t cut = answer.text.rfind('\n', left);
+  answer.text.resize(cut == std::string::npos ? left : cut + 1);
+  answer.text += "(cut: the tool-result budget of this generation is spent)\n";
+}
+
+}  // namespace
+
+LlmGenerator::LlmGenerator(llm::ChatClient& client, std::string prompt_directory, ProgrammerTask task,
+                           ProgrammerTools tools)
+    : client_(client),
+      prompt_directory_(std::move(prompt_directory)),
+      task_(std::move(task)),
+      tools_(std::move(tools)) {}
 
 Result<ProgrammerRequest> LlmGenerator::BuildRequest(const GenerationRequest& request) const {
   switch (request.mode) {
@@ -39,19 +75,69 @@ Result<ProgrammerRequest> LlmGenerator::BuildRequest(const GenerationRequest& re
 
 Result<GeneratedCandidate> LlmGenerator::Generate(const GenerationRequest& request) {
   KOPT_ASSIGN_OR_RETURN(ProgrammerRequest programmer_request, BuildRequest(request));
-  KOPT_ASSIGN_OR_RETURN(llm::ChatResponse response, client_.Complete(programmer_request.request));
+  llm::ChatRequest& chat = programmer_request.request;
+  if (tools_.tree != nullptr) {
+    KOPT_RETURN_IF_ERROR(AddToolInstructions(prompt_directory_, tools_.tree_description, tools_.max_rounds,
+                                             programmer_request));
+    chat.tools = SourceSearchToolDefinitions(*tools_.tree, tools_.tree_description);
+  }
   GeneratedCandidate result;
   result.prompts = std::move(programmer_request.prompts);
-  result.input_tokens = response.usage.input_tokens;
-  result.output_tokens = response.usage.output_tokens;
-  result.cost_usd = response.cost_usd;
-  result.cost_known = response.cost_known;
+  ToolBudget budget;
+  llm::ChatResponse response;
+  while (true) {
+    KOPT_ASSIGN_OR_RETURN(response, client_.Complete(chat));
+    result.input_tokens += response.usage.input_tokens;
+    result.output_tokens += response.usage.output_tokens;
+    result.cost_usd += response.cost_usd;
+    result.cost_known = result.cost_known && response.cost_known;
+    const llm::ChatChoice& choice = response.choices.front();
+    if (tools_.tree == nullptr || choice.tool_calls.empty()) break;
+    if (budget.refused) {
+      result.response_text = choice.content;
+      result.outcome = GenerationOutcome::kNoCode;
+      result.reason = fmt::format("llm {} ({}, tools past the limit)", GenerationModeName(request.mode),
+                                  response.model.empty() ? "model unknown" : response.model);
+      result.message = fmt::format(
+          "the answer kept calling tools after the limit ({} rounds, {} bytes of results) instead of "
+          "giving the code",
+          tools_.max_rounds, tools_.max_result_bytes);
+      return result;
+    }
+    budget.refused = budget.rounds >= tools_.max_rounds || budget.bytes >= tools_.max_result_bytes;
+    int round = budget.rounds + 1;
+    llm::ChatMessage assistant{llm::Role::kAssistant, choice.content};
+    assistant.tool_calls = choice.tool_calls;
+    chat.messages.push_back(std::move(assistant));
+    for (const llm::ToolCall& call : choice.tool_calls) {
+      ToolAnswer answer;
+      if (budget.refused) {
+        answer = {fmt::format("error: the tool limit of this answer is reached ({} rounds, {} bytes of "
+                              "results); do not call tools again: answer now with the complete kernel "
+                              "in one ```cuda block",
+                              tools_.max_rounds, tools_.max_result_bytes),
+                  true};
+      } else {
+        answer = ExecuteSourceSearchTool(*tools_.tree, call);
+        FitToBudget(answer, tools_.max_result_bytes - std::min(budget.bytes, tools_.max_result_bytes));
+        budget.bytes += answer.text.size();
+      }
+      result.tool_exchange += ExchangeLine(round, call, answer);
+      ++result.tool_calls;
+      llm::ChatMessage message{llm::Role::kTool, std::move(answer.text)};
+      message.tool_call_id = call.id;
+      message.is_error = answer.is_error;
+      chat.messages.push_back(std::move(message));
+    }
+    if (!budget.refused) ++budget.rounds;
+  }
   const llm::ChatChoice& choice = response.choices.front();
   result.response_text = choice.content;
   ExtractedCode code = ExtractCode(choice.content, choice.finish_reason, task_.entry_point);
-  result.reason = fmt::format("llm {} ({}, {})", GenerationModeName(request.mode),
+  result.reason = fmt::format("llm {} ({}, {}{})", GenerationModeName(request.mode),
                               response.model.empty() ? "model unknown" : response.model,
-                              ExtractionOutcomeName(code.outcome));
+                              ExtractionOutcomeName(code.outcome),
+                              result.tool_calls > 0 ? fmt::format(", {} tool calls", result.tool_calls) : "");
   if (!code.usable()) {
     result.outcome = GenerationOutcome::kNoCode;
     result.message = code.message;

@@ -141,4 +141,14 @@ Result<ProgrammerRequest> BuildOptimizeRequest(const std::string& prompt_directo
                            : input.last_change_text}});
 }
 
+Status AddToolInstructions(const std::string& prompt_directory, const std::string& tree_description,
+                           int max_rounds, ProgrammerRequest& request) {
+  KOPT_ASSIGN_OR_RETURN(std::string text, RenderProgrammerPrompt(prompt_directory, "tools",
+                                                                 {{"tree_description", tree_description},
+                                                                  {"max_rounds", std::to_string(max_rounds)}},
+                                                                 request.prompts));
+  request.request.system_prompt += "\n\n" + text;
+  return Status::Ok();
+}
+
 }  // namespace kopt::agents

@@ -79,4 +79,11 @@ Result<ProgrammerRequest> BuildRepairRequest(const std::string& prompt_directory
 Result<ProgrammerRequest> BuildOptimizeRequest(const std::string& prompt_directory,
                                                const ProgrammerTask& task, const OptimizeInput& input);
 
+// When the programmer may call the source-search tools
+// (agents/source_search_tool.h): appends prompts/programmer/tools.md to the
+// request's system prompt (after a blank line) and its record to `prompts`.
+// Requests without tools are untouched (their text and hash stay as they were).
+Status AddToolInstructions(const std::string& prompt_directory, const std::string& tree_description,
+                           int max_rounds, ProgrammerRequest& request);
+
 }  // namespace kopt::agents

@@ -12,8 +12,11 @@
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
 #include "analysis/profile_comparison.h"
+#include "agents/source_search_tool.h"
 #include "core/file_io.h"
 #include "harness/tunable_sidecar.h"
+#include "harness/compiler.h"
+#include "harness/cutlass_tree.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
 #include "optimize/optimization_loop.h"
@@ -30,6 +33,8 @@ namespace fs = std::filesystem;
 
 // What the command builds once and the loop borrows.
 struct CommandParts {
+  std::optional<CutlassTree> cutlass;               // --cutlass / --cutlass-dir, resolved
+  std::unique_ptr<agents::SourceTree> source_tree;  // the LLM programmer's search tool reads it
   std::unique_ptr<llm::ChatClient> client;
   std::unique_ptr<agents::CandidateGenerator> generator;
   std::vector<std::string> notes;
@@ -96,7 +101,18 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       }
       KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer,
                             ProgrammerTaskFor(task, settings.measure.arch));
-      parts.generator = std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer));
+      agents::ProgrammerTools tools;
+      if (parts.cutlass.has_value()) {
+        KOPT_ASSIGN_OR_RETURN(agents::SourceTree tree, agents::SourceTree::Open(parts.cutlass->root));
+        parts.source_tree = std::make_unique<agents::SourceTree>(std::move(tree));
+        tools.tree = parts.source_tree.get();
+        tools.tree_description = DescribeCutlassTree(*parts.cutlass);
+        parts.notes.push_back(
+            fmt::format("the LLM programmer could search {} ({} files; at most {} tool rounds per answer)",
+                        tools.tree_description, tools.tree->file_count(), tools.max_rounds));
+      }
+      parts.generator =
+          std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer), tools);
       return Status::Ok();
     }
     case agents::GeneratorKind::kBuiltin: {
@@ -123,12 +139,14 @@ void SetProfilerFactory(const OptimizeSettings& settings, const OptimizeCommandE
   std::string runner_program = environment.measure.runner_program;
   std::string workspace = settings.measure.workspace;
   std::string task_directory = task.directory;
+  std::vector<std::string> include_directories = settings.measure.include_directories;
   loop.make_profiler = [=](const std::string& architecture) -> Result<std::unique_ptr<CandidateProfiler>> {
     NcuProfilerSettings profiler;
     profiler.task_directory = task_directory;
     profiler.work_directory = (fs::path(workspace) / "profiles").string();
     profiler.cache_directory = (fs::path(workspace) / "compile-cache").string();
     profiler.architecture = architecture;
+    profiler.extra_flags = IncludeFlags(include_directories);
     profiler.runner_program = runner_program;
     if (profiler.runner_program.empty()) {
       KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
@@ -190,6 +208,8 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
     return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");
   KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings.task_directory));
   CommandParts parts;
+  KOPT_ASSIGN_OR_RETURN(parts.cutlass,
+                        ResolveIncludeDirectories(settings.measure, *environment.measure.command_runner));
   KOPT_RETURN_IF_ERROR(MakeGenerator(settings, task, parts));
   OptimizeEnvironment loop;
   loop.measure = environment.measure;

@@ -211,6 +211,17 @@ void AddMeasureOptions(CLI::App& command, MeasureSettings& settings) {
       ->capture_default_str();
   command.add_flag("--warm", settings.warm, "Warm-cache timing (no L2 flush before each sample)");
   command.add_option("--arch", settings.arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
+  command.add_option("--include-dir", settings.include_directories,
+                     "Add DIR to every compile's include path (-I DIR); repeatable");
+  CLI::Option* cutlass_dir = command.add_option("--cutlass-dir", settings.cutlass,
+                                                "Compile with the CUTLASS/CuTe tree DIR (a checkout or its "
+                                                "include/); the LLM programmer may search it");
+  command
+      .add_flag_callback(
+          "--cutlass", [&settings] { settings.cutlass = kCutlassFromPip; },
+          "Compile with the pip-installed nvidia-cutlass wheel's CUTLASS/CuTe headers; the LLM programmer "
+          "may search them")
+      ->excludes(cutlass_dir);
 }
 
 std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::string>&) {

@@ -122,6 +122,12 @@ std::string_view CompileOutcomeName(CompileOutcome outcome) {
   }
 }
 
+std::vector<std::string> IncludeFlags(const std::vector<std::string>& directories) {
+  std::vector<std::string> flags;
+  for (const std::string& directory : directories) flags.push_back("-I" + directory);
+  return flags;
+}
+
 Result<std::string> FindNvcc(CommandRunner& runner, const char* environment_value) {
   if (environment_value && *environment_value) {
     std::string found = runner.FindProgram(environment_value);

@@ -59,6 +59,10 @@ struct CompilerOptions {
   std::string nvcc_path;                 // empty: FindNvcc
 };
 
+// "-I<dir>" for each directory, in order (CompilerOptions::extra_flags of a
+// candidate that includes CUTLASS or other headers: --include-dir, --cutlass).
+std::vector<std::string> IncludeFlags(const std::vector<std::string>& directories);
+
 // nvcc's location: `environment_value` (the value of KOPT_NVCC, may be null
 // or empty), else nvcc on PATH, else /usr/local/cuda/bin/nvcc. NotFound
 // (with the places searched) when none is executable.

@@ -6,6 +6,7 @@
 
 #include "core/text.h"
 #include "llm/request_key.h"
+#include "llm/tool_json.h"
 
 namespace kopt::llm {
 namespace {
@@ -15,7 +16,47 @@ using nlohmann::json;
 std::string NormalizedStopReason(const std::string& stop_reason) {
   if (stop_reason == "end_turn") return "stop";
   if (stop_reason == "max_tokens") return "length";
-  return stop_reason;  // stop_sequence, refusal, tool_use, ...
+  if (stop_reason == "tool_use") return "tool_calls";
+  return stop_reason;  // stop_sequence, refusal, pause_turn, ...
+}
+
+// An assistant turn with tool calls: its text (if any), then one tool_use
+// block per call (input: the arguments object; {} when they are not one).
+json AssistantContent(const ChatMessage& message) {
+  if (message.tool_calls.empty()) return message.content;
+  json blocks = json::array();
+  if (!message.content.empty()) blocks.push_back({{"type", "text"}, {"text", message.content}});
+  for (const ToolCall& call : message.tool_calls) {
+    blocks.push_back({{"type", "tool_use"},
+                      {"id", call.id},
+                      {"name", call.name},
+                      {"input", ObjectOrEmpty(call.arguments)}});
+  }
+  return blocks;
+}
+
+// Messages in the Messages API's form: consecutive kTool messages become one
+// user message of tool_result blocks.
+json MessagesJson(const std::vector<ChatMessage>& source) {
+  json messages = json::array();
+  for (size_t i = 0; i < source.size(); ++i) {
+    const ChatMessage& message = source[i];
+    if (message.role != Role::kTool) {
+      json content = message.role == Role::kAssistant ? AssistantContent(message) : json(message.content);
+      messages.push_back({{"role", RoleName(message.role)}, {"content", std::move(content)}});
+      continue;
+    }
+    json results = json::array();
+    for (; i < source.size() && source[i].role == Role::kTool; ++i) {
+      json block{
+          {"type", "tool_result"}, {"tool_use_id", source[i].tool_call_id}, {"content", source[i].content}};
+      if (source[i].is_error) block["is_error"] = true;
+      results.push_back(std::move(block));
+    }
+    --i;
+    messages.push_back({{"role", "user"}, {"content", std::move(results)}});
+  }
+  return messages;
 }
 
 ServerError ExtractAnthropicError(std::string_view body) {
@@ -39,16 +80,21 @@ std::string AnthropicEndpoint(const std::string& base_url) {
 }
 
 std::string AnthropicRequestBody(const ChatRequest& request, const std::string& model) {
-  json messages = json::array();
-  for (const ChatMessage& message : request.messages) {
-    messages.push_back({{"role", RoleName(message.role)}, {"content", message.content}});
-  }
   json body{{"model", model},
-            {"messages", std::move(messages)},
+            {"messages", MessagesJson(request.messages)},
             {"max_tokens", request.max_tokens},
             {"temperature", request.temperature}};
   if (!request.system_prompt.empty()) body["system"] = request.system_prompt;
   if (!request.stop_sequences.empty()) body["stop_sequences"] = request.stop_sequences;
+  if (!request.tools.empty()) {
+    json tools = json::array();
+    for (const ToolDefinition& tool : request.tools) {
+      tools.push_back({{"name", tool.name},
+                       {"description", tool.description},
+                       {"input_schema", ObjectOrEmpty(tool.parameters_schema)}});
+    }
+    body["tools"] = std::move(tools);
+  }
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -65,7 +111,19 @@ Result<ChatResponse> ParseAnthropicResponseBody(std::string_view body, const std
   }
   ChatChoice choice;
   for (const json& block : *content) {
-    if (block.is_object() && StringAt(block, "type") == "text") choice.content += StringAt(block, "text");
+    if (!block.is_object()) continue;
+    std::string type = StringAt(block, "type");
+    if (type == "text") choice.content += StringAt(block, "text");
+    if (type == "tool_use") {
+      ToolCall call;
+      call.id = StringAt(block, "id");
+      if (call.id.empty()) call.id = fmt::format("toolu_{}", choice.tool_calls.size());
+      call.name = StringAt(block, "name");
+      auto input = block.find("input");
+      call.arguments =
+          input == block.end() ? "{}" : input->dump(-1, ' ', false, json::error_handler_t::replace);
+      choice.tool_calls.push_back(std::move(call));
+    }
   }
   choice.finish_reason = NormalizedStopReason(StringAt(object, "stop_reason"));
   ChatResponse response;

@@ -1,9 +1,14 @@
 // The Anthropic Messages transport: POST {base}/v1/messages (a base URL that
 // already ends in /v1 is used as is), headers x-api-key and
 // anthropic-version: 2023-06-01; system, messages, max_tokens, temperature,
-// stop_sequences. Text blocks of content[] are joined; stop_reason end_turn
-// -> "stop", max_tokens -> "length", stop_sequence, refusal; usage
-// input_tokens / output_tokens. The API has no n: n > 1 is n calls.
+// stop_sequences, tools ([{name, description, input_schema}]); an assistant
+// turn's calls as tool_use blocks (input: the arguments object), consecutive
+// tool results as one user message of tool_result blocks (is_error when the
+// call failed). Text blocks of content[] are joined, tool_use blocks become
+// tool calls (arguments: the input object's compact JSON); stop_reason
+// end_turn -> "stop", max_tokens -> "length", tool_use -> "tool_calls",
+// stop_sequence, refusal; usage input_tokens / output_tokens. The API has no
+// n: n > 1 is n calls.
 //
 // Thread safety: as ProviderChatClient.
 #pragma once

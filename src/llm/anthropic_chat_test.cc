@@ -51,6 +51,37 @@ class AnthropicChatTest : public ::testing::Test {
   LocalLlmServer server_;
 };
 
+TEST_F(AnthropicChatTest, ToolsToolUseAndToolResultBlocks) {
+  server_.Enqueue(kPath, {200, testing::AnthropicToolUseBody({{"toolu_1", "read", R"({"path":"a.h"})"}},
+                                                             "Let me read.")});
+  AttemptOutcome outcome = Client(server_.BaseUrl())->Attempt(testing::ToolConversationRequest());
+  ASSERT_TRUE(outcome.result.ok()) << outcome.result.status().message();
+  const ChatChoice& choice = outcome.result->choices.at(0);
+  EXPECT_EQ(choice.finish_reason, "tool_calls");
+  EXPECT_EQ(choice.content, "Let me read.");
+  ASSERT_EQ(choice.tool_calls.size(), 1u);
+  EXPECT_EQ(choice.tool_calls[0].id, "toolu_1");
+  EXPECT_EQ(choice.tool_calls[0].name, "read");
+  EXPECT_EQ(choice.tool_calls[0].arguments, R"({"path":"a.h"})");
+
+  auto body = nlohmann::json::parse(server_.Requests().at(0).body);
+  EXPECT_EQ(body["tools"][0]["name"], "search");
+  EXPECT_EQ(body["tools"][0]["input_schema"]["type"], "object");
+  const auto& messages = body["messages"];
+  ASSERT_EQ(messages.size(), 3u);  // user, assistant (text + 2 tool_use), user (2 tool_result)
+  EXPECT_EQ(messages[1]["role"], "assistant");
+  EXPECT_EQ(messages[1]["content"][0]["type"], "text");
+  EXPECT_EQ(messages[1]["content"][1]["type"], "tool_use");
+  EXPECT_EQ(messages[1]["content"][1]["id"], "call_1");
+  EXPECT_EQ(messages[1]["content"][1]["input"]["query"], "make_layout");
+  EXPECT_EQ(messages[2]["role"], "user");
+  ASSERT_EQ(messages[2]["content"].size(), 2u);
+  EXPECT_EQ(messages[2]["content"][0]["type"], "tool_result");
+  EXPECT_EQ(messages[2]["content"][0]["tool_use_id"], "call_1");
+  EXPECT_FALSE(messages[2]["content"][0].contains("is_error"));
+  EXPECT_EQ(messages[2]["content"][1]["is_error"], true);
+}
+
 TEST_F(AnthropicChatTest, SendsTheWireFormatAndParsesTheAnswer) {
   server_.Enqueue(kPath,
                   {200, R"({"model":"claude-test-1","content":[{"type":"text","text":"Memory"},)"
@@ -83,7 +114,8 @@ TEST_F(AnthropicChatTest, StopReasonsAreNormalised) {
        std::vector<std::pair<std::string, std::string>>{{"end_turn", "stop"},
                                                         {"max_tokens", "length"},
                                                         {"stop_sequence", "stop_sequence"},
-                                                        {"refusal", "refusal"}}) {
+                                                        {"refusal", "refusal"},
+                                                        {"tool_use", "tool_calls"}}) {
     auto response = ParseAnthropicResponseBody(AnthropicTextBody("x", "m", 1, 1, wire), "w");
     ASSERT_TRUE(response.ok());
     EXPECT_EQ(response->choices[0].finish_reason, expected) << wire;

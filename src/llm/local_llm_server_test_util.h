@@ -36,6 +36,8 @@
 #include <utility>
 #include <vector>
 
+#include "llm/chat.h"
+
 namespace kopt::llm::testing {
 
 struct ScriptedResponse {
@@ -229,6 +231,70 @@ inline std::string AnthropicTextBody(const std::string& text, const std::string&
                       {"content", {{{"type", "text"}, {"text", text}}}},
                       {"stop_reason", stop_reason},
                       {"usage", {{"input_tokens", input_tokens}, {"output_tokens", output_tokens}}}};
+  return body.dump();
+}
+
+// A request that offers one tool ("search") and carries one finished tool
+// round: the question, the assistant's two calls (the second one failed),
+// their results.
+inline ChatRequest ToolConversationRequest() {
+  ChatRequest request;
+  request.system_prompt = "Use the tools.";
+  request.tools = {{"search", "Search the source tree.",
+                    R"({"type":"object","properties":{"query":{"type":"string"}},"required":["query"]})"}};
+  ChatMessage assistant{Role::kAssistant, "Looking."};
+  assistant.tool_calls = {{"call_1", "search", R"({"query":"make_layout"})"},
+                          {"call_2", "search", R"({"query":"../etc"})"}};
+  ChatMessage first{Role::kTool, "include/cute/layout.hpp:42: make_layout("};
+  first.tool_call_id = "call_1";
+  ChatMessage second{Role::kTool, "error: outside the tree"};
+  second.tool_call_id = "call_2";
+  second.is_error = true;
+  request.messages = {{Role::kUser, "Find make_layout."}, assistant, first, second};
+  return request;
+}
+
+// A successful OpenAI body whose one choice asks for tool calls
+// ({id, name, arguments JSON text} each), finish_reason "tool_calls".
+inline std::string OpenAiToolCallBody(const std::vector<std::vector<std::string>>& calls,
+                                      const std::string& content = "",
+                                      const std::string& model = "test-model") {
+  nlohmann::json tool_calls = nlohmann::json::array();
+  for (const std::vector<std::string>& call : calls) {
+    tool_calls.push_back({{"id", call.at(0)},
+                          {"type", "function"},
+                          {"function", {{"name", call.at(1)}, {"arguments", call.at(2)}}}});
+  }
+  nlohmann::json message{{"role", "assistant"}, {"tool_calls", tool_calls}};
+  message["content"] = content.empty() ? nlohmann::json(nullptr) : nlohmann::json(content);
+  nlohmann::json body{{"id", "chatcmpl-tools"},
+                      {"object", "chat.completion"},
+                      {"model", model},
+                      {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", "tool_calls"}}}},
+                      {"usage", {{"prompt_tokens", 20}, {"completion_tokens", 8}}}};
+  return body.dump();
+}
+
+// A successful Anthropic body with optional text then tool_use blocks
+// ({id, name, input JSON object text} each), stop_reason "tool_use".
+inline std::string AnthropicToolUseBody(const std::vector<std::vector<std::string>>& calls,
+                                        const std::string& text = "",
+                                        const std::string& model = "test-model") {
+  nlohmann::json content = nlohmann::json::array();
+  if (!text.empty()) content.push_back({{"type", "text"}, {"text", text}});
+  for (const std::vector<std::string>& call : calls) {
+    content.push_back({{"type", "tool_use"},
+                       {"id", call.at(0)},
+                       {"name", call.at(1)},
+                       {"input", nlohmann::json::parse(call.at(2))}});
+  }
+  nlohmann::json body{{"id", "msg_tools"},
+                      {"type", "message"},
+                      {"role", "assistant"},
+                      {"model", model},
+                      {"content", content},
+                      {"stop_reason", "tool_use"},
+                      {"usage", {{"input_tokens", 20}, {"output_tokens", 8}}}};
   return body.dump();
 }
 

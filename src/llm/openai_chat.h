@@ -1,9 +1,13 @@
 // The OpenAI-compatible chat transport: POST {base}/v1/chat/completions
 // (a base URL that already ends in /v1 is used as is), Authorization:
 // Bearer <key>, the system prompt as the first message, temperature,
-// max_tokens, stop, n. Reads choices[].message.content, message.refusal
-// (finish_reason "refusal"), finish_reason, usage.prompt_tokens and
-// usage.completion_tokens. Errors as described in chat.h.
+// max_tokens, stop, n, tools ([{"type":"function","function":{name,
+// description, parameters}}]); an assistant turn's calls as
+// message.tool_calls, each result as a {"role":"tool","tool_call_id"}
+// message. Reads choices[].message.content, message.refusal (finish_reason
+// "refusal"), message.tool_calls (function.arguments as the JSON text sent),
+// finish_reason, usage.prompt_tokens and usage.completion_tokens. Errors as
+// described in chat.h.
 //
 // Thread safety: as ProviderChatClient.
 #pragma once

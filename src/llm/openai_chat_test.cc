@@ -14,7 +14,9 @@ using ::testing::HasSubstr;
 using testing::LocalLlmServer;
 using ::testing::Not;
 using testing::OpenAiTextBody;
+using testing::OpenAiToolCallBody;
 using testing::ScriptedResponse;
+using testing::ToolConversationRequest;
 
 constexpr char kKey[] = "sk-test-openai-SECRET-0123";
 constexpr char kPath[] = "/v1/chat/completions";
@@ -54,6 +56,51 @@ class OpenAiChatTest : public ::testing::Test {
   SecretRedactor redactor_;
   LocalLlmServer server_;
 };
+
+TEST_F(OpenAiChatTest, ToolsToolCallsAndToolResultsInTheWireFormat) {
+  server_.Enqueue(kPath, {200, OpenAiToolCallBody({{"call_9", "read", R"({"path":"a.h","first_line":3})"}})});
+  AttemptOutcome outcome = Ask(server_.BaseUrl(), ToolConversationRequest());
+  ASSERT_TRUE(outcome.result.ok()) << outcome.result.status().message();
+  const ChatChoice& choice = outcome.result->choices.at(0);
+  EXPECT_EQ(choice.finish_reason, "tool_calls");
+  EXPECT_EQ(choice.content, "");
+  ASSERT_EQ(choice.tool_calls.size(), 1u);
+  EXPECT_EQ(choice.tool_calls[0].id, "call_9");
+  EXPECT_EQ(choice.tool_calls[0].name, "read");
+  EXPECT_EQ(choice.tool_calls[0].arguments, R"({"path":"a.h","first_line":3})");
+
+  auto body = nlohmann::json::parse(server_.Requests().at(0).body);
+  EXPECT_EQ(body["tools"][0]["type"], "function");
+  EXPECT_EQ(body["tools"][0]["function"]["name"], "search");
+  EXPECT_EQ(body["tools"][0]["function"]["parameters"]["required"][0], "query");
+  const auto& messages = body["messages"];
+  ASSERT_EQ(messages.size(), 5u);  // system, user, assistant, two tool results
+  EXPECT_EQ(messages[2]["role"], "assistant");
+  EXPECT_EQ(messages[2]["content"], "Looking.");
+  EXPECT_EQ(messages[2]["tool_calls"][1]["id"], "call_2");
+  EXPECT_EQ(messages[2]["tool_calls"][1]["type"], "function");
+  EXPECT_EQ(messages[2]["tool_calls"][1]["function"]["arguments"], R"({"query":"../etc"})");
+  EXPECT_EQ(messages[3]["role"], "tool");
+  EXPECT_EQ(messages[3]["tool_call_id"], "call_1");
+  EXPECT_EQ(messages[4]["tool_call_id"], "call_2");
+  EXPECT_EQ(messages[4]["content"], "error: outside the tree");
+}
+
+TEST(OpenAiResponseTest, ToolCallVariantsSeenInTheWild) {
+  // Arguments as an object and no id (some compatible servers); a null tool_calls.
+  auto odd = ParseOpenAiResponseBody(
+      R"({"choices":[{"message":{"content":null,"tool_calls":[{"function":{"name":"search","arguments":{"query":"x"}}}]},"finish_reason":"tool_calls"}]})",
+      "w");
+  ASSERT_TRUE(odd.ok()) << odd.status().message();
+  EXPECT_EQ(odd->choices[0].tool_calls.at(0).id, "call_0");
+  EXPECT_EQ(odd->choices[0].tool_calls[0].arguments, R"({"query":"x"})");
+  auto none = ParseOpenAiResponseBody(
+      R"({"choices":[{"message":{"content":"hi","tool_calls":null},"finish_reason":"stop"}]})", "w");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->choices[0].tool_calls.empty());
+  EXPECT_FALSE(ParseOpenAiResponseBody(R"({"choices":[{"message":{"tool_calls":[{"id":"a"}]}}]})", "w").ok());
+  EXPECT_FALSE(ParseOpenAiResponseBody(R"({"choices":[{"message":{"tool_calls":7}}]})", "w").ok());
+}
 
 TEST_F(OpenAiChatTest, SendsTheWireFormatAndParsesTheAnswer) {
   server_.Enqueue(kPath, {200, OpenAiTextBody("It is memory-bound.", "test-model-2024", 42, 7)});

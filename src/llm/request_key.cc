@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llm/tool_json.h"
+
 namespace kopt::llm {
 namespace {
 
@@ -13,15 +15,25 @@ using nlohmann::json;
 json CanonicalObject(const ChatRequest& request, const std::string& configured_model) {
   json messages = json::array();
   for (const ChatMessage& message : request.messages) {
-    messages.push_back({{"content", message.content}, {"role", RoleName(message.role)}});
+    json object{{"content", message.content}, {"role", RoleName(message.role)}};
+    // Tool fields only where they exist, so a request without tools keeps
+    // the hash it had before tools existed.
+    if (!message.tool_calls.empty()) object["tool_calls"] = ToolCallsToJson(message.tool_calls);
+    if (message.role == Role::kTool) {
+      object["tool_call_id"] = message.tool_call_id;
+      if (message.is_error) object["is_error"] = true;
+    }
+    messages.push_back(std::move(object));
   }
-  return json{{"max_tokens", request.max_tokens},
+  json object{{"max_tokens", request.max_tokens},
               {"messages", std::move(messages)},
               {"model", EffectiveModel(request, configured_model)},
               {"n", request.n},
               {"stop", request.stop_sequences},
               {"system", request.system_prompt},
               {"temperature", request.temperature}};
+  if (!request.tools.empty()) object["tools"] = ToolDefinitionsToJson(request.tools);
+  return object;
 }
 
 std::string Dump(const json& value) {
@@ -53,10 +65,17 @@ Result<std::vector<ChatMessage>> MessagesFrom(const json& object, const std::str
     std::string role = item.value("role", "user");
     if (role == "assistant") {
       message.role = Role::kAssistant;
+    } else if (role == "tool") {
+      message.role = Role::kTool;
     } else if (role != "user") {
       return InvalidInput(
-          fmt::format("{}: request.messages role \"{}\"; expected user or assistant", where, role));
+          fmt::format("{}: request.messages role \"{}\"; expected user, assistant or tool", where, role));
     }
+    if (auto calls = item.find("tool_calls"); calls != item.end()) {
+      KOPT_ASSIGN_OR_RETURN(message.tool_calls, ToolCallsFromJson(*calls, where + ": request.messages"));
+    }
+    KOPT_ASSIGN_OR_RETURN(message.tool_call_id, Field<std::string>(item, "tool_call_id", "", where));
+    KOPT_ASSIGN_OR_RETURN(message.is_error, Field<bool>(item, "is_error", false, where));
     messages.push_back(std::move(message));
   }
   return messages;
@@ -65,7 +84,12 @@ Result<std::vector<ChatMessage>> MessagesFrom(const json& object, const std::str
 }  // namespace
 
 std::string_view RoleName(Role role) {
-  return role == Role::kAssistant ? "assistant" : "user";
+  switch (role) {
+    case Role::kUser: return "user";
+    case Role::kAssistant: return "assistant";
+    case Role::kTool: return "tool";
+  }
+  return "user";
 }
 
 std::string EffectiveModel(const ChatRequest& request, const std::string& configured_model) {
@@ -104,6 +128,9 @@ Result<ChatRequest> RequestFromJsonText(std::string_view json_text, const std::s
   KOPT_ASSIGN_OR_RETURN(request.n, Field<int>(object, "n", 1, where));
   KOPT_ASSIGN_OR_RETURN(request.stop_sequences, Field<std::vector<std::string>>(object, "stop", {}, where));
   KOPT_ASSIGN_OR_RETURN(request.messages, MessagesFrom(object, where));
+  if (auto tools = object.find("tools"); tools != object.end()) {
+    KOPT_ASSIGN_OR_RETURN(request.tools, ToolDefinitionsFromJson(*tools, where + ": request"));
+  }
   return request;
 }
 

@@ -2,8 +2,11 @@
 // cache and the transcript.
 //
 // Canonical JSON: keys sorted, no whitespace, UTF-8 as given; fields
-//   {"max_tokens","messages":[{"content","role":"user"|"assistant"}],
+//   {"max_tokens","messages":[{"content","role":"user"|"assistant"|"tool"}],
 //    "model","n","stop":[...],"system","temperature"}
+// plus, only when present (so a request without tools hashes as before):
+// a message's "tool_calls" (assistant), "tool_call_id" and "is_error" (tool,
+// is_error only when true), and the request's "tools" (llm/tool_json.h).
 // The transcript hash is SHA-256 (lower-case hex) of exactly that text. The
 // cache key adds "provider" and "base_url". Neither ever contains the key,
 // and `purpose` is not part of either (the same question asked for two

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "llm/local_llm_server_test_util.h"
+
 namespace kopt::llm {
 namespace {
 
@@ -61,7 +63,41 @@ TEST(RequestKeyTest, HandWrittenRequestWithDefaultsHashesLikeTheFullOne) {
   EXPECT_EQ(CanonicalRequestJson(*parsed, ""), CanonicalRequestJson(SampleRequest(), "m"));
 }
 
+TEST(RequestKeyTest, ToolsCallsAndResultsAreInTheKeyAndRoundTrip) {
+  ChatRequest tools = testing::ToolConversationRequest();
+  std::string canonical = CanonicalRequestJson(tools, "m");
+  EXPECT_THAT(canonical,
+              HasSubstr(R"("tool_calls":[{"arguments":"{\"query\":\"make_layout\"}","id":"call_1")"));
+  EXPECT_THAT(canonical, HasSubstr(R"("is_error":true,"role":"tool","tool_call_id":"call_2")"));
+  EXPECT_THAT(canonical, HasSubstr(R"("tools":[{"description":"Search the source tree.","name":"search")"));
+  auto parsed = RequestFromJsonText(canonical, "t:1");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(CanonicalRequestJson(*parsed, ""), canonical);
+  // Every tool field counts.
+  ChatRequest other = tools;
+  other.messages[2].content += " ";
+  EXPECT_NE(CanonicalRequestJson(other, "m"), canonical);
+  other = tools;
+  other.messages[1].tool_calls[0].arguments = R"({"query":"make_shape"})";
+  EXPECT_NE(CanonicalRequestJson(other, "m"), canonical);
+  other = tools;
+  other.messages[3].is_error = false;
+  EXPECT_NE(CanonicalRequestJson(other, "m"), canonical);
+  other = tools;
+  other.tools.clear();
+  EXPECT_NE(CanonicalRequestJson(other, "m"), canonical);
+  // Without tools the canonical form has no tool keys at all (old hashes hold).
+  EXPECT_THAT(CanonicalRequestJson(SampleRequest(), "m"), Not(HasSubstr("tool")));
+}
+
 TEST(RequestKeyTest, MalformedRequestFieldsAreNamed) {
+  auto bad_calls =
+      RequestFromJsonText(R"({"messages":[{"role":"assistant","content":"","tool_calls":{}}]})", "t:6");
+  ASSERT_FALSE(bad_calls.ok());
+  EXPECT_THAT(bad_calls.status().message(), HasSubstr("tool_calls"));
+  auto bad_tools = RequestFromJsonText(R"({"tools":[{"name":3}]})", "t:7");
+  ASSERT_FALSE(bad_tools.ok());
+  EXPECT_THAT(bad_tools.status().message(), HasSubstr("t:7"));
   auto bad_role = RequestFromJsonText(R"({"messages":[{"role":"system","content":"x"}]})", "t:4");
   ASSERT_FALSE(bad_role.ok());
   EXPECT_THAT(bad_role.status().message(), HasSubstr("t:4"));

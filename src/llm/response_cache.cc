@@ -13,6 +13,7 @@
 
 #include "core/file_io.h"
 #include "llm/request_key.h"
+#include "llm/tool_json.h"
 
 namespace kopt::llm {
 namespace {
@@ -22,7 +23,9 @@ using nlohmann::json;
 json ResponseObject(const ChatResponse& response) {
   json choices = json::array();
   for (const ChatChoice& choice : response.choices) {
-    choices.push_back({{"content", choice.content}, {"finish_reason", choice.finish_reason}});
+    json item{{"content", choice.content}, {"finish_reason", choice.finish_reason}};
+    if (!choice.tool_calls.empty()) item["tool_calls"] = ToolCallsToJson(choice.tool_calls);
+    choices.push_back(std::move(item));
   }
   return json{
       {"attempts", response.attempts},
@@ -66,6 +69,9 @@ Result<std::vector<ChatChoice>> ChoicesFrom(const json& object, const std::strin
     ChatChoice choice;
     KOPT_ASSIGN_OR_RETURN(choice.content, Optional<std::string>(item, "content", "", where));
     KOPT_ASSIGN_OR_RETURN(choice.finish_reason, Optional<std::string>(item, "finish_reason", "stop", where));
+    if (auto calls = item.find("tool_calls"); calls != item.end() && !calls->is_null()) {
+      KOPT_ASSIGN_OR_RETURN(choice.tool_calls, ToolCallsFromJson(*calls, where + ": response.choices"));
+    }
     choices.push_back(std::move(choice));
   }
   return choices;

@@ -2,7 +2,8 @@
 // question costs nothing.
 //
 // Key: SHA-256 of CanonicalCacheJson (request_key.h: provider, base URL,
-// model, system, messages, temperature, max_tokens, stop, n; never the key).
+// model, system, messages, temperature, max_tokens, stop, n, and the tools
+// and tool calls/results when present; never the key).
 // One file per key, <cache_dir>/<key>.json, written atomically (temporary
 // file, then rename), holding {"request": <canonical>, "response": <json>}
 // after secret redaction. Only successful responses are cached.

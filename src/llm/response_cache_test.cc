@@ -112,6 +112,16 @@ TEST(ResponseJsonTest, RoundTripAndShorthand) {
   EXPECT_EQ(shorthand->choices[0].content, "hi");
   EXPECT_EQ(shorthand->choices[0].finish_reason, "stop");
   EXPECT_FALSE(ResponseFromJsonText(R"({"choices":[]})", "w").ok());
+  ChatResponse tools;
+  tools.choices = {{"", "tool_calls", {{"c1", "search", R"({"query":"x"})"}, {"c2", "read", "not json"}}}};
+  std::string tools_text = ResponseToJsonText(tools);
+  auto tools_parsed = ResponseFromJsonText(tools_text, "w");
+  ASSERT_TRUE(tools_parsed.ok()) << tools_parsed.status().message();
+  ASSERT_EQ(tools_parsed->choices[0].tool_calls.size(), 2u);
+  EXPECT_EQ(tools_parsed->choices[0].tool_calls[1].arguments, "not json");
+  EXPECT_EQ(ResponseToJsonText(*tools_parsed), tools_text);
+  EXPECT_THAT(text, Not(HasSubstr("tool_calls")));  // absent when there are none
+  EXPECT_FALSE(ResponseFromJsonText(R"({"choices":[{"content":"","tool_calls":[1]}]})", "w").ok());
   EXPECT_FALSE(ResponseFromJsonText(R"({"model":1,"content":"x"})", "w").ok());
 }
 

@@ -91,15 +91,16 @@ Result<std::vector<TranscriptEntry>> ParseTranscript(std::string_view text, cons
 }
 
 std::string TranscriptLine(const ChatRequest& request, const std::string& configured_model,
-                           const ChatResponse& response) {
-  std::string canonical = CanonicalRequestJson(request, configured_model);
+                           const ChatResponse& response, const SecretRedactor* redactor) {
+  auto redact = [&](std::string text) { return redactor ? redactor->Redact(text) : text; };
+  std::string canonical = redact(CanonicalRequestJson(request, configured_model));
   ChatResponse stored = response;
   stored.from_cache = false;
   stored.replayed = false;
   return fmt::format("{{\"hash\":\"{}\",\"purpose\":{},\"request\":{},\"response\":{}}}",
                      Sha256Hex(canonical),
-                     json(request.purpose).dump(-1, ' ', false, json::error_handler_t::replace), canonical,
-                     ResponseToJsonText(stored));
+                     redact(json(request.purpose).dump(-1, ' ', false, json::error_handler_t::replace)),
+                     canonical, redact(ResponseToJsonText(stored)));
 }
 
 Result<std::unique_ptr<TranscriptRecorder>> TranscriptRecorder::Open(std::unique_ptr<ChatClient> inner,
@@ -122,8 +123,7 @@ Result<std::unique_ptr<TranscriptRecorder>> TranscriptRecorder::Open(std::unique
 
 Result<ChatResponse> TranscriptRecorder::Complete(const ChatRequest& request) {
   KOPT_ASSIGN_OR_RETURN(ChatResponse response, inner_->Complete(request));
-  std::string line = TranscriptLine(request, configured_model_, response);
-  if (redactor_) line = redactor_->Redact(line);
+  std::string line = TranscriptLine(request, configured_model_, response, redactor_);
   std::lock_guard lock(mutex_);
   stream_ << line << '\n';
   stream_.flush();

@@ -3,7 +3,8 @@
 //
 // Record: TranscriptRecorder appends one line per successful exchange as it
 // completes (flushed per line, lines written whole under a mutex), after
-// secret redaction.
+// secret redaction. Tool conversations need nothing special: a tool call is
+// part of a response, its result part of the next request (llm/chat.h).
 // Replay: TranscriptReplayer answers by request hash; a request asked N times
 // gets the N recorded answers in order. A request not in the transcript (or
 // asked more often than recorded) is a NotFound error naming the transcript
@@ -37,9 +38,13 @@ struct TranscriptEntry {
 // skipped. Errors name `path`, the line and the field.
 Result<std::vector<TranscriptEntry>> ParseTranscript(std::string_view text, const std::string& path);
 
-// One transcript line (no trailing newline).
+// One transcript line (no trailing newline). With a redactor, the request
+// and response are redacted first and the hash is that of the redacted
+// request, so that the line stays self-consistent (a replayed answer whose
+// tool call held a secret leads to a follow-up request that holds
+// "[REDACTED]", which is then found).
 std::string TranscriptLine(const ChatRequest& request, const std::string& configured_model,
-                           const ChatResponse& response);
+                           const ChatResponse& response, const SecretRedactor* redactor = nullptr);
 
 class TranscriptRecorder : public ChatClient {
  public:

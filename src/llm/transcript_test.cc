@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fixture_reader.h"
+#include "llm/local_llm_server_test_util.h"
 #include "llm/request_key.h"
 #include "llm/response_cache.h"
 
@@ -136,6 +137,67 @@ TEST_F(TranscriptTest, MalformedLinesNameLineAndField) {
       ParseTranscript(R"({"hash":"abc","request":{"model":"m"},"response":{"content":"x"}})", "t.jsonl");
   ASSERT_FALSE(mismatch.ok());
   EXPECT_THAT(mismatch.status().message(), HasSubstr("does not match the request"));
+}
+
+// Answers with a tool call first, then text: a tool conversation.
+class ToolCallingClient : public ChatClient {
+ public:
+  Result<ChatResponse> Complete(const ChatRequest& request) override {
+    ChatResponse response;
+    if (request.messages.back().role == Role::kTool) {
+      response.choices = {{"done after " + request.messages.back().content, "stop"}};
+    } else {
+      response.choices = {{"", "tool_calls", {{"call_7", "read", R"({"path":"sk-tool-SECRET.h"})"}}}};
+    }
+    response.model = "m";
+    return response;
+  }
+};
+
+TEST_F(TranscriptTest, ToolConversationsRecordAndReplayByteForByteWithSecretsRedacted) {
+  SecretRedactor redactor;
+  redactor.AddSecret("sk-tool-SECRET");
+  ChatRequest first = testing::ToolConversationRequest();
+  first.messages.resize(1);
+  // The follow-up a tool loop sends: the call it got, then its result.
+  auto follow_up = [&](const ChatResponse& call, const std::string& result_text) {
+    ChatRequest next = first;
+    ChatMessage assistant{Role::kAssistant, ""};
+    assistant.tool_calls = call.choices[0].tool_calls;
+    ChatMessage result{Role::kTool, result_text};
+    result.tool_call_id = "call_7";
+    next.messages.push_back(assistant);
+    next.messages.push_back(result);
+    return next;
+  };
+  std::string recorded_answer;
+  {
+    auto recorder =
+        TranscriptRecorder::Open(std::make_unique<ToolCallingClient>(), path_, "m", &redactor, nullptr);
+    ASSERT_TRUE(recorder.ok());
+    auto call = (*recorder)->Complete(first);
+    ASSERT_TRUE(call.ok());
+    auto answer = (*recorder)->Complete(follow_up(*call, "line 1 of the file"));
+    ASSERT_TRUE(answer.ok());
+    recorded_answer = ResponseToJsonText(*answer);
+  }
+  std::string on_disk = ReadTestFile(path_);
+  EXPECT_THAT(on_disk, Not(HasSubstr("sk-tool-SECRET")));
+  EXPECT_THAT(on_disk, HasSubstr(R"("role":"tool","tool_call_id":"call_7")"));
+  auto replayer = TranscriptReplayer::Open(path_, "m", nullptr);
+  ASSERT_TRUE(replayer.ok()) << replayer.status().message();
+  auto call = (*replayer)->Complete(first);
+  ASSERT_TRUE(call.ok()) << call.status().message();
+  EXPECT_EQ(call->choices[0].tool_calls.at(0).arguments, R"({"path":"[REDACTED].h"})");
+  // The follow-up built from the replayed call is the recorded (redacted) request.
+  auto answer = (*replayer)->Complete(follow_up(*call, "line 1 of the file"));
+  ASSERT_TRUE(answer.ok()) << answer.status().message();
+  EXPECT_EQ(ResponseToJsonText(*answer), recorded_answer);
+  // A different tool result is a different request: not in the transcript.
+  auto again = TranscriptReplayer::Open(path_, "m", nullptr);
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE((*again)->Complete(first).ok());
+  EXPECT_FALSE((*again)->Complete(follow_up(*call, "another file")).ok());
 }
 
 TEST_F(TranscriptTest, RecorderRedactsSecrets) {

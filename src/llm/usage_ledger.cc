@@ -10,6 +10,9 @@ void Add(UsageTotals& totals, const ChatResponse& response) {
   totals.attempts += response.attempts;
   totals.input_tokens += response.usage.input_tokens;
   totals.output_tokens += response.usage.output_tokens;
+  for (const ChatChoice& choice : response.choices) {
+    totals.tool_calls += static_cast<int64_t>(choice.tool_calls.size());
+  }
   if (response.from_cache) {
     ++totals.cache_hits;
   } else if (response.replayed) {

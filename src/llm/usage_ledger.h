@@ -31,6 +31,7 @@ struct UsageTotals {
   int64_t attempts = 0;  // HTTP attempts, retries included
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;
+  int64_t tool_calls = 0;  // tool calls the answers asked for (every choice, replayed and cached included)
   // USD spent: network calls with a known price only (cache hits and
   // replayed answers cost nothing).
   double cost_usd = 0;

@@ -61,15 +61,21 @@ TEST(UsageLedgerTest, TotalsPerPurposeCacheHitsAndReplays) {
     });
   }
   for (auto& thread : threads) thread.join();
+  ChatResponse tools = Answer("z", 1, 1);
+  tools.replayed = true;
+  tools.choices = {{"", "tool_calls", {{"a", "search", "{}"}, {"b", "read", "{}"}}}};
+  ledger.RecordSuccess("optimize", tools);
   ledger.RecordSuccess("repair", unknown);
   ledger.RecordFailure("repair");
   UsageTotals total = ledger.Total();
-  EXPECT_EQ(total.calls, 9);
+  EXPECT_EQ(total.calls, 10);
+  EXPECT_EQ(total.tool_calls, 2);
+  EXPECT_EQ(total.replayed, 1);
   EXPECT_EQ(total.failed_calls, 1);
   EXPECT_EQ(total.network_calls, 5);
   EXPECT_EQ(total.cache_hits, 4);
-  EXPECT_EQ(total.attempts, 4 * 2 + 4 * 1 + 1);
-  EXPECT_EQ(total.input_tokens, 801);
+  EXPECT_EQ(total.attempts, 4 * 2 + 4 * 1 + 1 + 1);
+  EXPECT_EQ(total.input_tokens, 802);
   EXPECT_DOUBLE_EQ(total.cost_usd, 2.0);
   EXPECT_FALSE(total.cost_complete);
   auto by_purpose = ledger.ByPurpose();

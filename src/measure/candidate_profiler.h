@@ -44,7 +44,8 @@ struct NcuProfilerSettings {
   std::string work_directory;   // where bundles go: <work>/<name>/ (kept)
   std::string cache_directory;  // the compiler's cache (the measurement's: <workspace>/compile-cache)
   std::string architecture;     // "sm_90a"
-  std::string runner_program;   // kopt-runner
+  std::vector<std::string> extra_flags;  // nvcc flags after the standard ones (the measurement's -I flags)
+  std::string runner_program;            // kopt-runner
   std::string section_set = "full";
   long long launch_count = 8;  // kernels profiled at most per candidate
   double timeout_seconds = 600;

@@ -234,6 +234,7 @@ Status MeasureSession::Impl::Begin(const std::string& task_directory) {
   CompilerOptions compiler_options;
   compiler_options.architecture = plan_.architecture;
   compiler_options.cache_directory = workspace_->directory() + "/compile-cache";
+  compiler_options.extra_flags = IncludeFlags(settings_.include_directories);
   KOPT_ASSIGN_OR_RETURN(compiler_, Compiler::Create(*environment_.command_runner, compiler_options));
   report_.settings = MeasurementSettingsJson(settings_, plan_);
   report_.settings["compiler"] = {{"flags", compiler_->flags()},
@@ -659,19 +660,21 @@ Result<std::unique_ptr<MeasureSession>> MeasureSession::Open(const MeasureSettin
                                                              MeasureTask task) {
   KOPT_RETURN_IF_ERROR(ValidateMeasureSettings(settings));
   if (environment.command_runner == nullptr) return Internal("MeasureSession: no command runner");
+  MeasureSettings resolved = settings;
+  KOPT_RETURN_IF_ERROR(ResolveIncludeDirectories(resolved, *environment.command_runner).status());
   MeasurePlan plan;
   plan.task = std::move(task.spec);
-  KOPT_RETURN_IF_ERROR(ResolveDevice(settings, environment, plan));
-  if (!settings.compile_only) {
+  KOPT_RETURN_IF_ERROR(ResolveDevice(resolved, environment, plan));
+  if (!resolved.compile_only) {
     if (!environment.runner_program.empty()) {
       plan.runner_program = environment.runner_program;
     } else {
       KOPT_ASSIGN_OR_RETURN(plan.runner_program, FindRunnerProgram());
     }
   }
-  plan.seeds = DrawSeeds(settings.seeds > 0 ? settings.seeds : plan.task.check_seeds, settings.seed);
-  KOPT_ASSIGN_OR_RETURN(std::unique_ptr<Workspace> workspace, Workspace::Open(settings.workspace));
-  auto impl = std::make_unique<Impl>(settings, environment, std::move(plan), std::move(workspace));
+  plan.seeds = DrawSeeds(resolved.seeds > 0 ? resolved.seeds : plan.task.check_seeds, resolved.seed);
+  KOPT_ASSIGN_OR_RETURN(std::unique_ptr<Workspace> workspace, Workspace::Open(resolved.workspace));
+  auto impl = std::make_unique<Impl>(resolved, environment, std::move(plan), std::move(workspace));
   KOPT_RETURN_IF_ERROR(impl->Begin(task.directory));
   return std::unique_ptr<MeasureSession>(new MeasureSession(std::move(impl)));
 }
@@ -716,6 +719,27 @@ Result<MeasurementReport> MeasureSession::Finish() {
 }
 
 // ---- free functions ----
+
+Result<std::optional<CutlassTree>> ResolveIncludeDirectories(MeasureSettings& settings,
+                                                             CommandRunner& command_runner) {
+  for (std::string& directory : settings.include_directories) {
+    std::error_code error;
+    if (!fs::is_directory(directory, error)) {
+      return InvalidInput(fmt::format("--include-dir {}: not a directory", directory));
+    }
+    directory = fs::absolute(directory, error).lexically_normal().string();
+  }
+  if (settings.cutlass.empty()) return std::optional<CutlassTree>();
+  KOPT_ASSIGN_OR_RETURN(CutlassTree tree, LocateCutlass(settings.cutlass, command_runner));
+  for (const std::string& directory : tree.include_directories) {
+    if (std::find(settings.include_directories.begin(), settings.include_directories.end(), directory) ==
+        settings.include_directories.end()) {
+      settings.include_directories.push_back(directory);
+    }
+  }
+  settings.cutlass.clear();
+  return std::optional<CutlassTree>(std::move(tree));
+}
 
 Status ValidateMeasureSettings(const MeasureSettings& settings) {
   if (settings.seeds < 0) return InvalidInput("--seeds must be at least 1 (0: the task's check_seeds)");

@@ -38,6 +38,7 @@
 
 #include "core/status.h"
 #include "core/subprocess.h"
+#include "harness/cutlass_tree.h"
 #include "harness/task_spec.h"
 #include "hw/gpu_spec.h"
 #include "measure/measurement_report.h"
@@ -63,7 +64,23 @@ struct MeasureSettings {
   bool rerun = false;               // measure again what the workspace already has
   int device = 0;                   // CUDA device ordinal
   bool compile_only = false;        // compile, report compile results, run nothing
+  // Extra header directories for every compile (-I, in order; --include-dir),
+  // part of the compiler flags and so of the resume key and compile cache.
+  std::vector<std::string> include_directories;
+  // A CUTLASS/CuTe tree to compile with (--cutlass: kCutlassFromPip, the
+  // nvidia-cutlass wheel; --cutlass-dir DIR): "" none. ResolveIncludeDirectories
+  // turns it into include directories (MeasureSession::Open does when the
+  // command has not).
+  std::string cutlass;
 };
+
+// Makes settings.include_directories absolute (InvalidInput naming
+// --include-dir when one is not a directory), resolves settings.cutlass
+// (harness/cutlass_tree.h) and appends its include directories, then clears
+// settings.cutlass (so a second call does nothing more). Returns the tree,
+// or nullopt when none was asked for.
+Result<std::optional<CutlassTree>> ResolveIncludeDirectories(MeasureSettings& settings,
+                                                             CommandRunner& command_runner);
 
 // Where a session stands, for a progress display (app/ draws it).
 struct MeasureProgress {

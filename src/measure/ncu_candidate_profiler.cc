@@ -92,6 +92,7 @@ Result<std::unique_ptr<CandidateProfiler>> MakeNcuCandidateProfiler(const NcuPro
   CompilerOptions compiler;
   compiler.architecture = settings.architecture;
   compiler.cache_directory = settings.cache_directory;
+  compiler.extra_flags = settings.extra_flags;
   if (compiler.architecture.empty()) return InvalidInput("profiler: the architecture is not known (--arch)");
   KOPT_ASSIGN_OR_RETURN(std::unique_ptr<Compiler> made, Compiler::Create(command_runner, compiler));
   return std::unique_ptr<CandidateProfiler>(

@@ -627,6 +627,7 @@ Status OptimizationRun::EvaluateNode(NodeId node, size_t device_index, std::uniq
   state_.usage.llm_cost_usd += candidate.cost_usd;
   state_.usage.llm_cost_known = state_.usage.llm_cost_known && candidate.cost_known;
   WriteNodeArtifact(node, "response.txt", candidate.response_text);
+  WriteNodeArtifact(node, "tools.jsonl", candidate.tool_exchange);  // the LLM's tool calls and results
   if (generated_record.generator.empty()) {
     generated_record.generator = std::string(agents::GeneratorKindName(environment_.generator->kind()));
   }
