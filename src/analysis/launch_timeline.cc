@@ -21,6 +21,11 @@ LaunchTimeline::LaunchTimeline(const std::vector<KernelLaunch>& launches) {
 }
 
 void LaunchTimeline::Add(const KernelLaunch& launch) {
+  double bytes =
+      launch.Metric("dram__bytes_read.sum").value_or(0) + launch.Metric("dram__bytes_write.sum").value_or(0);
+  auto [slot, added] = traffic_index_.try_emplace(launch.FunctionName(), traffic_.size());
+  if (added) traffic_.push_back({launch.FunctionName(), bytes});
+  traffic_[slot->second].max_dram_bytes = std::max(traffic_[slot->second].max_dram_bytes, bytes);
   std::optional<double> duration = launch.Metric(kDuration);
   if (!duration) return;
   LaunchDurations& entry = by_function_[launch.FunctionName()];

@@ -20,6 +20,13 @@
 
 namespace kopt {
 
+// The most DRAM traffic any launch of one kernel function moved
+// (dram__bytes_read.sum + dram__bytes_write.sum, bytes).
+struct FunctionTraffic {
+  std::string function_name;
+  double max_dram_bytes = 0;
+};
+
 struct LaunchDurations {
   long long count = 0;  // launches with a gpu__time_duration.sum
   double total_ns = 0, minimum_ns = 0, maximum_ns = 0;
@@ -34,6 +41,10 @@ class LaunchTimeline {
 
   // The durations of `function_name`'s launches; count 0 when it has none.
   LaunchDurations Of(std::string_view function_name) const;
+  // Every function of the profile with its largest DRAM traffic, in order
+  // of first appearance (the data-movement tool compares a kernel with the
+  // others of its program).
+  const std::vector<FunctionTraffic>& DramTrafficByFunction() const { return traffic_; }
 
  private:
   void Add(const KernelLaunch& launch);
@@ -42,6 +53,8 @@ class LaunchTimeline {
     size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
   };
   std::unordered_map<std::string, LaunchDurations, Hash, std::equal_to<>> by_function_;
+  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> traffic_index_;
+  std::vector<FunctionTraffic> traffic_;
 };
 
 // The launches one KernelDiagnosis stands for.

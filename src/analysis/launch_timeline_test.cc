@@ -11,7 +11,7 @@
 namespace kopt {
 namespace {
 
-KernelLaunch Launch(std::string name, long long grid, std::optional<double> duration_ns) {
+KernelLaunch Launch(std::string name, long long grid, std::optional<double> duration) {
   static auto schema = [] {
     auto s = std::make_shared<MetricSchema>();
     s->Add("gpu__time_duration.sum", "ns");

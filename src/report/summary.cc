@@ -9,6 +9,7 @@
 
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
+#include "core/text.h"
 #include "report/markup_escape.h"
 
 namespace kopt {

@@ -24,22 +24,14 @@ struct Neighbour {
 std::vector<Neighbour> OtherKernels(const ToolContext& context) {
   std::vector<Neighbour> others;
   std::string self = context.launch.FunctionName();
-  for (const KernelLaunch* launch : *context.launches) {
-    if (!launch || launch->FunctionName() == self) continue;
-    double bytes = launch->Metric("dram__bytes_read.sum").value_or(0) +
-                   launch->Metric("dram__bytes_write.sum").value_or(0);
-    auto it = std::find_if(others.begin(), others.end(),
-                           [&](const Neighbour& n) { return n.name == launch->FunctionName(); });
-    if (it == others.end())
-      others.push_back({launch->FunctionName(), bytes});
-    else
-      it->dram_bytes = std::max(it->dram_bytes, bytes);
+  for (const FunctionTraffic& traffic : context.timeline->DramTrafficByFunction()) {
+    if (traffic.function_name != self) others.push_back({traffic.function_name, traffic.max_dram_bytes});
   }
   return others;
 }
 
 std::optional<Finding> AnalyzeDataMovementPass(const ToolContext& context) {
-  if (!context.launches) return std::nullopt;
+  if (!context.timeline) return std::nullopt;
   double read = *context.Metric("dram__bytes_read.sum");
   double write = *context.Metric("dram__bytes_write.sum");
   double bytes = read + write;
