@@ -77,7 +77,7 @@ struct RooflineAnalysis {
   // Measured, size-limited ceilings: set only when a ceilings table was used.
   std::optional<AchievableCeiling> achievable_dram;  // for this kernel's DRAM bytes
   std::optional<AchievableCeiling> achievable_fp32;  // for its FP32 FLOP
-  std::string ceilings_table;     // the table's file (or GPU name); empty: none used
+  std::string ceilings_table;                        // the table's file (or GPU name); empty: none used
   double achievable_percent = 0;  // 100 × floor / duration with the measured floors; 0 without a table
   BottleneckClass bottleneck = BottleneckClass::kUnknown;
   std::string reason;                        // one sentence with the numbers that decide the class
@@ -102,6 +102,7 @@ void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& option
 
 // `ceilings`: the measured table of the profile's GPU, or nullptr.
 RooflineAnalysis AnalyzeRoofline(const KernelLaunch& launch, const GpuSpec* spec,
-                                 const RooflineOptions& options = {}, const CeilingsTable* ceilings = nullptr);
+                                 const RooflineOptions& options = {},
+                                 const CeilingsTable* ceilings = nullptr);
 
 }  // namespace kopt

@@ -63,6 +63,7 @@ Status RunCalibrate(const CalibrateOptions& options, CommandRunner& runner, std:
   settings.work_directory = work.string();
   settings.quick = options.quick;
   settings.ncu_copies = options.ncu_copies;
+  // QueryLiveGpus honours KOPT_NO_GPU_QUERY=1 (no GPU, as the golden tests want).
   CalibrationEnvironment environment{&runner, [] { return QueryLiveGpus(); }, NowUtc};
   auto started = std::chrono::steady_clock::now();
   auto result = RunCalibration(settings, environment);

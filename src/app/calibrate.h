@@ -3,8 +3,8 @@
 // writes its ceilings table (hw/ceilings_table.h, docs/calibrate.md), which
 // `kopt explain` then uses for profiles of that GPU.
 //
-// Without a GPU it fails with a message saying that calibration needs one
-// (Unavailable, exit status 2). Writes the table to `output_path`, or to
+// Without a GPU (or with KOPT_NO_GPU_QUERY=1) it fails with a message saying
+// that calibration needs one (Unavailable, exit status 2). Writes the table to `output_path`, or to
 // DefaultCeilingsDirectory()/CeilingsFileName(gpu) when empty; prints a summary
 // (achievable DRAM bandwidth and FP32 rate at a few sizes, where the file went)
 // to `out`.

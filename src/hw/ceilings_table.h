@@ -41,12 +41,12 @@
 namespace kopt {
 
 struct CeilingPoint {
-  std::string op;            // "copy", "read", "fma", "memcpy"
-  double work = 0;           // bytes moved (read + written) or FLOP
-  std::string unit;          // "byte" or "flop"
-  int blocks_per_sm = 0;     // 0 for memcpy
+  std::string op;         // "copy", "read", "fma", "memcpy"
+  double work = 0;        // bytes moved (read + written) or FLOP
+  std::string unit;       // "byte" or "flop"
+  int blocks_per_sm = 0;  // 0 for memcpy
   int threads_per_block = 0;
-  bool cold = true;          // L2 flushed before each launch
+  bool cold = true;  // L2 flushed before each launch
   double median_ns = 0;
   double min_ns = 0;
   std::string timing = "events";  // "events" (CUDA events around one launch) or "ncu" (gpu__time_duration)
@@ -65,10 +65,10 @@ struct CeilingsTable {
 
 // An achievable ceiling at one size.
 struct AchievableCeiling {
-  double work = 0;          // the bytes or FLOP asked about
-  double duration_ns = 0;   // the least time the measured points allow for that work
-  double per_second = 0;    // work / duration
-  std::string basis;        // "cold copy/read, 4 blocks/SM, ncu-timed, 12.6 MB .. 16.8 MB"
+  double work = 0;         // the bytes or FLOP asked about
+  double duration_ns = 0;  // the least time the measured points allow for that work
+  double per_second = 0;   // work / duration
+  std::string basis;       // "cold copy/read, 4 blocks/SM, ncu-timed, 12.6 MB .. 16.8 MB"
 };
 
 std::optional<AchievableCeiling> AchievableDram(const CeilingsTable& table, double bytes);

@@ -311,11 +311,12 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
           "metric signature: global/shared/ldmatrix load instructions per FFMA from which the FFMAs "
           "consume loaded operands (a naive GEMM loads 2 per FFMA, an 8x8 register tile with 128-bit "
           "shared loads 1 per 16; register-resident iterations load once per thousands)"),
-      MakeThreshold("max_stores_per_ffma", 0.05, "inst/inst",
-                    "metric signature: global/shared store instructions per FFMA up to which the FFMAs accumulate "
-                    "(a product stores each result after K >= 16 multiply-adds and stages each operand tile with "
-                    "one shared store per thread per k-step of >= 16 FFMAs); kernels that store or exchange "
-                    "values every few FFMAs are not products"),
+      MakeThreshold(
+          "max_stores_per_ffma", 0.05, "inst/inst",
+          "metric signature: global/shared store instructions per FFMA up to which the FFMAs accumulate "
+          "(a product stores each result after K >= 16 multiply-adds and stages each operand tile with "
+          "one shared store per thread per k-step of >= 16 FFMAs); kernels that store or exchange "
+          "values every few FFMAs are not products"),
       MakeThreshold("min_flop_per_dram_byte", 8, "FLOP/byte",
                     "metric signature: FP32 FLOP per DRAM byte from which loaded operands are reused across "
                     "many multiplies (element-wise and stencil kernels stay below ~2)"),
@@ -327,7 +328,8 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
       "and >= min_shared_fed_ffma_share of all FFMAs; FMA pipe >= min_fma_pipe_percent. Otherwise (no SASS, "
       "or "
       "operands not from shared memory) the metric signature: FFMA >= min_ffma_share of the FP instructions, "
-      ">= min_loads_per_ffma loads and <= max_stores_per_ffma stores per FFMA, >= min_flop_per_dram_byte, tensor pipes < "
+      ">= min_loads_per_ffma loads and <= max_stores_per_ffma stores per FFMA, >= min_flop_per_dram_byte, "
+      "tensor pipes < "
       "max_tensor_pipe_percent";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeFp32GemmWithoutTensorCores;
