@@ -93,7 +93,8 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
                                      (fs::path(options.task_directory) / "task.toml").string()};
   for (const CandidateSource& candidate : candidates) inputs.push_back(candidate.path);
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kTableFormats));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format,
+                        ResolveReportFormat(options.format, options.output_path, kTableFormats));
   KOPT_ASSIGN_OR_RETURN(
       MeasurementReport report,
       Measure(options.measure, MeasureEnvironmentFor(options, environment), std::move(task), candidates));

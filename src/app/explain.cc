@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-
 #include <iostream>
 #include <optional>
 
@@ -62,9 +61,9 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   KOPT_ASSIGN_OR_RETURN(ReportFormat format,
                         ResolveReportFormat(options.format, options.output_path, kExplainFormats));
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
-      options.output_path, {options.target, options.sass_path, options.ptxas_path, options.source_page_path,
-                            options.config_path, options.source_path, options.llm_config_path,
-                            options.llm_replay_path, options.llm_record_path}));
+      options.output_path,
+      {options.target, options.sass_path, options.ptxas_path, options.source_page_path, options.config_path,
+       options.source_path, options.llm_config_path, options.llm_replay_path, options.llm_record_path}));
   const GpuSpec* gpu = nullptr;
   if (!options.gpu.empty()) {
     gpu = FindGpu(options.gpu);

@@ -27,7 +27,8 @@ std::vector<Recommendation> LaunchOverheadRecommendations(const LaunchStatistics
                                                           double cost_ns) {
   return {
       {"Capture the launch sequence in a CUDA Graph (cudaStreamBeginCapture … cudaGraphLaunch) and replay it",
-       fmt::format("each launch pays about {} of CPU/driver cost for {} of GPU work", FormatDuration(cost_ns, QuantityStyle::kFixed),
+       fmt::format("each launch pays about {} of CPU/driver cost for {} of GPU work",
+                   FormatDuration(cost_ns, QuantityStyle::kFixed),
                    FormatDuration(statistics.mean_ns, QuantityStyle::kFixed)),
        "the per-launch host cost mostly disappears; the GPU runs the kernels back to back"},
       {"Fuse the work of many launches into one kernel: loop over the iterations or batch items inside the "
@@ -63,10 +64,13 @@ std::optional<Finding> AnalyzeLaunchOverhead(const ToolContext& context) {
       "share of each launch's cost that is overhead: per launch {} of GPU time + {} launch cost (threshold); "
       "the SMs work {:.1f}% of the GPU time ({}); gain = 1 − {} / {} (ncu serialises launches, so the gaps "
       "between them are not in the profile: the launch cost is the threshold's)",
-      FormatDuration(statistics.mean_ns, QuantityStyle::kFixed), FormatDuration(cost_ns, QuantityStyle::kFixed), Percent(active), FormatDuration(work_ns, QuantityStyle::kFixed),
-      FormatDuration(work_ns, QuantityStyle::kFixed), FormatDuration(statistics.mean_ns + cost_ns, QuantityStyle::kFixed));
-  finding.evidence.push_back(MakeEvidence("launches of this kernel in the profile", static_cast<double>(statistics.count),
-                                          "launch", ">=", minimum_launches));
+      FormatDuration(statistics.mean_ns, QuantityStyle::kFixed),
+      FormatDuration(cost_ns, QuantityStyle::kFixed), Percent(active),
+      FormatDuration(work_ns, QuantityStyle::kFixed), FormatDuration(work_ns, QuantityStyle::kFixed),
+      FormatDuration(statistics.mean_ns + cost_ns, QuantityStyle::kFixed));
+  finding.evidence.push_back(MakeEvidence("launches of this kernel in the profile",
+                                          static_cast<double>(statistics.count), "launch",
+                                          ">=", minimum_launches));
   finding.evidence.push_back(MakeEvidence("mean gpu__time_duration.sum", statistics.mean_ns / 1000, "µs",
                                           "<=", maximum_mean_ns / 1000));
   finding.evidence.push_back(
