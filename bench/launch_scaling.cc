@@ -46,8 +46,8 @@ std::string BuildExport(const std::string& fixture, int kernels, long long launc
     size_t id_end = row.find(',');
     size_t name = row.find(kernel_column);
     text += "\"" + std::to_string(i) + "\"" + row.substr(id_end, name - id_end) + "\"step_" +
-            std::to_string(i % kernels) + "(float *, float, int)\"" + row.substr(name + kernel_column.size()) +
-            "\n";
+            std::to_string(i % kernels) + "(float *, float, int)\"" +
+            row.substr(name + kernel_column.size()) + "\n";
   }
   return text;
 }
@@ -96,7 +96,8 @@ int Measure(const std::string& fixture, int kernels, long long launches) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string fixture_path = argc > 1 ? argv[1] : KOPT_FIXTURE_DIR "/exports/raw_44_launches_of_one_kernel.csv";
+  std::string fixture_path =
+      argc > 1 ? argv[1] : KOPT_FIXTURE_DIR "/exports/raw_44_launches_of_one_kernel.csv";
   int kernels = argc > 2 ? std::atoi(argv[2]) : 20;
   std::vector<long long> counts;
   for (int i = 3; i < argc; ++i) counts.push_back(std::atoll(argv[i]));

@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "analysis/launch_timeline.h"
-#include "analysis/tool.h"
 #include "analysis/stalls.h"
+#include "analysis/tool.h"
 #include "core/quantity_format.h"
 
 namespace kopt {
@@ -53,7 +53,8 @@ void DiscountHalfConstantMoves(const Profile& profile, const KernelLaunch& launc
     if (half != compute.end()) {
       kernel.notes.push_back(fmt::format(
           "The roofline counts {} of FP16 work from ncu's HFMA/HADD/HMUL counts; the compiler also issues "
-          "HFMA2.MMA as constant moves, which only the SASS listing tells apart (pass --sass, or put sass.txt "
+          "HFMA2.MMA as constant moves, which only the SASS listing tells apart (pass --sass, or put "
+          "sass.txt "
           "beside the profile).",
           FormatOperations(half->operations, QuantityStyle::kTrimmed)));
     }
@@ -110,10 +111,10 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   for (const NcuRuleResult& rule : launch.ncu_rules) {
     if (rule.type == "OPT" || rule.type == "WRN") kernel.ncu_rules.push_back(rule);
   }
-  std::stable_sort(kernel.ncu_rules.begin(), kernel.ncu_rules.end(),
-                   [](const NcuRuleResult& a, const NcuRuleResult& b) {
-                     return a.estimated_speedup_percent.value_or(-1) > b.estimated_speedup_percent.value_or(-1);
-                   });
+  std::stable_sort(
+      kernel.ncu_rules.begin(), kernel.ncu_rules.end(), [](const NcuRuleResult& a, const NcuRuleResult& b) {
+        return a.estimated_speedup_percent.value_or(-1) > b.estimated_speedup_percent.value_or(-1);
+      });
   kernel.stalls = ExtractStallReasons(launch);
   RunTools(InputsFor(profile, launch, spec, timeline), options.tools, kernel);
   if (const RooflineAnalysis& roofline = kernel.roofline;
@@ -153,9 +154,11 @@ std::vector<std::string> ToolsReading(InputSource source, const Diagnosis& diagn
     bool reads = std::any_of(tool.required.begin(), tool.required.end(),
                              [&](const RequiredInput& input) { return input.source == source; });
     if (!reads) continue;
-    bool ran = std::any_of(diagnosis.kernels.begin(), diagnosis.kernels.end(), [&](const KernelDiagnosis& kernel) {
-      return std::find(kernel.tools_run.begin(), kernel.tools_run.end(), tool.id) != kernel.tools_run.end();
-    });
+    bool ran =
+        std::any_of(diagnosis.kernels.begin(), diagnosis.kernels.end(), [&](const KernelDiagnosis& kernel) {
+          return std::find(kernel.tools_run.begin(), kernel.tools_run.end(), tool.id) !=
+                 kernel.tools_run.end();
+        });
     if (ran) tools.push_back(tool.id);
   }
   return tools;

@@ -92,8 +92,9 @@ struct KernelDiagnosis {
   std::vector<Finding> findings;           // ranked by estimated gain (a "healthy" finding first)
   std::vector<SkippedTool> skipped_tools;  // relevant tools whose inputs were missing
   std::vector<std::string> tools_run;      // relevant tools that had their inputs and ran, in registry order
-  std::vector<NcuRuleResult> ncu_rules;    // ncu's own OPT/WRN rule results (details page), largest speedup first
-  std::vector<std::string> notes;          // data-quality remarks
+  std::vector<NcuRuleResult>
+      ncu_rules;                   // ncu's own OPT/WRN rule results (details page), largest speedup first
+  std::vector<std::string> notes;  // data-quality remarks
 };
 
 // One file the diagnosis was made from, and what it changed (every report lists them).

@@ -1,7 +1,8 @@
 #include "analysis/launch_timeline.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace kopt {
 namespace {
@@ -45,8 +46,9 @@ std::vector<LaunchGroup> GroupLaunches(const std::vector<KernelLaunch>& launches
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < launches.size(); ++i) {
     const KernelLaunch& launch = launches[i];
-    std::string key = fmt::format("{}\x1f{},{},{}\x1f{},{},{}", launch.kernel_name, launch.grid.x, launch.grid.y,
-                                  launch.grid.z, launch.block.x, launch.block.y, launch.block.z);
+    std::string key =
+        fmt::format("{}\x1f{},{},{}\x1f{},{},{}", launch.kernel_name, launch.grid.x, launch.grid.y,
+                    launch.grid.z, launch.block.x, launch.block.y, launch.block.z);
     auto [slot, added] = index.try_emplace(std::move(key), groups.size());
     if (added) groups.emplace_back();
     groups[slot->second].members.push_back(i);

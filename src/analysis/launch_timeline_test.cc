@@ -26,8 +26,9 @@ KernelLaunch Launch(std::string name, long long grid, std::optional<double> dura
 }
 
 TEST(GroupLaunches, OneGroupPerKernelAndShapeWithTheMedianLaunchAsRepresentative) {
-  std::vector<KernelLaunch> launches = {Launch("a(int)", 1, 30), Launch("b(int)", 1, 5), Launch("a(int)", 1, 10),
-                                        Launch("a(int)", 2, 7), Launch("a(int)", 1, 20), Launch("c()", 1, {})};
+  std::vector<KernelLaunch> launches = {Launch("a(int)", 1, 30), Launch("b(int)", 1, 5),
+                                        Launch("a(int)", 1, 10), Launch("a(int)", 2, 7),
+                                        Launch("a(int)", 1, 20), Launch("c()", 1, {})};
   std::vector<LaunchGroup> groups = GroupLaunches(launches);
   ASSERT_EQ(groups.size(), 4u);
   EXPECT_EQ(groups[0].members, (std::vector<size_t>{0, 2, 4}));

@@ -116,12 +116,13 @@ std::string MemorySentence(const RooflineAnalysis& analysis, double memory_perce
   }
   if (analysis.busiest_memory_from_unit_throughput) {
     // The unit's throughput, not its bytes: the memory table's percent is the bytes', so say both.
-    std::string sentence = fmt::format("{} is at {:.0f}% of its peak unit throughput ({})",
-                                       LevelLabel(analysis.busiest_memory_level), analysis.memory_percent_of_peak,
-                                       UnitThroughputMetric(analysis.busiest_memory_level));
+    std::string sentence = fmt::format(
+        "{} is at {:.0f}% of its peak unit throughput ({})", LevelLabel(analysis.busiest_memory_level),
+        analysis.memory_percent_of_peak, UnitThroughputMetric(analysis.busiest_memory_level));
     const MemoryTraffic* level = FindLevel(analysis, analysis.busiest_memory_level);
     if (level && level->peak_bytes_per_second > 0) {
-      sentence += fmt::format(", while the bytes it moves are {:.1f}% of its bandwidth", level->percent_of_peak);
+      sentence +=
+          fmt::format(", while the bytes it moves are {:.1f}% of its bandwidth", level->percent_of_peak);
     }
     return sentence;
   }
@@ -198,10 +199,12 @@ void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& option
     analysis.bottleneck = BottleneckClass::kUnknown;
     analysis.reason =
         analysis.duration_ns <= 0
-            ? "Unknown: the profile lacks the duration (gpu__time_duration.sum) that stage 1 needs (collect with "
+            ? "Unknown: the profile lacks the duration (gpu__time_duration.sum) that stage 1 needs (collect "
+              "with "
               "ncu --set full, or at least --section SpeedOfLight)."
             : "Unknown: the profile has the duration but none of the throughput metrics stage 1 needs (FLOP "
-              "counts, memory traffic, SM and memory percent of peak; collect with ncu --set full, or at least "
+              "counts, memory traffic, SM and memory percent of peak; collect with ncu --set full, or at "
+              "least "
               "--section SpeedOfLight).";
     return;
   }

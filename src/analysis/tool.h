@@ -76,9 +76,9 @@ struct ToolContext {
   const GpuSpec* gpu = nullptr;
   const SassFunction* sass = nullptr;
   const PtxasFunctionReport* ptxas = nullptr;
-  const SourcePage* source_page = nullptr;                     // ncu --page source for this kernel
+  const SourcePage* source_page = nullptr;                    // ncu --page source for this kernel
   const LaunchTimeline* timeline = nullptr;                   // every launch of the profile, per function
-  const std::map<std::string, double>* thresholds = nullptr;   // this tool's thresholds, overrides applied
+  const std::map<std::string, double>* thresholds = nullptr;  // this tool's thresholds, overrides applied
 
   // The threshold's value (override or default); NotFound for a name the tool does not declare.
   Result<double> FindThreshold(std::string_view name) const;

@@ -50,13 +50,13 @@ Status ReadToolTable(const toml::table& tools, std::string_view file_name, Orche
       // Out of range, a threshold would silently switch its tool off (or on for every kernel).
       double maximum = definition->unit == "%" ? 100 : definition->unit == "fraction" ? 1 : HUGE_VAL;
       if (!std::isfinite(value) || value < 0 || value > maximum) {
-        return InvalidInput(fmt::format(
-            "{}: tools.{}.{} = {}: out of range; expected {} (unit {}, default {})", Where(file_name, value_node),
-            tool_id, name, value,
-            definition->unit == "%"          ? "a percentage from 0 to 100"
-            : definition->unit == "fraction" ? "a fraction from 0 to 1"
-                                             : "a number of at least 0",
-            definition->unit.empty() ? "none" : definition->unit, definition->default_value));
+        return InvalidInput(
+            fmt::format("{}: tools.{}.{} = {}: out of range; expected {} (unit {}, default {})",
+                        Where(file_name, value_node), tool_id, name, value,
+                        definition->unit == "%"          ? "a percentage from 0 to 100"
+                        : definition->unit == "fraction" ? "a fraction from 0 to 1"
+                                                         : "a number of at least 0",
+                        definition->unit.empty() ? "none" : definition->unit, definition->default_value));
       }
       options.threshold_overrides[tool_id][name] = value;
     }

@@ -33,7 +33,8 @@ TEST(ToolConfig, BadInputNamesFileLineAndKey) {
 }
 
 TEST(ToolConfig, OutOfRangeThresholdsAreRefusedNotSilentlyApplied) {
-  ExpectError("[tools.healthy]\nmin_speed_of_light = 150\n", "min_speed_of_light = 150: out of range; expected a percentage from 0 to 100");
+  ExpectError("[tools.healthy]\nmin_speed_of_light = 150\n",
+              "min_speed_of_light = 150: out of range; expected a percentage from 0 to 100");
   ExpectError("[tools.healthy]\nmin_speed_of_light = -1\n", "out of range");
   ExpectError("[tools.launch_overhead]\nmin_launches = -10\n", "expected a number of at least 0");
   ExpectError("[tools.launch_overhead]\nmin_gain = 2\n", "expected a fraction from 0 to 1");

@@ -65,13 +65,14 @@ TEST(RunBenchTest, AnUnknownDeviceOrdinalNamesTheGpusPresent) {
 }
 
 TEST(LoadCandidateFilesTest, AReferenceNamedCandidateAndAFileGivenTwice) {
-  std::filesystem::path directory = std::filesystem::temp_directory_path() / ("kopt_bench_names_" + std::to_string(getpid()));
+  std::filesystem::path directory =
+      std::filesystem::temp_directory_path() / ("kopt_bench_names_" + std::to_string(getpid()));
   std::filesystem::create_directories(directory / "sub");
   std::ofstream(directory / "reference.cu") << "// a candidate called reference\n";
   std::ofstream(directory / "a.cu") << "// a\n";
   std::string a = (directory / "a.cu").string();
-  auto candidates = LoadCandidateFiles(directory.string(),
-                                       {(directory / "reference.cu").string(), a, (directory / "sub" / ".." / "a.cu").string()});
+  auto candidates = LoadCandidateFiles(directory.string(), {(directory / "reference.cu").string(), a,
+                                                            (directory / "sub" / ".." / "a.cu").string()});
   std::filesystem::remove_all(directory);
   ASSERT_TRUE(candidates.ok()) << candidates.status().message();
   ASSERT_EQ(candidates->size(), 2u) << "a.cu given twice is measured once";

@@ -31,9 +31,9 @@ namespace kopt {
 struct ExplainOptions {
   std::string target;                     // path; empty when program_argv is set
   std::vector<std::string> program_argv;  // `kopt explain -- ./app args`
-  std::string format;                     // term | md | json | html | feedback; "": from output_path's extension, else term
-  std::string output_path;                // empty: `out`
-  bool color = false;                     // ANSI colour in the terminal format
+  std::string format;       // term | md | json | html | feedback; "": from output_path's extension, else term
+  std::string output_path;  // empty: `out`
+  bool color = false;       // ANSI colour in the terminal format
   bool verbose = false;
   std::string kernel_regex;          // ECMAScript regex searched in the demangled kernel name
   long long launch_skip = 0;         // skip this many matching launches

@@ -67,7 +67,9 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
                   "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent); "
                   "default: from -o's extension (.html, .md, .json), else term");
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
-  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX (case-insensitive unless REGEX has an upper-case letter)");
+  command.add_option("--kernel,-k", options->kernel_regex,
+                     "Only kernels whose demangled name matches REGEX (case-insensitive unless REGEX has an "
+                     "upper-case letter)");
   command.add_option("--launch-skip", options->launch_skip, "Skip the first N matching launches")
       ->check(NonNegative());
   command.add_option("--launch-count", options->launch_count, "Keep at most N matching launches (0: all)")
@@ -339,8 +341,7 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
       ->check(NonNegative());
   command.add_option("--devices", line->devices, "CUDA ordinals to use, e.g. 0,1 (one evaluation per GPU)")
       ->capture_default_str();
-  command.add_option("--resume", line->resume, "Continue run RUN of the workspace")
-      ->check(NonNegative());
+  command.add_option("--resume", line->resume, "Continue run RUN of the workspace")->check(NonNegative());
   command.add_option("--llm-config", settings.llm_config_path, "LLM configuration (TOML, docs/llm.md)");
   command.add_option("--llm-record", settings.llm_record_path, "Record the LLM exchanges to this transcript");
   command.add_option("--llm-replay", settings.llm_replay_path, "Serve the LLM answers from this transcript");
@@ -369,8 +370,7 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
 std::function<Status()> DeclareReport(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<ReportOptions>();
   auto run = std::make_shared<long long>(-1);
-  command.add_option("run", *run, "Run id (default: the newest kopt optimize run)")
-      ->check(NonNegative());
+  command.add_option("run", *run, "Run id (default: the newest kopt optimize run)")->check(NonNegative());
   command.add_option("--workspace,-w", options->workspace, "Workspace directory")->capture_default_str();
   command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
       ->capture_default_str();

@@ -61,9 +61,9 @@ size_t SkipProfilerLogLines(std::string_view text, int& skipped_lines);
 // rows, and ncu's "==PROF==" log lines. Blanking keeps every line number, and
 // parsers skip blank records. Lines inside a quoted field are never touched.
 struct QuotedCsvText {
-  std::string_view text;      // `text` itself when nothing was blanked, else `storage`
-  int foreign_lines = 0;      // lines blanked that were not ncu's log lines
-  int log_lines = 0;          // "==" lines blanked
+  std::string_view text;       // `text` itself when nothing was blanked, else `storage`
+  int foreign_lines = 0;       // lines blanked that were not ncu's log lines
+  int log_lines = 0;           // "==" lines blanked
   int first_foreign_line = 0;  // 1-based line of the first foreign line (0: none)
 };
 // `storage` receives the blanked copy when one is needed. Linear in the text.

@@ -75,9 +75,10 @@ Status CheckOutputIsNotAnInput(const std::string& output_path, const std::vector
     std::error_code same_error;
     bool same = (!error && !input_error && output == path) || fs::equivalent(output_path, input, same_error);
     if (same) {
-      return InvalidInput(fmt::format("-o {}: that is an input of this command ({}); it would be overwritten. "
-                                      "Name another output file",
-                                      output_path, input));
+      return InvalidInput(
+          fmt::format("-o {}: that is an input of this command ({}); it would be overwritten. "
+                      "Name another output file",
+                      output_path, input));
     }
   }
   return Status::Ok();

@@ -64,9 +64,12 @@ void InstallInterruptHandling() {
     int signal_number = 0;
     if (sigwait(&signals, &signal_number) != 0) return;
     std::fprintf(stderr, "\nkopt: interrupted (%s): stopping the children and cleaning up\n",
-                 signal_number == SIGINT ? "Ctrl-C" : signal_number == SIGTERM ? "SIGTERM" : "SIGHUP");
+                 signal_number == SIGINT    ? "Ctrl-C"
+                 : signal_number == SIGTERM ? "SIGTERM"
+                                            : "SIGHUP");
     KillGroupsAndClean();
-    std::fprintf(stderr, "kopt: interrupted; what was measured is kept: run the same command again to resume\n");
+    std::fprintf(stderr,
+                 "kopt: interrupted; what was measured is kept: run the same command again to resume\n");
     std::fflush(stderr);
     _exit(128 + signal_number);
   }).detach();

@@ -43,7 +43,8 @@ TEST(Interrupt, KillsTheChildsWholeGroupAndRunsTheCleanups) {
     spec.argv = {"/bin/sh", "-c", "sleep 60 & echo $! > " + grandchild_pid.string() + "; wait"};
     return runner->Run(spec);
   });
-  for (int i = 0; i < 500 && !fs::exists(grandchild_pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 500 && !fs::exists(grandchild_pid); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(fs::exists(grandchild_pid));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   pid_t sleeper = 0;
@@ -54,7 +55,8 @@ TEST(Interrupt, KillsTheChildsWholeGroupAndRunsTheCleanups) {
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_TRUE(result->signaled);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
-  for (int i = 0; i < 100 && Running(sleeper); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 100 && Running(sleeper); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(Running(sleeper)) << "the grandchild (sleep 60) died with the group";
   EXPECT_TRUE(cleaned);
   EXPECT_FALSE(fs::exists(directory));

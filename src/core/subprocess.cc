@@ -2,8 +2,6 @@
 // and a wall-clock watchdog that signals the child's whole process group.
 #include "core/subprocess.h"
 
-#include "core/interrupt.h"
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +21,8 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+
+#include "core/interrupt.h"
 
 extern char** environ;
 

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/interrupt.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
 #include "core/sha256.h"
 #include "harness/candidate_flags.h"
 #include "harness/wrapper_source.h"

@@ -461,7 +461,8 @@ TEST(TaskSpecTest, ThousandsOfVariantsAreRefused) {
   for (int i = 0; i < 20000; ++i) text += "[[variant]]\nn = 8\n";
   Result<TaskSpec> task = ParseTaskToml(text, "t.toml");
   ASSERT_FALSE(task.ok());
-  EXPECT_NE(task.status().message().find("20000 [[variant]] tables; a task has at most 64"), std::string::npos)
+  EXPECT_NE(task.status().message().find("20000 [[variant]] tables; a task has at most 64"),
+            std::string::npos)
       << task.status().message();
 }
 

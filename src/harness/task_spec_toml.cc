@@ -500,9 +500,10 @@ Status ReadTolerances(const TaskTomlReader& reader, const toml::table& root, Tas
 Status ReadVariants(const TaskTomlReader& reader, const toml::table& root, ParsedTask& parsed) {
   KOPT_ASSIGN_OR_RETURN(std::vector<const toml::table*> tables, TablesOf(reader, root, "variant"));
   if (tables.size() > kMaxVariants) {
-    return InvalidInput(fmt::format("{}:{}: {} [[variant]] tables; a task has at most {} (each one is checked on "
-                                    "every candidate)",
-                                    reader.file(), LineOf(*tables[kMaxVariants]), tables.size(), kMaxVariants));
+    return InvalidInput(
+        fmt::format("{}:{}: {} [[variant]] tables; a task has at most {} (each one is checked on "
+                    "every candidate)",
+                    reader.file(), LineOf(*tables[kMaxVariants]), tables.size(), kMaxVariants));
   }
   KeyList scalar_names;
   for (const ScalarSpec& scalar : parsed.spec.scalars) scalar_names.push_back(scalar.name);

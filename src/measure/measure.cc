@@ -10,12 +10,13 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
-#include <regex>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "core/interrupt.h"
 #include "core/quantity_format.h"
 #include "core/sha256.h"
 #include "harness/compiler.h"
@@ -24,7 +25,6 @@
 #include "measure/child_outcome.h"
 #include "measure/measure_plan.h"
 #include "measure/runner_client.h"
-#include "core/interrupt.h"
 #include "profile/ncu_collector.h"
 #include "store/workspace.h"
 
@@ -56,9 +56,10 @@ Status CheckDeviceMemory(const TaskSpec& task, const GpuSpec& gpu) {
   return InvalidInput(fmt::format(
       "task {}: its tensors need about {} of device memory (twice {}: the candidate's and the reference's, "
       "plus the {} L2 flush buffer), but GPU {} ({}) has {}; make the shapes in {}/task.toml smaller",
-      task.name, FormatBytes(needed, QuantityStyle::kFixed), FormatBytes(static_cast<double>(task.PeakTensorBytes()), QuantityStyle::kFixed),
-      FormatBytes(gpu.l2_cache_bytes, QuantityStyle::kFixed), gpu.device_index, gpu.name, FormatBytes(gpu.dram_capacity_bytes, QuantityStyle::kFixed),
-      task.directory));
+      task.name, FormatBytes(needed, QuantityStyle::kFixed),
+      FormatBytes(static_cast<double>(task.PeakTensorBytes()), QuantityStyle::kFixed),
+      FormatBytes(gpu.l2_cache_bytes, QuantityStyle::kFixed), gpu.device_index, gpu.name,
+      FormatBytes(gpu.dram_capacity_bytes, QuantityStyle::kFixed), task.directory));
 }
 
 // The architecture and the device: settings.arch, else the GPU's compute capability.
@@ -255,7 +256,8 @@ Status MeasureSession::Impl::Begin(const std::string& task_directory) {
   on_interrupt_ = std::make_unique<InterruptCleanup>([this] {
     Status marked = workspace_->FinishRun(
         report_.run_id, CurrentTimeUtc(),
-        json{{"interrupted", true}, {"resume", "run the same command again: complete measurements are reused"}});
+        json{{"interrupted", true},
+             {"resume", "run the same command again: complete measurements are reused"}});
     std::fprintf(stderr, "kopt: run %lld marked interrupted%s\n", static_cast<long long>(report_.run_id),
                  marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str());
   });
@@ -751,7 +753,8 @@ Status ValidateMeasureSettings(const MeasureSettings& settings) {
   if (settings.jobs < 0) return InvalidInput("--jobs must be at least 1 (0: all cores)");
   if (settings.device < 0) return InvalidInput("--device must be a CUDA device ordinal (0, 1, ...)");
   if (!settings.arch.empty() && !std::regex_match(settings.arch, std::regex("sm_[0-9]{2,3}[af]?"))) {
-    return InvalidInput("--arch " + settings.arch + ": expected sm_ and the compute capability, e.g. sm_90a or sm_80");
+    return InvalidInput("--arch " + settings.arch +
+                        ": expected sm_ and the compute capability, e.g. sm_90a or sm_80");
   }
   return Status::Ok();
 }

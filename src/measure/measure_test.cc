@@ -323,7 +323,8 @@ TEST(ReferenceVerdictTest, AFailedReferenceFailsTheCommand) {
   report.reference.failure = FailureKind::kDeviceUnavailable;
   EXPECT_EQ(ReferenceVerdict(report).kind(), ErrorKind::kUnavailable);
   report.compile_only = true;
-  EXPECT_EQ(ReferenceVerdict(report).kind(), ErrorKind::kUnavailable) << "compile-only: a failure still fails";
+  EXPECT_EQ(ReferenceVerdict(report).kind(), ErrorKind::kUnavailable)
+      << "compile-only: a failure still fails";
   report.reference.status = MeasureStatus::kCompiled;
   EXPECT_TRUE(ReferenceVerdict(report).ok());
 }

@@ -11,9 +11,9 @@
 #include <random>
 #include <thread>
 
-#include "core/interrupt.h"
 #include "analysis/diagnose.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "search/transposition_key.h"
 #include "store/search_memory.h"
@@ -240,7 +240,8 @@ Status OptimizationRun::Open() {
     Status marked = workspace_->FinishRun(
         state_.run_id, CurrentTimeUtc(),
         nlohmann::json{{"interrupted", true}, {"resume", "kopt optimize --resume " + std::to_string(run)}});
-    std::fprintf(stderr, "kopt: optimize run %lld marked interrupted%s; resume it with kopt optimize --resume %lld\n",
+    std::fprintf(stderr,
+                 "kopt: optimize run %lld marked interrupted%s; resume it with kopt optimize --resume %lld\n",
                  run, marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str(), run);
   });
   return OpenSessions();

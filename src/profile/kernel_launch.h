@@ -49,10 +49,10 @@ std::optional<LaunchDimensions> ParseLaunchDimensions(std::string_view text);
 
 // One result of ncu's guided analysis (the details page's rule rows).
 struct NcuRuleResult {
-  std::string section;      // "SourceCounters"
-  std::string name;         // "UncoalescedGlobalAccess"
-  std::string type;         // "OPT" (an optimization), "WRN", "INF", "ERR"
-  std::string description;  // ncu's text
+  std::string section;                              // "SourceCounters"
+  std::string name;                                 // "UncoalescedGlobalAccess"
+  std::string type;                                 // "OPT" (an optimization), "WRN", "INF", "ERR"
+  std::string description;                          // ncu's text
   std::string speedup_type;                         // "global", "local" or ""
   std::optional<double> estimated_speedup_percent;  // ncu's estimate, % of the kernel's time
 };
@@ -73,7 +73,7 @@ struct KernelLaunch {
   std::shared_ptr<const MetricSchema> schema;
   std::vector<double> values;                            // aligned with schema; NaN = absent or not numeric
   std::vector<std::pair<int, std::string>> text_values;  // non-numeric cells: (column, text)
-  std::vector<NcuRuleResult> ncu_rules;                   // from a details page; empty from a raw page
+  std::vector<NcuRuleResult> ncu_rules;                  // from a details page; empty from a raw page
 
   // The metric's value in base units, or nullopt when absent or non-numeric.
   std::optional<double> Metric(std::string_view name) const;

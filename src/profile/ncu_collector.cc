@@ -535,8 +535,9 @@ void AttachPtxasReport(std::string_view ptxas_text, const fs::path& ptxas_path, 
 
 // ---- public entry points ---------------------------------------------------
 
-void AttachSassListing(const fs::path& binary_path, const fs::path& work_directory, const CollectionOptions& options,
-                CommandRunner& runner, Profile& profile, std::vector<std::string>& notes) {
+void AttachSassListing(const fs::path& binary_path, const fs::path& work_directory,
+                       const CollectionOptions& options, CommandRunner& runner, Profile& profile,
+                       std::vector<std::string>& notes) {
   if (runner.FindProgram(options.cuobjdump).empty()) {
     notes.push_back(Quoted(options.cuobjdump) +
                     " (CUDA toolkit) not found on PATH: no SASS instruction mix for this profile");
@@ -562,7 +563,6 @@ void AttachSassListing(const fs::path& binary_path, const fs::path& work_directo
     notes.push_back("no SASS instruction mix: " + listing.status().message());
   }
 }
-
 
 Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability) {
   static const std::regex pattern(R"(([0-9]{1,2})\.([0-9]))");

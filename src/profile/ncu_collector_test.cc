@@ -221,8 +221,8 @@ TEST_F(NcuCollectorTest, CudaSourcePassesKernelFilterToNcu) {
   ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_).ok());
   std::vector<std::string> argv = runner_.CommandsOf("ncu")[0].argv;
   EXPECT_TRUE(ContainsSequence(argv, {"--set", "detailed"}));
-  EXPECT_TRUE(
-      ContainsSequence(argv, {"-k", "regex:[sS][aA][xX][pP][yY]", "-s", "1", "-c", "2", "--target-processes", "all"}));
+  EXPECT_TRUE(ContainsSequence(
+      argv, {"-k", "regex:[sS][aA][xX][pP][yY]", "-s", "1", "-c", "2", "--target-processes", "all"}));
 }
 
 TEST_F(NcuCollectorTest, MissingNvccIsUnavailableNamingIt) {
@@ -346,8 +346,8 @@ TEST_F(NcuCollectorTest, ProgramCommandLineKeepsArgumentsVerbatim) {
 TEST_F(NcuCollectorTest, ProgramKernelRegexIsNotPrefixedTwice) {
   options_.kernel_regex = "regex:^sax";
   ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_).ok());
-  EXPECT_TRUE(
-      ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"-k", "regex:^[sS][aA][xX]", "--target-processes"}));
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"-k", "regex:^[sS][aA][xX]", "--target-processes"}));
 }
 
 TEST_F(NcuCollectorTest, ProgramByBareNameIsLookedUpOnPath) {

@@ -135,9 +135,10 @@ Result<KernelLaunch> ReadLaunch(const CsvRecord& record, const Layout& layout, s
     if (plan.metric < 0 || IsAbsentMarker(cell)) continue;
     if (auto value = ParseNumber(cell)) {
       if (plan.duration && *value < 0) {
-        return InvalidInput(fmt::format("{}:{}: column \"{}\" is {}, a negative duration; expected a time of at "
-                                        "least 0",
-                                        file_name, record.line, layout.schema->Name(plan.metric), cell));
+        return InvalidInput(
+            fmt::format("{}:{}: column \"{}\" is {}, a negative duration; expected a time of at "
+                        "least 0",
+                        file_name, record.line, layout.schema->Name(plan.metric), cell));
       }
       launch.values[plan.metric] = *value * plan.unit_factor;
     } else {
@@ -210,8 +211,8 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
     if (!has_header) return InvalidInput(fmt::format("{}: no CSV header found", file_name));
   } while (header.IsBlank());
   if (ExportKind kind = RecognizeExport(text); kind != ExportKind::kRawPage && kind != ExportKind::kUnknown) {
-    return InvalidInput(fmt::format("{}: this is {}; expected an Nsight Compute raw-page export ({})", file_name,
-                                    ExportKindDescription(kind), kRawPageCommand));
+    return InvalidInput(fmt::format("{}: this is {}; expected an Nsight Compute raw-page export ({})",
+                                    file_name, ExportKindDescription(kind), kRawPageCommand));
   }
 
   // Read the second record before planning: it may be the units row.
@@ -236,8 +237,9 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
   }
 
   if (notes && !layout.unknown_units.empty()) {
-    notes->push_back(fmt::format("{}: {} column(s) with a unit kopt does not know are left out: {}", file_name,
-                                 layout.unknown_units.size(), Abbreviate(fmt::format("{}", fmt::join(layout.unknown_units, ", ")), 300)));
+    notes->push_back(fmt::format("{}: {} column(s) with a unit kopt does not know are left out: {}",
+                                 file_name, layout.unknown_units.size(),
+                                 Abbreviate(fmt::format("{}", fmt::join(layout.unknown_units, ", ")), 300)));
   }
   std::vector<KernelLaunch> launches;
   if (has_second && !second_is_units) {

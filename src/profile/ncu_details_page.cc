@@ -24,19 +24,24 @@ const std::vector<DetailsMetricName> kDetailsMetricNames = {
     {"GPU Speed Of Light Throughput", "Elapsed Cycles", "gpc__cycles_elapsed.max"},
     {"GPU Speed Of Light Throughput", "Memory Throughput",
      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
-    {"GPU Speed Of Light Throughput", "DRAM Throughput", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
+    {"GPU Speed Of Light Throughput", "DRAM Throughput",
+     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
     {"GPU Speed Of Light Throughput", "Duration", "gpu__time_duration.sum"},
-    {"GPU Speed Of Light Throughput", "L1/TEX Cache Throughput", "l1tex__throughput.avg.pct_of_peak_sustained_active"},
-    {"GPU Speed Of Light Throughput", "L2 Cache Throughput", "lts__throughput.avg.pct_of_peak_sustained_elapsed"},
+    {"GPU Speed Of Light Throughput", "L1/TEX Cache Throughput",
+     "l1tex__throughput.avg.pct_of_peak_sustained_active"},
+    {"GPU Speed Of Light Throughput", "L2 Cache Throughput",
+     "lts__throughput.avg.pct_of_peak_sustained_elapsed"},
     {"GPU Speed Of Light Throughput", "SM Active Cycles", "sm__cycles_active.avg"},
-    {"GPU Speed Of Light Throughput", "Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
+    {"GPU Speed Of Light Throughput", "Compute (SM) Throughput",
+     "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
     {"Compute Workload Analysis", "Executed Ipc Active", "sm__inst_executed.avg.per_cycle_active"},
     {"Compute Workload Analysis", "Executed Ipc Elapsed", "sm__inst_executed.avg.per_cycle_elapsed"},
     {"Compute Workload Analysis", "Issue Slots Busy", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"},
     {"Compute Workload Analysis", "Issued Ipc Active", "sm__inst_issued.avg.per_cycle_active"},
     {"Compute Workload Analysis", "SM Busy", "sm__instruction_throughput.avg.pct_of_peak_sustained_elapsed"},
     {"Memory Workload Analysis", "Memory Throughput", "dram__bytes.sum.per_second"},
-    {"Memory Workload Analysis", "Mem Busy", "gpu__compute_memory_access_throughput.avg.pct_of_peak_sustained_elapsed"},
+    {"Memory Workload Analysis", "Mem Busy",
+     "gpu__compute_memory_access_throughput.avg.pct_of_peak_sustained_elapsed"},
     {"Memory Workload Analysis", "Max Bandwidth",
      "gpu__compute_memory_request_throughput.avg.pct_of_peak_sustained_elapsed"},
     {"Memory Workload Analysis", "L1/TEX Hit Rate", "l1tex__t_sector_hit_rate.pct"},
@@ -48,10 +53,12 @@ const std::vector<DetailsMetricName> kDetailsMetricNames = {
     {"Scheduler Statistics", "No Eligible", "smsp__issue_inst0.avg.pct_of_peak_sustained_active"},
     {"Scheduler Statistics", "Active Warps Per Scheduler", "smsp__warps_active.avg.per_cycle_active"},
     {"Scheduler Statistics", "Eligible Warps Per Scheduler", "smsp__warps_eligible.avg.per_cycle_active"},
-    {"Warp State Statistics", "Warp Cycles Per Issued Instruction", "smsp__average_warp_latency_per_inst_issued.ratio"},
+    {"Warp State Statistics", "Warp Cycles Per Issued Instruction",
+     "smsp__average_warp_latency_per_inst_issued.ratio"},
     {"Warp State Statistics", "Warp Cycles Per Executed Instruction",
      "smsp__average_warps_active_per_inst_executed.ratio"},
-    {"Warp State Statistics", "Avg. Active Threads Per Warp", "smsp__thread_inst_executed_per_inst_executed.ratio"},
+    {"Warp State Statistics", "Avg. Active Threads Per Warp",
+     "smsp__thread_inst_executed_per_inst_executed.ratio"},
     {"Warp State Statistics", "Avg. Not Predicated Off Threads Per Warp",
      "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"},
     {"Instruction Statistics", "Avg. Executed Instructions Per Scheduler", "smsp__inst_executed.avg"},
@@ -97,24 +104,57 @@ const std::vector<DetailsMetricName> kDetailsMetricNames = {
 };
 
 const std::string_view kDetailsPageLosses =
-    "read from ncu's details page: its section summaries stand in for the raw page's metrics. Lost against the "
-    "raw page: the FLOP counts per precision (no compute side of the roofline, no arithmetic intensity), the L1 "
-    "and L2 traffic, the warp-stall reasons, the per-pipe utilizations and the device name (pass --gpu); DRAM "
+    "read from ncu's details page: its section summaries stand in for the raw page's metrics. Lost against "
+    "the "
+    "raw page: the FLOP counts per precision (no compute side of the roofline, no arithmetic intensity), the "
+    "L1 "
+    "and L2 traffic, the warp-stall reasons, the per-pipe utilizations and the device name (pass --gpu); "
+    "DRAM "
     "bytes are derived as Memory Throughput × Duration. The tools that need what is missing are listed as "
     "skipped. For the whole analysis export the raw page: "
     "ncu --import REPORT.ncu-rep --csv --page raw --print-units base > raw.csv";
 
 namespace {
 
-constexpr std::array<std::string_view, 20> kColumns = {
-    "ID",          "Process ID",   "Process Name",  "Host Name",   "Kernel Name",
-    "Context",     "Stream",       "Block Size",    "Grid Size",   "Device",
-    "CC",          "Section Name", "Metric Name",   "Metric Unit", "Metric Value",
-    "Rule Name",   "Rule Type",    "Rule Description", "Estimated Speedup Type", "Estimated Speedup"};
-enum Column { kId = 0, kKernelName = 4, kBlockSize = 7, kGridSize = 8, kDevice = 9, kCc = 10, kSection = 11,
-              kMetricName, kMetricUnit, kMetricValue, kRuleName, kRuleType, kRuleDescription, kSpeedupType,
-              kSpeedup };
-constexpr size_t kMetricFields = 15;  // ncu leaves off the empty rule fields of a metric row (16 with a trailing comma)
+constexpr std::array<std::string_view, 20> kColumns = {"ID",
+                                                       "Process ID",
+                                                       "Process Name",
+                                                       "Host Name",
+                                                       "Kernel Name",
+                                                       "Context",
+                                                       "Stream",
+                                                       "Block Size",
+                                                       "Grid Size",
+                                                       "Device",
+                                                       "CC",
+                                                       "Section Name",
+                                                       "Metric Name",
+                                                       "Metric Unit",
+                                                       "Metric Value",
+                                                       "Rule Name",
+                                                       "Rule Type",
+                                                       "Rule Description",
+                                                       "Estimated Speedup Type",
+                                                       "Estimated Speedup"};
+enum Column {
+  kId = 0,
+  kKernelName = 4,
+  kBlockSize = 7,
+  kGridSize = 8,
+  kDevice = 9,
+  kCc = 10,
+  kSection = 11,
+  kMetricName,
+  kMetricUnit,
+  kMetricValue,
+  kRuleName,
+  kRuleType,
+  kRuleDescription,
+  kSpeedupType,
+  kSpeedup
+};
+constexpr size_t kMetricFields =
+    15;  // ncu leaves off the empty rule fields of a metric row (16 with a trailing comma)
 
 class Builder {
  public:
@@ -128,8 +168,8 @@ class Builder {
     const std::vector<std::string>& f = record.fields;
     if (f.size() != kColumns.size() && f.size() != kMetricFields && f.size() != kMetricFields + 1) {
       return InvalidInput(fmt::format(
-          "{}:{}: {} fields; expected {} (a rule row) or {} (a metric row) as in ncu's details page", file_name_,
-          record.line, f.size(), kColumns.size(), kMetricFields + 1));
+          "{}:{}: {} fields; expected {} (a rule row) or {} (a metric row) as in ncu's details page",
+          file_name_, record.line, f.size(), kColumns.size(), kMetricFields + 1));
     }
     auto id = ParseNumber(f[kId]);
     if (!id || *id != std::floor(*id) || std::abs(*id) > 9e15) {
@@ -152,7 +192,8 @@ class Builder {
     if (f[kMetricName].empty()) return Status::Ok();
     std::string key = f[kSection] + '\x1f' + f[kMetricName];
     auto known = raw_names_.find(key);
-    std::string name = known != raw_names_.end() ? std::string(known->second) : f[kSection] + ": " + f[kMetricName];
+    std::string name =
+        known != raw_names_.end() ? std::string(known->second) : f[kSection] + ": " + f[kMetricName];
     std::optional<double> value = ParseNumber(f[kMetricValue]);
     BaseQuantity base = ToBaseUnits(value.value_or(1.0), f[kMetricUnit]);
     int index = IndexOf(name, base.unit);
@@ -168,7 +209,8 @@ class Builder {
 
   Result<std::vector<KernelLaunch>> Finish() {
     if (launches_.empty()) {
-      return InvalidInput(fmt::format("{}: the details page lists no kernel launch (a header only)", file_name_));
+      return InvalidInput(
+          fmt::format("{}: the details page lists no kernel launch (a header only)", file_name_));
     }
     // dram__bytes.sum = Memory Throughput (byte/s) × Duration (ns): the roofline's DRAM traffic.
     int bytes = IndexOf("dram__bytes.sum", "byte");
@@ -208,7 +250,8 @@ class Builder {
       return InvalidInput(
           fmt::format("{}:{}: empty \"Kernel Name\"; expected the kernel's name", file_name_, record.line));
     }
-    for (auto [column, dimensions] : {std::pair{kBlockSize, &launch.block}, std::pair{kGridSize, &launch.grid}}) {
+    for (auto [column, dimensions] :
+         {std::pair{kBlockSize, &launch.block}, std::pair{kGridSize, &launch.grid}}) {
       if (f[column].empty()) continue;
       auto parsed = ParseLaunchDimensions(f[column]);
       if (!parsed) {
@@ -232,11 +275,12 @@ class Builder {
 
 Result<std::vector<KernelLaunch>> ParseNcuDetailsCsv(std::string_view text, std::string_view file_name) {
   if (TrimWhitespace(text).empty()) {
-    return InvalidInput(fmt::format("{}: the file is empty; expected an Nsight Compute details page (ncu --csv)",
-                                    file_name));
+    return InvalidInput(
+        fmt::format("{}: the file is empty; expected an Nsight Compute details page (ncu --csv)", file_name));
   }
   if (LooksBinary(text)) {
-    return InvalidInput(fmt::format("{}: binary data, not CSV; expected an Nsight Compute details page", file_name));
+    return InvalidInput(
+        fmt::format("{}: binary data, not CSV; expected an Nsight Compute details page", file_name));
   }
   std::string storage;
   QuotedCsvText quoted = BlankUnquotedLines(text, storage);

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <cmath>
 #include <set>
 
@@ -55,8 +54,10 @@ TEST(NcuDetailsPage, ReadsTheDefaultCsvOfNcuWithTheProgramsOutputBeforeIt) {
   // Derived: DRAM bytes = Memory Throughput × Duration.
   const KernelLaunch& first = (*launches)[0];
   EXPECT_NEAR(*first.Metric("dram__bytes.sum"),
-              *first.Metric("dram__bytes.sum.per_second") * *first.Metric("gpu__time_duration.sum") * 1e-9, 1);
-  EXPECT_THAT(launches->back().kernel_name, HasSubstr("blockwise_reduce_with_a_really_long_descriptive_kernel_name"));
+              *first.Metric("dram__bytes.sum.per_second") * *first.Metric("gpu__time_duration.sum") * 1e-9,
+              1);
+  EXPECT_THAT(launches->back().kernel_name,
+              HasSubstr("blockwise_reduce_with_a_really_long_descriptive_kernel_name"));
 }
 
 TEST(NcuDetailsPage, KeepsNcusRuleResults) {
@@ -64,8 +65,9 @@ TEST(NcuDetailsPage, KeepsNcusRuleResults) {
   ASSERT_TRUE(launches.ok()) << launches.status().message();
   ASSERT_EQ(launches->size(), 1u);
   const std::vector<NcuRuleResult>& rules = launches->front().ncu_rules;
-  auto uncoalesced = std::find_if(rules.begin(), rules.end(),
-                                  [](const NcuRuleResult& rule) { return rule.name == "UncoalescedGlobalAccess"; });
+  auto uncoalesced = std::find_if(rules.begin(), rules.end(), [](const NcuRuleResult& rule) {
+    return rule.name == "UncoalescedGlobalAccess";
+  });
   ASSERT_NE(uncoalesced, rules.end());
   EXPECT_EQ(uncoalesced->type, "OPT");
   EXPECT_DOUBLE_EQ(uncoalesced->estimated_speedup_percent.value_or(0), 77.3);
@@ -73,7 +75,8 @@ TEST(NcuDetailsPage, KeepsNcusRuleResults) {
   // Against the raw page of the same capture.
   auto raw = ParseNcuRawCsv(ReadFixture("h200/uncoalesced_loads/raw.csv"), "raw.csv");
   ASSERT_TRUE(raw.ok());
-  EXPECT_DOUBLE_EQ(*launches->front().Metric("gpu__time_duration.sum"), *raw->front().Metric("gpu__time_duration.sum"));
+  EXPECT_DOUBLE_EQ(*launches->front().Metric("gpu__time_duration.sum"),
+                   *raw->front().Metric("gpu__time_duration.sum"));
 }
 
 TEST(NcuDetailsPage, ErrorsNameTheLineAndTheExpectedForm) {

@@ -32,7 +32,8 @@ ExportKind KindOfQuotedHeader(std::string_view line) {
   if (StartsWith(line, "\"ID\",")) {
     if (Contains(line, "\"Metric Name\"") && (Contains(line, "\"Minimum\"") || Contains(line, "\"Average\"")))
       return ExportKind::kSummary;
-    if (Contains(line, "\"Section Name\"") && Contains(line, "\"Metric Name\"")) return ExportKind::kDetailsPage;
+    if (Contains(line, "\"Section Name\"") && Contains(line, "\"Metric Name\""))
+      return ExportKind::kDetailsPage;
     return ExportKind::kRawPage;
   }
   if (Contains(line, "\"Kernel Name\"") && Contains(line, "\"Invocations\"")) return ExportKind::kSummary;
@@ -75,8 +76,10 @@ std::string_view ExportKindDescription(ExportKind kind) {
   switch (kind) {
     case ExportKind::kRawPage: return "an ncu raw page (ncu --csv --page raw)";
     case ExportKind::kDetailsPage: return "an ncu details page (ncu --csv, whose default page it is)";
-    case ExportKind::kSourcePage: return "an ncu source page (per-instruction counters, ncu --csv --page source)";
-    case ExportKind::kSessionPage: return "an ncu session page (device and launch settings, ncu --page session)";
+    case ExportKind::kSourcePage:
+      return "an ncu source page (per-instruction counters, ncu --csv --page source)";
+    case ExportKind::kSessionPage:
+      return "an ncu session page (device and launch settings, ncu --page session)";
     case ExportKind::kSummary: return "an ncu summary table (ncu --print-summary: aggregates over launches)";
     case ExportKind::kNcuText: return "ncu's text output (ncu without --csv)";
     case ExportKind::kSassListing: return "a SASS listing (cuobjdump -sass or nvdisasm)";
@@ -94,17 +97,20 @@ std::string ExplainUnreadableExport(ExportKind kind, std::string_view file_name)
     case ExportKind::kDetailsPage:
     case ExportKind::kUnknown: return "";
     case ExportKind::kSourcePage:
-      return what + fmt::format(" kopt reads it beside a raw page: kopt explain raw.csv --source-page {}. "
-                                "Export the raw page with: {}",
-                                file_name, kRawPageCommand);
+      return what + fmt::format(
+                        " kopt reads it beside a raw page: kopt explain raw.csv --source-page {}. "
+                        "Export the raw page with: {}",
+                        file_name, kRawPageCommand);
     case ExportKind::kSassListing:
-      return what + fmt::format(" kopt reads it beside a raw page: kopt explain raw.csv --sass {}. Export "
-                                "the raw page with: {}",
-                                file_name, kRawPageCommand);
+      return what + fmt::format(
+                        " kopt reads it beside a raw page: kopt explain raw.csv --sass {}. Export "
+                        "the raw page with: {}",
+                        file_name, kRawPageCommand);
     case ExportKind::kPtxasReport:
-      return what + fmt::format(" kopt reads it beside a raw page: kopt explain raw.csv --ptxas {}. Export "
-                                "the raw page with: {}",
-                                file_name, kRawPageCommand);
+      return what + fmt::format(
+                        " kopt reads it beside a raw page: kopt explain raw.csv --ptxas {}. Export "
+                        "the raw page with: {}",
+                        file_name, kRawPageCommand);
     case ExportKind::kSessionPage:
     case ExportKind::kSummary:
     case ExportKind::kNcuText:

@@ -36,7 +36,8 @@ std::string_view ExportKindDescription(ExportKind kind);
 // The command that exports a raw page from what produced a file of `kind`.
 inline constexpr std::string_view kRawPageCommand =
     "ncu --import REPORT.ncu-rep --csv --page raw --print-units base > raw.csv (from a report saved with "
-    "ncu --set full -o REPORT ./app), or directly: ncu --set full --csv --page raw --print-units base ./app > "
+    "ncu --set full -o REPORT ./app), or directly: ncu --set full --csv --page raw --print-units base ./app "
+    "> "
     "raw.csv";
 
 // For a file `kopt explain` cannot read as a profile: what it is, how it can

@@ -11,7 +11,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(RecognizeExport, NamesEveryFileANewcomerHas) {
-  EXPECT_EQ(RecognizeExport(ReadFixture("exports/details_default_with_stdout.csv")), ExportKind::kDetailsPage);
+  EXPECT_EQ(RecognizeExport(ReadFixture("exports/details_default_with_stdout.csv")),
+            ExportKind::kDetailsPage);
   EXPECT_EQ(RecognizeExport(ReadFixture("h200/uncoalesced_loads/details.csv")), ExportKind::kDetailsPage);
   EXPECT_EQ(RecognizeExport(ReadFixture("exports/raw_with_stdout.csv")), ExportKind::kRawPage);
   EXPECT_EQ(RecognizeExport(ReadFixture("h200/uncoalesced_loads/raw.csv")), ExportKind::kRawPage);

@@ -66,9 +66,10 @@ Result<Profile> LoadCsvProfile(const std::string& csv_path, const ProfileSources
   std::string storage;
   QuotedCsvText quoted = BlankUnquotedLines(text, storage);
   if (quoted.foreign_lines > 0) {
-    notes.push_back(fmt::format("{}: skipped {} line(s) that are not ncu's (a program's own output, the first "
-                                "at line {})",
-                                csv_path, quoted.foreign_lines, quoted.first_foreign_line));
+    notes.push_back(
+        fmt::format("{}: skipped {} line(s) that are not ncu's (a program's own output, the first "
+                    "at line {})",
+                    csv_path, quoted.foreign_lines, quoted.first_foreign_line));
   }
   Profile profile;
   profile.source = csv_path;
@@ -175,8 +176,9 @@ std::string ListKernels(const Profile& profile) {
 }  // namespace
 
 Status SelectLaunches(const ProfileSources& options, Profile& profile) {
-  bool selects = !options.kernel_regex.empty() || options.launch_skip > 0 ||
-                 (options.launch_count > 0 && options.launch_count < static_cast<long long>(profile.launches.size()));
+  bool selects =
+      !options.kernel_regex.empty() || options.launch_skip > 0 ||
+      (options.launch_count > 0 && options.launch_count < static_cast<long long>(profile.launches.size()));
   if (!selects) return Status::Ok();  // every launch kept: all_launches stays empty (= launches), no copy
   if (profile.all_launches.empty()) profile.all_launches = profile.launches;
   std::vector<KernelLaunch> selected;
@@ -202,9 +204,10 @@ Status SelectLaunches(const ProfileSources& options, Profile& profile) {
         std::regex either_case(options.kernel_regex, std::regex::ECMAScript | std::regex::icase);
         for (const KernelLaunch& launch : profile.launches) {
           if (std::regex_search(launch.kernel_name, either_case)) {
-            hint = fmt::format(" (it would match {} ignoring case: the pattern has upper-case letters, so case "
-                               "counts; write it in lower case to match either)",
-                               launch.FunctionName());
+            hint = fmt::format(
+                " (it would match {} ignoring case: the pattern has upper-case letters, so case "
+                "counts; write it in lower case to match either)",
+                launch.FunctionName());
             break;
           }
         }

@@ -137,17 +137,17 @@ std::string SummaryTable(const Diagnosis& diagnosis) {
       "<section><h3>Kernels by duration</h3><table class=\"summary\"><colgroup><col style=\"width:8%\">"
       "<col style=\"width:24%\"><col style=\"width:12%\"><col style=\"width:9%\"><col style=\"width:12%\">"
       "<col style=\"width:8%\"><col></colgroup>";
-  html += HeaderRow({"kernel", "name", "duration", "share of time", "class", "speed of light", "top finding"});
+  html +=
+      HeaderRow({"kernel", "name", "duration", "share of time", "class", "speed of light", "top finding"});
   double total = TotalDurationNs(diagnosis);
   for (size_t index : KernelsByDuration(diagnosis)) {
     const KernelDiagnosis& kernel = diagnosis.kernels[index];
     const Finding* primary = PrimaryFinding(kernel);
     html += "<tr>" + Cell(fmt::format("<a href=\"#kernel-{0}\">{0}</a>", index + 1), true) +
-            "<td class=\"kname\"><code title=\"" + H(kernel.kernel_name.empty() ? KernelTitle(kernel) : kernel.kernel_name) +
-            "\">" + H(KernelTitle(kernel)) + "</code></td>" +
-            Cell(H(DurationCellText(kernel)), true) +
-            Cell(total > 0 ? H(FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed))
-                           : "n/a",
+            "<td class=\"kname\"><code title=\"" +
+            H(kernel.kernel_name.empty() ? KernelTitle(kernel) : kernel.kernel_name) + "\">" +
+            H(KernelTitle(kernel)) + "</code></td>" + Cell(H(DurationCellText(kernel)), true) +
+            Cell(total > 0 ? H(FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed)) : "n/a",
                  true) +
             "<td class=\"nowrap\">" + H(BottleneckClassName(kernel.roofline.bottleneck)) + "</td>" +
             Cell(H(FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed)), true) +
@@ -157,8 +157,8 @@ std::string SummaryTable(const Diagnosis& diagnosis) {
 }
 
 std::string Identity(const KernelDiagnosis& kernel, size_t number) {
-  std::string html = fmt::format("<h2>Kernel {}: <code title=\"{}\">{}</code></h2>", number, H(kernel.kernel_name),
-                                 H(KernelTitle(kernel)));
+  std::string html = fmt::format("<h2>Kernel {}: <code title=\"{}\">{}</code></h2>", number,
+                                 H(kernel.kernel_name), H(KernelTitle(kernel)));
   if (!kernel.kernel_name.empty() && kernel.kernel_name != KernelTitle(kernel)) {
     html += "<details class=\"fullname\"><summary>full signature</summary><code>" + H(kernel.kernel_name) +
             "</code></details>";
@@ -369,7 +369,8 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   }
   if (!kernel.ncu_rules.empty()) {
     html += "<section><h3>ncu's own rules (details page, largest estimated speedup first)</h3><ul>";
-    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5)) html += "<li>" + H(line) + "</li>";
+    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5))
+      html += "<li>" + H(line) + "</li>";
     html += "</ul></section>";
   }
   return html + SkippedToolsSection(kernel) + NotesSection(kernel) + "</section>";

@@ -237,12 +237,13 @@ Json KernelJson(const KernelDiagnosis& kernel) {
     json["skipped_tools"].push_back(SkippedToolJson(skipped));
   json["ncu_rules"] = Json::array();
   for (const NcuRuleResult& rule : kernel.ncu_rules) {
-    json["ncu_rules"].push_back(Json{{"name", rule.name},
-                                     {"type", rule.type},
-                                     {"section", rule.section},
-                                     {"estimated_speedup", OptionalQuantity(rule.estimated_speedup_percent, "%")},
-                                     {"speedup_type", OptionalText(rule.speedup_type)},
-                                     {"description", rule.description}});
+    json["ncu_rules"].push_back(
+        Json{{"name", rule.name},
+             {"type", rule.type},
+             {"section", rule.section},
+             {"estimated_speedup", OptionalQuantity(rule.estimated_speedup_percent, "%")},
+             {"speedup_type", OptionalText(rule.speedup_type)},
+             {"description", rule.description}});
   }
   json["notes"] = StringList(kernel.notes);
   return json;

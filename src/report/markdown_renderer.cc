@@ -61,13 +61,11 @@ std::string Summary(const Diagnosis& diagnosis) {
   for (size_t index : KernelsByDuration(diagnosis)) {
     const KernelDiagnosis& kernel = diagnosis.kernels[index];
     const Finding* primary = PrimaryFinding(kernel);
-    text +=
-        Row({std::to_string(index + 1), MarkdownCode(KernelTitle(kernel)),
-             DurationCellText(kernel),
-             total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
-             std::string(BottleneckClassName(kernel.roofline.bottleneck)),
-             FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
-             primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
+    text += Row({std::to_string(index + 1), MarkdownCode(KernelTitle(kernel)), DurationCellText(kernel),
+                 total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
+                 std::string(BottleneckClassName(kernel.roofline.bottleneck)),
+                 FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
+                 primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
   }
   return text;
 }
@@ -252,8 +250,8 @@ std::string NotesSection(const KernelDiagnosis& kernel) {
 }
 
 std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const RenderOptions& options) {
-  std::string text =
-      Identity(kernel, number, options.verbose) + Verdict(kernel) + Stage1(kernel.roofline) + Stalls(kernel, options);
+  std::string text = Identity(kernel, number, options.verbose) + Verdict(kernel) + Stage1(kernel.roofline) +
+                     Stalls(kernel, options);
   text +=
       kernel.findings.empty() ? "\n### Findings\n\nNone.\n" : "\n### Findings, ranked by estimated gain\n";
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
@@ -261,7 +259,8 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   }
   if (!kernel.ncu_rules.empty()) {
     text += "\n### ncu's own rules (details page, largest estimated speedup first)\n\n";
-    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5)) text += "- " + EscapeMarkdown(line) + "\n";
+    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5))
+      text += "- " + EscapeMarkdown(line) + "\n";
   }
   return text + SkippedToolsSection(kernel) + NotesSection(kernel);
 }

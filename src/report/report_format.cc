@@ -41,10 +41,12 @@ Result<ReportFormat> ResolveReportFormat(std::string_view name, std::string_view
   if (extension == ".json") inferred = ReportFormat::kJson;
   if (std::find(accepted.begin(), accepted.end(), inferred) != accepted.end()) return inferred;
   std::string choices;
-  for (ReportFormat format : accepted) choices += (choices.empty() ? "" : ", ") + std::string(ReportFormatName(format));
+  for (ReportFormat format : accepted)
+    choices += (choices.empty() ? "" : ", ") + std::string(ReportFormatName(format));
   return InvalidInput("-o " + std::string(output_path) + ": the extension asks for " +
-                      std::string(ReportFormatName(inferred)) + ", which this command does not write (it writes " +
-                      choices + "); give -f or another extension");
+                      std::string(ReportFormatName(inferred)) +
+                      ", which this command does not write (it writes " + choices +
+                      "); give -f or another extension");
 }
 
 std::string_view ReportFileExtension(ReportFormat format) {

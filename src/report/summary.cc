@@ -65,7 +65,8 @@ std::string DurationCellText(const KernelDiagnosis& kernel) {
 }
 
 double KernelTimeNs(const KernelDiagnosis& kernel) {
-  if (kernel.launches.count > 1 && kernel.launches.total_duration_ns) return *kernel.launches.total_duration_ns;
+  if (kernel.launches.count > 1 && kernel.launches.total_duration_ns)
+    return *kernel.launches.total_duration_ns;
   return kernel.roofline.duration_ns;
 }
 
@@ -252,7 +253,8 @@ std::string FloorText(const RooflineAnalysis& roofline) {
 }
 
 std::string IntensityText(const RooflineAnalysis& roofline) {
-  if (roofline.compute.empty()) return "unknown (the profile has no FLOP counts; ncu --set full collects them)";
+  if (roofline.compute.empty())
+    return "unknown (the profile has no FLOP counts; ncu --set full collects them)";
   if (!(roofline.total_flops > 0)) return "none (no floating-point work)";
   return FormatIntensity(roofline.arithmetic_intensity, QuantityStyle::kTrimmed);
 }
@@ -272,9 +274,10 @@ std::vector<std::string> NcuRuleLines(const KernelDiagnosis& kernel, size_t limi
   std::vector<std::string> lines;
   for (const NcuRuleResult& rule : kernel.ncu_rules) {
     if (limit != 0 && lines.size() == limit) break;
-    std::string speedup = rule.estimated_speedup_percent
-                              ? ", est. speedup " + FormatPercent(*rule.estimated_speedup_percent, QuantityStyle::kTrimmed)
-                              : "";
+    std::string speedup =
+        rule.estimated_speedup_percent
+            ? ", est. speedup " + FormatPercent(*rule.estimated_speedup_percent, QuantityStyle::kTrimmed)
+            : "";
     std::string_view description = rule.description;
     size_t end = description.find(". ");
     if (end != std::string_view::npos) description = description.substr(0, end + 1);

@@ -134,7 +134,8 @@ std::vector<std::string> InputLines(const Diagnosis& diagnosis);
 std::vector<std::string> NcuRuleLines(const KernelDiagnosis& kernel, size_t limit = 0);
 
 // The heading sentence of the inputs list.
-inline constexpr std::string_view kInputsIntro = "Inputs: the files this report was made from, and what each changed";
+inline constexpr std::string_view kInputsIntro =
+    "Inputs: the files this report was made from, and what each changed";
 
 // The heading sentence of the skipped-tools list.
 inline constexpr std::string_view kSkippedToolsIntro =

@@ -11,15 +11,17 @@ using ::testing::HasSubstr;
 TEST(ShortKernelName, DropsNamespacesAndNestedArguments) {
   EXPECT_EQ(ShortKernelName("saxpy"), "saxpy");
   EXPECT_EQ(ShortKernelName("ns::gemm<128>"), "gemm<128>");
-  EXPECT_EQ(ShortKernelName("at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-                            "at::detail::Array<char *, 3>>"),
-            "vectorized_elementwise_kernel<4, CUDAFunctor_add<…>, Array<…>>");
+  EXPECT_EQ(
+      ShortKernelName("at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+                      "at::detail::Array<char *, 3>>"),
+      "vectorized_elementwise_kernel<4, CUDAFunctor_add<…>, Array<…>>");
   EXPECT_EQ(ShortKernelName("at::native::(anonymous namespace)::cunn_SoftMaxForwardReg<float, float, float, "
                             "at::native::(anonymous namespace)::SoftMaxForwardEpilogue, long, 4>"),
             "cunn_SoftMaxForwardReg<float, float, float, SoftMaxForwardEpilogue, long, 4>");
-  EXPECT_EQ(ShortKernelName("kopt_demo::detail::blockwise_reduce_with_a_really_long_descriptive_kernel_name<float, "
-                            "256, 4, kopt_demo::detail::Plus>"),
-            "blockwise_reduce_with_a_really_long_descriptive_kernel_name<…>");
+  EXPECT_EQ(
+      ShortKernelName("kopt_demo::detail::blockwise_reduce_with_a_really_long_descriptive_kernel_name<float, "
+                      "256, 4, kopt_demo::detail::Plus>"),
+      "blockwise_reduce_with_a_really_long_descriptive_kernel_name<…>");
 }
 
 TEST(LaunchSpreadText, OneLaunchOrAGroupWithItsSpread) {
@@ -28,9 +30,10 @@ TEST(LaunchSpreadText, OneLaunchOrAGroupWithItsSpread) {
   EXPECT_EQ(LaunchSpreadText(kernel), "ncu launch ID 7");
   kernel.launches = {1000, 0, 999, 1900, 2100, 2400, 2.1e6};
   kernel.launch_id = 500;
-  EXPECT_EQ(LaunchSpreadText(kernel),
-            "1000 launches (ncu launch IDs 0–999), duration min 1.9 µs · median 2.1 µs · max 2.4 µs; diagnosed "
-            "on ncu launch ID 500 (the median)");
+  EXPECT_EQ(
+      LaunchSpreadText(kernel),
+      "1000 launches (ncu launch IDs 0–999), duration min 1.9 µs · median 2.1 µs · max 2.4 µs; diagnosed "
+      "on ncu launch ID 500 (the median)");
   kernel.roofline.duration_ns = 2100;
   EXPECT_EQ(DurationCellText(kernel), "2.1 µs × 1000");
   EXPECT_EQ(KernelTimeNs(kernel), 2.1e6);
@@ -51,7 +54,8 @@ TEST(InputLines, EachInputWithWhatItChanged) {
   std::vector<std::string> lines = InputLines(diagnosis);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "raw.csv (raw page, given): the metrics of 1 launch(es)");
-  EXPECT_EQ(lines[1], "sass.txt (SASS listing, found beside the profile): read by the tools a, b; removed 1 FLOP");
+  EXPECT_EQ(lines[1],
+            "sass.txt (SASS listing, found beside the profile): read by the tools a, b; removed 1 FLOP");
 }
 
 }  // namespace

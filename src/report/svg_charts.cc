@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
@@ -276,8 +276,9 @@ bool CrossesALine(const Box& box, const std::vector<Slope>& slopes, const std::v
   }
   for (const Slope& slope : slopes) {
     for (double px = box.left; px <= box.right; px += 4) {
-      double intensity = std::pow(10.0, x.low_exponent + (px - x.pixel_start) / (x.pixel_end - x.pixel_start) *
-                                                             (x.high_exponent - x.low_exponent));
+      double intensity =
+          std::pow(10.0, x.low_exponent + (px - x.pixel_start) / (x.pixel_end - x.pixel_start) *
+                                              (x.high_exponent - x.low_exponent));
       double py = y.Map(slope.bytes_per_second * intensity);
       if (py > box.top && py < box.bottom) return true;
     }
@@ -330,8 +331,8 @@ std::string PointMarkers(const std::vector<KernelPoint>& points, const LogAxis& 
       left = px > (kLeft + kWidth - kRight) / 2;
       label_x = left ? px - 10 : px + 10;
       label_y = py + 22 > kHeight - kBottom - 4 ? py - 12 : py + 22;
-      chosen = Box{left ? label_x - width + 4 : label_x - 4, label_y - 13, left ? label_x + 4 : label_x - 4 + width,
-                   label_y + 5};
+      chosen = Box{left ? label_x - width + 4 : label_x - 4, label_y - 13,
+                   left ? label_x + 4 : label_x - 4 + width, label_y + 5};
     }
     taken.push_back(*chosen);
     svg += fmt::format(
@@ -360,13 +361,14 @@ std::string PointMarkers(const std::vector<KernelPoint>& points, const LogAxis& 
     std::string label = MemoryLevelLabel(point.level);
     double width = static_cast<double>(DisplayWidth(label)) * 7 + 4;
     // Above, left, right or below the marker: the first spot clear of the other labels and markers.
-    const std::pair<double, double> spots[] = {{0, -radius - 5}, {-radius - 4 - width / 2, 4},
-                                                {radius + 4 + width / 2, 4}, {0, radius + 14}};
+    const std::pair<double, double> spots[] = {
+        {0, -radius - 5}, {-radius - 4 - width / 2, 4}, {radius + 4 + width / 2, 4}, {0, radius + 14}};
     double label_x = px, label_y = py - radius - 5;
     for (const auto& [dx, dy] : spots) {
       Box box{px + dx - width / 2, py + dy - 11, px + dx + width / 2, py + dy + 2};
       if (!inside(box)) continue;
-      bool clear = std::none_of(taken.begin(), taken.end(), [&](const Box& other) { return box.Overlaps(other); });
+      bool clear =
+          std::none_of(taken.begin(), taken.end(), [&](const Box& other) { return box.Overlaps(other); });
       if (!clear) continue;
       label_x = px + dx, label_y = py + dy;
       taken.push_back(box);

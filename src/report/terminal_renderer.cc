@@ -134,8 +134,7 @@ void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
     const Finding* primary = PrimaryFinding(kernel);
     std::string top = primary ? Clean(primary->title) : "no findings";
     table.rows.push_back(
-        {std::to_string(index + 1), Truncate(Clean(KernelTitle(kernel)), 28),
-         DurationCellText(kernel),
+        {std::to_string(index + 1), Truncate(Clean(KernelTitle(kernel)), 28), DurationCellText(kernel),
          total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
          writer.Style(BottleneckClassName(kernel.roofline.bottleneck),
                       ClassColor(kernel.roofline.bottleneck)),
@@ -152,7 +151,8 @@ void WriteIdentity(const KernelDiagnosis& kernel, size_t number, size_t count, b
   if (ShowFullSignature(kernel, verbose)) {
     writer.Wrapped("  ", Clean(kernel.kernel_name));
   } else if (!kernel.kernel_name.empty() && kernel.kernel_name != KernelTitle(kernel)) {
-    writer.Wrapped("  ", fmt::format("(full signature: {} characters, shown with --verbose)", kernel.kernel_name.size()));
+    writer.Wrapped("  ", fmt::format("(full signature: {} characters, shown with --verbose)",
+                                     kernel.kernel_name.size()));
   }
   writer.Wrapped("  ", IdentityLine(kernel));
 }
@@ -363,7 +363,8 @@ void WriteKernel(const KernelDiagnosis& kernel, size_t number, size_t count, con
   }
   if (!kernel.ncu_rules.empty()) {
     writer.Heading("NCU'S OWN RULES · from the details page, largest estimated speedup first");
-    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5)) writer.Wrapped("  - ", Clean(line));
+    for (const std::string& line : NcuRuleLines(kernel, options.verbose ? 0 : 5))
+      writer.Wrapped("  - ", Clean(line));
   }
   WriteSkippedTools(kernel, writer);
   WriteNotes(kernel, writer);

@@ -154,8 +154,10 @@ Status Workspace::Initialize() {
       if (sqlite3_step(listing) == SQLITE_ROW) {
         std::string foreign = reinterpret_cast<const char*>(sqlite3_column_text(listing, 0));
         sqlite3_reset(listing);
-        return InvalidInput("workspace database " + database_path_ + " is an SQLite database but not a kopt "
-                            "workspace (it has a table \"" + foreign +
+        return InvalidInput("workspace database " + database_path_ +
+                            " is an SQLite database but not a kopt "
+                            "workspace (it has a table \"" +
+                            foreign +
                             "\" and no kopt schema version); move it aside or choose another --workspace");
       }
       sqlite3_reset(listing);

@@ -183,7 +183,8 @@ TEST_F(WorkspaceTest, AForeignSqliteDatabaseIsNotTakenOver) {
   auto workspace = Workspace::Open(directory_.string());
   ASSERT_FALSE(workspace.ok());
   EXPECT_EQ(workspace.status().kind(), ErrorKind::kInvalidInput);
-  EXPECT_NE(workspace.status().message().find("not a kopt workspace (it has a table \"photos\""), std::string::npos)
+  EXPECT_NE(workspace.status().message().find("not a kopt workspace (it has a table \"photos\""),
+            std::string::npos)
       << workspace.status().message();
 }
 

@@ -10,7 +10,12 @@ out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdir -p "$out"
-python3 -c 'import selenium' 2>/dev/null || { echo "skipped: python3-selenium is not installed"; exit 77; }
+# Debian's python3-selenium is for /usr/bin/python3; another python3 first on PATH may lack it.
+python=""
+for candidate in python3 /usr/bin/python3; do
+  "$candidate" -c 'import selenium' 2>/dev/null && { python=$candidate; break; }
+done
+[ -n "$python" ] || { echo "skipped: python3-selenium is not installed"; exit 77; }
 command -v chromedriver > /dev/null || { echo "skipped: chromium-driver is not installed"; exit 77; }
 python3 "$here/make_many_kernels_csv.py" "$root/tests/fixtures/exports/raw_44_launches_of_one_kernel.csv" \
   "$out/many_kernels.csv" || exit 1
@@ -24,4 +29,4 @@ for kernel in uncoalesced_loads hmma_on_hopper fp32_gemm_no_tensor_cores acciden
 done
 "$kopt" explain "$root/tests/fixtures/exports/details_default_with_stdout.csv" --gpu h200 -o "$out/details_page.html" || exit 1
 reports+=("$out/details_page.html")
-python3 "$here/check_html_layout.py" "$out/png" "${reports[@]}"
+"$python" "$here/check_html_layout.py" "$out/png" "${reports[@]}"
