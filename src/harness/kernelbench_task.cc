@@ -392,7 +392,12 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
 Result<KernelBenchProblem> ParseKernelBenchProbe(std::string_view json_text, const std::string& path,
                                                  const KernelBenchImportOptions& options) {
   try {
-    return ParseProbe(json_text, path, options);
+    Result<KernelBenchProblem> problem = ParseProbe(json_text, path, options);
+    // Every message names the problem file (some checks name only the field).
+    if (!problem.ok() && !StartsWith(problem.status().message(), path + ": ")) {
+      return Status(problem.status().kind(), path + ": " + problem.status().message());
+    }
+    return problem;
   } catch (const nlohmann::json::exception& error) {  // a field of an unexpected type
     return InvalidInput(fmt::format("{}: malformed probe record: {}", path, error.what()));
   }

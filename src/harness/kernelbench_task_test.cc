@@ -171,9 +171,10 @@ TEST_F(KernelBenchProbe, ReadsProblemsWithoutPyTorch) {
   auto gemm = Probe("gemm_bias_relu_small.py");
   ASSERT_TRUE(gemm.ok()) << gemm.status().message();
   ASSERT_EQ(gemm->arguments.size(), 4u);
-  EXPECT_EQ(gemm->arguments[1].parameter, "gemm.weight");
-  EXPECT_EQ(gemm->arguments[1].shape, (std::vector<int64_t>{128, 256}));
-  EXPECT_EQ(gemm->arguments[2].parameter, "bias");
+  // PyTorch's named_parameters order: the model's own bias, then the submodule's weight.
+  EXPECT_EQ(gemm->arguments[1].parameter, "bias");
+  EXPECT_EQ(gemm->arguments[2].parameter, "gemm.weight");
+  EXPECT_EQ(gemm->arguments[2].shape, (std::vector<int64_t>{128, 256}));
   EXPECT_EQ(gemm->arguments[3].shape, (std::vector<int64_t>{64, 128}));
   EXPECT_DOUBLE_EQ(gemm->matmul_flops, 2.0 * 64 * 256 * 128);  // the Linear's multiply-adds
   auto files = KernelBenchTaskFiles(*gemm, "", KernelBenchImportOptions{});
