@@ -11,11 +11,13 @@
 // and parse every file, diagnose every point, the sweep analysis, the terminal
 // report) REPEATS times and prints the times and their median. Not a timed
 // test: results go to bench/results/sweep_summary.txt by hand.
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -91,13 +93,22 @@ int main(int argc, char** argv) {
   options.target = directory.string();
   options.sweep = "n";
   auto runner = kopt::MakeSystemCommandRunner();
-  std::vector<double> seconds;
+  // Wall time, and the process's CPU time (every thread): on a shared machine the
+  // wall time includes waiting for a core; the CPU time does not.
+  auto cpu_now = [] {
+    timespec now{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+  };
+  std::vector<double> seconds, cpu_seconds;
   size_t report_bytes = 0;
   for (int r = 0; r < repeats; ++r) {
     std::ostringstream out, log;
     auto start = std::chrono::steady_clock::now();
+    const double cpu_start = cpu_now();
     kopt::Status status = kopt::RunExplain(options, *runner, out, log);
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    cpu_seconds.push_back(cpu_now() - cpu_start);
     if (!status.ok()) {
       std::fprintf(stderr, "sweep failed: %s\n", status.message().c_str());
       return 1;
@@ -109,7 +120,11 @@ int main(int argc, char** argv) {
   std::sort(sorted.begin(), sorted.end());
   std::printf("sweep of %d profiles (%zu-byte fixture each), %u hardware threads\n", points, text->size(),
               std::thread::hardware_concurrency());
-  for (size_t r = 0; r < seconds.size(); ++r) std::printf("  run %zu: %.3f s\n", r + 1, seconds[r]);
-  std::printf("median %.3f s (limit 5 s), report %zu bytes\n", sorted[sorted.size() / 2], report_bytes);
+  double load[3] = {0, 0, 0};
+  if (getloadavg(load, 3) < 0) load[0] = -1;
+  for (size_t r = 0; r < seconds.size(); ++r)
+    std::printf("  run %zu: %.3f s wall, %.3f s CPU (all threads)\n", r + 1, seconds[r], cpu_seconds[r]);
+  std::printf("median %.3f s wall (limit 5 s), report %zu bytes; load average %.1f\n",
+              sorted[sorted.size() / 2], report_bytes, load[0]);
   return sorted[sorted.size() / 2] < 5.0 ? 0 : 1;
 }

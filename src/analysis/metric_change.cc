@@ -44,6 +44,11 @@ std::vector<MetricMove> Moves(const KernelLaunch& before, const KernelLaunch& af
     if (!a_value) continue;
     const double a = *a_value;
     if (a == b) continue;
+    // Where the launch ran, not what it was: never a change.
+    if (name == "launch__stream_id" || name == "launch__context_id" || name == "launch__device_id") continue;
+    // The profiler's own bookkeeping (replay passes, saved bytes, temporaries): not the kernel's
+    // (MovedMetrics and LaunchConfigurationChanges both leave them out).
+    if (name.starts_with("profiler__") || name.starts_with("derived_")) continue;
     MetricNoise noise = NoiseOf(name, schema.Unit(index));
     if ((noise.relative == 0) != launch_configuration) continue;
     const double threshold = std::max(noise.relative * std::max(std::fabs(a), std::fabs(b)), noise.floor);

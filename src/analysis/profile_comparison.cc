@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <regex>
 
@@ -141,6 +142,15 @@ KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosi
         "different metric sets: {} metrics in both, {} only before, {} only after; metrics are compared "
         "where both have them",
         sets.common, sets.only_before.size(), sets.only_after.size()));
+  }
+  const double before_ns = before_diagnosis.roofline.duration_ns;
+  const double noise = NoiseOf("gpu__time_duration.sum", "ns").relative;
+  if (before_ns > 0 && std::fabs(after_diagnosis.roofline.duration_ns - before_ns) < noise * before_ns) {
+    comparison.notes.push_back(
+        fmt::format("the time changed by {:+.1f}%, less than the launch-to-launch noise of durations "
+                    "({:.0f}%, docs/diff.md): "
+                    "the terms describe noise as much as the change",
+                    100 * (after_diagnosis.roofline.duration_ns - before_ns) / before_ns, 100 * noise));
   }
   if (!comparison.attribution.available) {
     comparison.notes.push_back(fmt::format(

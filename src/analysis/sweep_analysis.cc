@@ -14,6 +14,16 @@
 namespace kopt {
 namespace {
 
+// The work of a point: DRAM bytes (the problem's size), else L2 bytes, else
+// FLOPs; FLOP counts of reductions vary with the block size, so they only
+// decide when no traffic was measured.
+double WorkOf(const RooflineAnalysis& roofline) {
+  for (const char* level : {"dram", "l2"})
+    for (const MemoryTraffic& traffic : roofline.memory)
+      if (traffic.level == level && traffic.bytes > 0) return traffic.bytes;
+  return roofline.total_flops;
+}
+
 // "DRAM", "L2", "L1" for the roofline's level names.
 std::string LevelName(const std::string& level) {
   std::string name = level;
@@ -109,17 +119,9 @@ void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
                     b.occupancy_limiter.empty() ? "" : fmt::format(" (limited by {})", b.occupancy_limiter)));
   }
   // The objective: same work everywhere → time; else speed of light.
-  // The work: DRAM bytes (the problem's size), else L2 bytes, else FLOPs; FLOP counts of
-  // reductions vary with the block size, so they only decide when no traffic was measured.
-  auto work_of = [](const RooflineAnalysis& roofline) {
-    for (const char* level : {"dram", "l2"})
-      for (const MemoryTraffic& traffic : roofline.memory)
-        if (traffic.level == level && traffic.bytes > 0) return traffic.bytes;
-    return roofline.total_flops;
-  };
   double work_low = 1e300, work_high = 0;
   for (const SweepRow& row : series.rows) {
-    const double work = work_of(row.point.kernel.roofline);
+    const double work = WorkOf(row.point.kernel.roofline);
     work_low = std::min(work_low, work);
     work_high = std::max(work_high, work);
   }
@@ -280,8 +282,16 @@ Result<SweepAnalysis> AnalyzeSweep(std::vector<SweepPointInput> points, const st
     analysis.series.push_back(std::move(series));
   }
   // Across series: the fastest point when every series does the same work (time objective).
+  // Only when every series does the same work too (the other parameters are not sizes).
   bool all_time = std::all_of(analysis.series.begin(), analysis.series.end(),
                               [](const SweepSeries& s) { return s.objective == "time"; });
+  double low = 1e300, high = 0;
+  for (const SweepSeries& s : analysis.series) {
+    const double work = WorkOf(s.rows[s.best].point.kernel.roofline);
+    low = std::min(low, work);
+    high = std::max(high, work);
+  }
+  all_time = all_time && high <= 1.25 * low;
   if (analysis.series.size() > 1 && all_time) {
     size_t best = 0;
     for (size_t k = 1; k < analysis.series.size(); ++k) {

@@ -163,13 +163,10 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
   }
   if (!pair.findings.empty()) {
     doc.Subheading("Findings");
-    TextTable findings;
-    findings.rows = {{"change", "severity and gain", "finding"}};
     for (const FindingChange& change : pair.findings) {
-      findings.rows.push_back(
-          {std::string(FindingChangeKindName(change.kind)), SeverityText(change), change.title});
+      doc.Bullet(
+          fmt::format("{}: {} — {}", FindingChangeKindName(change.kind), change.title, SeverityText(change)));
     }
-    doc.Table(findings);
     doc.Blank();
   }
   for (const std::string& note : pair.notes) doc.Bullet(note);
