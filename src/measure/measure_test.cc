@@ -149,6 +149,14 @@ class ScriptedChildren : public CommandRunner {
       return argv.size() == 2 && fs::path(argv[1]).filename() == stem + ".request.json";
     });
   }
+  std::vector<std::vector<std::string>> Compiles() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::vector<std::string>> compiles;
+    for (const std::vector<std::string>& argv : commands_) {
+      if (std::find(argv.begin(), argv.end(), "-shared") != argv.end()) compiles.push_back(argv);
+    }
+    return compiles;
+  }
   size_t CompileCount() {
     std::lock_guard lock(mutex_);
     return std::count_if(commands_.begin(), commands_.end(), [](const std::vector<std::string>& argv) {
@@ -310,6 +318,36 @@ TEST_F(MeasureSessionTest, CompileOnlyRunsNothing) {
   EXPECT_TRUE(report->compile_only);
   EXPECT_EQ(children_.CompileCount(), 2u);
   EXPECT_EQ(children_.RunnerCallsFor("reference"), 0u);
+}
+
+TEST_F(MeasureSessionTest, IncludeDirectoriesAndACutlassTreeReachEveryCompile) {
+  settings_.compile_only = true;
+  environment_.runner_program.clear();
+  fs::path tree = fs::canonical(fs::path(KOPT_FIXTURE_DIR) / "source_tree");
+  settings_.include_directories = {(tree / "examples").string()};
+  settings_.cutlass = (tree / "include").string();  // a CUTLASS include directory names its tree
+  Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+  ASSERT_TRUE(task.ok());
+  Result<MeasurementReport> report = Measure(settings_, environment_, *task, {{"plain", "", "// plain\n"}});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  std::vector<std::string> expected = {"-I" + (tree / "examples").string(), "-I" + (tree / "include").string(),
+                                       "-I" + (tree / "tools/util/include").string()};
+  ASSERT_EQ(children_.Compiles().size(), 2u);
+  for (const std::vector<std::string>& argv : children_.Compiles()) {
+    auto first = std::find(argv.begin(), argv.end(), expected[0]);
+    ASSERT_NE(first, argv.end());
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), first));
+  }
+  EXPECT_THAT(report->settings["compiler"]["flags"].dump(), HasSubstr("tools/util/include"));
+
+  settings_.include_directories = {(tree / "missing").string()};
+  settings_.cutlass.clear();
+  Result<MeasurementReport> missing = Measure(settings_, environment_, *task, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("--include-dir"));
+  settings_.include_directories.clear();
+  settings_.cutlass = (tree / "examples").string();
+  EXPECT_EQ(Measure(settings_, environment_, *task, {}).status().kind(), ErrorKind::kNotFound);
 }
 
 TEST(ReferenceVerdictTest, AFailedReferenceFailsTheCommand) {
