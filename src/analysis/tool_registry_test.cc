@@ -18,7 +18,8 @@ namespace {
 
 const std::vector<std::string> kMemoryToolIds = {"uncoalesced_loads",      "uncoalesced_stores",
                                                  "shared_bank_conflicts",  "local_memory_spills",
-                                                 "memory_latency_low_mlp", "atomic_contention"};
+                                                 "memory_latency_low_mlp", "atomic_contention",
+                                                 "data_movement_pass"};
 const std::vector<std::string> kComputeToolIds = {"warp_divergence",        "fp32_gemm_no_tensor_cores",
                                                   "hmma_on_hopper",         "accidental_fp64",
                                                   "mufu_division_pressure", "int64_index_arithmetic"};
@@ -32,7 +33,7 @@ std::vector<ToolDefinition> ToolsOf(std::initializer_list<ToolFamily> families) 
   return tools;
 }
 
-TEST(MemoryTools, RegistersSixToolsWithDeclaredInputsAndThresholds) {
+TEST(MemoryTools, RegistersSevenToolsWithDeclaredInputsAndThresholds) {
   std::vector<ToolDefinition> tools = ToolsOf({ToolFamily::kMemory});
   ASSERT_EQ(tools.size(), kMemoryToolIds.size());
   for (size_t i = 0; i < tools.size(); ++i) {
@@ -61,7 +62,10 @@ TEST(ComputeTools, EveryToolIsDeclaredCompletely) {
     bool needs_sass = std::any_of(
         tool->required.begin(), tool->required.end(),
         [](const RequiredInput& input) { return input.source == InputSource::kSass && !input.optional; });
-    EXPECT_EQ(needs_sass, id != "warp_divergence") << id;
+    // Every compute tool but hmma_on_hopper (which names HMMA in the SASS)
+    // also runs from a raw page alone (issue 18: the instruction-mix and pipe
+    // metrics stand in for the SASS counts).
+    EXPECT_EQ(needs_sass, id == "hmma_on_hopper") << id;
   }
 }
 
@@ -80,7 +84,7 @@ TEST(OccupancyTools, EveryToolDeclaresThresholdsAndTrigger) {
 TEST(ToolRegistry, IsConsistent) {
   Status status = CheckToolRegistry(ToolRegistry());
   EXPECT_TRUE(status.ok()) << status.message();
-  EXPECT_EQ(ToolRegistry().size(), 19u);
+  EXPECT_EQ(ToolRegistry().size(), 20u);
 }
 
 TEST(ToolRegistry, FindsTheToolProducingAFindingId) {

@@ -54,7 +54,7 @@ Status WriteReport(const std::string& rendered, const std::string& output_path, 
 }
 
 Status RunDiff(const DiffOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log) {
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kComparisonFormats));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kComparisonFormats));
   ComparisonOptions comparison_options;
   KOPT_ASSIGN_OR_RETURN(comparison_options.diagnose, DiagnoseOptionsFor(options.gpu, options.config_path));
   comparison_options.moved_metric_limit = options.moved_metrics;

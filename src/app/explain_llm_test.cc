@@ -136,10 +136,13 @@ TEST_F(ExplainLlmTest, UnreachableEndpointKeepsTheDeterministicReport) {
   EXPECT_EQ(out_.find(kSecretKey), std::string::npos);
 }
 
-TEST_F(ExplainLlmTest, BadConfigurationIsAReasonNotAFailure) {
+// Issue 19: a bad --llm-config is refused before any work (it used to be a
+// note at the bottom of a report that exited 0).
+TEST_F(ExplainLlmTest, BadConfigurationIsRefusedBeforeAnyWork) {
   std::ofstream(config_path_) << "[llm]\nmax_retries = \"many\"\n";
-  ASSERT_TRUE(Run(Options("term")).ok());
-  EXPECT_NE(out_.find("no LLM narrative: LLM configuration:"), std::string::npos) << out_;
+  Status status = Run(Options("term"));
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("max_retries"), std::string::npos) << status.message();
 }
 
 }  // namespace

@@ -248,7 +248,7 @@ std::vector<SweepPointInput> SweepPointsOf(
 
 Status RunExplainSeries(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
                         std::ostream& log) {
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kComparisonFormats));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kComparisonFormats));
   KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, DiagnoseOptionsFor(options.gpu, options.config_path));
   std::vector<std::string> targets = {options.target};
   targets.insert(targets.end(), options.more_targets.begin(), options.more_targets.end());

@@ -26,7 +26,10 @@ bool Contains(std::string_view text, std::string_view part) {
 }
 
 ExportKind KindOfQuotedHeader(std::string_view line) {
-  if (StartsWith(line, "\"Kernel Name\",")) return ExportKind::kSourcePage;
+  // A source page: a "Kernel Name","<signature>", line, then the column
+  // header "Address","Source",... (the first line alone is not enough: a
+  // raw page without its ID column starts with "Kernel Name" too).
+  if (StartsWith(line, "\"Address\",\"Source\"")) return ExportKind::kSourcePage;
   if (StartsWith(line, "\"Launch Attribute\"") || StartsWith(line, "\"Session Attribute\""))
     return ExportKind::kSessionPage;
   if (StartsWith(line, "\"ID\",")) {

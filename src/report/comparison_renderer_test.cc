@@ -71,7 +71,7 @@ TEST(ComparisonRendererTest, DigestIsCompact) {
 TEST(ComparisonRendererTest, SignedQuantities) {
   EXPECT_EQ(SignedDuration(-1500), "−1.5 µs");
   EXPECT_EQ(SignedDuration(2000), "+2 µs");
-  EXPECT_EQ(SignedPercent(-0.5), "−50%");
+  EXPECT_EQ(SignedPercent(-0.5), "−50.0%");
 }
 
 }  // namespace

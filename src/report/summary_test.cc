@@ -14,10 +14,10 @@ TEST(ShortKernelName, DropsNamespacesAndNestedArguments) {
   EXPECT_EQ(
       ShortKernelName("at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
                       "at::detail::Array<char *, 3>>"),
-      "vectorized_elementwise_kernel<4, CUDAFunctor_add<…>, Array<…>>");
+      "vectorized_elementwise_kernel<…>");
   EXPECT_EQ(ShortKernelName("at::native::(anonymous namespace)::cunn_SoftMaxForwardReg<float, float, float, "
                             "at::native::(anonymous namespace)::SoftMaxForwardEpilogue, long, 4>"),
-            "cunn_SoftMaxForwardReg<float, float, float, SoftMaxForwardEpilogue, long, 4>");
+            "cunn_SoftMaxForwardReg<…>");
   EXPECT_EQ(
       ShortKernelName("kopt_demo::detail::blockwise_reduce_with_a_really_long_descriptive_kernel_name<float, "
                       "256, 4, kopt_demo::detail::Plus>"),

@@ -25,7 +25,7 @@ size_t PositionOf(const std::string& text, const std::string& needle) {
 TEST(TerminalRenderTest, ShowsStageOneStallsAndFinding) {
   std::string text = RenderTerminal(render_test::MemoryBoundSample());
   for (const char* needle : {"saxpy(float, const float *, float *, int)",
-                             "launch 0",
+                             "ncu launch ID 0",
                              "grid 72226×1×1",
                              "block 256×1×1",
                              "16 registers/thread",
