@@ -36,7 +36,7 @@ SERIALIZERS = {
     "search/run_state.cc", "search/search_tree_json.cc", "harness/task_spec_json.cc", "llm/config.cc",
     "store/workspace.cc", "search/kernel_tuner_cache.cc", "report/optimize_renderer.cc",
     "measure/measure_plan.cc", "llm/transcript.cc", "llm/request_key.cc", "llm/response_cache.cc",
-    "app/gpus.cc",
+    "app/gpus.cc", "report/comparison_renderer.cc",
 }
 
 # (name, predicate over (a, b, flags), reason). First match wins.
@@ -62,7 +62,10 @@ REASONS = [
     ("serialization", lambda a, b, f: a in SERIALIZERS and b in SERIALIZERS,
      "Field-by-field JSON or SQL reading and writing of different structs: each field its own key, "
      "type check and message."),
-    ("parsers", lambda a, b, f: a.startswith("profile/") and b.startswith("profile/") and "shape" in f,
+    ("kernelbench children", lambda a, b, f: a.startswith("harness/kernelbench/") and b.startswith("harness/kernelbench/"),
+     "Two stand-alone Python programs that kopt embeds and runs as separate children (the problem probe "
+     "and the ModelNew reader): each must run alone from its embedded text, so neither imports the other."),
+    ("parsers", lambda a, b, f: a.startswith("profile/") and b.startswith("profile/"),
      "One file per input format (bloaty style): each parser's entry point checks for binary data and "
      "feeds the lines to its own parser class; the line loop itself is shared (core/text ForEachLine)."),
     ("struct declarations", lambda a, b, f: a.endswith(".h") and b.endswith(".h") and "shape" in f,
