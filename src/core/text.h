@@ -22,6 +22,8 @@ bool IsIdentifierChar(char c);
 // A whole C/C++ identifier: non-empty, identifier characters, not starting with a digit.
 bool IsIdentifier(std::string_view text);
 std::vector<std::string_view> SplitLines(std::string_view text);  // handles \n and \r\n
+// The whitespace-separated words of `text` (runs of spaces, tabs, \r, \n split; none empty).
+std::vector<std::string_view> SplitWords(std::string_view text);
 
 // Calls `visit` for every line of `text` (without its '\n'; a '\r' before it
 // is kept) with its 1-based number; stops at and returns the first non-OK status.

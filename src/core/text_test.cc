@@ -78,3 +78,14 @@ TEST(TextTest, ParseSignedInteger) {
 
 }  // namespace
 }  // namespace kopt
+
+namespace kopt {
+namespace {
+
+TEST(TextTest, SplitWords) {
+  EXPECT_EQ(SplitWords("  NAME key=1\tkey=2 \r"), (std::vector<std::string_view>{"NAME", "key=1", "key=2"}));
+  EXPECT_TRUE(SplitWords(" \t ").empty());
+}
+
+}  // namespace
+}  // namespace kopt

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <optional>
 
+#include "core/text.h"
+
 namespace kopt {
 namespace {
 
@@ -25,18 +27,6 @@ bool IsMaxRegisterCount(std::string_view flag) {
   int value = 0;
   auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   return error == std::errc() && end == digits.data() + digits.size() && value >= 16 && value <= 255;
-}
-
-std::vector<std::string_view> Words(std::string_view text) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
-    size_t start = i;
-    while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\r') ++i;
-    if (i > start) words.push_back(text.substr(start, i - start));
-  }
-  return words;
 }
 
 // The text after "// kopt:nvcc" on a line, or nullopt when the line has none.
@@ -76,7 +66,7 @@ Result<std::vector<std::string>> CandidateCompileFlags(std::string_view source, 
     std::optional<std::string_view> text = FlagsOfLine(source.substr(start, end - start));
     start = end + 1;
     if (!text) continue;
-    std::vector<std::string_view> words = Words(*text);
+    std::vector<std::string_view> words = SplitWords(*text);
     if (words.empty()) {
       return InvalidInput(fmt::format("{}:{}: kopt:nvcc names no flag; accepted: {}", file, line_number,
                                       kAcceptedForms));

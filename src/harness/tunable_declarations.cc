@@ -30,19 +30,6 @@ std::optional<std::string_view> DirectiveOf(std::string_view line) {
   return rest;
 }
 
-// Splits "NAME key=value key=value" at whitespace.
-std::vector<std::string_view> Words(std::string_view text) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-    size_t start = i;
-    while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-    if (i > start) words.push_back(text.substr(start, i - start));
-  }
-  return words;
-}
-
 class DeclarationParser {
  public:
   DeclarationParser(std::string_view file, const ScalarValues& scalars) : file_(file), scalars_(scalars) {
@@ -51,7 +38,7 @@ class DeclarationParser {
 
   Status ParseLine(std::string_view directive, int line) {
     line_ = line;
-    std::vector<std::string_view> words = Words(directive);
+    std::vector<std::string_view> words = SplitWords(directive);
     std::string_view word = words.empty() ? std::string_view() : words.front();
     std::vector<std::string_view> arguments(words.empty() ? words.end() : words.begin() + 1, words.end());
     if (word == "tune" || word == "flag") {

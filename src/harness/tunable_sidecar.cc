@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/file_io.h"
+#include "core/text.h"
 #include "core/toml_document.h"
 
 namespace kopt {
@@ -135,12 +136,8 @@ Result<std::string> LoadTunableSource(const std::string& candidate_path, const S
   KOPT_RETURN_IF_ERROR(CheckDeclarationsAgainstSource(declared, source));
   // Only the directive lines travel with the source (blank lines dropped).
   std::string compact;
-  size_t start = 0;
-  while (start < directives.size()) {
-    size_t end = directives.find('\n', start);
-    std::string_view line(directives.data() + start, end - start);
+  for (std::string_view line : SplitLines(directives)) {
     if (!line.empty()) compact += std::string(line) + '\n';
-    start = end + 1;
   }
   return compact + "#line 1\n" + source;
 }
