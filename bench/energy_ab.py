@@ -15,7 +15,7 @@ are equal within noise.
 Usage (from the repository root, on the GPU machine):
   python3 bench/energy_ab.py [--kopt build/src/kopt] [--task examples/tasks/swish]
       [--max-evaluations 5] [--search greedy] [--seed 15] [--workspace DIR] [--output FILE]
-      [--profile] [--json FILE]
+      [--profile] [--json FILE] [--kopt-args "--arch sm_90a ..."]
 Exit status: 0 when everything ran (whatever the numbers), 1 when a step failed.
 Needs python3 >= 3.8 and the kopt binary with its kopt-runner; no other package.
 """
@@ -45,6 +45,7 @@ def optimize(args, objective, name):
     command = [args.kopt, "optimize", args.task, "--generator", "builtin", "--objective", objective,
                "--search", args.search, "--max-evaluations", str(args.max_evaluations), "--seed",
                str(args.seed), "--workspace", args.workspace, "--format", "json", "-o", report, "--quiet"]
+    command += args.kopt_args.split()
     if objective == "time":
         command.append("--energy")
     if not args.profile:
@@ -77,6 +78,7 @@ def optimize(args, objective, name):
         "evaluations": state["usage"]["evaluations"],
         "seconds": seconds,
         "source": source,
+        "gpu": document.get("gpu", ""),
     }, best_path
 
 
@@ -90,7 +92,7 @@ def bench(args, files, name):
     """One kopt bench session over `files`; returns {stem: entry summary}."""
     report = os.path.join(args.workspace, f"{name}.bench.json")
     command = [args.kopt, "bench", args.task, *files, "--energy", "--rerun", "--workspace", args.workspace,
-               "--seed", str(args.seed), "--format", "json", "-o", report]
+               "--seed", str(args.seed), "--format", "json", "-o", report] + args.kopt_args.split()
     code, _ = run(command, os.path.join(args.workspace, f"{name}.bench.log"))
     if not os.path.exists(report):
         raise RuntimeError(f"kopt bench failed (exit {code}); see {args.workspace}/{name}.bench.log")
@@ -136,12 +138,12 @@ def main():
     parser.add_argument("--workspace", default="energy_ab_workspace")
     parser.add_argument("--output", default="", help="also write the Markdown table here")
     parser.add_argument("--json", default="", help="write every number here (JSON)")
+    parser.add_argument("--kopt-args", default="",
+                        help="more options for every kopt optimize and kopt bench call, e.g. \"--arch sm_90a\"")
     parser.add_argument("--profile", action="store_true",
                         help="profile parents with ncu (findings and energy predictions; slower)")
     args = parser.parse_args()
     os.makedirs(args.workspace, exist_ok=True)
-    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                         text=True).stdout.strip().splitlines()
     try:
         energy_run, energy_best = optimize(args, "time+energy", "time_energy_best")
         time_run, time_best = optimize(args, "time", "time_best")
@@ -153,7 +155,8 @@ def main():
         print(f"energy_ab: {error}", file=sys.stderr)
         return 1
 
-    lines = [f"# Matched-speed A/B: {args.task} on {gpu[0] if gpu else 'unknown GPU'}, "
+    gpu = energy_run["gpu"] or "an unknown GPU"
+    lines = [f"# Matched-speed A/B: {args.task} on {gpu}, "
              f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}", "",
              f"`kopt optimize {args.task} --generator builtin --search {args.search} --max-evaluations "
              f"{args.max_evaluations} --seed {args.seed}{'' if args.profile else ' --no-profile'}`, "
@@ -205,7 +208,7 @@ def main():
             out.write(text)
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"task": args.task, "gpu": gpu[0] if gpu else "", "runs": [energy_run, time_run],
+            json.dump({"task": args.task, "gpu": gpu, "runs": [energy_run, time_run],
                        "ab": rows, "same_candidate": same, "reduction_fraction": reduction,
                        "times_equal_within_noise": equal}, out, indent=1)
     return 0
