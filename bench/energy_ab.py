@@ -15,7 +15,7 @@ are equal within noise.
 Usage (from the repository root, on the GPU machine):
   python3 bench/energy_ab.py [--kopt build/src/kopt] [--task examples/tasks/swish]
       [--max-evaluations 5] [--search greedy] [--seed 15] [--workspace DIR] [--output FILE]
-      [--profile] [--json FILE] [--kopt-args "--arch sm_90a ..."]
+      [--profile] [--json FILE] [--budget-seconds 200] [--kopt-args "--arch sm_90a ..."]
 Exit status: 0 when everything ran (whatever the numbers), 1 when a step failed.
 Needs python3 >= 3.8 and the kopt binary with its kopt-runner; no other package.
 """
@@ -64,12 +64,16 @@ def optimize(args, objective, name):
     if source is None:  # nothing beat the reference: measure the reference's source
         source = os.path.join(args.task, "reference.cu")
     shutil.copyfile(source, best_path)
+    first_line = open(source).readline().strip()
+    configuration = first_line[len("// kopt:config "):] if first_line.startswith("// kopt:config ") else \
+        os.path.basename(source)
     chosen = (document.get("energy") or {}).get("chosen_by") or {}
     return {
         "objective": objective,
         "run_id": document["run_id"],
         "best_node": best,
         "reason": record.get("reason", ""),
+        "configuration": configuration,
         "time_s": node["time_s"],
         "noise": node["time_noise_fraction"],
         "dynamic_j": node.get("energy_j"),
@@ -138,6 +142,8 @@ def main():
     parser.add_argument("--workspace", default="energy_ab_workspace")
     parser.add_argument("--output", default="", help="also write the Markdown table here")
     parser.add_argument("--json", default="", help="write every number here (JSON)")
+    parser.add_argument("--budget-seconds", type=float, default=200,
+                        help="skip the second A/B session (B A) when it would end after this many seconds")
     parser.add_argument("--kopt-args", default="",
                         help="more options for every kopt optimize and kopt bench call, e.g. \"--arch sm_90a\"")
     parser.add_argument("--profile", action="store_true",
@@ -145,11 +151,14 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.workspace, exist_ok=True)
     try:
+        started = time.monotonic()
         energy_run, energy_best = optimize(args, "time+energy", "time_energy_best")
         time_run, time_best = optimize(args, "time", "time_best")
         same = open(energy_best).read() == open(time_best).read()
+        session_started = time.monotonic()
         sessions = [bench(args, [energy_best, time_best], "ab1")]
-        if not same:
+        second_session_seconds = time.monotonic() - session_started
+        if not same and time.monotonic() - started + second_session_seconds <= args.budget_seconds:
             sessions.append(bench(args, [time_best, energy_best], "ab2"))
     except RuntimeError as error:
         print(f"energy_ab: {error}", file=sys.stderr)
@@ -161,7 +170,7 @@ def main():
              f"`kopt optimize {args.task} --generator builtin --search {args.search} --max-evaluations "
              f"{args.max_evaluations} --seed {args.seed}{'' if args.profile else ' --no-profile'}`, "
              "then both results re-measured in `kopt bench --energy --rerun` sessions "
-             f"({'A B, then B A' if len(sessions) == 2 else 'one session: the same source'}).", "",
+             f"({'A B, then B A' if len(sessions) == 2 else 'one session: ' + ('the same source' if same else 'no time left for the second')}).", "",
              "| objective | best | configuration | in its run: time ± noise, dynamic energy | rule | "
              "A/B sessions: time ± noise | dynamic energy ± window stdev |",
              "|---|---|---|---|---|---|---|"]
@@ -178,7 +187,7 @@ def main():
         per_energy = "; ".join(f"{mj(m['dynamic_j'])} ± {mj(m['stdev_j'])}" if m["dynamic_j"] is not None
                                else f"unavailable: {m['energy_reason']}" for m in measured)
         lines.append(f"| {summary['objective']} | n{summary['best_node']} (run {summary['run_id']}) | "
-                     f"{summary['reason'].replace('|', '/')[:90]} | {us(summary['time_s'])} ± "
+                     f"{summary['configuration']} | {us(summary['time_s'])} ± "
                      f"{pct(summary['noise'])}, {mj(summary['dynamic_j'])} | {summary['rule']} | {per_session} | "
                      f"{per_energy} |")
     a, b = rows["time_energy_best"], rows["time_best"]
