@@ -210,6 +210,9 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   if (settings.resume_run.has_value()) {
     KOPT_ASSIGN_OR_RETURN(RunState stored, LoadRunState(settings.measure.workspace, *settings.resume_run));
     if (settings.task_directory.empty()) settings.task_directory = stored.task_directory;
+    // The tree was built for its objective: a resumed run keeps it (and measures energy when it ranks).
+    settings.objective = stored.tree.objective();
+    if (settings.objective == Objective::kTimeEnergy) settings.measure.energy = true;
   }
   if (settings.task_directory.empty())
     return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");

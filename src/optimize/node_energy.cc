@@ -11,6 +11,8 @@
 namespace kopt {
 namespace {
 
+constexpr std::string_view kNotePrefix = "energy: ";  // every MissingEnergyNotes line
+
 bool PositiveFinite(double value) {
   return std::isfinite(value) && value > 0;
 }
@@ -107,7 +109,7 @@ std::vector<std::string> MissingEnergyNotes(const RunState& state, Objective obj
   if (nodes_by_reason.empty()) return {};
   std::vector<std::string> notes;
   for (const auto& [reason, nodes] : nodes_by_reason) {
-    notes.push_back(fmt::format("energy: {} of {} verified node{} without a measured energy ({}): {}",
+    notes.push_back(fmt::format("{}{} of {} verified node{} without a measured energy ({}): {}", kNotePrefix,
                                 nodes.size(), verified, verified == 1 ? "" : "s", fmt::join(nodes, ", "),
                                 reason));
   }
@@ -117,8 +119,14 @@ std::vector<std::string> MissingEnergyNotes(const RunState& state, Objective obj
             "when both sides have one (profiled), never a measured energy against a predicted one, else by "
             "time alone"
           : "their times are kept (the objective is time: energy is shown, never ranked)";
-  notes.push_back(fmt::format("energy: {} of {} verified nodes measured; {}", measured, verified, ranking));
+  notes.push_back(
+      fmt::format("{}{} of {} verified nodes measured; {}", kNotePrefix, measured, verified, ranking));
   return notes;
+}
+
+void UpdateMissingEnergyNotes(RunState& state, Objective objective) {
+  std::erase_if(state.notes, [](const std::string& note) { return note.starts_with(kNotePrefix); });
+  for (std::string& note : MissingEnergyNotes(state, objective)) state.notes.push_back(std::move(note));
 }
 
 }  // namespace kopt

@@ -68,4 +68,8 @@ class EnergyPredictor {
 // ranked under `objective`.
 std::vector<std::string> MissingEnergyNotes(const RunState& state, Objective objective);
 
+// Replaces the notes MissingEnergyNotes wrote earlier (a resumed run) with
+// the current ones in state.notes.
+void UpdateMissingEnergyNotes(RunState& state, Objective objective);
+
 }  // namespace kopt

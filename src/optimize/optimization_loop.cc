@@ -791,8 +791,7 @@ Result<RunState> OptimizationRun::Run() {
                                          *report->reference_drift * 100, report->gpu));
     }
   }
-  for (std::string& note : MissingEnergyNotes(state_, settings_.objective))
-    state_.notes.push_back(std::move(note));
+  UpdateMissingEnergyNotes(state_, settings_.objective);
   std::optional<NodeId> best = state_.tree.BestNode();
   if (best.has_value()) {
     Result<std::string> written =
