@@ -68,6 +68,10 @@ TEST(OptimizeEnergyTest, ReportsCarryEnergyWithUnits) {
   Result<std::string> markdown = RenderOptimizeReport(input, ReportFormat::kMarkdown, RenderOptions{});
   ASSERT_TRUE(markdown.ok());
   EXPECT_THAT(*markdown, HasSubstr("| energy/launch |"));
+  Result<std::string> html = RenderOptimizeReport(input, ReportFormat::kHtml, RenderOptions{});
+  ASSERT_TRUE(html.ok());
+  EXPECT_THAT(*html, HasSubstr("Chosen by: measured dynamic energy"));
+  EXPECT_THAT(*html, HasSubstr("<td>9.8 mJ ±0.5 %</td>"));
   Result<std::string> json_text = RenderOptimizeReport(input, ReportFormat::kJson, RenderOptions{});
   ASSERT_TRUE(json_text.ok());
   nlohmann::json json = nlohmann::json::parse(*json_text);
