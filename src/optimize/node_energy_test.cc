@@ -1,10 +1,16 @@
 #include "optimize/node_energy.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
+
+#include "agents/builtin_generator.h"
+#include "core/file_io.h"
+#include "harness/task_spec.h"
+#include "harness/tunable_declarations.h"
 
 namespace kopt {
 namespace {
@@ -178,6 +184,67 @@ TEST(NodeEnergyTest, OnTheH200SwishMeasurementsTimeEnergyPicksTheFastPathsAtMatc
       CompareCandidates(measured.at("tune_b256_i2_m0_f0"), measured.at("reference"), Objective::kTimeEnergy)
           .rule,
       CompareRule::kTime);
+}
+
+// The builtin generator and the reward over the H200 measurements: a greedy
+// run of examples/tasks/swish's tunable candidate under time+energy, each
+// configuration it serves evaluated by its round-1 measurement. Every
+// configuration the run asks for was measured, so this is the loop's A/B
+// replayed on real numbers.
+TEST(NodeEnergyTest, ReplayedOnTheH200MeasurementsTheBuiltinRunEndsOnTheLowerEnergyConfiguration) {
+  std::map<std::string, Evaluation> measured = H200SwishEvaluations();
+  std::string task_directory = std::string(KOPT_FIXTURE_DIR) + "/../../examples/tasks/swish";
+  Result<TaskSpec> task = LoadTask(task_directory);
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::string path = task_directory + "/tunable/swish_tunable.cu";
+  Result<std::string> seed = ReadWholeFile(path);
+  ASSERT_TRUE(seed.ok());
+  Result<std::unique_ptr<agents::BuiltinGenerator>> made =
+      agents::MakeBuiltinGenerator({{path, *seed}}, TaskScalarValues(*task),
+                                   {agents::MoveOrdering::kGuided, 15, agents::FastMathAllowedBy(*task)});
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  agents::BuiltinGenerator& generator = **made;
+  SearchTree tree(Objective::kTimeEnergy);
+  ASSERT_TRUE(tree.AddRoot("reference").ok());
+  ASSERT_TRUE(tree.Record(0, measured.at("reference")).ok());
+  std::map<NodeId, std::string> sources;
+  auto evaluate = [&](NodeId node, const agents::GeneratedCandidate& candidate) {
+    Configuration configuration = generator.ConfigurationOf(candidate.source).value_or(Configuration{});
+    ASSERT_EQ(configuration.size(), 4u);
+    std::string name = fmt::format("tune_b{}_i{}_m{}_f{}", configuration[0], configuration[1],
+                                   configuration[2], configuration[3]);
+    ASSERT_TRUE(measured.contains(name)) << "the run asked for " << name << ", which was not measured";
+    ASSERT_TRUE(tree.Record(node, measured.at(name)).ok());
+    sources[node] = candidate.source;
+  };
+  agents::GenerationRequest first;
+  first.mode = GenerationMode::kInitial;
+  first.node_id = *tree.AddChild(0, GenerationMode::kInitial, "initial");
+  first.objective = Objective::kTimeEnergy;
+  Result<agents::GeneratedCandidate> initial = generator.Generate(first);
+  ASSERT_TRUE(initial.ok());
+  evaluate(first.node_id, *initial);
+  for (int step = 0; step < 3; ++step) {  // greedy: optimize the best so far
+    NodeId best = *tree.BestNode();
+    agents::GenerationRequest request;
+    request.mode = GenerationMode::kOptimize;
+    request.parent_id = best;
+    request.node_id = *tree.AddChild(best, GenerationMode::kOptimize, "optimize");
+    request.parent_source = sources.at(best);
+    request.parent_time_seconds = tree.node(best).time_s;
+    request.objective = Objective::kTimeEnergy;
+    Result<agents::GeneratedCandidate> candidate = generator.Generate(request);
+    ASSERT_TRUE(candidate.ok());
+    EXPECT_THAT(candidate->reason, HasSubstr("energy (time+energy)"));
+    evaluate(request.node_id, *candidate);
+  }
+  NodeId best = *tree.BestNode();
+  EXPECT_EQ(generator.ConfigurationOf(sources.at(best)), (Configuration{256, 2, 2, 1}));  // __fdividef + FTZ
+  EXPECT_EQ(tree.ExplainBest()->comparison.rule, CompareRule::kMeasuredEnergy);
+  const Evaluation& default_configuration = measured.at("tune_b256_i2_m0_f0");
+  EXPECT_TRUE(TimesOverlap(tree.node(best).time_s, tree.node(best).time_noise_fraction,
+                           default_configuration.time_s, default_configuration.time_noise_fraction));
+  EXPECT_NEAR(1 - *tree.node(best).energy_j / *default_configuration.energy_j, 0.168, 0.005);
 }
 
 }  // namespace
