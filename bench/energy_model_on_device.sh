@@ -6,7 +6,7 @@
 #   OUT=/some/empty/dir bash bench/energy_model_on_device.sh [WORK0]
 # WORK0: the work directory of an earlier, cut-short run (the calibration resumes from it).
 # Writes $OUT/energy_model.tar.gz: the table, fit.samples.json, held_out.samples.json and the logs.
-# On the H200 about 8 minutes cold (27 + 28 kernels at about 10-17 s each); resumed parts are fast.
+# On the H200 about 8 minutes cold (28 + 28 kernels at about 10-17 s each); resumed parts are fast.
 # Then, on any machine: build/bench/energy_model_validation report --fit fit.samples.json --held-out held_out.samples.json
 set -u
 root="$PWD"
@@ -18,13 +18,6 @@ export KOPT_RUNNER="$bin/kopt-runner"
 started=$(date +%s)
 tasks=(gelu gemm_bf16 gemm_f32 layernorm reduce_sum saxpy softmax stencil2d transpose)
 if [ -n "${1:-}" ]; then cp -r "$1" "$r/work"; else mkdir -p "$r/work"; fi
-# Compile the references (and a resumed run's probes) in parallel first: calibration measures one task at a
-# time and would compile each only when it comes to it.
-for d in "$r"/work/probes/* "${tasks[@]/#/$root/examples/tasks/}"; do
-  [ -d "$d" ] || continue
-  "$bin/kopt" bench "$d" --compile-only --workspace "$r/work/workspace" > /dev/null 2>&1 &
-done
-wait
 options=(); for t in "${tasks[@]}"; do options+=(--task "examples/tasks/$t"); done
 "$bin/kopt" calibrate --energy "${options[@]}" -o "$r/nvidia-h200.energy.toml" --work-dir "$r/work" \
   > "$r/calibrate.stdout" 2> "$r/calibrate.stderr"

@@ -8,7 +8,9 @@
 
 #include "core/file_io.h"
 #include "energy_probes_source.h"  // generated: kEnergyProbesSource (measure/energy_probes.cu)
+#include "harness/parallel_compiler.h"
 #include "measure/candidate_profiler.h"
+#include "profile/ncu_collector.h"
 #include "measure/measure.h"
 #include "profile/ncu_csv.h"
 
@@ -94,6 +96,37 @@ Result<std::string> SourceOf(const EnergySubject& subject) {
   return task.spec.reference_source;
 }
 
+// Compiles every subject on all cores into the cache the measurement sessions
+// use (<workspace>/compile-cache, the same flags): the sessions run one task at
+// a time and would otherwise compile each source only when they reach it.
+// Failures are left for the sessions to report.
+void CompileAhead(const std::vector<EnergySubject>& subjects, const std::string& architecture,
+                  const std::string& workspace, CommandRunner& command_runner) {
+  CompilerOptions options;
+  options.architecture = architecture;
+  options.cache_directory = workspace + "/compile-cache";
+  auto compiler = Compiler::Create(command_runner, options);
+  if (!compiler.ok()) return;
+  ParallelCompiler pool(**compiler);
+  std::map<std::string, TaskSpec> tasks;
+  for (const EnergySubject& subject : subjects) {
+    if (!tasks.contains(subject.task_directory)) {
+      auto task = LoadTask(subject.task_directory);
+      if (!task.ok()) continue;
+      tasks.emplace(subject.task_directory, std::move(*task));
+    }
+    // The paths the sessions compile from (the wrapper names its source, so the cache key does too):
+    // the task's reference.cu, a candidate file in place. A source without a file is compiled from
+    // the workspace's copy by its session, in parallel with the task's other candidates.
+    const TaskSpec& task = tasks.at(subject.task_directory);
+    std::string path = subject.candidate_path;
+    if (path.empty() && subject.source.empty()) path = task.reference_path;
+    if (path.empty()) continue;
+    (void)pool.Submit(task, path);
+  }
+  pool.WaitAll();
+}
+
 }  // namespace
 
 const std::vector<EnergyProbe>& EnergyProbes() {
@@ -156,6 +189,18 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
   measure_environment.command_runner = environment.command_runner;
   measure_environment.query_gpus = environment.query_gpus;
   measure_environment.runner_program = environment.runner_program;
+  std::string architecture = settings.architecture;
+  if (architecture.empty() && environment.query_gpus) {
+    auto gpus = environment.query_gpus();
+    if (gpus.ok() && static_cast<size_t>(settings.device) < gpus->size()) {
+      auto derived = ArchitectureForComputeCapability((*gpus)[static_cast<size_t>(settings.device)].compute_capability);
+      if (derived.ok()) architecture = *derived;
+    }
+  }
+  if (!architecture.empty()) {
+    if (environment.progress) environment.progress(fmt::format("compiling {} kernels", subjects.size()));
+    CompileAhead(subjects, architecture, measure.workspace, *environment.command_runner);
+  }
   std::vector<EnergySample> samples;
   size_t done = 0;
   for (const std::string& task_directory : task_order) {

@@ -2,7 +2,9 @@
 // dynamic energy per launch with NVML and their activity counts with ncu,
 // and fits the energy proxy model's coefficients (analysis/energy_model.h).
 //
-// One sample = one kernel source of a task (its reference, or a candidate):
+// First every reference and candidate file is compiled on all cores into the
+// measurement's cache (the sessions below run one task at a time). Then
+// one sample = one kernel source of a task (its reference, or a candidate):
 //  1. energy: `Measure` with energy on (kopt-runner: idle power, then three
 //     NVML windows >= 1 s of back-to-back launches, L2 hot; dynamic = joules
 //     above idle per launch), and the median time;
