@@ -98,7 +98,8 @@ int Measure(const std::string& out, const std::vector<std::string>& tasks) {
       return 1;
     }
     all.insert(all.end(), samples->begin(), samples->end());
-    if (Status status = WriteFileAtomically(out, EnergySamplesToJson(all, gpu).dump(1) + "\n"); !status.ok()) {
+    if (Status status = WriteFileAtomically(out, EnergySamplesToJson(all, gpu).dump(1) + "\n");
+        !status.ok()) {
       std::cerr << status.message() << "\n";
       return 1;
     }
@@ -114,7 +115,9 @@ Result<std::vector<EnergySample>> ReadSamples(const std::string& path) {
   return EnergySamplesFromJson(json, path);
 }
 
-std::string TaskOf(const std::string& name) { return name.substr(0, name.find('/')); }
+std::string TaskOf(const std::string& name) {
+  return name.substr(0, name.find('/'));
+}
 
 int Report(const std::string& fit_path, const std::string& held_path, const std::string& markdown_path) {
   auto fit_samples = ReadSamples(fit_path);
@@ -132,7 +135,8 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
     return 1;
   }
   TextTable table;
-  table.rows.push_back({"kernel", "time (µs)", "measured (mJ)", "model (mJ)", "error", "baseline (mJ)", "error"});
+  table.rows.push_back(
+      {"kernel", "time (µs)", "measured (mJ)", "model (mJ)", "error", "baseline (mJ)", "error"});
   table.right_aligned = {false, true, true, true, true, true, true};
   std::vector<double> measured, model, baseline;
   std::map<std::string, std::vector<size_t>> by_task;
@@ -144,18 +148,20 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
     model.push_back(predicted);
     baseline.push_back(simple);
     auto error = [&](double value) {
-      return fmt::format("{:+.1f} %", (value - sample.measured_dynamic_joules) / sample.measured_dynamic_joules * 100);
+      return fmt::format("{:+.1f} %",
+                         (value - sample.measured_dynamic_joules) / sample.measured_dynamic_joules * 100);
     };
     table.rows.push_back({sample.name, fmt::format("{:.1f}", sample.seconds_per_launch * 1e6),
                           fmt::format("{:.4f}", sample.measured_dynamic_joules * 1e3),
-                          fmt::format("{:.4f}", predicted * 1e3), error(predicted), fmt::format("{:.4f}", simple * 1e3),
-                          error(simple)});
+                          fmt::format("{:.4f}", predicted * 1e3), error(predicted),
+                          fmt::format("{:.4f}", simple * 1e3), error(simple)});
   }
   PredictionAccuracy model_accuracy = CompareWithMeasured(model, measured);
   PredictionAccuracy baseline_accuracy = CompareWithMeasured(baseline, measured);
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("Energy model: fit on {} kernels ({}; fit MAPE {:.1f} %), held out {} kernels ({})",
-                              fit_samples->size(), fit_path, coefficients->fit.mape_percent, held->size(), held_path));
+  lines.push_back(
+      fmt::format("Energy model: fit on {} kernels ({}; fit MAPE {:.1f} %), held out {} kernels ({})",
+                  fit_samples->size(), fit_path, coefficients->fit.mape_percent, held->size(), held_path));
   lines.push_back(fmt::format("Baseline: time x {:.1f} W (the fit set's mean dynamic power)", *watts));
   lines.push_back("");
   for (const std::string& line : AlignedTableLines(table, {2, 0, false})) lines.push_back(line);
@@ -182,7 +188,9 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
   int all_pairs = 0, model_right = 0, baseline_right = 0;
   double rho_sum = 0;
   int rho_count = 0;
-  auto rho_text = [](std::optional<double> rho) { return rho ? fmt::format("{:.3f}", *rho) : std::string("-"); };
+  auto rho_text = [](std::optional<double> rho) {
+    return rho ? fmt::format("{:.3f}", *rho) : std::string("-");
+  };
   for (const auto& [task, indices] : by_task) {
     if (indices.size() < 3) continue;
     std::vector<double> m, p, b;
@@ -202,20 +210,23 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
     all_pairs += pairs;
     model_right += model_agree;
     baseline_right += baseline_agree;
-    ranks.rows.push_back({task, std::to_string(indices.size()), rho_text(rho), rho_text(SpearmanRankCorrelation(b, m)),
-                          std::to_string(pairs), std::to_string(model_agree), std::to_string(baseline_agree)});
+    ranks.rows.push_back({task, std::to_string(indices.size()), rho_text(rho),
+                          rho_text(SpearmanRankCorrelation(b, m)), std::to_string(pairs),
+                          std::to_string(model_agree), std::to_string(baseline_agree)});
   }
   for (const std::string& line : AlignedTableLines(ranks, {2, 0, false})) lines.push_back(line);
   lines.push_back("");
-  lines.push_back(fmt::format("Model:    MAPE {:.1f} % (max {:.1f} %), mean within-task Spearman {}",
-                              model_accuracy.mape_percent, model_accuracy.max_error_percent,
-                              rho_count ? fmt::format("{:.3f} over {} tasks", rho_sum / rho_count, rho_count) : "-"));
+  lines.push_back(
+      fmt::format("Model:    MAPE {:.1f} % (max {:.1f} %), mean within-task Spearman {}",
+                  model_accuracy.mape_percent, model_accuracy.max_error_percent,
+                  rho_count ? fmt::format("{:.3f} over {} tasks", rho_sum / rho_count, rho_count) : "-"));
   lines.push_back(fmt::format("Baseline: MAPE {:.1f} % (max {:.1f} %)", baseline_accuracy.mape_percent,
                               baseline_accuracy.max_error_percent));
-  lines.push_back(fmt::format("Pairs of one task more than {:.0f} % apart in measured energy: {}; ordered right by the "
-                              "model {} ({:.0f} %), by the baseline {} ({:.0f} %)",
-                              kDistinct * 100, all_pairs, model_right, all_pairs ? 100.0 * model_right / all_pairs : 0.0,
-                              baseline_right, all_pairs ? 100.0 * baseline_right / all_pairs : 0.0));
+  lines.push_back(
+      fmt::format("Pairs of one task more than {:.0f} % apart in measured energy: {}; ordered right by the "
+                  "model {} ({:.0f} %), by the baseline {} ({:.0f} %)",
+                  kDistinct * 100, all_pairs, model_right, all_pairs ? 100.0 * model_right / all_pairs : 0.0,
+                  baseline_right, all_pairs ? 100.0 * baseline_right / all_pairs : 0.0));
   for (const std::string& line : lines) std::cout << line << "\n";
   if (!markdown_path.empty()) {
     std::string text = "```\n";

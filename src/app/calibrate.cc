@@ -69,12 +69,15 @@ Status RunEnergyCalibrate(const CalibrateOptions& options, const std::string& wo
   namespace fs = std::filesystem;
   EnergyCalibrationSettings settings;
   settings.work_directory = work;
-  for (const std::string& task : options.energy_tasks) settings.task_directories.push_back(fs::absolute(task).string());
+  for (const std::string& task : options.energy_tasks)
+    settings.task_directories.push_back(fs::absolute(task).string());
   EnergyCalibrationEnvironment environment;
   environment.command_runner = &runner;
   environment.query_gpus = [] { return QueryLiveGpus(); };
   environment.now_utc = NowUtc;
-  environment.progress = [](std::string_view line) { std::cerr << SanitizeForTerminal(std::string(line)) << "\n"; };
+  environment.progress = [](std::string_view line) {
+    std::cerr << SanitizeForTerminal(std::string(line)) << "\n";
+  };
   auto started = std::chrono::steady_clock::now();
   KOPT_ASSIGN_OR_RETURN(EnergyCalibrationResult result, RunEnergyCalibration(settings, environment));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -92,11 +95,12 @@ Status RunEnergyCalibrate(const CalibrateOptions& options, const std::string& wo
   KOPT_RETURN_IF_ERROR(
       WriteFileAtomically(samples_path, EnergySamplesToJson(result.samples, result.gpu_name).dump(1) + "\n"));
   out << SanitizeForTerminal(fmt::format(
-             "Energy model of {}: {} kernels in {:.1f} s; fit error {:.1f} % mean, {:.1f} % at most", result.gpu_name,
-             result.coefficients.fit.kernels, seconds, result.coefficients.fit.mape_percent,
+             "Energy model of {}: {} kernels in {:.1f} s; fit error {:.1f} % mean, {:.1f} % at most",
+             result.gpu_name, result.coefficients.fit.kernels, seconds, result.coefficients.fit.mape_percent,
              result.coefficients.fit.max_error_percent))
       << "\n";
-  for (const std::string& line : EnergySummaryLines(result.coefficients)) out << SanitizeForTerminal(line) << "\n";
+  for (const std::string& line : EnergySummaryLines(result.coefficients))
+    out << SanitizeForTerminal(line) << "\n";
   for (const std::string& note : result.notes) out << SanitizeForTerminal("note: " + note) << "\n";
   out << SanitizeForTerminal("Written to " + path + " and " + samples_path +
                              " (kopt explain predicts energy with it for profiles of this GPU)")

@@ -10,8 +10,8 @@
 #include "energy_probes_source.h"  // generated: kEnergyProbesSource (measure/energy_probes.cu)
 #include "harness/parallel_compiler.h"
 #include "measure/candidate_profiler.h"
-#include "profile/ncu_collector.h"
 #include "measure/measure.h"
+#include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
 
 namespace kopt {
@@ -39,7 +39,8 @@ std::string ProbeTaskToml(const EnergyProbe& probe) {
 std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementEntry& entry,
                                      const Result<Profile>& profile, std::vector<std::string>& notes) {
   if (!entry.ok() || !entry.timing) {
-    notes.push_back(fmt::format("{}: not sampled: {}", name, entry.message.empty() ? "not measured" : entry.message));
+    notes.push_back(
+        fmt::format("{}: not sampled: {}", name, entry.message.empty() ? "not measured" : entry.message));
     return std::nullopt;
   }
   if (!entry.energy || !entry.energy->available) {
@@ -57,7 +58,8 @@ std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementE
   }
   double dynamic = entry.energy->dynamic_joules_per_launch;
   if (!std::isfinite(dynamic) || dynamic <= 0) {
-    notes.push_back(fmt::format("{}: not sampled: dynamic energy {:.3g} J per launch is not positive", name, dynamic));
+    notes.push_back(
+        fmt::format("{}: not sampled: dynamic energy {:.3g} J per launch is not positive", name, dynamic));
     return std::nullopt;
   }
   EnergySample sample;
@@ -72,13 +74,15 @@ std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementE
 // A profile bundle the profiler wrote earlier for the same source (a resumed
 // calibration): its raw page, without running ncu again; nullopt when there is none.
 // Same source and same task (its sizes decide the counts): the bundle's request names the task it ran.
-std::optional<Profile> EarlierProfile(const fs::path& bundle, const std::string& source, const TaskSpec& task) {
+std::optional<Profile> EarlierProfile(const fs::path& bundle, const std::string& source,
+                                      const TaskSpec& task) {
   auto earlier_source = ReadWholeFile((bundle / "candidate.cu").string());
   if (!earlier_source.ok() || *earlier_source != source) return std::nullopt;
   auto request_text = ReadWholeFile((bundle / "profile_request.json").string());
   if (!request_text.ok()) return std::nullopt;
   nlohmann::json request = nlohmann::json::parse(*request_text, nullptr, false);
-  if (request.is_discarded() || !request.contains("task") || request["task"] != task.ToJson()) return std::nullopt;
+  if (request.is_discarded() || !request.contains("task") || request["task"] != task.ToJson())
+    return std::nullopt;
   auto raw = ReadWholeFile((bundle / "raw.csv").string());
   if (!raw.ok()) return std::nullopt;
   auto launches = ParseNcuRawCsv(*raw, (bundle / "raw.csv").string());
@@ -162,8 +166,10 @@ std::string EnergyProbeSource(const EnergyProbe& probe) {
 Status WriteEnergyProbeTask(const EnergyProbe& probe, const std::string& directory) {
   std::error_code error;
   fs::create_directories(directory, error);
-  if (error) return Unavailable(fmt::format("{}: cannot create the probe's task: {}", directory, error.message()));
-  KOPT_RETURN_IF_ERROR(WriteFileAtomically((fs::path(directory) / "task.toml").string(), ProbeTaskToml(probe)));
+  if (error)
+    return Unavailable(fmt::format("{}: cannot create the probe's task: {}", directory, error.message()));
+  KOPT_RETURN_IF_ERROR(
+      WriteFileAtomically((fs::path(directory) / "task.toml").string(), ProbeTaskToml(probe)));
   return WriteFileAtomically((fs::path(directory) / "reference.cu").string(), EnergyProbeSource(probe));
 }
 
@@ -193,7 +199,8 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
   if (architecture.empty() && environment.query_gpus) {
     auto gpus = environment.query_gpus();
     if (gpus.ok() && static_cast<size_t>(settings.device) < gpus->size()) {
-      auto derived = ArchitectureForComputeCapability((*gpus)[static_cast<size_t>(settings.device)].compute_capability);
+      auto derived =
+          ArchitectureForComputeCapability((*gpus)[static_cast<size_t>(settings.device)].compute_capability);
       if (derived.ok()) architecture = *derived;
     }
   }
@@ -213,8 +220,9 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
         continue;
       }
       KOPT_ASSIGN_OR_RETURN(std::string source, SourceOf(*subject));
-      candidates.push_back({fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
-                            subject->candidate_path, source});
+      candidates.push_back(
+          {fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
+           subject->candidate_path, source});
     }
     if (environment.progress)
       environment.progress(fmt::format("measuring {} ({}/{})", task_directory, done + 1, subjects.size()));
@@ -242,7 +250,8 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
     profiler.timeout_seconds = settings.timeout_seconds;
     KOPT_ASSIGN_OR_RETURN(std::unique_ptr<CandidateProfiler> made,
                           MakeNcuCandidateProfiler(profiler, *environment.command_runner));
-    auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry, const std::string& file_name) {
+    auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry,
+                          const std::string& file_name) {
       ++done;
       if (environment.progress)
         environment.progress(fmt::format("profiling {} ({}/{})", subject.name, done, subjects.size()));
@@ -333,7 +342,8 @@ Result<std::vector<EnergySample>> EnergySamplesFromJson(const nlohmann::json& js
   for (size_t i = 0; i < json["samples"].size(); ++i) {
     const nlohmann::json& row = json["samples"][i];
     std::string at = fmt::format("samples[{}]", i);
-    if (!row.is_object() || !row.contains("name") || !row["name"].is_string()) return error(at + ".name", "a string");
+    if (!row.is_object() || !row.contains("name") || !row["name"].is_string())
+      return error(at + ".name", "a string");
     EnergySample sample;
     sample.name = row["name"];
     for (const char* field : {"measured_dynamic_joules", "seconds_per_launch"}) {

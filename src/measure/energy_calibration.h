@@ -60,7 +60,7 @@ Status WriteEnergyProbeTask(const EnergyProbe& probe, const std::string& directo
 
 // One kernel to sample: a task's reference (candidate_path empty) or a candidate file.
 struct EnergySubject {
-  std::string name;            // "gelu/reference", "probe/fp64_fma", "gelu/gelu_vec4"
+  std::string name;  // "gelu/reference", "probe/fp64_fma", "gelu/gelu_vec4"
   std::string task_directory;
   std::string candidate_path;  // empty: the task's reference
   std::string source;          // the candidate's text when not read from candidate_path ("" : read it)
@@ -72,13 +72,13 @@ struct EnergyCalibrationSettings {
   bool probes = true;                         // include the probes
   std::string architecture;                   // "sm_90a"; empty: from the GPU
   int device = 0;
-  double timeout_seconds = 600;               // per child
+  double timeout_seconds = 600;  // per child
 };
 
 struct EnergyCalibrationEnvironment {
-  CommandRunner* command_runner = nullptr;                    // borrowed, required
+  CommandRunner* command_runner = nullptr;                   // borrowed, required
   std::function<Result<std::vector<GpuSpec>>()> query_gpus;  // QueryLiveGpus in kopt
-  std::string runner_program;                                 // kopt-runner; empty: FindRunnerProgram()
+  std::string runner_program;                                // kopt-runner; empty: FindRunnerProgram()
   std::function<std::string()> now_utc;
   std::function<void(std::string_view)> progress;  // "measuring probe/fp64_fma (3/27)"; may be empty
 };

@@ -121,7 +121,8 @@ TEST(EnergyCalibrationTest, TheShippedH200TableIsTheFitOfItsCommittedSamples) {
     if (table.gpu_name == "NVIDIA H200") shipped = &table;
   ASSERT_NE(shipped, nullptr);
   for (EnergyTerm term : AllEnergyTerms()) {
-    EXPECT_NEAR(refit->JoulesPerUnit(term), shipped->JoulesPerUnit(term), 1e-6 * shipped->JoulesPerUnit(term) + 1e-30)
+    EXPECT_NEAR(refit->JoulesPerUnit(term), shipped->JoulesPerUnit(term),
+                1e-6 * shipped->JoulesPerUnit(term) + 1e-30)
         << EnergyTermName(term);
   }
   std::vector<double> predicted, measured;
