@@ -35,6 +35,7 @@ struct LaunchInputs {
   const PtxasFunctionReport* ptxas = nullptr;
   const SourcePage* source_page = nullptr;
   const LaunchTimeline* timeline = nullptr;
+  const EnergyCoefficients* energy_coefficients = nullptr;  // the GPU's energy model; null: none
 };
 
 // Runs the tools over one kernel and fills kernel.findings and kernel.skipped_tools.

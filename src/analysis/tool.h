@@ -43,6 +43,7 @@
 #include "analysis/roofline.h"
 #include "analysis/tuning_role.h"
 #include "core/status.h"
+#include "hw/energy_coefficients.h"
 #include "hw/gpu_spec.h"
 #include "profile/kernel_launch.h"
 #include "profile/ncu_source_page.h"
@@ -79,6 +80,8 @@ struct ToolContext {
   const SourcePage* source_page = nullptr;                    // ncu --page source for this kernel
   const LaunchTimeline* timeline = nullptr;                   // every launch of the profile, per function
   const std::map<std::string, double>* thresholds = nullptr;  // this tool's thresholds, overrides applied
+  // The GPU's energy model coefficients (hw/energy_coefficients.h); null without a table.
+  const EnergyCoefficients* energy_coefficients = nullptr;
 
   // The threshold's value (override or default); NotFound for a name the tool does not declare.
   Result<double> FindThreshold(std::string_view name) const;

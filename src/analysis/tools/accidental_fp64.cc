@@ -195,6 +195,7 @@ ToolDefinition AccidentalFp64Tool() {
       "SASS main body has DFMA/DADD/DMUL and >= min_float_to_double_conversions F2F.F64.F32; FP64 pipe >= "
       "min_fp64_pipe_percent. Without SASS: FP64 pipe >= min_fp64_pipe_percent and FP64 >= "
       "min_fp64_share_without_sass of the FP instructions";
+  tool.subsumes = {"hidden_compute_energy"};  // its energy-only finding on the same work
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeAccidentalFp64;
   return tool;

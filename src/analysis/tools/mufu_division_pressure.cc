@@ -170,6 +170,7 @@ ToolDefinition MufuDivisionPressureTool() {
       "XU pipe >= min_xu_pipe_percent and float MUFU >= min_special_function_share of the XU instructions in "
       "SASS; without SASS: FP64 pipe < max_fp64_pipe_percent_without_sass and FP share >= "
       "min_fp_share_without_sass";
+  tool.subsumes = {"hidden_compute_energy"};  // its energy-only finding on the same work
   tool.gain_bound = GainBound::kReducesCompute;
   tool.tuning_moves = {
       {"mufu_division_pressure",

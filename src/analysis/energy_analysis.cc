@@ -1,0 +1,277 @@
+#include "analysis/energy_analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/pipe_model.h"
+#include "analysis/tool_support.h"
+#include "core/quantity_format.h"
+
+namespace kopt {
+namespace {
+
+double Metric(const KernelLaunch& launch, std::string_view name) {
+  return launch.Metric(name).value_or(0);
+}
+
+bool NeverRuns(const SassInstruction& instruction) {
+  return instruction.predicate == "@!PT" || instruction.predicate == "@!UPT";
+}
+
+bool OnFmaPipe(const SassInstruction& instruction) {
+  static const std::set<std::string> kOpcodes = {"FFMA",    "FADD",  "FMUL",  "FFMA32I",  "FADD32I",
+                                                 "FMUL32I", "IMAD",  "IMUL",  "IMAD32I",  "IMUL32I",
+                                                 "HFMA2",   "HADD2", "HMUL2", "HFMA2_32I"};
+  return kOpcodes.count(instruction.opcode) > 0;
+}
+
+// Moves `removed` (>= 0, at most the count) out of `term`.
+void Remove(EnergyCounts& counts, EnergyTerm term, double removed) {
+  counts[term] = std::max(0.0, counts[term] - std::max(0.0, removed));
+}
+
+std::string Count(double value, EnergyTerm term) {
+  return FormatMeasurement(value, EnergyTermUnit(term), QuantityStyle::kFixed);
+}
+
+// The change that prices `finding`'s fix, or a note saying why there is none.
+std::optional<EnergyChange> ChangeFor(const Finding& finding, const LaunchInputs& inputs,
+                                      const KernelDiagnosis& kernel, const EnergyCounts& before,
+                                      std::string& not_priced) {
+  const KernelLaunch& launch = *inputs.launch;
+  const std::string& id = finding.tool;
+  if (id == "accidental_fp64") {
+    auto ratio = Fp64ToFmaIssueRatio(launch, inputs.gpu);
+    if (!ratio) {
+      not_priced = "no FP64/FP32 lanes ratio (neither ncu's DFMA/FFMA peaks nor a GPU table row)";
+      return std::nullopt;
+    }
+    double conversions = 0;
+    if (inputs.sass) {
+      XuComposition xu = ClassifyXuWork(*inputs.sass);
+      conversions = Share(xu.fp64_conversions.size(), xu.Total());
+    }
+    return MoveFp64ToFma(before, *ratio, conversions);
+  }
+  if (id == "mufu_division_pressure") {
+    if (!inputs.sass) {
+      not_priced = "the SASS listing is needed to count the IEEE divisions (FCHK)";
+      return std::nullopt;
+    }
+    auto change = FastDivision(before, *inputs.sass);
+    if (!change) not_priced = "no IEEE division (FCHK) in the SASS main body";
+    return change;
+  }
+  if (id == "uncoalesced_loads") return CoalescedAccess(before, launch, "ld");
+  if (id == "uncoalesced_stores") return CoalescedAccess(before, launch, "st");
+  if (id == "local_memory_spills") return NoLocalMemory(before, launch);
+  if (id == "data_movement_pass") return FusedDataPass(before, kernel.roofline);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<IssueRatio> Fp64ToFmaIssueRatio(const KernelLaunch& launch, const GpuSpec* gpu) {
+  auto dfma = launch.Metric(kDfmaPeakMetric);
+  auto ffma = launch.Metric(kFfmaPeakMetric);
+  if (dfma && ffma && *dfma > 0 && *ffma > 0) {
+    return IssueRatio{*dfma / *ffma,
+                      fmt::format("ncu's peaks: {} DFMA / {} FFMA thread instructions per cycle (Hopper: 64 "
+                                  "FP64 and 128 FP32 lanes per SM)",
+                                  FormatNumber(*dfma, QuantityStyle::kTrimmed),
+                                  FormatNumber(*ffma, QuantityStyle::kTrimmed))};
+  }
+  if (gpu && gpu->fp32_flops > 0 && gpu->fp64_flops > 0) {
+    return IssueRatio{gpu->fp64_flops / gpu->fp32_flops,
+                      fmt::format("GPU table ({}): FP64 / FP32 peak FLOP/s", gpu->name)};
+  }
+  return std::nullopt;
+}
+
+std::optional<EnergyChange> MoveFp64ToFma(const EnergyCounts& before, const IssueRatio& ratio,
+                                          double xu_conversion_share) {
+  double fp64 = before[EnergyTerm::kFp64Pipe];
+  if (fp64 <= 0) return std::nullopt;
+  EnergyChange change{before, ""};
+  change.after[EnergyTerm::kFp64Pipe] = 0;
+  change.after[EnergyTerm::kFmaPipe] += fp64 * ratio.value;
+  double share = std::clamp(xu_conversion_share, 0.0, 1.0);
+  Remove(change.after, EnergyTerm::kXuPipe, before[EnergyTerm::kXuPipe] * share);
+  change.method = fmt::format(
+      "the {} of FP64 work run as FP32 on the FMA pipe: {} FMA-pipe issues per FP64-pipe issue ({}); {:.0f}% "
+      "of the XU issues leave with the float↔double conversions (their share of the main body's XU "
+      "instructions{})",
+      Count(fp64, EnergyTerm::kFp64Pipe), FormatNumber(ratio.value, QuantityStyle::kTrimmed), ratio.source,
+      share * 100, share > 0 ? " in the SASS" : ": no SASS listing to count them, so none");
+  return change;
+}
+
+DivisionCounts CountDivisions(const SassFunction& sass) {
+  DivisionCounts counts;
+  for (const SassInstruction* instruction : MainBody(sass)) {
+    if (NeverRuns(*instruction)) continue;
+    if (instruction->opcode == "FCHK") ++counts.ieee_divisions;
+    if (OnFmaPipe(*instruction)) ++counts.fma_pipe_instructions;
+  }
+  return counts;
+}
+
+std::optional<EnergyChange> FastDivision(const EnergyCounts& before, const SassFunction& sass) {
+  DivisionCounts counts = CountDivisions(sass);
+  if (counts.ieee_divisions <= 0 || counts.fma_pipe_instructions <= 0) return std::nullopt;
+  double fixups = std::min<double>(kDivisionFixupFfmas * counts.ieee_divisions, counts.fma_pipe_instructions);
+  double share = fixups / counts.fma_pipe_instructions;
+  double fma = before[EnergyTerm::kFmaPipe];
+  if (fma <= 0) return std::nullopt;
+  EnergyChange change{before, ""};
+  Remove(change.after, EnergyTerm::kFmaPipe, fma * share);
+  change.method = fmt::format(
+      "__fdividef (or -prec-div=false) for the {} IEEE divisions of the main body (FCHK): each drops {} "
+      "Newton "
+      "fix-up FFMAs (MUFU.RCP + FCHK + 5 FFMA become MUFU.RCP + FMUL), {:.0f} of its {} static FMA-pipe "
+      "instructions, so {:.1f}% of the {} FMA-pipe issues (static share taken as the dynamic share; the "
+      "FCHK, branch and slow-path instructions are not counted)",
+      counts.ieee_divisions, kDivisionFixupFfmas, fixups, counts.fma_pipe_instructions, share * 100,
+      Count(fma, EnergyTerm::kFmaPipe));
+  return change;
+}
+
+std::optional<EnergyChange> CoalescedAccess(const EnergyCounts& before, const KernelLaunch& launch,
+                                            std::string_view op) {
+  std::string suffix(op);
+  double sectors = Metric(launch, "l1tex__t_sectors_pipe_lsu_mem_global_op_" + suffix + ".sum");
+  auto bytes_per_sector =
+      launch.Metric("smsp__sass_average_data_bytes_per_sector_mem_global_op_" + suffix + ".ratio");
+  if (sectors <= 0 || !bytes_per_sector || *bytes_per_sector <= 0) return std::nullopt;
+  double excess = Clamp01(1 - *bytes_per_sector / kSectorBytes);
+  if (excess <= 0) return std::nullopt;
+  bool load = op == "ld";
+  double l2_sectors = Metric(
+      launch, load ? "lts__t_sectors_srcunit_tex_op_read.sum" : "lts__t_sectors_srcunit_tex_op_write.sum");
+  double dram = Metric(launch, load ? "dram__bytes_read.sum" : "dram__bytes_write.sum");
+  double l1_removed = excess * sectors * kSectorBytes;
+  double l2_removed = excess * l2_sectors * kSectorBytes;
+  double dram_removed = std::min(excess * dram, l2_removed);
+  EnergyChange change{before, ""};
+  Remove(change.after, EnergyTerm::kL1Bytes, l1_removed);
+  Remove(change.after, EnergyTerm::kL2Bytes, l2_removed);
+  Remove(change.after, EnergyTerm::kDramBytes, dram_removed);
+  change.method = fmt::format(
+      "coalesced {}s use all 32 bytes of each sector: the excess share {:.1f}% (1 − {:.1f} bytes per sector "
+      "/ 32) of the {} L1 sectors ({}), of its L2 sectors ({}) and of the DRAM {} ({}, at most the excess L2 "
+      "bytes) disappears",
+      load ? "load" : "store", excess * 100, *bytes_per_sector, load ? "load" : "store",
+      FormatBytes(l1_removed, QuantityStyle::kFixed), FormatBytes(l2_removed, QuantityStyle::kFixed),
+      load ? "reads" : "writes", FormatBytes(dram_removed, QuantityStyle::kFixed));
+  return change;
+}
+
+std::optional<EnergyChange> NoLocalMemory(const EnergyCounts& before, const KernelLaunch& launch) {
+  double loads = Metric(launch, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum");
+  double stores = Metric(launch, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum");
+  if (loads + stores <= 0) return std::nullopt;
+  double hit_rate = Metric(launch, "l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct") / 100;
+  double l2_sectors = loads * (1 - Clamp01(hit_rate)) + stores;  // misses and write-through stores
+  double all_l2 = Metric(launch, "lts__t_sectors_srcunit_tex.sum");
+  double dram_share = all_l2 > 0 ? Clamp01(l2_sectors / all_l2) : 0;
+  EnergyChange change{before, ""};
+  change.after[EnergyTerm::kLocalBytes] = 0;
+  Remove(change.after, EnergyTerm::kL2Bytes, l2_sectors * kSectorBytes);
+  Remove(change.after, EnergyTerm::kDramBytes, before[EnergyTerm::kDramBytes] * dram_share);
+  change.method = fmt::format(
+      "values kept in registers: the {} of local traffic through L1 disappears, with the local sectors that "
+      "reach L2 ({}: load misses at a {:.0f}% hit rate, and every store) and the same share ({:.1f}%) of the "
+      "DRAM traffic{}",
+      Count(before[EnergyTerm::kLocalBytes], EnergyTerm::kLocalBytes),
+      FormatBytes(l2_sectors * kSectorBytes, QuantityStyle::kFixed), hit_rate * 100, dram_share * 100,
+      all_l2 > 0 ? "" : " (lts__t_sectors_srcunit_tex.sum absent: DRAM unchanged)");
+  return change;
+}
+
+std::optional<EnergyChange> FusedDataPass(const EnergyCounts& before, const RooflineAnalysis& roofline) {
+  double traffic =
+      before[EnergyTerm::kDramBytes] + before[EnergyTerm::kL2Bytes] + before[EnergyTerm::kL1Bytes];
+  if (traffic <= 0) return std::nullopt;
+  double kept = roofline.duration_ns > 0 ? Clamp01(roofline.compute_floor_ns / roofline.duration_ns) : 1;
+  EnergyChange change{before, ""};
+  for (EnergyTerm term :
+       {EnergyTerm::kDramBytes, EnergyTerm::kL2Bytes, EnergyTerm::kL1Bytes, EnergyTerm::kLsuPipe})
+    change.after[term] = 0;
+  change.after[EnergyTerm::kActiveSeconds] = before[EnergyTerm::kActiveSeconds] * kept;
+  change.method = fmt::format(
+      "fused into its producer or consumer, the pass's DRAM, L2 and L1 traffic and its load/store issues "
+      "disappear and its busy time shrinks to the compute floor ({:.1f}% of it); its arithmetic moves to "
+      "the other kernel, whose own counts are not changed",
+      kept * 100);
+  return change;
+}
+
+std::optional<EnergySaving> SavingOf(const EnergyCounts& before, const EnergyChange& change,
+                                     const EnergyCoefficients& coefficients) {
+  EnergyPrediction old_prediction = PredictEnergy(before, coefficients);
+  EnergyPrediction new_prediction = PredictEnergy(change.after, coefficients);
+  double saved = old_prediction.dynamic_joules - new_prediction.dynamic_joules;
+  if (!(saved > 0) || old_prediction.dynamic_joules <= 0) return std::nullopt;
+  EnergySaving saving;
+  saving.joules = saved;
+  saving.fraction = saved / old_prediction.dynamic_joules;
+  saving.method = change.method;
+  for (EnergyTerm term : AllEnergyTerms()) {
+    if (before[term] != change.after[term])
+      saving.changes.push_back({term, before[term], change.after[term]});
+  }
+  return saving;
+}
+
+double ComputePipeEnergyShare(const EnergyPrediction& prediction) {
+  double share = 0;
+  for (const EnergyTermShare& term : prediction.terms) {
+    if (term.term == EnergyTerm::kFmaPipe || term.term == EnergyTerm::kAluPipe ||
+        term.term == EnergyTerm::kFp64Pipe || term.term == EnergyTerm::kXuPipe)
+      share += term.share;
+  }
+  return share;
+}
+
+void AnalyzeEnergy(const LaunchInputs& inputs, KernelDiagnosis& kernel) {
+  if (!inputs.launch || !inputs.energy_coefficients) return;
+  const EnergyCoefficients& coefficients = *inputs.energy_coefficients;
+  EnergyCounts counts = CountEnergyActivity(*inputs.launch);
+  KernelEnergy energy;
+  energy.gpu_name = coefficients.gpu_name;
+  energy.prediction = PredictEnergy(counts, coefficients);
+  std::vector<std::string> metrics = EnergyModelMetrics();
+  std::set<std::string> missing(counts.missing_metrics.begin(), counts.missing_metrics.end());
+  bool none = std::all_of(metrics.begin(), metrics.end(),
+                          [&](const std::string& metric) { return missing.count(metric) > 0; });
+  if (none) {
+    energy.skipped = true;
+    energy.notes.push_back(fmt::format(
+        "No energy prediction: the profile has none of the {} metrics the energy model reads (ncu --set full "
+        "collects them).",
+        metrics.size()));
+    kernel.energy = std::move(energy);
+    return;
+  }
+  if (!energy.prediction.missing_metrics.empty()) {
+    energy.notes.push_back(
+        fmt::format("A lower bound: {} of the model's {} metrics are absent, their terms count 0 (ncu --set "
+                    "full collects "
+                    "them).",
+                    energy.prediction.missing_metrics.size(), metrics.size()));
+  }
+  for (Finding& finding : kernel.findings) {
+    if (finding.energy_saving) continue;
+    std::string not_priced;
+    std::optional<EnergyChange> change = ChangeFor(finding, inputs, kernel, counts, not_priced);
+    if (change) finding.energy_saving = SavingOf(counts, *change, coefficients);
+    if (!finding.energy_saving && !not_priced.empty())
+      energy.notes.push_back(
+          fmt::format("The energy saving of {} is not estimated: {}.", finding.tool, not_priced));
+  }
+  kernel.energy = std::move(energy);
+}
+
+}  // namespace kopt

@@ -1,0 +1,100 @@
+// Energy in explain (docs/energy.md "Energy in explain"): the energy section
+// of a kernel's diagnosis, and the energy each finding's fix saves.
+//
+// The section is the energy model's prediction (analysis/energy_model.h) for
+// the diagnosed launch: dynamic joules and average dynamic watts per launch,
+// and where the energy goes (every term with its count, joules and share).
+//
+// A saving is priced by changing the counts the fix changes and predicting
+// again: saving = E(before) − E(after), per launch, with the same
+// coefficients. The changes (each rule's arithmetic is in its method text):
+//  - FP64 work in float code (accidental_fp64): every FP64-pipe issue becomes
+//    FMA-pipe issues at the lanes ratio FP64/FP32 (Hopper: 64 and 128 lanes
+//    per SM, so 0.5; from ncu's DFMA and FFMA peaks, else the GPU table's
+//    FP64/FP32 peaks), and the float↔double conversions leave the XU pipe
+//    (their share of the main body's XU instructions in the SASS);
+//  - IEEE division where __fdividef would do (mufu_division_pressure,
+//    hidden_compute_energy): each FCHK-checked division drops its four Newton
+//    fix-up FFMAs (MUFU.RCP + FCHK + 5 FFMA become MUFU.RCP + 1 FMUL); the
+//    FMA-pipe issues shrink by that share of the main body's static FMA-pipe
+//    instructions (the SASS is needed to count them);
+//  - excess sectors of uncoalesced loads/stores: the excess share
+//    (1 − bytes per sector / 32) of that access's L1 sectors, of its L2
+//    sectors, and of the DRAM bytes in its direction (never more than the
+//    excess L2 bytes) disappear;
+//  - local memory (local_memory_spills): the local L1 traffic disappears,
+//    with the local sectors that reach L2 (load misses, every store) and the
+//    same share of the DRAM traffic;
+//  - a pass that only moves data (data_movement_pass): fused, its DRAM, L2
+//    and L1 traffic and its LSU issues disappear, and its busy time shrinks
+//    to its compute floor.
+//
+// Units: joules, watts, seconds, the terms' units. Thread safety: pure
+// functions over values.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "analysis/diagnosis.h"
+#include "analysis/energy_model.h"
+#include "analysis/orchestrator.h"
+#include "hw/energy_coefficients.h"
+#include "hw/gpu_spec.h"
+#include "profile/kernel_launch.h"
+#include "profile/sass.h"
+
+namespace kopt {
+
+// A fix's effect on the counts of one launch, and how it was derived.
+struct EnergyChange {
+  EnergyCounts after;
+  std::string method;
+};
+
+// FMA-pipe issues per FP64-pipe issue once FP64 work runs as FP32: the lanes
+// ratio FP64/FP32 per SM, with where it came from.
+struct IssueRatio {
+  double value = 0;
+  std::string source;
+};
+std::optional<IssueRatio> Fp64ToFmaIssueRatio(const KernelLaunch& launch, const GpuSpec* gpu);
+
+// The changes of the header comment. nullopt when the fix changes nothing the
+// profile counts (no FP64 issues, no FCHK, no excess sectors, ...).
+std::optional<EnergyChange> MoveFp64ToFma(const EnergyCounts& before, const IssueRatio& ratio,
+                                          double xu_conversion_share);
+std::optional<EnergyChange> FastDivision(const EnergyCounts& before, const SassFunction& sass);
+// `op` is "ld" or "st".
+std::optional<EnergyChange> CoalescedAccess(const EnergyCounts& before, const KernelLaunch& launch,
+                                            std::string_view op);
+std::optional<EnergyChange> NoLocalMemory(const EnergyCounts& before, const KernelLaunch& launch);
+std::optional<EnergyChange> FusedDataPass(const EnergyCounts& before, const RooflineAnalysis& roofline);
+
+// Static main-body counts the division rule uses: IEEE divisions (FCHK) and
+// FMA-pipe instructions (FFMA, FADD, FMUL, IMAD, IMUL, HFMA2, HADD2, HMUL2,
+// with their immediate forms); instructions predicated @!PT never run.
+struct DivisionCounts {
+  int ieee_divisions = 0;
+  int fma_pipe_instructions = 0;
+};
+DivisionCounts CountDivisions(const SassFunction& sass);
+// The Newton fix-up FFMAs an IEEE division adds over __fdividef's multiply.
+inline constexpr int kDivisionFixupFfmas = 4;
+
+// The saving of `change` against `before`: E(before) − E(after) with
+// `coefficients`; nullopt when it is not positive.
+std::optional<EnergySaving> SavingOf(const EnergyCounts& before, const EnergyChange& change,
+                                     const EnergyCoefficients& coefficients);
+
+// The share (0..1) of `prediction`'s energy on the SM's instruction pipes
+// (FMA, ALU, FP64, XU): the work a memory-bound kernel's time hides.
+double ComputePipeEnergyShare(const EnergyPrediction& prediction);
+
+// Fills kernel.energy from inputs.launch and inputs.energy_coefficients
+// (nothing when there is no table), and the energy_saving of each finding
+// whose fix a rule above prices (a saving already set is kept). Runs after
+// RunTools on the same inputs.
+void AnalyzeEnergy(const LaunchInputs& inputs, KernelDiagnosis& kernel);
+
+}  // namespace kopt

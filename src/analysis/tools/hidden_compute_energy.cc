@@ -1,0 +1,166 @@
+// hidden_compute_energy: "same speed, less energy". A kernel whose time DRAM
+// sets spends a large share of its predicted dynamic energy on compute pipes,
+// and the SASS shows work with a cheaper equivalent (IEEE division where
+// __fdividef would do, float data promoted to double). Removing it changes no
+// time (the memory time hides the compute) but saves energy: the finding's
+// gain is 0 and its energy saving is the energy model's (analysis/energy_analysis.h).
+// Needs the GPU's energy coefficients; without them it finds nothing.
+#include <fmt/format.h>
+
+#include "analysis/energy_analysis.h"
+#include "analysis/pipe_model.h"
+#include "analysis/tool_support.h"
+#include "core/quantity_format.h"
+
+namespace kopt {
+namespace {
+
+// The cheaper equivalents in the SASS main body, applied one after the other.
+std::optional<EnergyChange> CheaperEquivalents(const ToolContext& context, const EnergyCounts& before,
+                                               DivisionCounts& divisions, size_t& promotions) {
+  EnergyChange combined{before, ""};
+  InstructionList body = MainBody(*context.sass);
+  promotions = Select(body, [](const SassInstruction& instruction) {
+                 return instruction.opcode == "F2F" && HasModifier(instruction, ".F64.F32");
+               }).size();
+  if (promotions > 0) {
+    if (auto ratio = Fp64ToFmaIssueRatio(context.launch, context.gpu)) {
+      XuComposition xu = ClassifyXuWork(*context.sass);
+      if (auto fp64 = MoveFp64ToFma(combined.after, *ratio, Share(xu.fp64_conversions.size(), xu.Total()))) {
+        combined.after = fp64->after;
+        combined.method = fp64->method;
+      }
+    }
+  }
+  divisions = CountDivisions(*context.sass);
+  if (auto division = FastDivision(combined.after, *context.sass)) {
+    combined.after = division->after;
+    combined.method += (combined.method.empty() ? "" : "; then ") + division->method;
+  }
+  if (combined.method.empty()) return std::nullopt;
+  return combined;
+}
+
+std::optional<Finding> AnalyzeHiddenComputeEnergy(const ToolContext& context) {
+  if (!context.energy_coefficients || !context.sass) return std::nullopt;
+  const RooflineAnalysis& roofline = context.roofline;
+  if (roofline.busiest_memory_level != "dram" ||
+      roofline.memory_percent_of_peak < context.Threshold("min_dram_percent"))
+    return std::nullopt;
+  EnergyCounts counts = CountEnergyActivity(context.launch);
+  EnergyPrediction prediction = PredictEnergy(counts, *context.energy_coefficients);
+  double compute_share = ComputePipeEnergyShare(prediction);
+  if (prediction.dynamic_joules <= 0 || compute_share < context.Threshold("min_compute_energy_share"))
+    return std::nullopt;
+  DivisionCounts divisions;
+  size_t promotions = 0;
+  std::optional<EnergyChange> change = CheaperEquivalents(context, counts, divisions, promotions);
+  if (!change) return std::nullopt;
+  std::optional<EnergySaving> saving = SavingOf(counts, *change, *context.energy_coefficients);
+  if (!saving || saving->fraction < context.Threshold("min_energy_saving")) return std::nullopt;
+
+  Finding finding = NewFinding("", 0.7);
+  finding.title = fmt::format(
+      "Same speed, less energy: {:.0f}% of the predicted energy goes to compute that DRAM time hides; {} "
+      "would "
+      "save {:.0f}%",
+      compute_share * 100,
+      divisions.ieee_divisions > 0 && promotions > 0 ? "fast division and float literals"
+      : divisions.ieee_divisions > 0                 ? "fast division"
+                                                     : "float literals",
+      saving->fraction * 100);
+  finding.estimated_gain = 0;
+  finding.gain_method = fmt::format(
+      "none in time: DRAM sets it ({:.0f}% of peak) and the fix removes compute work the memory time hides; "
+      "the saving is energy (method with the saving)",
+      roofline.memory_percent_of_peak);
+  finding.evidence.push_back(MakeEvidence("DRAM throughput (the busiest level)",
+                                          roofline.memory_percent_of_peak, "%",
+                                          ">=", context.Threshold("min_dram_percent")));
+  finding.evidence.push_back(
+      MakeEvidence("compute pipes' share of the predicted dynamic energy (FMA, ALU, "
+                   "FP64, XU)",
+                   compute_share * 100, "%", ">=", context.Threshold("min_compute_energy_share") * 100));
+  finding.evidence.push_back(
+      MakeEvidence("predicted dynamic energy per launch", prediction.dynamic_joules, "J", "", 0));
+  finding.evidence.push_back(MakeEvidence("IEEE float divisions (FCHK, SASS main body, static)",
+                                          divisions.ieee_divisions, "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence("F2F.F64.F32 float-to-double conversions (SASS main body, static)",
+                                          double(promotions), "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence("predicted energy saving per launch", saving->fraction * 100, "%",
+                                          ">=", context.Threshold("min_energy_saving") * 100));
+  finding.root_cause = fmt::format(
+      "The kernel waits on DRAM, so its instruction pipes have slack: the extra work of {} costs no time, "
+      "but "
+      "every issued instruction costs energy. The energy model puts {:.0f}% of the {} per launch on the "
+      "compute "
+      "pipes.",
+      divisions.ieee_divisions > 0
+          ? fmt::format("{} IEEE divisions (Newton fix-up and range check around each "
+                        "reciprocal)",
+                        divisions.ieee_divisions)
+          : fmt::format("{} float-to-double promotions", promotions),
+      compute_share * 100, FormatScaled(prediction.dynamic_joules, "J", QuantityStyle::kFixed));
+  std::string effect =
+      fmt::format("{:.1f}% less dynamic energy per launch at the same time", saving->fraction * 100);
+  if (divisions.ieee_divisions > 0) {
+    finding.recommendations.push_back(
+        {"Where the tolerance allows, divide with __fdividef(a, b) (or a * __frcp_rn(b)), or compile with "
+         "-prec-div=false (part of -use_fast_math)",
+         "IEEE division is MUFU.RCP plus four Newton-step FFMAs and a range check; the approximate one is "
+         "the "
+         "reciprocal and one multiply (2 ulp, and 0 for |b| > 2^126)",
+         effect});
+  }
+  if (promotions > 0) {
+    finding.recommendations.push_back(
+        {"Write float literals (0.5f) and float math calls (expf, not exp) in "
+         "float code",
+         "double literals promote the expression to the FP64 pipe, at half the "
+         "FP32 lanes, with conversions on the XU pipe",
+         effect});
+  }
+  finding.recommendations.push_back(
+      {"Verify against the task's tolerance, then keep the faster-or-equal "
+       "candidate with the lower measured energy (kopt bench --energy)",
+       "the saving is the model's prediction; NVML measures it", ""});
+  finding.energy_saving = std::move(saving);
+  return finding;
+}
+
+}  // namespace
+
+ToolDefinition HiddenComputeEnergyTool() {
+  ToolDefinition tool;
+  tool.id = "hidden_compute_energy";
+  tool.title = "Compute energy that the memory-bound time hides (same speed, less energy)";
+  tool.family = ToolFamily::kCompute;
+  tool.side = ToolSide::kCompute;
+  tool.required = {{InputSource::kSass, "FCHK, FMA-pipe and F2F.F64.F32 counts", true}};
+  for (const std::string& metric : EnergyModelMetrics()) tool.required.push_back(NcuMetric(metric, true));
+  tool.thresholds = {
+      MakeThreshold("min_dram_percent", 60, "%",
+                    "DRAM throughput of the busiest level from which DRAM sets the kernel's time (stage 1's "
+                    "memory-bound class at 60%)"),
+      MakeThreshold("min_compute_energy_share", 0.15, "fraction",
+                    "share of the predicted dynamic energy on the FMA, ALU, FP64 and XU pipes from which the "
+                    "hidden compute is worth a change"),
+      MakeThreshold("min_energy_saving", 0.03, "fraction",
+                    "predicted saving per launch from which the finding is reported (NVML's noise on a "
+                    "1-second window is about 1%)")};
+  tool.relevant_classes = {BottleneckClass::kMemoryBound};
+  tool.trigger =
+      "energy coefficients for the GPU; DRAM is the busiest level at >= min_dram_percent; compute pipes >= "
+      "min_compute_energy_share of the predicted energy; the SASS has IEEE divisions or float-to-double "
+      "promotions whose removal saves >= min_energy_saving";
+  tool.gain_bound = GainBound::kReducesCompute;
+  tool.tuning_moves = {
+      {"hidden_compute_energy",
+       {{ParameterRole::kFastMath, MoveDirection::kIncrease}},
+       "approximate division where the tolerance allows: no time change on a DRAM-bound kernel, less energy"},
+  };
+  tool.analyze = AnalyzeHiddenComputeEnergy;
+  return tool;
+}
+
+}  // namespace kopt

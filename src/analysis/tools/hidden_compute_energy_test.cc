@@ -1,0 +1,107 @@
+// Tests of hidden_compute_energy (analysis/tools/hidden_compute_energy.cc): the
+// "same speed, less energy" finding on a DRAM-bound kernel, with the tests'
+// own coefficient table.
+#include <gtest/gtest.h>
+
+#include "analysis/energy_analysis.h"
+#include "analysis/tool_test_support.h"
+
+namespace kopt {
+namespace {
+
+EnergyCoefficients FmaHeavyTable() {
+  EnergyCoefficients table;
+  table.gpu_name = "NVIDIA H200";
+  table.path = "test table";
+  for (EnergyTerm term : AllEnergyTerms()) {
+    double joules = term == EnergyTerm::kFmaPipe ? 1e-9 : term == EnergyTerm::kDramBytes ? 1e-11 : 0;
+    table.coefficients.push_back({term, joules, "test value"});
+  }
+  return table;
+}
+
+SassInstruction Instruction(std::string opcode, std::string modifiers = "") {
+  SassInstruction instruction;
+  instruction.opcode = std::move(opcode);
+  instruction.modifiers = std::move(modifiers);
+  return instruction;
+}
+
+// An element-wise kernel with one IEEE division: two MUFU, FCHK and 6 FMA-pipe instructions.
+SassFunction ElementwiseDivision() {
+  SassFunction function;
+  function.mangled_name = "_Z5swishPKfPfi";
+  for (const char* opcode :
+       {"LDG", "FMUL", "MUFU", "FADD", "MUFU", "FCHK", "FFMA", "FFMA", "FFMA", "FFMA", "STG", "EXIT"})
+    function.instructions.push_back(Instruction(opcode, std::string(opcode) == "MUFU" ? ".RCP" : ""));
+  for (size_t index = 0; index < function.instructions.size(); ++index)
+    function.instructions[index].offset = 16 * index;
+  return function;
+}
+
+struct Setup {
+  KernelLaunch launch;
+  RooflineAnalysis roofline;
+  std::vector<StallReason> stalls;
+  SassFunction sass = ElementwiseDivision();
+  EnergyCoefficients table = FmaHeavyTable();
+  std::map<std::string, double> thresholds;
+
+  explicit Setup(double dram_percent) {
+    // 1 GB through DRAM; the FMA pipe 20% busy over 1e9 active SM cycles: 2e8 issues.
+    launch = SyntheticLaunch({{"dram__bytes_read.sum", 5e8},
+                              {"dram__bytes_write.sum", 5e8},
+                              {"sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", 20},
+                              {"sm__cycles_active.sum", 1e9},
+                              {"gpu__time_duration.sum", 300000}});
+    roofline.bottleneck = BottleneckClass::kMemoryBound;
+    roofline.busiest_memory_level = "dram";
+    roofline.memory_percent_of_peak = dram_percent;
+    thresholds = ResolveThresholds(*FindTool("hidden_compute_energy"), OrchestrationOptions{});
+  }
+  std::optional<Finding> Run(bool with_table = true) {
+    ToolContext context{launch,  roofline, stalls,  nullptr,     &sass,
+                        nullptr, nullptr,  nullptr, &thresholds, with_table ? &table : nullptr};
+    return FindTool("hidden_compute_energy")->analyze(context);
+  }
+};
+
+TEST(HiddenComputeEnergy, DramBoundKernelWithIeeeDivisionSavesEnergyAtTheSameSpeed) {
+  Setup setup(85);
+  EnergyCounts counts = CountEnergyActivity(setup.launch);
+  ASSERT_GT(counts[EnergyTerm::kFmaPipe], 0) << "the model counts no FMA issues from the synthetic metrics";
+  std::optional<Finding> finding = setup.Run();
+  ASSERT_TRUE(finding);
+  EXPECT_EQ(finding->estimated_gain, 0);
+  ASSERT_TRUE(finding->energy_saving);
+  // 4 of the 6 FMA-pipe instructions (FMUL, FADD, 4 FFMA) go: saving = 1 nJ × FMA issues × 4/6;
+  // total = that pipe + 1 GB × 10 pJ.
+  double fma = counts[EnergyTerm::kFmaPipe] * 1e-9;
+  double total = fma + counts[EnergyTerm::kDramBytes] * 1e-11;
+  EXPECT_NEAR(finding->energy_saving->joules, fma * 4 / 6, fma * 1e-9);
+  EXPECT_NEAR(finding->energy_saving->fraction, fma * 4 / 6 / total, 1e-9);
+  EXPECT_NE(finding->title.find("fast division"), std::string::npos) << finding->title;
+  EXPECT_FALSE(finding->recommendations.empty());
+}
+
+TEST(HiddenComputeEnergy, NothingWithoutATableOrWhenDramDoesNotSetTheTime) {
+  EXPECT_FALSE(Setup(85).Run(/*with_table=*/false));
+  EXPECT_FALSE(Setup(40).Run());
+  Setup no_division(85);
+  no_division.sass.instructions.erase(no_division.sass.instructions.begin() + 5);  // the FCHK
+  EXPECT_FALSE(no_division.Run());
+}
+
+// The blind set's sigmoid with __expf/__fdividef: DRAM-bound, but nothing to make cheaper.
+TEST(HiddenComputeEnergy, FastIntrinsicsAlreadyUsedFindNothing) {
+  static const EnergyCoefficients table = FmaHeavyTable();
+  DiagnoseOptions options;
+  options.energy_coefficients = &table;
+  Diagnosis diagnosis = Diagnose(LoadFixtureFrom("h200_blind", "healthy_fast_sigmoid"), options);
+  ASSERT_FALSE(diagnosis.kernels.empty());
+  EXPECT_EQ(FindFinding(diagnosis.kernels.front(), "hidden_compute_energy"), nullptr)
+      << DescribeFindings(diagnosis.kernels.front());
+}
+
+}  // namespace
+}  // namespace kopt
