@@ -13,7 +13,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev
-  libcurl4-openssl-dev libsqlite3-dev libssl-dev libdtl-dev
+  libcurl4-openssl-dev libsqlite3-dev libssl-dev libdtl-dev libeigen3-dev
 )
 [ "${1:-}" = "--optional" ] && packages+=("${optional[@]}")
 missing=()

@@ -7,13 +7,17 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <iostream>
 
 #include "core/file_io.h"
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
 #include "hw/ceilings_table.h"
+#include "hw/energy_coefficients.h"
 #include "hw/gpu_spec.h"
 #include "measure/calibration.h"
+#include "measure/energy_calibration.h"
+#include "measure/measure.h"
 #include "report/text_table.h"
 
 namespace kopt {
@@ -47,6 +51,59 @@ std::vector<std::string> SummaryLines(const CeilingsTable& table) {
   return AlignedTableLines(summary, {2, 0, false});
 }
 
+// The energy model's coefficients with their sources, and the fit's error.
+std::vector<std::string> EnergySummaryLines(const EnergyCoefficients& coefficients) {
+  TextTable summary;
+  summary.rows.push_back({"term", "joules per unit", "unit", "source"});
+  summary.right_aligned = {false, true, false, false};
+  for (const EnergyCoefficient& coefficient : coefficients.coefficients) {
+    summary.rows.push_back({std::string(EnergyTermName(coefficient.term)),
+                            fmt::format("{:.4g}", coefficient.joules_per_unit),
+                            std::string(EnergyTermUnit(coefficient.term)), coefficient.source});
+  }
+  return AlignedTableLines(summary, {2, 0, false});
+}
+
+Status RunEnergyCalibrate(const CalibrateOptions& options, const std::string& work, CommandRunner& runner,
+                          std::ostream& out) {
+  namespace fs = std::filesystem;
+  EnergyCalibrationSettings settings;
+  settings.work_directory = work;
+  for (const std::string& task : options.energy_tasks) settings.task_directories.push_back(fs::absolute(task).string());
+  EnergyCalibrationEnvironment environment;
+  environment.command_runner = &runner;
+  environment.query_gpus = [] { return QueryLiveGpus(); };
+  environment.now_utc = NowUtc;
+  environment.progress = [](std::string_view line) { std::cerr << SanitizeForTerminal(std::string(line)) << "\n"; };
+  auto started = std::chrono::steady_clock::now();
+  KOPT_ASSIGN_OR_RETURN(EnergyCalibrationResult result, RunEnergyCalibration(settings, environment));
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string path = options.output_path;
+  if (path.empty()) {
+    std::string directory = DefaultCeilingsDirectory();
+    if (directory.empty())
+      return InvalidInput("no place for the table: set KOPT_CEILINGS_DIR or HOME, or pass --output FILE");
+    std::error_code error;
+    fs::create_directories(directory, error);
+    path = (fs::path(directory) / EnergyCoefficientsFileName(result.gpu_name)).string();
+  }
+  KOPT_RETURN_IF_ERROR(WriteFileAtomically(path, FormatEnergyCoefficients(result.coefficients)));
+  std::string samples_path = path + ".samples.json";
+  KOPT_RETURN_IF_ERROR(
+      WriteFileAtomically(samples_path, EnergySamplesToJson(result.samples, result.gpu_name).dump(1) + "\n"));
+  out << SanitizeForTerminal(fmt::format(
+             "Energy model of {}: {} kernels in {:.1f} s; fit error {:.1f} % mean, {:.1f} % at most", result.gpu_name,
+             result.coefficients.fit.kernels, seconds, result.coefficients.fit.mape_percent,
+             result.coefficients.fit.max_error_percent))
+      << "\n";
+  for (const std::string& line : EnergySummaryLines(result.coefficients)) out << SanitizeForTerminal(line) << "\n";
+  for (const std::string& note : result.notes) out << SanitizeForTerminal("note: " + note) << "\n";
+  out << SanitizeForTerminal("Written to " + path + " and " + samples_path +
+                             " (kopt explain predicts energy with it for profiles of this GPU)")
+      << "\n";
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RunCalibrate(const CalibrateOptions& options, CommandRunner& runner, std::ostream& out) {
@@ -59,6 +116,11 @@ Status RunCalibrate(const CalibrateOptions& options, CommandRunner& runner, std:
   if (error)
     return InvalidInput(
         fmt::format("cannot create the work directory {}: {}", work.string(), error.message()));
+  if (options.energy) {
+    Status status = RunEnergyCalibrate(options, work.string(), runner, out);
+    if (temporary) fs::remove_all(work, error);
+    return status;
+  }
   CalibrationSettings settings;
   settings.work_directory = work.string();
   settings.quick = options.quick;

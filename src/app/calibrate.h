@@ -9,12 +9,16 @@
 // (achievable DRAM bandwidth and FP32 rate at a few sizes, where the file went)
 // to `out`.
 //
+// With `energy`, the energy model's calibration (docs/energy.md): the
+// summary prints the fit's error and each coefficient with its source.
+//
 // Thread safety: runs children through the given CommandRunner; writes only the
 // table file and the work directory.
 #pragma once
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "core/subprocess.h"
@@ -26,6 +30,12 @@ struct CalibrateOptions {
   std::string work_directory;  // build directory of the microbenchmarks; empty: a temporary one
   bool quick = false;          // fewer points
   bool ncu_copies = true;      // also time the copies under ncu (the curve explain prefers)
+  // --energy: fit the energy proxy model instead (measure/energy_calibration.h):
+  // the probes plus the references of `energy_tasks`; writes the coefficient
+  // table (default: the ceilings directory, EnergyCoefficientsFileName) and the
+  // samples beside it (<table>.samples.json).
+  bool energy = false;
+  std::vector<std::string> energy_tasks;
 };
 
 Status RunCalibrate(const CalibrateOptions& options, CommandRunner& runner, std::ostream& out);

@@ -425,7 +425,14 @@ std::function<Status()> DeclareCalibrate(CLI::App& command, const std::vector<st
                      "Build the microbenchmarks here (default: a temporary directory)");
   command.add_flag("--quick", options->quick, "Fewer points (one occupancy, three repetitions)");
   command.add_flag("!--no-ncu", options->ncu_copies, "Do not time the copies under ncu");
-  command.footer("Needs a GPU: it runs microbenchmarks on it. Format of the table: docs/calibrate.md.");
+  command.add_flag("--energy", options->energy,
+                   "Fit the energy model instead: NVML energy and ncu counts of the probe kernels (and of --task "
+                   "references); writes <gpu>.energy.toml and its samples (docs/energy.md)");
+  command.add_option("--task", options->energy_tasks,
+                     "With --energy: also fit on this task's reference (a task directory; repeatable)")
+      ->check(CLI::ExistingDirectory);
+  command.footer(
+      "Needs a GPU: it runs microbenchmarks on it. Format of the tables: docs/calibrate.md, docs/energy.md.");
   return [options]() {
     auto runner = MakeSystemCommandRunner();
     return RunCalibrate(*options, *runner, std::cout);

@@ -47,6 +47,8 @@ struct NcuProfilerSettings {
   std::vector<std::string> extra_flags;  // nvcc flags after the standard ones (the measurement's -I flags)
   std::string runner_program;            // kopt-runner
   std::string section_set = "full";
+  std::vector<std::string> metrics;   // only these metrics instead of the set (CollectionOptions::metrics)
+  std::string cache_control = "all";  // ncu --cache-control
   long long launch_count = 8;  // kernels profiled at most per candidate
   double timeout_seconds = 600;
 };

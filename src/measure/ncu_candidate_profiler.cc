@@ -47,6 +47,8 @@ class NcuCandidateProfiler : public CandidateProfiler {
                           WriteRequest(directory, compiled.library_path, request.device));
     CollectionOptions collection;
     collection.section_set = settings_.section_set;
+    collection.metrics = settings_.metrics;
+    collection.cache_control = settings_.cache_control;
     collection.launch_count = settings_.launch_count;
     collection.architecture = settings_.architecture;
     collection.work_directory = directory.string();

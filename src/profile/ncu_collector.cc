@@ -356,8 +356,18 @@ std::string SmartCasePattern(const std::string& pattern) {
 
 std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& program_argv,
                                            const CollectionOptions& options, const fs::path& report_base) {
-  std::vector<std::string> argv = {options.ncu,       "--set", options.section_set, "--clock-control", "none",
-                                   "--import-source", "yes"};
+  std::vector<std::string> argv = {options.ncu};
+  if (options.metrics.empty()) {
+    argv.insert(argv.end(), {"--set", options.section_set});
+  } else {
+    std::string metrics;
+    for (const std::string& metric : options.metrics) metrics += (metrics.empty() ? "" : ",") + metric;
+    argv.insert(argv.end(), {"--section", "LaunchStats", "--metrics", metrics});
+  }
+  argv.insert(argv.end(), {"--clock-control", "none"});
+  // ncu's default (all) is left implicit: the command line users know.
+  if (options.cache_control != "all") argv.insert(argv.end(), {"--cache-control", options.cache_control});
+  argv.insert(argv.end(), {"--import-source", "yes"});
   if (!options.kernel_regex.empty()) {
     bool has_prefix = StartsWith(options.kernel_regex, "regex:");
     std::string pattern = has_prefix ? options.kernel_regex.substr(6) : options.kernel_regex;

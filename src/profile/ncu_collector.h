@@ -42,6 +42,10 @@ struct CollectionOptions {
   long long launch_skip = 0;         // ncu -s: matching launches to skip first
   long long launch_count = 0;        // ncu -c: launches to profile; 0 = all
   std::string section_set = "full";  // ncu --set
+  // When not empty: only these metrics (ncu --metrics, with the LaunchStats
+  // section for the launch's shape) instead of the section set.
+  std::vector<std::string> metrics;
+  std::string cache_control = "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
   std::string ncu = "ncu";
   std::string nvcc = "nvcc";
   std::string cuobjdump = "cuobjdump";

@@ -329,6 +329,20 @@ TEST_F(NcuCollectorTest, UnreadablePtxasReportIsANote) {
   }));
 }
 
+TEST_F(NcuCollectorTest, ChosenMetricsAndKeptCachesReplaceTheSetOnTheCommandLine) {
+  options_.metrics = {"dram__bytes_read.sum", "gpu__time_duration.sum"};
+  options_.cache_control = "none";
+  runner_.OnCommand("ncu", {"--metrics"}, ExitedWith(0, Fixture("collector/ncu_success.txt")),
+                    WriteOutputOf("-o", ".ncu-rep"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(runner_.CommandsOf("ncu")[0].argv,
+            (std::vector<std::string>{"ncu", "--section", "LaunchStats", "--metrics",
+                                      "dram__bytes_read.sum,gpu__time_duration.sum", "--clock-control", "none",
+                                      "--cache-control", "none", "--import-source", "yes", "--target-processes",
+                                      "all", "-f", "-o", ReportBase(), "./app"}));
+}
+
 // ---- CollectFromProgram --------------------------------------------------------
 
 TEST_F(NcuCollectorTest, ProgramCommandLineKeepsArgumentsVerbatim) {

@@ -1,0 +1,272 @@
+#include "measure/energy_calibration.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "core/file_io.h"
+#include "energy_probes_source.h"  // generated: kEnergyProbesSource (measure/energy_probes.cu)
+#include "measure/candidate_profiler.h"
+#include "measure/measure.h"
+
+namespace kopt {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ProbeTaskToml(const EnergyProbe& probe) {
+  return fmt::format(
+      "# Energy calibration probe \"{0}\" ({1}), written by kopt calibrate --energy.\n"
+      "[task]\nname = \"probe_{0}\"\nentry = \"energy_probe\"\n"
+      "description = \"energy calibration probe: {1}\"\n\n"
+      "[[tensor]]\nname = \"x\"\ndtype = \"f32\"\nshape = [\"n\"]\nrole = \"input\"\n"
+      "init = {{ kind = \"uniform\", low = 0.0, high = 1.0 }}\n\n"
+      "[[tensor]]\nname = \"y\"\ndtype = \"f32\"\nshape = [\"n\"]\nrole = \"output\"\n\n"
+      "[[scalar]]\nname = \"n\"\ntype = \"i32\"\nvalue = {2}\n\n"
+      "[[scalar]]\nname = \"iterations\"\ntype = \"i32\"\nvalue = {3}\n",
+      probe.name, probe.exercises, probe.n, probe.iterations);
+}
+
+// The sample of one measured entry and its profile; nullopt (with a note) when it cannot be one.
+std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementEntry& entry,
+                                     const Result<Profile>& profile, std::vector<std::string>& notes) {
+  if (!entry.ok() || !entry.timing) {
+    notes.push_back(fmt::format("{}: not sampled: {}", name, entry.message.empty() ? "not measured" : entry.message));
+    return std::nullopt;
+  }
+  if (!entry.energy || !entry.energy->available) {
+    notes.push_back(fmt::format("{}: not sampled: energy unavailable: {}", name,
+                                entry.energy ? entry.energy->reason : "not measured"));
+    return std::nullopt;
+  }
+  if (!profile.ok()) {
+    notes.push_back(fmt::format("{}: not sampled: profiling failed: {}", name, profile.status().message()));
+    return std::nullopt;
+  }
+  if (profile->launches.empty()) {
+    notes.push_back(fmt::format("{}: not sampled: the profile holds no kernel launch", name));
+    return std::nullopt;
+  }
+  double dynamic = entry.energy->dynamic_joules_per_launch;
+  if (!std::isfinite(dynamic) || dynamic <= 0) {
+    notes.push_back(fmt::format("{}: not sampled: dynamic energy {:.3g} J per launch is not positive", name, dynamic));
+    return std::nullopt;
+  }
+  EnergySample sample;
+  sample.name = name;
+  sample.counts = CountEnergyActivity(profile->launches);
+  sample.measured_dynamic_joules = dynamic;
+  sample.seconds_per_launch = entry.timing->median_s;
+  return sample;
+}
+
+Result<std::string> SourceOf(const EnergySubject& subject) {
+  if (!subject.source.empty()) return subject.source;
+  if (!subject.candidate_path.empty()) return ReadWholeFile(subject.candidate_path);
+  KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(subject.task_directory));
+  return task.spec.reference_source;
+}
+
+}  // namespace
+
+const std::vector<EnergyProbe>& EnergyProbes() {
+  // Sizes for about 0.3-2 ms per launch on an H200 (the comments in energy_probes.cu).
+  static const std::vector<EnergyProbe> probes = {
+      {"idle_spin", 1, 1 << 20, 1000, "resident warps sleeping: the static term"},
+      {"fp32_fma", 2, 1 << 20, 4096, "FMA pipe"},
+      {"fp64_fma", 3, 1 << 20, 4096, "FP64 pipe"},
+      {"int_alu", 4, 1 << 20, 1024, "ALU pipe"},
+      {"int_mad", 5, 1 << 20, 2048, "FMA pipe (IMAD)"},
+      {"mufu", 6, 1 << 20, 512, "XU pipe"},
+      {"dram_copy", 7, 1 << 27, 1, "DRAM read and write"},
+      {"dram_read", 8, 1 << 27, 1, "DRAM read"},
+      {"l2_read", 9, 1 << 22, 512, "L2 hits"},
+      {"l1_read_vec4", 10, 132 * 8 * 4096, 2048, "L1 hits, 16-byte loads"},
+      {"l1_read_scalar", 11, 132 * 8 * 4096, 1024, "L1 hits, 4-byte loads (LSU pipe)"},
+      {"shared_read", 12, 1 << 20, 2048, "shared memory"},
+      {"shared_conflict", 13, 1 << 20, 256, "shared memory, 32-way bank conflicts"},
+      {"local_memory", 14, 1 << 20, 2048, "local memory"},
+      {"tensor_bf16", 15, 1 << 20, 16384, "tensor cores, BF16"},
+      {"tensor_tf32", 16, 1 << 20, 8192, "tensor cores, TF32"},
+      {"tensor_int8", 17, 1 << 20, 16384, "tensor cores, INT8"},
+      {"tensor_fp64", 18, 1 << 20, 16384, "tensor cores, FP64"},
+  };
+  return probes;
+}
+
+std::string EnergyProbeSource(const EnergyProbe& probe) {
+  return fmt::format("#define KOPT_ENERGY_PROBE {}\n", probe.number) + std::string(kEnergyProbesSource);
+}
+
+Status WriteEnergyProbeTask(const EnergyProbe& probe, const std::string& directory) {
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (error) return Unavailable(fmt::format("{}: cannot create the probe's task: {}", directory, error.message()));
+  KOPT_RETURN_IF_ERROR(WriteFileAtomically((fs::path(directory) / "task.toml").string(), ProbeTaskToml(probe)));
+  return WriteFileAtomically((fs::path(directory) / "reference.cu").string(), EnergyProbeSource(probe));
+}
+
+Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergySubject>& subjects,
+                                                       const EnergyCalibrationSettings& settings,
+                                                       const EnergyCalibrationEnvironment& environment,
+                                                       std::vector<std::string>& notes) {
+  if (!environment.command_runner) return Internal("kopt bug: energy calibration without a command runner");
+  // One measurement session per task: its reference and its candidates.
+  std::map<std::string, std::vector<const EnergySubject*>> by_task;
+  std::vector<std::string> task_order;
+  for (const EnergySubject& subject : subjects) {
+    if (!by_task.contains(subject.task_directory)) task_order.push_back(subject.task_directory);
+    by_task[subject.task_directory].push_back(&subject);
+  }
+  MeasureSettings measure;
+  measure.workspace = (fs::path(settings.work_directory) / "workspace").string();
+  measure.energy = true;
+  measure.arch = settings.architecture;
+  measure.device = settings.device;
+  measure.timeout_seconds = settings.timeout_seconds;
+  MeasureEnvironment measure_environment;
+  measure_environment.command_runner = environment.command_runner;
+  measure_environment.query_gpus = environment.query_gpus;
+  measure_environment.runner_program = environment.runner_program;
+  std::vector<EnergySample> samples;
+  size_t done = 0;
+  for (const std::string& task_directory : task_order) {
+    KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(task_directory));
+    std::vector<CandidateSource> candidates;
+    const EnergySubject* reference_subject = nullptr;
+    for (const EnergySubject* subject : by_task[task_directory]) {
+      if (subject->candidate_path.empty() && subject->source.empty()) {
+        reference_subject = subject;
+        continue;
+      }
+      KOPT_ASSIGN_OR_RETURN(std::string source, SourceOf(*subject));
+      candidates.push_back({fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
+                            subject->candidate_path, source});
+    }
+    if (environment.progress)
+      environment.progress(fmt::format("measuring {} ({}/{})", task_directory, done + 1, subjects.size()));
+    auto report = Measure(measure, measure_environment, task, candidates);
+    if (!report.ok()) {
+      notes.push_back(fmt::format("{}: not sampled: {}", task_directory, report.status().message()));
+      done += by_task[task_directory].size();
+      continue;
+    }
+    NcuProfilerSettings profiler;
+    profiler.task_directory = task_directory;
+    profiler.work_directory = (fs::path(settings.work_directory) / "profiles" / task.spec.name).string();
+    profiler.cache_directory = (fs::path(measure.workspace) / "compile-cache").string();
+    profiler.architecture = report->architecture;
+    profiler.runner_program = environment.runner_program;
+    if (profiler.runner_program.empty()) {
+      KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
+    }
+    profiler.metrics = EnergyModelMetrics();
+    profiler.cache_control = "none";  // the energy windows run hot
+    profiler.launch_count = 16;
+    profiler.timeout_seconds = settings.timeout_seconds;
+    KOPT_ASSIGN_OR_RETURN(std::unique_ptr<CandidateProfiler> made,
+                          MakeNcuCandidateProfiler(profiler, *environment.command_runner));
+    auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry, const std::string& file_name) {
+      ++done;
+      if (environment.progress)
+        environment.progress(fmt::format("profiling {} ({}/{})", subject.name, done, subjects.size()));
+      auto source = SourceOf(subject);
+      if (!source.ok()) {
+        notes.push_back(fmt::format("{}: not sampled: {}", subject.name, source.status().message()));
+        return;
+      }
+      std::vector<std::string> profile_notes;
+      Result<Profile> profile = made->ProfileCandidate({file_name, *source, settings.device}, profile_notes);
+      if (auto sample = SampleOf(subject.name, entry, profile, notes)) samples.push_back(std::move(*sample));
+    };
+    if (reference_subject) sample_one(*reference_subject, report->reference, "reference");
+    size_t index = 0;
+    for (const EnergySubject* subject : by_task[task_directory]) {
+      if (subject == reference_subject) continue;
+      if (index < report->candidates.size())
+        sample_one(*subject, report->candidates[index], candidates[index].name);
+      ++index;
+    }
+  }
+  return samples;
+}
+
+Result<EnergyCalibrationResult> RunEnergyCalibration(const EnergyCalibrationSettings& settings,
+                                                     const EnergyCalibrationEnvironment& environment) {
+  if (!environment.query_gpus) return Internal("kopt bug: energy calibration without a GPU query");
+  auto queried = environment.query_gpus();
+  if (!queried.ok())
+    return Unavailable("energy calibration needs a GPU: it measures kernels on it with NVML and ncu (" +
+                       queried.status().message() + ")");
+  const std::vector<GpuSpec>& gpus = *queried;
+  if (gpus.empty() || settings.device < 0 || static_cast<size_t>(settings.device) >= gpus.size())
+    return Unavailable("energy calibration needs a GPU: it measures kernels on it with NVML and ncu");
+  EnergyCalibrationResult result;
+  result.gpu_name = gpus[static_cast<size_t>(settings.device)].name;
+  std::vector<EnergySubject> subjects;
+  if (settings.probes) {
+    for (const EnergyProbe& probe : EnergyProbes()) {
+      std::string directory = (fs::path(settings.work_directory) / "probes" / probe.name).string();
+      KOPT_RETURN_IF_ERROR(WriteEnergyProbeTask(probe, directory));
+      subjects.push_back({"probe/" + probe.name, directory, "", ""});
+    }
+  }
+  for (const std::string& task : settings.task_directories) {
+    subjects.push_back({fs::path(task).filename().string() + "/reference", task, "", ""});
+  }
+  KOPT_ASSIGN_OR_RETURN(result.samples, MeasureEnergySamples(subjects, settings, environment, result.notes));
+  EnergyFitSettings fit;
+  fit.gpu_name = result.gpu_name;
+  fit.measured_at = environment.now_utc ? environment.now_utc() : "";
+  KOPT_ASSIGN_OR_RETURN(result.coefficients, FitEnergyCoefficients(result.samples, fit));
+  return result;
+}
+
+nlohmann::json EnergySamplesToJson(const std::vector<EnergySample>& samples, std::string_view gpu_name) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const EnergySample& sample : samples) {
+    nlohmann::json counts = nlohmann::json::object();
+    for (EnergyTerm term : AllEnergyTerms()) counts[std::string(EnergyTermName(term))] = sample.counts[term];
+    list.push_back({{"name", sample.name},
+                    {"measured_dynamic_joules", sample.measured_dynamic_joules},
+                    {"seconds_per_launch", sample.seconds_per_launch},
+                    {"counts", counts},
+                    {"missing_metrics", sample.counts.missing_metrics}});
+  }
+  return {{"schema", "kopt.energy_samples/1"}, {"gpu", gpu_name}, {"samples", list}};
+}
+
+Result<std::vector<EnergySample>> EnergySamplesFromJson(const nlohmann::json& json, std::string_view source) {
+  auto error = [&](const std::string& field, std::string_view expected) {
+    return InvalidInput(fmt::format("{}: field \"{}\" must be {}", source, field, expected));
+  };
+  if (!json.is_object() || json.value("schema", "") != "kopt.energy_samples/1")
+    return error("schema", "\"kopt.energy_samples/1\"");
+  if (!json.contains("samples") || !json["samples"].is_array()) return error("samples", "a list");
+  std::vector<EnergySample> samples;
+  for (size_t i = 0; i < json["samples"].size(); ++i) {
+    const nlohmann::json& row = json["samples"][i];
+    std::string at = fmt::format("samples[{}]", i);
+    if (!row.is_object() || !row.contains("name") || !row["name"].is_string()) return error(at + ".name", "a string");
+    EnergySample sample;
+    sample.name = row["name"];
+    for (const char* field : {"measured_dynamic_joules", "seconds_per_launch"}) {
+      if (!row.contains(field) || !row[field].is_number()) return error(at + "." + field, "a number");
+    }
+    sample.measured_dynamic_joules = row["measured_dynamic_joules"];
+    sample.seconds_per_launch = row["seconds_per_launch"];
+    if (!row.contains("counts") || !row["counts"].is_object()) return error(at + ".counts", "an object");
+    for (const auto& [name, value] : row["counts"].items()) {
+      auto term = ParseEnergyTerm(name);
+      if (!term) return error(at + ".counts." + name, "a term of docs/energy.md");
+      if (!value.is_number()) return error(at + ".counts." + name, "a number");
+      sample.counts[*term] = value.get<double>();
+    }
+    samples.push_back(std::move(sample));
+  }
+  return samples;
+}
+
+}  // namespace kopt
