@@ -209,10 +209,10 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
   }
   if (const EnergyCoefficients* energy = options.energy_coefficients) {
     diagnosis.notes.push_back(fmt::format(
-        "Energy: the model's coefficients for {} from {}{}{} (docs/energy.md); predicted dynamic energy, not "
-        "measured.",
+        "Energy: the model's coefficients for {} from {}{}{} (docs/energy.md): the energy figures are "
+        "predictions from the profile's counters, not measurements.",
         energy->gpu_name, energy->path.empty() ? "a table" : energy->path,
-        energy->measured_at.empty() ? "" : ", measured ", energy->measured_at));
+        energy->measured_at.empty() ? "" : ", calibrated ", energy->measured_at));
   }
   if (spec) {
     diagnosis.gpu = *spec;

@@ -33,7 +33,7 @@ void Remove(EnergyCounts& counts, EnergyTerm term, double removed) {
 }
 
 std::string Count(double value, EnergyTerm term) {
-  return FormatMeasurement(value, EnergyTermUnit(term), QuantityStyle::kFixed);
+  return FormatEnergyCount(value, term, QuantityStyle::kFixed);
 }
 
 // The change that prices `finding`'s fix, or a note saying why there is none.
@@ -73,19 +73,28 @@ std::optional<EnergyChange> ChangeFor(const Finding& finding, const LaunchInputs
 
 }  // namespace
 
+std::string FormatEnergyCount(double count, EnergyTerm term, QuantityStyle style) {
+  std::string_view unit = EnergyTermUnit(term);
+  if (unit == "byte") return FormatBytes(count, style);
+  if (unit == "s") return FormatDuration(count * 1e9, style);
+  std::string number = FormatScaled(count, "", style);  // kFixed writes "79.7 M": one word here
+  number.erase(std::remove(number.begin(), number.end(), ' '), number.end());
+  return number + " " + std::string(unit);
+}
+
 std::optional<IssueRatio> Fp64ToFmaIssueRatio(const KernelLaunch& launch, const GpuSpec* gpu) {
   auto dfma = launch.Metric(kDfmaPeakMetric);
   auto ffma = launch.Metric(kFfmaPeakMetric);
   if (dfma && ffma && *dfma > 0 && *ffma > 0) {
     return IssueRatio{*dfma / *ffma,
-                      fmt::format("ncu's peaks: {} DFMA / {} FFMA thread instructions per cycle (Hopper: 64 "
+                      fmt::format("ncu's peaks, {} DFMA / {} FFMA thread instructions per cycle (Hopper: 64 "
                                   "FP64 and 128 FP32 lanes per SM)",
                                   FormatNumber(*dfma, QuantityStyle::kTrimmed),
                                   FormatNumber(*ffma, QuantityStyle::kTrimmed))};
   }
   if (gpu && gpu->fp32_flops > 0 && gpu->fp64_flops > 0) {
     return IssueRatio{gpu->fp64_flops / gpu->fp32_flops,
-                      fmt::format("GPU table ({}): FP64 / FP32 peak FLOP/s", gpu->name)};
+                      fmt::format("the GPU table's FP64 / FP32 peak FLOP/s ({})", gpu->name)};
   }
   return std::nullopt;
 }
@@ -100,7 +109,7 @@ std::optional<EnergyChange> MoveFp64ToFma(const EnergyCounts& before, const Issu
   double share = std::clamp(xu_conversion_share, 0.0, 1.0);
   Remove(change.after, EnergyTerm::kXuPipe, before[EnergyTerm::kXuPipe] * share);
   change.method = fmt::format(
-      "the {} of FP64 work run as FP32 on the FMA pipe: {} FMA-pipe issues per FP64-pipe issue ({}); {:.0f}% "
+      "the FP64 work ({}) runs as FP32 on the FMA pipe: {} FMA-pipe issues per FP64-pipe issue, from {}; {:.0f}% "
       "of the XU issues leave with the float↔double conversions (their share of the main body's XU "
       "instructions{})",
       Count(fp64, EnergyTerm::kFp64Pipe), FormatNumber(ratio.value, QuantityStyle::kTrimmed), ratio.source,

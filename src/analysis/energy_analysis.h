@@ -39,6 +39,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/energy_model.h"
 #include "analysis/orchestrator.h"
+#include "core/quantity_format.h"
 #include "hw/energy_coefficients.h"
 #include "hw/gpu_spec.h"
 #include "profile/kernel_launch.h"
@@ -81,6 +82,10 @@ struct DivisionCounts {
 DivisionCounts CountDivisions(const SassFunction& sass);
 // The Newton fix-up FFMAs an IEEE division adds over __fdividef's multiply.
 inline constexpr int kDivisionFixupFfmas = 4;
+
+// A count of `term` in its unit for people: bytes as bytes ("2.15 GB"),
+// seconds as a duration ("592 µs"), others with an SI prefix ("79.7M issue").
+std::string FormatEnergyCount(double count, EnergyTerm term, QuantityStyle style);
 
 // The saving of `change` against `before`: E(before) − E(after) with
 // `coefficients`; nullopt when it is not positive.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/pipe_model.h"
 #include "analysis/tool_test_support.h"
 
 namespace kopt {
@@ -246,8 +247,14 @@ TEST(EnergyAnalysis, UncoalescedLoadsSaveDramEnergy) {
   const Finding* finding = FindFinding(kernel, "uncoalesced_loads");
   ASSERT_NE(finding, nullptr) << DescribeFindings(kernel);
   ASSERT_TRUE(finding->energy_saving);
-  EXPECT_GT(finding->energy_saving->fraction, 0.3);  // most of 4.29 GB of DRAM reads are excess
-  EXPECT_LT(finding->energy_saving->fraction, 1);
+  // 87.5% of each sector is excess; with this table the busy-time term (150 W × 1.18 ms) is 59% of
+  // the energy and stays, so the traffic the fix removes is 10-30% of the total.
+  EXPECT_GT(finding->energy_saving->fraction, 0.1);
+  EXPECT_LT(finding->energy_saving->fraction, 0.3);
+  for (const EnergyCountChange& change : finding->energy_saving->changes) {
+    EXPECT_LT(change.after, change.before) << EnergyTermName(change.term);
+    EXPECT_NE(change.term, EnergyTerm::kActiveSeconds);  // same speed: the busy time is not counted
+  }
 }
 
 TEST(EnergyAnalysis, WithoutATableNothingChanges) {

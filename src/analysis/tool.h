@@ -52,8 +52,13 @@
 
 namespace kopt {
 
-enum class InputSource { kNcuMetric, kSass, kPtxas, kSourcePage, kLaunches };
-std::string_view InputSourceName(InputSource source);  // "ncu", "sass", "ptxas", "source page", "launches"
+// kEnergyModel: the GPU's energy model coefficients (hw/energy_coefficients.h).
+// A tool that requires them runs only when explain has them: energy switched
+// off (no table for the GPU, --energy-model none) is not a missing input, so
+// such a tool is neither run nor listed as skipped then.
+enum class InputSource { kNcuMetric, kSass, kPtxas, kSourcePage, kLaunches, kEnergyModel };
+// "ncu", "sass", "ptxas", "source page", "launches", "energy model"
+std::string_view InputSourceName(InputSource source);
 
 struct RequiredInput {
   InputSource source = InputSource::kNcuMetric;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "analysis/energy_analysis.h"
 #include "core/quantity_format.h"
 
 namespace kopt {
@@ -13,10 +14,7 @@ std::string JoulesText(double joules) {
 }
 
 std::string EnergyCountText(double count, EnergyTerm term) {
-  std::string_view unit = EnergyTermUnit(term);
-  if (unit == "byte") return FormatBytes(count, QuantityStyle::kTrimmed);
-  if (unit == "s") return FormatDuration(count * 1e9, QuantityStyle::kTrimmed);
-  return FormatScaled(count, "", QuantityStyle::kTrimmed) + " " + std::string(unit);
+  return FormatEnergyCount(count, term, QuantityStyle::kTrimmed);
 }
 
 std::string EnergyHeadline(const KernelEnergy& energy) {

@@ -4,7 +4,8 @@
 // __fdividef would do, float data promoted to double). Removing it changes no
 // time (the memory time hides the compute) but saves energy: the finding's
 // gain is 0 and its energy saving is the energy model's (analysis/energy_analysis.h).
-// Needs the GPU's energy coefficients; without them it finds nothing.
+// Needs the GPU's energy coefficients (InputSource::kEnergyModel): without
+// them it does not run and is not listed as skipped.
 #include <fmt/format.h>
 
 #include "analysis/energy_analysis.h"
@@ -136,7 +137,8 @@ ToolDefinition HiddenComputeEnergyTool() {
   tool.title = "Compute energy that the memory-bound time hides (same speed, less energy)";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
-  tool.required = {{InputSource::kSass, "FCHK, FMA-pipe and F2F.F64.F32 counts", true}};
+  tool.required = {{InputSource::kEnergyModel, "energy coefficients for the GPU", false},
+                   {InputSource::kSass, "FCHK, FMA-pipe and F2F.F64.F32 counts", true}};
   for (const std::string& metric : EnergyModelMetrics()) tool.required.push_back(NcuMetric(metric, true));
   tool.thresholds = {
       MakeThreshold("min_dram_percent", 60, "%",

@@ -39,7 +39,7 @@ SassFunction ElementwiseDivision() {
   return function;
 }
 
-struct Setup {
+struct Scenario {
   KernelLaunch launch;
   RooflineAnalysis roofline;
   std::vector<StallReason> stalls;
@@ -47,7 +47,7 @@ struct Setup {
   EnergyCoefficients table = FmaHeavyTable();
   std::map<std::string, double> thresholds;
 
-  explicit Setup(double dram_percent) {
+  explicit Scenario(double dram_percent) {
     // 1 GB through DRAM; the FMA pipe 20% busy over 1e9 active SM cycles: 2e8 issues.
     launch = SyntheticLaunch({{"dram__bytes_read.sum", 5e8},
                               {"dram__bytes_write.sum", 5e8},
@@ -67,7 +67,7 @@ struct Setup {
 };
 
 TEST(HiddenComputeEnergy, DramBoundKernelWithIeeeDivisionSavesEnergyAtTheSameSpeed) {
-  Setup setup(85);
+  Scenario setup(85);
   EnergyCounts counts = CountEnergyActivity(setup.launch);
   ASSERT_GT(counts[EnergyTerm::kFmaPipe], 0) << "the model counts no FMA issues from the synthetic metrics";
   std::optional<Finding> finding = setup.Run();
@@ -85,9 +85,9 @@ TEST(HiddenComputeEnergy, DramBoundKernelWithIeeeDivisionSavesEnergyAtTheSameSpe
 }
 
 TEST(HiddenComputeEnergy, NothingWithoutATableOrWhenDramDoesNotSetTheTime) {
-  EXPECT_FALSE(Setup(85).Run(/*with_table=*/false));
-  EXPECT_FALSE(Setup(40).Run());
-  Setup no_division(85);
+  EXPECT_FALSE(Scenario(85).Run(/*with_table=*/false));
+  EXPECT_FALSE(Scenario(40).Run());
+  Scenario no_division(85);
   no_division.sass.instructions.erase(no_division.sass.instructions.begin() + 5);  // the FCHK
   EXPECT_FALSE(no_division.Run());
 }
