@@ -109,7 +109,8 @@ std::optional<EnergyChange> MoveFp64ToFma(const EnergyCounts& before, const Issu
   double share = std::clamp(xu_conversion_share, 0.0, 1.0);
   Remove(change.after, EnergyTerm::kXuPipe, before[EnergyTerm::kXuPipe] * share);
   change.method = fmt::format(
-      "the FP64 work ({}) runs as FP32 on the FMA pipe: {} FMA-pipe issues per FP64-pipe issue, from {}; {:.0f}% "
+      "the FP64 work ({}) runs as FP32 on the FMA pipe: {} FMA-pipe issues per FP64-pipe issue, from {}; "
+      "{:.0f}% "
       "of the XU issues leave with the float↔double conversions (their share of the main body's XU "
       "instructions{})",
       Count(fp64, EnergyTerm::kFp64Pipe), FormatNumber(ratio.value, QuantityStyle::kTrimmed), ratio.source,
