@@ -8,37 +8,26 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/energy_test_util.h"
 #include "analysis/pipe_model.h"
 #include "analysis/tool_test_support.h"
 
 namespace kopt {
 namespace {
 
-// A table with `joules` per unit for the listed terms, 0 for the others.
-EnergyCoefficients TestTable(const std::map<EnergyTerm, double>& joules) {
-  EnergyCoefficients table;
-  table.gpu_name = "NVIDIA H200";
-  table.path = "test table";
-  for (EnergyTerm term : AllEnergyTerms()) {
-    auto found = joules.find(term);
-    table.coefficients.push_back({term, found == joules.end() ? 0.0 : found->second, "test value"});
-  }
-  return table;
-}
-
 // Plausible per-unit energies of the shape a fit gives (not a real GPU's).
 const EnergyCoefficients& PlausibleTable() {
-  static const EnergyCoefficients table = TestTable({{EnergyTerm::kDramBytes, 2e-11},
-                                                     {EnergyTerm::kL2Bytes, 5e-12},
-                                                     {EnergyTerm::kL1Bytes, 2e-12},
-                                                     {EnergyTerm::kLocalBytes, 2e-12},
-                                                     {EnergyTerm::kSharedWavefronts, 1e-11},
-                                                     {EnergyTerm::kFmaPipe, 5e-10},
-                                                     {EnergyTerm::kAluPipe, 3e-10},
-                                                     {EnergyTerm::kFp64Pipe, 1.5e-9},
-                                                     {EnergyTerm::kXuPipe, 4e-10},
-                                                     {EnergyTerm::kLsuPipe, 3e-10},
-                                                     {EnergyTerm::kActiveSeconds, 150}});
+  static const EnergyCoefficients table = TestEnergyTable({{EnergyTerm::kDramBytes, 2e-11},
+                                                           {EnergyTerm::kL2Bytes, 5e-12},
+                                                           {EnergyTerm::kL1Bytes, 2e-12},
+                                                           {EnergyTerm::kLocalBytes, 2e-12},
+                                                           {EnergyTerm::kSharedWavefronts, 1e-11},
+                                                           {EnergyTerm::kFmaPipe, 5e-10},
+                                                           {EnergyTerm::kAluPipe, 3e-10},
+                                                           {EnergyTerm::kFp64Pipe, 1.5e-9},
+                                                           {EnergyTerm::kXuPipe, 4e-10},
+                                                           {EnergyTerm::kLsuPipe, 3e-10},
+                                                           {EnergyTerm::kActiveSeconds, 150}});
   return table;
 }
 
@@ -48,25 +37,17 @@ EnergyCounts Counts(const std::map<EnergyTerm, double>& values) {
   return counts;
 }
 
-SassInstruction Instruction(std::string opcode, std::string modifiers = "", std::string predicate = "") {
-  SassInstruction instruction;
-  instruction.opcode = std::move(opcode);
-  instruction.modifiers = std::move(modifiers);
-  instruction.predicate = std::move(predicate);
-  return instruction;
-}
-
 // 1 IEEE division (FCHK) among 10 FFMA and 1 IMAD (11 FMA-pipe instructions), a MUFU.RCP, and
 // one FFMA that never runs (@!PT).
 SassFunction DivisionSass() {
   SassFunction function;
   function.mangled_name = "_Z1kPf";
-  function.instructions.push_back(Instruction("MUFU", ".RCP"));
-  function.instructions.push_back(Instruction("FCHK"));
-  for (int index = 0; index < 10; ++index) function.instructions.push_back(Instruction("FFMA"));
-  function.instructions.push_back(Instruction("IMAD", ".MOV.U32"));
-  function.instructions.push_back(Instruction("FFMA", "", "@!PT"));
-  function.instructions.push_back(Instruction("EXIT"));
+  function.instructions.push_back(TestInstruction("MUFU", ".RCP"));
+  function.instructions.push_back(TestInstruction("FCHK"));
+  for (int index = 0; index < 10; ++index) function.instructions.push_back(TestInstruction("FFMA"));
+  function.instructions.push_back(TestInstruction("IMAD", ".MOV.U32"));
+  function.instructions.push_back(TestInstruction("FFMA", "", "@!PT"));
+  function.instructions.push_back(TestInstruction("EXIT"));
   for (size_t index = 0; index < function.instructions.size(); ++index)
     function.instructions[index].offset = 16 * index;
   return function;
@@ -82,9 +63,9 @@ TEST(EnergyAnalysis, Fp64WorkMovesToTheFmaPipeAtTheLanesRatio) {
   EXPECT_DOUBLE_EQ(change->after[EnergyTerm::kXuPipe], 15);    // 20 × (1 − 0.25)
   EXPECT_NE(change->method.find("64 / 128 lanes"), std::string::npos) << change->method;
   // FMA 1 J, FP64 2 J, XU 1 J per issue: 50 + 200 + 20 = 270 J before, 100 + 0 + 15 = 115 J after.
-  auto saving =
-      SavingOf(before, *change,
-               TestTable({{EnergyTerm::kFmaPipe, 1}, {EnergyTerm::kFp64Pipe, 2}, {EnergyTerm::kXuPipe, 1}}));
+  auto saving = SavingOf(
+      before, *change,
+      TestEnergyTable({{EnergyTerm::kFmaPipe, 1}, {EnergyTerm::kFp64Pipe, 2}, {EnergyTerm::kXuPipe, 1}}));
   ASSERT_TRUE(saving);
   EXPECT_NEAR(saving->joules, 155, 1e-9);
   EXPECT_NEAR(saving->fraction, 155.0 / 270.0, 1e-12);
@@ -155,7 +136,7 @@ TEST(EnergyAnalysis, CoalescingRemovesTheExcessSectorsAtEveryLevel) {
   // DRAM 1 nJ/B, L2 0.1 nJ/B, L1 0.01 nJ/B: 15000 + 1920 + 240 nJ = 17.16 µJ of 20 + 2.56 + 0.32 µJ.
   auto saving = SavingOf(
       before, *change,
-      TestTable(
+      TestEnergyTable(
           {{EnergyTerm::kDramBytes, 1e-9}, {EnergyTerm::kL2Bytes, 1e-10}, {EnergyTerm::kL1Bytes, 1e-11}}));
   ASSERT_TRUE(saving);
   EXPECT_NEAR(saving->joules, 17.16e-6, 1e-15);
@@ -203,7 +184,7 @@ TEST(EnergyAnalysis, AFusedPassLosesItsTrafficAndMostOfItsTime) {
 
 TEST(EnergyAnalysis, NoSavingWhenNothingChanges) {
   EnergyCounts before = Counts({{EnergyTerm::kFmaPipe, 10}});
-  EXPECT_FALSE(SavingOf(before, {before, "nothing"}, TestTable({{EnergyTerm::kFmaPipe, 1}})));
+  EXPECT_FALSE(SavingOf(before, {before, "nothing"}, TestEnergyTable({{EnergyTerm::kFmaPipe, 1}})));
 }
 
 TEST(EnergyAnalysis, ComputeShareSumsTheInstructionPipes) {

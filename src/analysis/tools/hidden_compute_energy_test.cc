@@ -4,27 +4,15 @@
 #include <gtest/gtest.h>
 
 #include "analysis/energy_analysis.h"
+#include "analysis/energy_test_util.h"
 #include "analysis/tool_test_support.h"
 
 namespace kopt {
 namespace {
 
+// FMA-pipe issues at 1 nJ, DRAM bytes at 10 pJ, nothing else.
 EnergyCoefficients FmaHeavyTable() {
-  EnergyCoefficients table;
-  table.gpu_name = "NVIDIA H200";
-  table.path = "test table";
-  for (EnergyTerm term : AllEnergyTerms()) {
-    double joules = term == EnergyTerm::kFmaPipe ? 1e-9 : term == EnergyTerm::kDramBytes ? 1e-11 : 0;
-    table.coefficients.push_back({term, joules, "test value"});
-  }
-  return table;
-}
-
-SassInstruction Instruction(std::string opcode, std::string modifiers = "") {
-  SassInstruction instruction;
-  instruction.opcode = std::move(opcode);
-  instruction.modifiers = std::move(modifiers);
-  return instruction;
+  return TestEnergyTable({{EnergyTerm::kFmaPipe, 1e-9}, {EnergyTerm::kDramBytes, 1e-11}});
 }
 
 // An element-wise kernel with one IEEE division: two MUFU, FCHK and 6 FMA-pipe instructions.
@@ -33,7 +21,7 @@ SassFunction ElementwiseDivision() {
   function.mangled_name = "_Z5swishPKfPfi";
   for (const char* opcode :
        {"LDG", "FMUL", "MUFU", "FADD", "MUFU", "FCHK", "FFMA", "FFMA", "FFMA", "FFMA", "STG", "EXIT"})
-    function.instructions.push_back(Instruction(opcode, std::string(opcode) == "MUFU" ? ".RCP" : ""));
+    function.instructions.push_back(TestInstruction(opcode, std::string(opcode) == "MUFU" ? ".RCP" : ""));
   for (size_t index = 0; index < function.instructions.size(); ++index)
     function.instructions[index].offset = 16 * index;
   return function;
