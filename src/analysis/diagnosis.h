@@ -108,8 +108,8 @@ struct KernelEnergy {
   // count, joules and share, the metrics the profile lacked, the table's source.
   EnergyPrediction prediction;
   std::string gpu_name;  // the coefficient table's GPU
-  // The profile has none of the model's metrics: no prediction (prediction
-  // is then empty), and `notes` says why.
+  // The profile has fewer than half of the model's metrics: no prediction
+  // (prediction holds only the missing metrics and the source), `notes` says why.
   bool skipped = false;
   std::vector<std::string> notes;  // lower bounds, savings not estimated and why
 };

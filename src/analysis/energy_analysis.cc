@@ -254,14 +254,16 @@ void AnalyzeEnergy(const LaunchInputs& inputs, KernelDiagnosis& kernel) {
   energy.prediction = PredictEnergy(counts, coefficients);
   std::vector<std::string> metrics = EnergyModelMetrics();
   std::set<std::string> missing(counts.missing_metrics.begin(), counts.missing_metrics.end());
-  bool none = std::all_of(metrics.begin(), metrics.end(),
-                          [&](const std::string& metric) { return missing.count(metric) > 0; });
-  if (none) {
+  size_t present = static_cast<size_t>(std::count_if(
+      metrics.begin(), metrics.end(), [&](const std::string& metric) { return missing.count(metric) == 0; }));
+  if (2 * present < metrics.size()) {  // a prediction from a few terms would mislead more than inform
     energy.skipped = true;
+    energy.prediction.terms.clear();
+    energy.prediction.dynamic_joules = energy.prediction.average_dynamic_watts = 0;
     energy.notes.push_back(fmt::format(
-        "No energy prediction: the profile has none of the {} metrics the energy model reads (ncu --set full "
-        "collects them).",
-        metrics.size()));
+        "No energy prediction: the profile has {} of the {} metrics the energy model reads, too few for one "
+        "(ncu --set full collects them).",
+        present, metrics.size()));
     kernel.energy = std::move(energy);
     return;
   }

@@ -244,6 +244,21 @@ TEST(EnergyAnalysis, WithoutATableNothingChanges) {
   for (const Finding& finding : kernel.findings) EXPECT_FALSE(finding.energy_saving) << finding.tool;
 }
 
+// ncu --set basic: 9 of the model's 23 metrics (none of the pipes, no DRAM reads, no L2 sectors): no
+// prediction, and why.
+TEST(EnergyAnalysis, TooFewMetricsGiveNoPrediction) {
+  DiagnoseOptions options;
+  options.energy_coefficients = &PlausibleTable();
+  KernelDiagnosis kernel = DiagnoseFixture("basic_set_uncoalesced_loads", options);
+  ASSERT_TRUE(kernel.energy);
+  EXPECT_TRUE(kernel.energy->skipped);
+  EXPECT_TRUE(kernel.energy->prediction.terms.empty());
+  EXPECT_FALSE(kernel.energy->prediction.missing_metrics.empty());
+  ASSERT_FALSE(kernel.energy->notes.empty());
+  EXPECT_NE(kernel.energy->notes.front().find("too few"), std::string::npos) << kernel.energy->notes.front();
+  for (const Finding& finding : kernel.findings) EXPECT_FALSE(finding.energy_saving) << finding.tool;
+}
+
 // Without the SASS the division saving cannot be counted: said so, not guessed.
 TEST(EnergyAnalysis, DivisionSavingNeedsTheSass) {
   DiagnoseOptions options;
