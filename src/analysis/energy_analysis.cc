@@ -16,6 +16,9 @@ double Metric(const KernelLaunch& launch, std::string_view name) {
   return launch.Metric(name).value_or(0);
 }
 
+// The low part of log2(e) in the accurate expf's Cody-Waite reduction (CUDA 12-13 libdevice).
+constexpr std::string_view kExpfLowLog2e = "1.925963033500011079e-08";
+
 bool NeverRuns(const SassInstruction& instruction) {
   return instruction.predicate == "@!PT" || instruction.predicate == "@!UPT";
 }
@@ -57,11 +60,11 @@ std::optional<EnergyChange> ChangeFor(const Finding& finding, const LaunchInputs
   }
   if (id == "mufu_division_pressure") {
     if (!inputs.sass) {
-      not_priced = "the SASS listing is needed to count the IEEE divisions (FCHK)";
+      not_priced = "the SASS listing is needed to count the IEEE divisions (FCHK) and accurate expf";
       return std::nullopt;
     }
-    auto change = FastDivision(before, *inputs.sass);
-    if (!change) not_priced = "no IEEE division (FCHK) in the SASS main body";
+    auto change = FastIntrinsics(before, *inputs.sass);
+    if (!change) not_priced = "no IEEE division (FCHK) or accurate expf in the SASS main body";
     return change;
   }
   if (id == "uncoalesced_loads") return CoalescedAccess(before, launch, "ld");
@@ -118,33 +121,49 @@ std::optional<EnergyChange> MoveFp64ToFma(const EnergyCounts& before, const Issu
   return change;
 }
 
-DivisionCounts CountDivisions(const SassFunction& sass) {
-  DivisionCounts counts;
+FastMathSites CountFastMathSites(const SassFunction& sass) {
+  FastMathSites counts;
   for (const SassInstruction* instruction : MainBody(sass)) {
     if (NeverRuns(*instruction)) continue;
     if (instruction->opcode == "FCHK") ++counts.ieee_divisions;
+    if (instruction->opcode == "FFMA" && instruction->operands.find(kExpfLowLog2e) != std::string::npos)
+      ++counts.accurate_expf;
     if (OnFmaPipe(*instruction)) ++counts.fma_pipe_instructions;
   }
   return counts;
 }
 
-std::optional<EnergyChange> FastDivision(const EnergyCounts& before, const SassFunction& sass) {
-  DivisionCounts counts = CountDivisions(sass);
-  if (counts.ieee_divisions <= 0 || counts.fma_pipe_instructions <= 0) return std::nullopt;
-  double fixups = std::min<double>(kDivisionFixupFfmas * counts.ieee_divisions, counts.fma_pipe_instructions);
-  double share = fixups / counts.fma_pipe_instructions;
+std::optional<EnergyChange> FastIntrinsics(const EnergyCounts& before, const SassFunction& sass) {
+  FastMathSites sites = CountFastMathSites(sass);
+  double extra = double(kDivisionFixupFfmas) * sites.ieee_divisions +
+                 double(kAccurateExpfExtraFmas) * sites.accurate_expf;
+  if (extra <= 0 || sites.fma_pipe_instructions <= 0) return std::nullopt;
+  double removed = std::min<double>(extra, sites.fma_pipe_instructions);
+  double share = removed / sites.fma_pipe_instructions;
   double fma = before[EnergyTerm::kFmaPipe];
   if (fma <= 0) return std::nullopt;
   EnergyChange change{before, ""};
   Remove(change.after, EnergyTerm::kFmaPipe, fma * share);
+  std::vector<std::string> parts;
+  if (sites.ieee_divisions > 0)
+    parts.push_back(
+        fmt::format("__fdividef (or -prec-div=false) for the {} IEEE divisions (FCHK): {} Newton fix-up "
+                    "FFMAs each (MUFU.RCP + FCHK + 5 FFMA become MUFU.RCP + FMUL)",
+                    sites.ieee_divisions, kDivisionFixupFfmas));
+  if (sites.accurate_expf > 0)
+    parts.push_back(
+        fmt::format("__expf for the {} accurate expf: {} FMA-pipe instructions each (its range "
+                    "reduction: 6 against 3)",
+                    sites.accurate_expf, kAccurateExpfExtraFmas));
+  std::string what;
+  for (const std::string& part : parts) what += (what.empty() ? "" : "; ") + part;
   change.method = fmt::format(
-      "__fdividef (or -prec-div=false) for the {} IEEE divisions of the main body (FCHK): each drops {} "
-      "Newton "
-      "fix-up FFMAs (MUFU.RCP + FCHK + 5 FFMA become MUFU.RCP + FMUL), {:.0f} of its {} static FMA-pipe "
-      "instructions, so {:.1f}% of the {} FMA-pipe issues (static share taken as the dynamic share; the "
-      "FCHK, branch and slow-path instructions are not counted)",
-      counts.ieee_divisions, kDivisionFixupFfmas, fixups, counts.fma_pipe_instructions, share * 100,
-      Count(fma, EnergyTerm::kFmaPipe));
+      "fast intrinsics in the main body: {}; {:.0f} of its {} static FMA-pipe instructions, so {:.1f}% of "
+      "the {} "
+      "FMA-pipe issues (the static share taken as the dynamic one; the MUFU stays, and FCHK, the branches "
+      "and "
+      "the slow path are not counted)",
+      what, removed, sites.fma_pipe_instructions, share * 100, Count(fma, EnergyTerm::kFmaPipe));
   return change;
 }
 

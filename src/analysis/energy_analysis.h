@@ -13,11 +13,13 @@
 //    per SM, so 0.5; from ncu's DFMA and FFMA peaks, else the GPU table's
 //    FP64/FP32 peaks), and the float↔double conversions leave the XU pipe
 //    (their share of the main body's XU instructions in the SASS);
-//  - IEEE division where __fdividef would do (mufu_division_pressure,
-//    hidden_compute_energy): each FCHK-checked division drops its four Newton
-//    fix-up FFMAs (MUFU.RCP + FCHK + 5 FFMA become MUFU.RCP + 1 FMUL); the
-//    FMA-pipe issues shrink by that share of the main body's static FMA-pipe
-//    instructions (the SASS is needed to count them);
+//  - IEEE division and accurate expf where __fdividef / __expf would do
+//    (mufu_division_pressure, hidden_compute_energy): each FCHK-checked
+//    division drops its four Newton fix-up FFMAs (MUFU.RCP + FCHK + 5 FFMA
+//    become MUFU.RCP + 1 FMUL), each accurate expf three FMA-pipe
+//    instructions of its range reduction; the FMA-pipe issues shrink by that
+//    share of the main body's static FMA-pipe instructions (the SASS is
+//    needed to count them; the MUFU stays);
 //  - excess sectors of uncoalesced loads/stores: the excess share
 //    (1 − bytes per sector / 32) of that access's L1 sectors, of its L2
 //    sectors, and of the DRAM bytes in its direction (never more than the
@@ -65,23 +67,30 @@ std::optional<IssueRatio> Fp64ToFmaIssueRatio(const KernelLaunch& launch, const 
 // profile counts (no FP64 issues, no FCHK, no excess sectors, ...).
 std::optional<EnergyChange> MoveFp64ToFma(const EnergyCounts& before, const IssueRatio& ratio,
                                           double xu_conversion_share);
-std::optional<EnergyChange> FastDivision(const EnergyCounts& before, const SassFunction& sass);
+std::optional<EnergyChange> FastIntrinsics(const EnergyCounts& before, const SassFunction& sass);
 // `op` is "ld" or "st".
 std::optional<EnergyChange> CoalescedAccess(const EnergyCounts& before, const KernelLaunch& launch,
                                             std::string_view op);
 std::optional<EnergyChange> NoLocalMemory(const EnergyCounts& before, const KernelLaunch& launch);
 std::optional<EnergyChange> FusedDataPass(const EnergyCounts& before, const RooflineAnalysis& roofline);
 
-// Static main-body counts the division rule uses: IEEE divisions (FCHK) and
-// FMA-pipe instructions (FFMA, FADD, FMUL, IMAD, IMUL, HFMA2, HADD2, HMUL2,
-// with their immediate forms); instructions predicated @!PT never run.
-struct DivisionCounts {
+// Static main-body counts the fast-intrinsics rule uses: IEEE divisions (FCHK),
+// accurate expf sequences (their Cody-Waite reduction's FFMA by the low part
+// of log2(e), 1.925963033500011079e-08), and FMA-pipe instructions (FFMA, FADD,
+// FMUL, IMAD, IMUL, HFMA2, HADD2, HMUL2, with their immediate forms);
+// instructions predicated @!PT never run.
+struct FastMathSites {
   int ieee_divisions = 0;
+  int accurate_expf = 0;
   int fma_pipe_instructions = 0;
 };
-DivisionCounts CountDivisions(const SassFunction& sass);
-// The Newton fix-up FFMAs an IEEE division adds over __fdividef's multiply.
+FastMathSites CountFastMathSites(const SassFunction& sass);
+// The FMA-pipe instructions an IEEE division adds over __fdividef's multiply
+// (MUFU.RCP + FCHK + 5 FFMA against MUFU.RCP + FMUL), and an accurate expf
+// over __expf (FFMA.SAT, FFMA.RM, FADD, two FFMA and the FMUL by 2^k against
+// the FMUL by log2(e) and the two FMULs of its range guard).
 inline constexpr int kDivisionFixupFfmas = 4;
+inline constexpr int kAccurateExpfExtraFmas = 3;
 
 // A count of `term` in its unit for people: bytes as bytes ("2.15 GB"),
 // seconds as a duration ("592 µs"), others with an SI prefix ("79.7M issue").

@@ -94,28 +94,45 @@ TEST(EnergyAnalysis, LanesRatioFromNcuPeaksElseTheGpuTable) {
   EXPECT_FALSE(Fp64ToFmaIssueRatio(SyntheticLaunch({}), nullptr));
 }
 
-TEST(EnergyAnalysis, FastDivisionDropsFourFixupFfmasPerDivision) {
+TEST(EnergyAnalysis, FastIntrinsicsDropFourFixupFfmasPerDivision) {
   SassFunction sass = DivisionSass();
-  DivisionCounts counts = CountDivisions(sass);
-  EXPECT_EQ(counts.ieee_divisions, 1);
-  EXPECT_EQ(counts.fma_pipe_instructions, 11);  // 10 FFMA + IMAD; the @!PT FFMA never runs
-  auto change = FastDivision(Counts({{EnergyTerm::kFmaPipe, 1100}, {EnergyTerm::kXuPipe, 10}}), sass);
+  FastMathSites sites = CountFastMathSites(sass);
+  EXPECT_EQ(sites.ieee_divisions, 1);
+  EXPECT_EQ(sites.accurate_expf, 0);
+  EXPECT_EQ(sites.fma_pipe_instructions, 11);  // 10 FFMA + IMAD; the @!PT FFMA never runs
+  auto change = FastIntrinsics(Counts({{EnergyTerm::kFmaPipe, 1100}, {EnergyTerm::kXuPipe, 10}}), sass);
   ASSERT_TRUE(change);
-  EXPECT_NEAR(change->after[EnergyTerm::kFmaPipe], 700, 1e-9);                         // 1100 × (1 − 4/11)
-  EXPECT_DOUBLE_EQ(change->after[EnergyTerm::kXuPipe], 10);                            // the reciprocal stays
-  EXPECT_FALSE(FastDivision(Counts({{EnergyTerm::kFmaPipe, 1100}}), SassFunction{}));  // no FCHK
+  EXPECT_NEAR(change->after[EnergyTerm::kFmaPipe], 700, 1e-9);  // 1100 × (1 − 4/11)
+  EXPECT_DOUBLE_EQ(change->after[EnergyTerm::kXuPipe], 10);     // the reciprocal stays
+  EXPECT_FALSE(FastIntrinsics(Counts({{EnergyTerm::kFmaPipe, 1100}}), SassFunction{}));  // nothing to do
+}
+
+// An accurate expf is recognized by the FFMA with the low part of log2(e); it drops 3 FMA-pipe instructions.
+TEST(EnergyAnalysis, FastIntrinsicsDropThreeFmaPipeInstructionsPerAccurateExpf) {
+  SassFunction sass = DivisionSass();
+  SassInstruction reduction = TestInstruction("FFMA");
+  reduction.operands = "R2, -R9, 1.925963033500011079e-08, R0";
+  sass.instructions.insert(sass.instructions.begin(), reduction);
+  FastMathSites sites = CountFastMathSites(sass);
+  EXPECT_EQ(sites.accurate_expf, 1);
+  EXPECT_EQ(sites.fma_pipe_instructions, 12);
+  auto change = FastIntrinsics(Counts({{EnergyTerm::kFmaPipe, 1200}}), sass);
+  ASSERT_TRUE(change);
+  EXPECT_NEAR(change->after[EnergyTerm::kFmaPipe], 500, 1e-9);  // 1200 × (1 − (4 + 3)/12)
+  EXPECT_NE(change->method.find("__expf"), std::string::npos) << change->method;
 }
 
 // The blind set's softplus/sigmoid kernel: four IEEE divisions in the loop body (FCHK at 0x0400,
-// 0x0510, 0x08f0, 0x0a00 of its listing).
+// 0x0510, 0x08f0, 0x0a00 of its listing) and four accurate expf.
 TEST(EnergyAnalysis, DivisionsCountedInARealListing) {
   Profile profile = LoadFixtureFrom("h200_blind", "mufu_softplus_sigmoid");
   ASSERT_TRUE(profile.sass);
   const SassFunction* function = FindSassFunction(*profile.sass, "mufu_softplus_sigmoid");
   ASSERT_NE(function, nullptr);
-  DivisionCounts counts = CountDivisions(*function);
-  EXPECT_EQ(counts.ieee_divisions, 4);
-  EXPECT_GT(counts.fma_pipe_instructions, 4 * kDivisionFixupFfmas);
+  FastMathSites sites = CountFastMathSites(*function);
+  EXPECT_EQ(sites.ieee_divisions, 4);
+  EXPECT_EQ(sites.accurate_expf, 4);  // FFMA by 1.925963033500011079e-08 at 0x01a0, 0x03c0, 0x0690, 0x08b0
+  EXPECT_GT(sites.fma_pipe_instructions, 4 * kDivisionFixupFfmas + 4 * kAccurateExpfExtraFmas);
 }
 
 TEST(EnergyAnalysis, CoalescingRemovesTheExcessSectorsAtEveryLevel) {

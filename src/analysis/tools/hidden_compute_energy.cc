@@ -1,7 +1,8 @@
 // hidden_compute_energy: "same speed, less energy". A kernel whose time DRAM
 // sets spends a large share of its predicted dynamic energy on compute pipes,
-// and the SASS shows work with a cheaper equivalent (IEEE division where
-// __fdividef would do, float data promoted to double). Removing it changes no
+// and the SASS shows work with a cheaper equivalent (IEEE division or an
+// accurate expf where __fdividef / __expf would do, float data promoted to
+// double). Removing it changes no
 // time (the memory time hides the compute) but saves energy: the finding's
 // gain is 0 and its energy saving is the energy model's (analysis/energy_analysis.h).
 // Needs the GPU's energy coefficients (InputSource::kEnergyModel): without
@@ -16,9 +17,10 @@
 namespace kopt {
 namespace {
 
-// The cheaper equivalents in the SASS main body, applied one after the other.
+// The cheaper equivalents in the SASS main body, applied one after the other:
+// float literals for promoted doubles, then fast intrinsics.
 std::optional<EnergyChange> CheaperEquivalents(const ToolContext& context, const EnergyCounts& before,
-                                               DivisionCounts& divisions, size_t& promotions) {
+                                               FastMathSites& sites, size_t& promotions) {
   EnergyChange combined{before, ""};
   InstructionList body = MainBody(*context.sass);
   promotions = Select(body, [](const SassInstruction& instruction) {
@@ -33,13 +35,54 @@ std::optional<EnergyChange> CheaperEquivalents(const ToolContext& context, const
       }
     }
   }
-  divisions = CountDivisions(*context.sass);
-  if (auto division = FastDivision(combined.after, *context.sass)) {
-    combined.after = division->after;
-    combined.method += (combined.method.empty() ? "" : "; then ") + division->method;
+  sites = CountFastMathSites(*context.sass);
+  if (auto intrinsics = FastIntrinsics(combined.after, *context.sass)) {
+    combined.after = intrinsics->after;
+    combined.method += (combined.method.empty() ? "" : "; then ") + intrinsics->method;
   }
   if (combined.method.empty()) return std::nullopt;
   return combined;
+}
+
+// "2 IEEE divisions and 1 accurate expf" / "3 float-to-double promotions": what the SASS shows.
+std::string CheaperWork(const FastMathSites& sites, size_t promotions) {
+  std::vector<std::string> parts;
+  if (sites.ieee_divisions > 0) parts.push_back(fmt::format("{} IEEE divisions", sites.ieee_divisions));
+  if (sites.accurate_expf > 0) parts.push_back(fmt::format("{} accurate expf", sites.accurate_expf));
+  if (promotions > 0) parts.push_back(fmt::format("{} float-to-double promotions", promotions));
+  std::string text;
+  for (size_t index = 0; index < parts.size(); ++index)
+    text += (index == 0 ? "" : index + 1 == parts.size() ? " and " : ", ") + parts[index];
+  return text;
+}
+
+std::vector<Recommendation> CheaperRecommendations(const FastMathSites& sites, size_t promotions,
+                                                   const std::string& effect) {
+  std::vector<Recommendation> recommendations;
+  if (sites.ieee_divisions > 0 || sites.accurate_expf > 0) {
+    recommendations.push_back(
+        {"Where the tolerance allows, use the intrinsics: __fdividef(a, b) for a / b, __expf(x) for expf(x); "
+         "or "
+         "compile with -prec-div=false, or -use_fast_math",
+         "IEEE division is MUFU.RCP plus four Newton-step FFMAs and a range check, __fdividef the reciprocal "
+         "and "
+         "one multiply (2 ulp; 0 when 2^126 < |b| < 2^128); the accurate expf adds a range reduction of six "
+         "FMA-pipe instructions around MUFU.EX2, __expf needs three",
+         effect});
+  }
+  if (promotions > 0) {
+    recommendations.push_back(
+        {"Write float literals (0.5f) and float math calls (expf, not exp) in float code",
+         "double literals promote the expression to the FP64 pipe, at half the FP32 lanes, with conversions "
+         "on "
+         "the XU pipe",
+         effect});
+  }
+  recommendations.push_back(
+      {"Verify against the task's tolerance, then keep the faster-or-equal candidate "
+       "with the lower measured energy (kopt bench --energy)",
+       "the saving is the model's prediction; NVML measures it", ""});
+  return recommendations;
 }
 
 std::optional<Finding> AnalyzeHiddenComputeEnergy(const ToolContext& context) {
@@ -53,39 +96,41 @@ std::optional<Finding> AnalyzeHiddenComputeEnergy(const ToolContext& context) {
   double compute_share = ComputePipeEnergyShare(prediction);
   if (prediction.dynamic_joules <= 0 || compute_share < context.Threshold("min_compute_energy_share"))
     return std::nullopt;
-  DivisionCounts divisions;
+  FastMathSites sites;
   size_t promotions = 0;
-  std::optional<EnergyChange> change = CheaperEquivalents(context, counts, divisions, promotions);
+  std::optional<EnergyChange> change = CheaperEquivalents(context, counts, sites, promotions);
   if (!change) return std::nullopt;
   std::optional<EnergySaving> saving = SavingOf(counts, *change, *context.energy_coefficients);
   if (!saving || saving->fraction < context.Threshold("min_energy_saving")) return std::nullopt;
 
   Finding finding = NewFinding("", 0.7);
+  bool intrinsics = sites.ieee_divisions > 0 || sites.accurate_expf > 0;
   finding.title = fmt::format(
       "Same speed, less energy: {:.0f}% of the predicted energy goes to compute that DRAM time hides; {} "
       "would "
       "save {:.0f}%",
       compute_share * 100,
-      divisions.ieee_divisions > 0 && promotions > 0 ? "fast division and float literals"
-      : divisions.ieee_divisions > 0                 ? "fast division"
-                                                     : "float literals",
+      intrinsics && promotions > 0 ? "fast intrinsics and float literals"
+      : intrinsics                 ? "fast intrinsics"
+                                   : "float literals",
       saving->fraction * 100);
   finding.estimated_gain = 0;
   finding.gain_method = fmt::format(
       "none in time: DRAM sets it ({:.0f}% of peak) and the fix removes compute work the memory time hides; "
-      "the saving is energy (method with the saving)",
+      "the saving is energy (its method is with the saving)",
       roofline.memory_percent_of_peak);
   finding.evidence.push_back(MakeEvidence("DRAM throughput (the busiest level)",
                                           roofline.memory_percent_of_peak, "%",
                                           ">=", context.Threshold("min_dram_percent")));
   finding.evidence.push_back(
-      MakeEvidence("compute pipes' share of the predicted dynamic energy (FMA, ALU, "
-                   "FP64, XU)",
+      MakeEvidence("compute pipes' share of the predicted dynamic energy (FMA, ALU, FP64, XU)",
                    compute_share * 100, "%", ">=", context.Threshold("min_compute_energy_share") * 100));
   finding.evidence.push_back(
       MakeEvidence("predicted dynamic energy per launch", prediction.dynamic_joules, "J", "", 0));
   finding.evidence.push_back(MakeEvidence("IEEE float divisions (FCHK, SASS main body, static)",
-                                          divisions.ieee_divisions, "inst", "", 0));
+                                          sites.ieee_divisions, "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence("accurate expf range reductions (SASS main body, static)",
+                                          sites.accurate_expf, "inst", "", 0));
   finding.evidence.push_back(MakeEvidence("F2F.F64.F32 float-to-double conversions (SASS main body, static)",
                                           double(promotions), "inst", "", 0));
   finding.evidence.push_back(MakeEvidence("predicted energy saving per launch", saving->fraction * 100, "%",
@@ -94,37 +139,12 @@ std::optional<Finding> AnalyzeHiddenComputeEnergy(const ToolContext& context) {
       "The kernel waits on DRAM, so its instruction pipes have slack: the extra work of {} costs no time, "
       "but "
       "every issued instruction costs energy. The energy model puts {:.0f}% of the {} per launch on the "
-      "compute "
-      "pipes.",
-      divisions.ieee_divisions > 0
-          ? fmt::format("{} IEEE divisions (Newton fix-up and range check around each "
-                        "reciprocal)",
-                        divisions.ieee_divisions)
-          : fmt::format("{} float-to-double promotions", promotions),
-      compute_share * 100, FormatScaled(prediction.dynamic_joules, "J", QuantityStyle::kFixed));
-  std::string effect =
-      fmt::format("{:.1f}% less dynamic energy per launch at the same time", saving->fraction * 100);
-  if (divisions.ieee_divisions > 0) {
-    finding.recommendations.push_back(
-        {"Where the tolerance allows, divide with __fdividef(a, b) (or a * __frcp_rn(b)), or compile with "
-         "-prec-div=false (part of -use_fast_math)",
-         "IEEE division is MUFU.RCP plus four Newton-step FFMAs and a range check; the approximate one is "
-         "the "
-         "reciprocal and one multiply (2 ulp, and 0 for |b| > 2^126)",
-         effect});
-  }
-  if (promotions > 0) {
-    finding.recommendations.push_back(
-        {"Write float literals (0.5f) and float math calls (expf, not exp) in "
-         "float code",
-         "double literals promote the expression to the FP64 pipe, at half the "
-         "FP32 lanes, with conversions on the XU pipe",
-         effect});
-  }
-  finding.recommendations.push_back(
-      {"Verify against the task's tolerance, then keep the faster-or-equal "
-       "candidate with the lower measured energy (kopt bench --energy)",
-       "the saving is the model's prediction; NVML measures it", ""});
+      "compute pipes.",
+      CheaperWork(sites, promotions), compute_share * 100,
+      FormatScaled(prediction.dynamic_joules, "J", QuantityStyle::kTrimmed));
+  finding.recommendations = CheaperRecommendations(
+      sites, promotions,
+      fmt::format("{:.1f}% less dynamic energy per launch at the same time", saving->fraction * 100));
   finding.energy_saving = std::move(saving);
   return finding;
 }
@@ -138,7 +158,7 @@ ToolDefinition HiddenComputeEnergyTool() {
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
   tool.required = {{InputSource::kEnergyModel, "energy coefficients for the GPU", false},
-                   {InputSource::kSass, "FCHK, FMA-pipe and F2F.F64.F32 counts", true}};
+                   {InputSource::kSass, "FCHK, accurate expf, FMA-pipe and F2F.F64.F32 counts", true}};
   for (const std::string& metric : EnergyModelMetrics()) tool.required.push_back(NcuMetric(metric, true));
   tool.thresholds = {
       MakeThreshold("min_dram_percent", 60, "%",
@@ -153,13 +173,15 @@ ToolDefinition HiddenComputeEnergyTool() {
   tool.relevant_classes = {BottleneckClass::kMemoryBound};
   tool.trigger =
       "energy coefficients for the GPU; DRAM is the busiest level at >= min_dram_percent; compute pipes >= "
-      "min_compute_energy_share of the predicted energy; the SASS has IEEE divisions or float-to-double "
-      "promotions whose removal saves >= min_energy_saving";
+      "min_compute_energy_share of the predicted energy; the SASS has IEEE divisions, accurate expf or "
+      "float-to-double promotions whose removal saves >= min_energy_saving";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.tuning_moves = {
       {"hidden_compute_energy",
        {{ParameterRole::kFastMath, MoveDirection::kIncrease}},
-       "approximate division where the tolerance allows: no time change on a DRAM-bound kernel, less energy"},
+       "approximate division and expf where the tolerance allows: no time change on a DRAM-bound kernel, "
+       "less "
+       "energy"},
   };
   tool.analyze = AnalyzeHiddenComputeEnergy;
   return tool;
