@@ -120,7 +120,7 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   kernel.stalls = ExtractStallReasons(launch);
   LaunchInputs inputs = InputsFor(profile, launch, spec, timeline, options);
   RunTools(inputs, options.tools, kernel);
-  AnalyzeEnergy(inputs, kernel);
+  AnalyzeEnergy(inputs, options.tools, kernel);
   if (const RooflineAnalysis& roofline = kernel.roofline;
       roofline.achievable_dram || roofline.achievable_fp32) {
     std::string text = "Achievable at this size (measured ceilings " + roofline.ceilings_table + "):";

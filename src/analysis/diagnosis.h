@@ -56,6 +56,14 @@ struct EnergyCountChange {
   double after = 0;
 };
 
+// A fix's effect on the energy model's counts of one launch: the counts after
+// it and how they were derived (a tool's `energy_change`, analysis/tool.h;
+// the rules are in analysis/energy_analysis.h).
+struct EnergyChange {
+  EnergyCounts after;
+  std::string method;
+};
+
 // The dynamic energy a finding's fix saves per launch, predicted by the energy
 // model with the counts the fix changes (analysis/energy_analysis.h). Time is
 // not part of it: a fix that also shortens the kernel saves at least this.

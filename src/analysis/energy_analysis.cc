@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "analysis/pipe_model.h"
@@ -37,41 +38,6 @@ void Remove(EnergyCounts& counts, EnergyTerm term, double removed) {
 
 std::string Count(double value, EnergyTerm term) {
   return FormatEnergyCount(value, term, QuantityStyle::kFixed);
-}
-
-// The change that prices `finding`'s fix, or a note saying why there is none.
-std::optional<EnergyChange> ChangeFor(const Finding& finding, const LaunchInputs& inputs,
-                                      const KernelDiagnosis& kernel, const EnergyCounts& before,
-                                      std::string& not_priced) {
-  const KernelLaunch& launch = *inputs.launch;
-  const std::string& id = finding.tool;
-  if (id == "accidental_fp64") {
-    auto ratio = Fp64ToFmaIssueRatio(launch, inputs.gpu);
-    if (!ratio) {
-      not_priced = "no FP64/FP32 lanes ratio (neither ncu's DFMA/FFMA peaks nor a GPU table row)";
-      return std::nullopt;
-    }
-    double conversions = 0;
-    if (inputs.sass) {
-      XuComposition xu = ClassifyXuWork(*inputs.sass);
-      conversions = Share(xu.fp64_conversions.size(), xu.Total());
-    }
-    return MoveFp64ToFma(before, *ratio, conversions);
-  }
-  if (id == "mufu_division_pressure") {
-    if (!inputs.sass) {
-      not_priced = "the SASS listing is needed to count the IEEE divisions (FCHK) and accurate expf";
-      return std::nullopt;
-    }
-    auto change = FastIntrinsics(before, *inputs.sass);
-    if (!change) not_priced = "no IEEE division (FCHK) or accurate expf in the SASS main body";
-    return change;
-  }
-  if (id == "uncoalesced_loads") return CoalescedAccess(before, launch, "ld");
-  if (id == "uncoalesced_stores") return CoalescedAccess(before, launch, "st");
-  if (id == "local_memory_spills") return NoLocalMemory(before, launch);
-  if (id == "data_movement_pass") return FusedDataPass(before, kernel.roofline);
-  return std::nullopt;
 }
 
 }  // namespace
@@ -164,6 +130,32 @@ std::optional<EnergyChange> FastIntrinsics(const EnergyCounts& before, const Sas
       "and "
       "the slow path are not counted)",
       what, removed, sites.fma_pipe_instructions, share * 100, Count(fma, EnergyTerm::kFmaPipe));
+  return change;
+}
+
+std::optional<EnergyChange> PriceFp64InFloatCode(const ToolContext& context, const EnergyCounts& before,
+                                                 std::string& why_not) {
+  auto ratio = Fp64ToFmaIssueRatio(context.launch, context.gpu);
+  if (!ratio) {
+    why_not = "no FP64/FP32 lanes ratio (neither ncu's DFMA/FFMA peaks nor a GPU table row)";
+    return std::nullopt;
+  }
+  double conversions = 0;
+  if (context.sass) {
+    XuComposition xu = ClassifyXuWork(*context.sass);
+    conversions = Share(xu.fp64_conversions.size(), xu.Total());
+  }
+  return MoveFp64ToFma(before, *ratio, conversions);
+}
+
+std::optional<EnergyChange> PriceFastIntrinsics(const ToolContext& context, const EnergyCounts& before,
+                                                std::string& why_not) {
+  if (!context.sass) {
+    why_not = "the SASS listing is needed to count the IEEE divisions (FCHK) and accurate expf";
+    return std::nullopt;
+  }
+  auto change = FastIntrinsics(before, *context.sass);
+  if (!change) why_not = "no IEEE division (FCHK) or accurate expf in the SASS main body";
   return change;
 }
 
@@ -264,7 +256,7 @@ double ComputePipeEnergyShare(const EnergyPrediction& prediction) {
   return share;
 }
 
-void AnalyzeEnergy(const LaunchInputs& inputs, KernelDiagnosis& kernel) {
+void AnalyzeEnergy(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel) {
   if (!inputs.launch || !inputs.energy_coefficients) return;
   const EnergyCoefficients& coefficients = *inputs.energy_coefficients;
   EnergyCounts counts = CountEnergyActivity(*inputs.launch);
@@ -294,10 +286,14 @@ void AnalyzeEnergy(const LaunchInputs& inputs, KernelDiagnosis& kernel) {
                     energy.prediction.missing_metrics.size(), metrics.size()));
   }
   for (Finding& finding : kernel.findings) {
-    if (finding.energy_saving) continue;
+    const ToolDefinition* tool = FindToolProducing(finding.tool);
+    if (finding.energy_saving || !tool || !tool->energy_change) continue;
+    std::map<std::string, double> thresholds = ResolveThresholds(*tool, options);
+    ToolContext context{*inputs.launch, kernel.roofline,    kernel.stalls,   inputs.gpu,  inputs.sass,
+                        inputs.ptxas,   inputs.source_page, inputs.timeline, &thresholds, &coefficients};
     std::string not_priced;
-    std::optional<EnergyChange> change = ChangeFor(finding, inputs, kernel, counts, not_priced);
-    if (change) finding.energy_saving = SavingOf(counts, *change, coefficients);
+    if (std::optional<EnergyChange> change = tool->energy_change(context, counts, not_priced))
+      finding.energy_saving = SavingOf(counts, *change, coefficients);
     if (!finding.energy_saving && !not_priced.empty())
       energy.notes.push_back(
           fmt::format("The energy saving of {} is not estimated: {}.", finding.tool, not_priced));

@@ -7,7 +7,9 @@
 //
 // A saving is priced by changing the counts the fix changes and predicting
 // again: saving = E(before) − E(after), per launch, with the same
-// coefficients. The changes (each rule's arithmetic is in its method text):
+// coefficients. Each tool whose fix is priced names its rule in its
+// declaration (ToolDefinition::energy_change). The rules (each one's
+// arithmetic is in its method text):
 //  - FP64 work in float code (accidental_fp64): every FP64-pipe issue becomes
 //    FMA-pipe issues at the lanes ratio FP64/FP32 (Hopper: 64 and 128 lanes
 //    per SM, so 0.5; from ncu's DFMA and FFMA peaks, else the GPU table's
@@ -49,12 +51,6 @@
 
 namespace kopt {
 
-// A fix's effect on the counts of one launch, and how it was derived.
-struct EnergyChange {
-  EnergyCounts after;
-  std::string method;
-};
-
 // FMA-pipe issues per FP64-pipe issue once FP64 work runs as FP32: the lanes
 // ratio FP64/FP32 per SM, with where it came from.
 struct IssueRatio {
@@ -73,6 +69,15 @@ std::optional<EnergyChange> CoalescedAccess(const EnergyCounts& before, const Ke
                                             std::string_view op);
 std::optional<EnergyChange> NoLocalMemory(const EnergyCounts& before, const KernelLaunch& launch);
 std::optional<EnergyChange> FusedDataPass(const EnergyCounts& before, const RooflineAnalysis& roofline);
+
+// The rules as the tools declare them (ToolDefinition::energy_change):
+// accidental_fp64's (the lanes ratio from the context's launch and GPU, the
+// conversions' XU share from its SASS) and the fast-intrinsics rule of
+// mufu_division_pressure (needs the SASS).
+std::optional<EnergyChange> PriceFp64InFloatCode(const ToolContext& context, const EnergyCounts& before,
+                                                 std::string& why_not);
+std::optional<EnergyChange> PriceFastIntrinsics(const ToolContext& context, const EnergyCounts& before,
+                                                std::string& why_not);
 
 // Static main-body counts the fast-intrinsics rule uses: IEEE divisions (FCHK),
 // accurate expf sequences (their Cody-Waite reduction's FFMA by the low part
@@ -107,8 +112,8 @@ double ComputePipeEnergyShare(const EnergyPrediction& prediction);
 
 // Fills kernel.energy from inputs.launch and inputs.energy_coefficients
 // (nothing when there is no table), and the energy_saving of each finding
-// whose fix a rule above prices (a saving already set is kept). Runs after
-// RunTools on the same inputs.
-void AnalyzeEnergy(const LaunchInputs& inputs, KernelDiagnosis& kernel);
+// whose tool declares an `energy_change` (analysis/tool.h; a saving already
+// set is kept). Runs after RunTools on the same inputs and options.
+void AnalyzeEnergy(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel);
 
 }  // namespace kopt

@@ -148,6 +148,14 @@ struct ToolDefinition {
   // cores, fp64 literals, 64-bit indices) and no knob moves it.
   std::vector<FindingTuningMoves> tuning_moves;
   std::function<std::optional<Finding>(const ToolContext&)> analyze;
+  // How the energy model prices this tool's fix (analysis/energy_analysis.h,
+  // docs/energy.md): the counts after it, from the launch's counts `before`.
+  // nullopt when there is nothing to price, with `why_not` set when the
+  // profile lacks what the rule needs (it becomes a note of the energy
+  // section). Empty: the fix is not priced in energy.
+  std::function<std::optional<EnergyChange>(const ToolContext&, const EnergyCounts& before,
+                                            std::string& why_not)>
+      energy_change;
 };
 
 // The ids the tool's findings may carry: `finding_ids`, or just `id`.

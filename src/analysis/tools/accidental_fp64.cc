@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/energy_analysis.h"
 #include "analysis/pipe_model.h"
 #include "analysis/tool_support.h"
 
@@ -198,6 +199,7 @@ ToolDefinition AccidentalFp64Tool() {
   tool.subsumes = {"hidden_compute_energy"};  // its energy-only finding on the same work
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeAccidentalFp64;
+  tool.energy_change = PriceFp64InFloatCode;  // FP64 issues → FMA issues at the lanes ratio
   return tool;
 }
 

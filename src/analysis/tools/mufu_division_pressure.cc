@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/energy_analysis.h"
 #include "analysis/pipe_model.h"
 #include "analysis/tool_support.h"
 
@@ -178,6 +179,7 @@ ToolDefinition MufuDivisionPressureTool() {
        "IEEE division and accurate transcendentals are long MUFU sequences: approximate math where the tolerance allows (verified by the check)"},
   };
   tool.analyze = AnalyzeMufuPressure;
+  tool.energy_change = PriceFastIntrinsics;  // the division and expf fix-up FMAs removed
   return tool;
 }
 
