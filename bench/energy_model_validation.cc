@@ -3,7 +3,7 @@
 //
 //   energy_model_validation measure --out FILE TASK_DIR...     (on the GPU)
 //     samples every candidate in TASK_DIR/candidates/*.cu and, for each
-//     TASK_DIR/tunable/*.cu, its default configuration and two spread ones
+//     TASK_DIR/tunable/*.cu, its default configuration and the middle one of its enumeration
 //     (measured energy: NVML windows >= 1 s, idle subtracted; counts: ncu),
 //     written as kopt.energy_samples/1.
 //   energy_model_validation report --fit FIT.samples.json --held-out HELD.samples.json [--markdown FILE]
@@ -56,10 +56,7 @@ Result<std::vector<EnergySubject>> SubjectsOf(const std::string& task_directory)
     if (!space.ok()) continue;
     std::vector<Configuration> all = space->Enumerate(4096);
     std::vector<Configuration> chosen = {space->Default()};
-    if (all.size() > 2) {
-      chosen.push_back(all[all.size() / 4]);
-      chosen.push_back(all[3 * all.size() / 4]);
-    }
+    if (all.size() > 1 && all[all.size() / 2] != chosen[0]) chosen.push_back(all[all.size() / 2]);
     for (const Configuration& configuration : chosen) {
       std::string key = space->Key(configuration);
       for (char& c : key) c = c == ',' ? '_' : c;

@@ -140,6 +140,10 @@ std::vector<BuiltinGenerator::Move> BuiltinGenerator::OptimizeMoves(const Genera
   std::vector<Move> moves;
   if (settings_.ordering == MoveOrdering::kGuided) {
     moves = FindingMoves(*parent, request.finding_ids);
+    if (request.objective == Objective::kTimeEnergy) {
+      std::vector<Move> energy = EnergyMoves(*parent);
+      moves.insert(moves.end(), energy.begin(), energy.end());
+    }
     std::vector<Move> momentum = MomentumMoves(request, *parent);
     moves.insert(moves.end(), momentum.begin(), momentum.end());
   }
@@ -198,6 +202,23 @@ std::vector<BuiltinGenerator::Move> BuiltinGenerator::FindingMoves(
                                                MoveDirectionName(role_move.direction))});
         }
       }
+    }
+  }
+  return moves;
+}
+
+std::vector<BuiltinGenerator::Move> BuiltinGenerator::EnergyMoves(const Configuration& from) const {
+  if (!settings_.fast_math.allowed) return {};
+  std::vector<Move> moves;
+  const std::vector<TunableParameter>& parameters = space_.declarations().parameters;
+  for (int steps : {1, 2}) {
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      if (parameters[i].role != ParameterRole::kFastMath) continue;
+      std::optional<Configuration> moved = space_.Step(from, i, steps);
+      if (!moved) continue;
+      moves.push_back(
+          {*moved, fmt::format("energy (time+energy): {} {}→{} (fast_math, increase): {}", parameters[i].name,
+                               from[i], (*moved)[i], settings_.fast_math.reason)});
     }
   }
   return moves;

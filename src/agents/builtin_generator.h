@@ -16,6 +16,11 @@
 //              derived from a verified configuration and is faster than it
 //              (GenerationRequest::parent_time_seconds of both), each
 //              parameter that changed takes one more step the same way.
+//              Under GenerationRequest::objective kTimeEnergy, energy moves
+//              come right after the findings' moves (before momentum): each
+//              fast_math parameter one value step up, then two, when
+//              settings.fast_math allows (agents/energy_moves.h), even
+//              when no finding asks for them (kGuided only).
 //   kRepair    a step back from the failed configuration toward the
 //              verified configuration it was derived from (one value index
 //              per differing parameter), then that configuration's
@@ -50,6 +55,7 @@
 #include <string_view>
 
 #include "agents/candidate_generator.h"
+#include "agents/energy_moves.h"
 #include "harness/tuning_space.h"
 
 namespace kopt::agents {
@@ -61,6 +67,9 @@ Result<MoveOrdering> ParseMoveOrdering(std::string_view name);
 struct BuiltinGeneratorSettings {
   MoveOrdering ordering = MoveOrdering::kGuided;
   uint64_t seed = 0;
+  // Whether the task's tolerance admits the fast paths (agents/energy_moves.h
+  // FastMathAllowedBy); decides the energy moves under time+energy.
+  FastMathAllowance fast_math = {false, "the task's tolerance was not given to the generator"};
 };
 
 class BuiltinGenerator final : public CandidateGenerator {
@@ -88,6 +97,7 @@ class BuiltinGenerator final : public CandidateGenerator {
   std::vector<Move> OptimizeMoves(const GenerationRequest& request, std::mt19937_64& generator) const;
   std::vector<Move> RepairMoves(const GenerationRequest& request, std::mt19937_64& generator) const;
   std::vector<Move> FindingMoves(const Configuration& from, const std::vector<std::string>& findings) const;
+  std::vector<Move> EnergyMoves(const Configuration& from) const;
   std::vector<Move> MomentumMoves(const GenerationRequest& request, const Configuration& from) const;
   std::vector<Move> NeighbourMoves(const Configuration& from, std::string_view label) const;
   std::optional<Move> RandomMove(std::mt19937_64& generator) const;

@@ -207,6 +207,72 @@ TEST(BuiltinGeneratorTest, ForeignParentSourceFallsBackToInitialMoves) {
   EXPECT_EQ(candidate->answer_id, "256,4,2");
 }
 
+// A seed with energy knobs, like examples/tasks/swish/tunable/swish_tunable.cu.
+constexpr std::string_view kFastMathSource = R"(// kopt:tune BLOCK_SIZE values=128,256,512 role=block_size
+// kopt:tune MATH values=0,1,2 role=fast_math
+// kopt:flag FTZ option=-ftz=true role=fast_math
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 256
+#endif
+#ifndef MATH
+#define MATH 0
+#endif
+__global__ void k(float* x) { x[threadIdx.x] = BLOCK_SIZE + MATH; }
+)";
+
+BuiltinGenerator MakeFastMath(bool allowed) {
+  Result<TuningSpace> space = TuningSpace::FromSource(kFastMathSource, "k.cu", {});
+  EXPECT_TRUE(space.ok()) << space.status().message();
+  BuiltinGeneratorSettings settings{MoveOrdering::kGuided, 1};
+  settings.fast_math = {allowed, allowed ? "y (f32, rtol 1e-05) admits the fast paths" : "y: rtol 0"};
+  return BuiltinGenerator(std::move(space).value(), settings);
+}
+
+// The first three optimize answers for children of the default configuration.
+std::vector<Configuration> FirstOptimizeMoves(BuiltinGenerator& generator, Objective objective,
+                                              std::vector<std::string>* reasons = nullptr) {
+  std::string parent = generator.space().Materialize(generator.space().Default());
+  std::vector<Configuration> moves;
+  for (int64_t node = 2; node < 5; ++node) {
+    GenerationRequest request = Request(GenerationMode::kOptimize, node, 1, parent);
+    request.objective = objective;
+    Result<GeneratedCandidate> candidate = generator.Generate(request);
+    EXPECT_TRUE(candidate.ok());
+    moves.push_back(ConfigurationOf(generator, *candidate));
+    if (reasons) reasons->push_back(candidate->reason);
+  }
+  return moves;
+}
+
+TEST(BuiltinGeneratorTest, TimeEnergyTriesTheFastMathKnobsFirstWhereTheToleranceAllows) {
+  BuiltinGenerator generator = MakeFastMath(/*allowed=*/true);
+  EXPECT_EQ(generator.space().Default(), (Configuration{256, 0, 0}));
+  std::vector<std::string> reasons;
+  std::vector<Configuration> moves = FirstOptimizeMoves(generator, Objective::kTimeEnergy, &reasons);
+  // One step up in each fast_math knob (MATH, then the FTZ flag), then two steps of MATH.
+  EXPECT_EQ(moves, (std::vector<Configuration>{{256, 1, 0}, {256, 0, 1}, {256, 2, 0}}));
+  EXPECT_THAT(reasons[0], StartsWith("energy (time+energy): MATH 0→1 (fast_math, increase): y (f32"));
+  EXPECT_THAT(reasons[1], StartsWith("energy (time+energy): FTZ 0→1"));
+  // The FTZ flag reaches the compiler through the candidate's kopt:nvcc line.
+  EXPECT_THAT(generator.space().Materialize(moves[1]), HasSubstr("// kopt:nvcc -ftz=true\n"));
+}
+
+TEST(BuiltinGeneratorTest, TimeAloneDoesNotAskForTheFastMathKnobs) {
+  BuiltinGenerator generator = MakeFastMath(/*allowed=*/true);
+  std::vector<Configuration> moves = FirstOptimizeMoves(generator, Objective::kTime);
+  // Neighbours in declaration order: the block size first.
+  EXPECT_EQ(moves.front(), (Configuration{512, 0, 0}));
+  EXPECT_EQ(moves[1], (Configuration{128, 0, 0}));
+}
+
+TEST(BuiltinGeneratorTest, TimeEnergyLeavesTheFastMathKnobsAloneWhenTheToleranceForbids) {
+  BuiltinGenerator generator = MakeFastMath(/*allowed=*/false);
+  std::vector<std::string> reasons;
+  std::vector<Configuration> moves = FirstOptimizeMoves(generator, Objective::kTimeEnergy, &reasons);
+  EXPECT_EQ(moves.front(), (Configuration{512, 0, 0}));
+  for (const std::string& reason : reasons) EXPECT_THAT(reason, ::testing::Not(HasSubstr("energy")));
+}
+
 TEST(BuiltinGeneratorTest, MoveOrderingNames) {
   EXPECT_EQ(*ParseMoveOrdering("unguided"), MoveOrdering::kUnguided);
   EXPECT_FALSE(ParseMoveOrdering("smart").ok());

@@ -29,6 +29,7 @@
 #include "agents/programmer_prompts.h"
 #include "core/status.h"
 #include "search/evaluation.h"
+#include "search/reward.h"
 
 namespace kopt::agents {
 
@@ -61,6 +62,9 @@ struct GenerationRequest {
   std::optional<double> parent_time_seconds;
   std::optional<double> best_time_seconds;
   std::vector<std::string> memory_notes;  // search memory, most relevant first
+  // What the run optimizes: under kTimeEnergy the builtin generator also
+  // tries the energy moves (agents/energy_moves.h) where the tolerance allows.
+  Objective objective = Objective::kTime;
 };
 
 // How a generation ended.

@@ -155,6 +155,7 @@ EnergyCounts CountEnergyActivity(const KernelLaunch& launch) {
     if (!any) AddMissing(counts.missing_metrics, term.metrics.front());
     counts[term.term] = sum * term.scale;
   }
+  counts[EnergyTerm::kLaunches] = 1;
   auto cycles = launch.Metric(kActiveCycles);
   if (!cycles) AddMissing(counts.missing_metrics, kActiveCycles);
   for (const PipeTerm& pipe : kPipeTerms) {

@@ -68,6 +68,7 @@ EnergyPrediction PredictEnergy(const EnergyCounts& counts, const EnergyCoefficie
 // energy per launch (kopt bench --energy: NVML windows >= 1 s, idle subtracted).
 struct EnergySample {
   std::string name;
+  std::string gpu;  // the profile's device__attribute_display_name ("NVIDIA H200"); "" when absent
   EnergyCounts counts;
   double measured_dynamic_joules = 0;  // > 0
   double seconds_per_launch = 0;       // the measured median time (for the baseline)

@@ -58,6 +58,8 @@ TEST(EnergyModelTest, CountsFromAnH200ProfileReadEveryTerm) {
   // Two launches of it count twice.
   EnergyCounts twice = CountEnergyActivity(std::vector<KernelLaunch>{launch, launch});
   EXPECT_DOUBLE_EQ(twice[EnergyTerm::kDramBytes], 2 * counts[EnergyTerm::kDramBytes]);
+  EXPECT_EQ(counts[EnergyTerm::kLaunches], 1);
+  EXPECT_EQ(twice[EnergyTerm::kLaunches], 2);
 }
 
 TEST(EnergyModelTest, AMissingMetricCountsZeroAndIsNamed) {

@@ -8,15 +8,16 @@
 #include <map>
 
 #include "agents/builtin_generator.h"
+#include "agents/energy_moves.h"
 #include "agents/llm_generator.h"
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
-#include "analysis/profile_comparison.h"
 #include "agents/source_search_tool.h"
+#include "analysis/profile_comparison.h"
 #include "core/file_io.h"
-#include "harness/tunable_sidecar.h"
 #include "harness/compiler.h"
 #include "harness/cutlass_tree.h"
+#include "harness/tunable_sidecar.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
 #include "optimize/optimization_loop.h"
@@ -119,6 +120,12 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       ScalarValues scalars = TaskScalarValues(task);
       KOPT_ASSIGN_OR_RETURN(std::vector<agents::TunableSeed> seeds, TunableSeeds(settings, task, scalars));
       agents::BuiltinGeneratorSettings builtin{agents::MoveOrdering::kGuided, settings.seed.value_or(0)};
+      builtin.fast_math = agents::FastMathAllowedBy(task);
+      if (settings.objective == Objective::kTimeEnergy) {
+        parts.notes.push_back(
+            fmt::format("builtin generator, time+energy: energy moves (fast_math knobs) {}: {}",
+                        builtin.fast_math.allowed ? "tried" : "not tried", builtin.fast_math.reason));
+      }
       KOPT_ASSIGN_OR_RETURN(parts.generator, agents::MakeBuiltinGenerator(seeds, scalars, builtin));
       return Status::Ok();
     }
@@ -203,6 +210,9 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   if (settings.resume_run.has_value()) {
     KOPT_ASSIGN_OR_RETURN(RunState stored, LoadRunState(settings.measure.workspace, *settings.resume_run));
     if (settings.task_directory.empty()) settings.task_directory = stored.task_directory;
+    // The tree was built for its objective: a resumed run keeps it (and measures energy when it ranks).
+    settings.objective = stored.tree.objective();
+    if (settings.objective == Objective::kTimeEnergy) settings.measure.energy = true;
   }
   if (settings.task_directory.empty())
     return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");

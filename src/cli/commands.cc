@@ -331,6 +331,9 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
       ->capture_default_str();
   command.add_option("--feedback", line->feedback, "What the generator is shown: diagnosis, raw or none")
       ->capture_default_str();
+  command.add_option(
+      "--energy-model", settings.energy_model_path,
+      "Energy proxy-model coefficients (file or directory; default: calibrated, else built-in)");
   command.add_flag("!--no-profile", settings.profile,
                    "Do not profile candidates (no feedback for the generator)");
   command.add_option("--max-evaluations", line->max_evaluations, "Stop after this many evaluations")

@@ -38,6 +38,7 @@ constexpr EnumNameTable<EnergyTerm, kEnergyTermCount> kTermNames{{
     {EnergyTerm::kTensor8BitOps, "tensor_8bit_ops"},
     {EnergyTerm::kTensorFp64Ops, "tensor_fp64_ops"},
     {EnergyTerm::kActiveSeconds, "active_seconds"},
+    {EnergyTerm::kLaunches, "launches"},
 }};
 
 constexpr std::array<TermInfo, kEnergyTermCount> kTermInfo{{
@@ -56,6 +57,7 @@ constexpr std::array<TermInfo, kEnergyTermCount> kTermInfo{{
     {"op", "tensor cores, INT8/FP8"},
     {"op", "tensor cores, FP64"},
     {"s", "busy GPU above idle (static)"},
+    {"launch", "kernel launches (fixed cost each)"},
 }};
 
 std::string Lower(std::string_view text) {

@@ -10,11 +10,15 @@
 #include "energy_probes_source.h"  // generated: kEnergyProbesSource (measure/energy_probes.cu)
 #include "measure/candidate_profiler.h"
 #include "measure/measure.h"
+#include "profile/ncu_csv.h"
 
 namespace kopt {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The GPU's name as profiles carry it (and as explain looks tables up).
+constexpr std::string_view kDeviceNameMetric = "device__attribute_display_name";
 
 std::string ProbeTaskToml(const EnergyProbe& probe) {
   return fmt::format(
@@ -57,9 +61,30 @@ std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementE
   EnergySample sample;
   sample.name = name;
   sample.counts = CountEnergyActivity(profile->launches);
+  sample.gpu = profile->launches.front().Text(kDeviceNameMetric).value_or("");
   sample.measured_dynamic_joules = dynamic;
   sample.seconds_per_launch = entry.timing->median_s;
   return sample;
+}
+
+// A profile bundle the profiler wrote earlier for the same source (a resumed
+// calibration): its raw page, without running ncu again; nullopt when there is none.
+// Same source and same task (its sizes decide the counts): the bundle's request names the task it ran.
+std::optional<Profile> EarlierProfile(const fs::path& bundle, const std::string& source, const TaskSpec& task) {
+  auto earlier_source = ReadWholeFile((bundle / "candidate.cu").string());
+  if (!earlier_source.ok() || *earlier_source != source) return std::nullopt;
+  auto request_text = ReadWholeFile((bundle / "profile_request.json").string());
+  if (!request_text.ok()) return std::nullopt;
+  nlohmann::json request = nlohmann::json::parse(*request_text, nullptr, false);
+  if (request.is_discarded() || !request.contains("task") || request["task"] != task.ToJson()) return std::nullopt;
+  auto raw = ReadWholeFile((bundle / "raw.csv").string());
+  if (!raw.ok()) return std::nullopt;
+  auto launches = ParseNcuRawCsv(*raw, (bundle / "raw.csv").string());
+  if (!launches.ok() || launches->empty()) return std::nullopt;
+  Profile profile;
+  profile.source = (bundle / "raw.csv").string();
+  profile.launches = std::move(*launches);
+  return profile;
 }
 
 Result<std::string> SourceOf(const EnergySubject& subject) {
@@ -75,6 +100,7 @@ const std::vector<EnergyProbe>& EnergyProbes() {
   // Sizes for about 0.3-2 ms per launch on an H200 (the comments in energy_probes.cu).
   static const std::vector<EnergyProbe> probes = {
       {"idle_spin", 1, 1 << 20, 1000, "resident warps sleeping: the static term"},
+      {"short_launch", 1, 1 << 10, 1, "a launch of a few microseconds: the per-launch term"},
       {"fp32_fma", 2, 1 << 20, 4096, "FMA pipe"},
       {"fp64_fma", 3, 1 << 20, 4096, "FP64 pipe"},
       {"int_alu", 4, 1 << 20, 1024, "ALU pipe"},
@@ -87,7 +113,7 @@ const std::vector<EnergyProbe>& EnergyProbes() {
       {"l1_read_scalar", 11, 132 * 8 * 4096, 1024, "L1 hits, 4-byte loads (LSU pipe)"},
       {"shared_read", 12, 1 << 20, 2048, "shared memory"},
       {"shared_conflict", 13, 1 << 20, 256, "shared memory, 32-way bank conflicts"},
-      {"local_memory", 14, 1 << 20, 2048, "local memory"},
+      {"local_memory", 14, 1 << 20, 20, "local memory"},
       {"tensor_bf16", 15, 1 << 20, 16384, "tensor cores, BF16"},
       {"tensor_tf32", 16, 1 << 20, 8192, "tensor cores, TF32"},
       {"tensor_int8", 17, 1 << 20, 16384, "tensor cores, INT8"},
@@ -163,7 +189,10 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
       KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
     }
     profiler.metrics = EnergyModelMetrics();
-    profiler.cache_control = "none";  // the energy windows run hot
+    profiler.metrics.emplace_back(kDeviceNameMetric);
+    // Caches flushed before each pass (ncu's default): the energy windows rotate input sets as timing
+    // does, so no input is in L2 when a launch starts (a 12 MB saxpy reads DRAM in every window).
+    profiler.cache_control = "all";
     profiler.launch_count = 16;
     profiler.timeout_seconds = settings.timeout_seconds;
     KOPT_ASSIGN_OR_RETURN(std::unique_ptr<CandidateProfiler> made,
@@ -178,7 +207,11 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
         return;
       }
       std::vector<std::string> profile_notes;
-      Result<Profile> profile = made->ProfileCandidate({file_name, *source, settings.device}, profile_notes);
+      Result<Profile> profile = Unavailable("not profiled");
+      if (auto earlier = EarlierProfile(fs::path(profiler.work_directory) / file_name, *source, task.spec))
+        profile = std::move(*earlier);
+      else
+        profile = made->ProfileCandidate({file_name, *source, settings.device}, profile_notes);
       if (auto sample = SampleOf(subject.name, entry, profile, notes)) samples.push_back(std::move(*sample));
     };
     if (reference_subject) sample_one(*reference_subject, report->reference, "reference");
@@ -217,6 +250,12 @@ Result<EnergyCalibrationResult> RunEnergyCalibration(const EnergyCalibrationSett
     subjects.push_back({fs::path(task).filename().string() + "/reference", task, "", ""});
   }
   KOPT_ASSIGN_OR_RETURN(result.samples, MeasureEnergySamples(subjects, settings, environment, result.notes));
+  for (const EnergySample& sample : result.samples) {
+    if (!sample.gpu.empty()) {
+      result.gpu_name = sample.gpu;  // the name profiles of this GPU carry
+      break;
+    }
+  }
   EnergyFitSettings fit;
   fit.gpu_name = result.gpu_name;
   fit.measured_at = environment.now_utc ? environment.now_utc() : "";

@@ -7,9 +7,14 @@
 //     NVML windows >= 1 s of back-to-back launches, L2 hot; dynamic = joules
 //     above idle per launch), and the median time;
 //  2. counts: the same source alone under ncu (measure/candidate_profiler.h)
-//     collecting only the model's metrics (EnergyModelMetrics) with
-//     --cache-control none, so the counters see the hot L2 the energy
-//     windows see; the counts of one call are summed over its kernels.
+//     collecting only the model's metrics (EnergyModelMetrics), caches
+//     flushed before the launch: the energy windows rotate input sets as
+//     timing does, so a launch finds no input in L2; the counts of one call
+//     are summed over its kernels.
+// Resumable: measurements come from the workspace under the work directory
+// (same source, GPU and settings: measure/measure.h), profiles from the
+// bundles the profiler left there (same source), so a calibration cut short
+// runs again from where it stopped with the same --work-dir.
 // A sample whose energy is unavailable (no NVML, counter did not advance) or
 // whose source fails is not an error: it is skipped with a note naming it.
 //

@@ -15,6 +15,7 @@
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/text.h"
+#include "optimize/node_energy.h"
 #include "search/transposition_key.h"
 #include "store/search_memory.h"
 #include "store/workspace.h"
@@ -77,7 +78,7 @@ std::string FormatSeconds(double seconds) {
 }
 
 // The node's evaluation from its measurement; `record` gets the verdict's text.
-Evaluation EvaluationOf(const MeasurementEntry& entry, NodeRecord& record) {
+Evaluation EvaluationOf(const MeasurementEntry& entry, bool energy_asked, NodeRecord& record) {
   Evaluation evaluation;
   record.failure_kind = entry.KindName();
   record.message = entry.message;
@@ -87,10 +88,7 @@ Evaluation EvaluationOf(const MeasurementEntry& entry, NodeRecord& record) {
   if (entry.ok() && entry.timing.has_value()) {
     evaluation.time_s = entry.timing->median_s;
     evaluation.time_noise_fraction = NoiseFraction(*entry.timing);
-    if (entry.energy.has_value() && entry.energy->available) {
-      evaluation.energy_j = entry.energy->joules_per_launch;
-      record.energy_j = evaluation.energy_j;
-    }
+    ApplyMeasuredEnergy(entry, energy_asked, evaluation, record);
     if (entry.suspect_fast) {
       record.suspect = true;
       evaluation.status = NodeStatus::kRejected;
@@ -171,6 +169,8 @@ class OptimizationRun {
   Status MeasureSource(NodeId node, size_t device_index, const std::string& source,
                        std::unique_lock<std::mutex>& lock);
   void ProfileNode(NodeId node, size_t device_index, std::unique_lock<std::mutex>& lock);
+  void PredictEnergyOf(NodeId node, const Profile& profile);
+  void ProfileForEnergy(NodeId node, size_t device_index, std::unique_lock<std::mutex>& lock);
   agents::GenerationRequest BuildRequest(NodeId node) const;
   void Finish(NodeId node, const Evaluation& evaluation);
   void RememberOutcome(NodeId node);
@@ -192,6 +192,7 @@ class OptimizationRun {
   std::unique_ptr<SearchPolicy> policy_;
   std::vector<std::unique_ptr<MeasureSession>> sessions_;
   std::unique_ptr<CandidateProfiler> profiler_;
+  EnergyPredictor energy_predictor_{settings_.energy_model_path};
   // The profiles this process collected, by node: the parent side of a node's change_text.
   std::map<NodeId, std::shared_ptr<const Profile>> profiles_;
   RunState state_;
@@ -358,7 +359,7 @@ Status OptimizationRun::MeasureReference() {
   if (!state_.tree.node(0).pending()) return Status::Ok();
   KOPT_ASSIGN_OR_RETURN(MeasurementEntry entry, sessions_.front()->MeasureReference());
   NodeRecord& record = state_.record(0);
-  Evaluation evaluation = EvaluationOf(entry, record);
+  Evaluation evaluation = EvaluationOf(entry, settings_.measure.energy, record);
   record.device = settings_.devices.front();
   state_.usage.gpu_seconds += entry.measure_seconds;
   if (evaluation.status == NodeStatus::kRejected)
@@ -416,6 +417,7 @@ agents::GenerationRequest OptimizationRun::BuildRequest(NodeId node) const {
   const SearchNode& parent_node = state_.tree.node(parent);
   request.parent_source = SourceOf(parent);
   request.reference_time_seconds = state_.reference_time_s;
+  request.objective = settings_.objective;
   if (std::optional<NodeId> best = state_.tree.BestNode())
     request.best_time_seconds = state_.tree.node(*best).time_s;
   if (parent_node.verified()) request.parent_time_seconds = parent_node.time_s;
@@ -482,6 +484,7 @@ void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_
     profiled.profile_note = profile.status().message();
     return;
   }
+  PredictEnergyOf(node, *profile);
   if (diagnosis.has_value() && !diagnosis->kernels.empty()) {
     const KernelDiagnosis& kernel = diagnosis->kernels.front();
     profiled.bottleneck_class = std::string(BottleneckClassName(kernel.roofline.bottleneck));
@@ -571,12 +574,42 @@ Status OptimizationRun::MeasureSource(NodeId node, size_t device_index, const st
   if (!entry.ok()) return entry.status();
   NodeRecord& record = state_.record(node);
   record.device = settings_.devices[device_index];
-  Evaluation evaluation = EvaluationOf(*entry, record);
+  Evaluation evaluation = EvaluationOf(*entry, settings_.measure.energy, record);
   evaluation.transposition_keys.push_back(SourceTranspositionKey(source));
   state_.usage.gpu_seconds += entry->measure_seconds;
   WriteNodeArtifact(node, "verdict.txt", record.repair_text);
   Finish(node, evaluation);
+  ProfileForEnergy(node, device_index, lock);
   return Status::Ok();
+}
+
+void OptimizationRun::PredictEnergyOf(NodeId node, const Profile& profile) {
+  std::optional<NodeEnergyPrediction> prediction =
+      energy_predictor_.Predict(profile, state_.gpu, state_.notes);
+  if (!prediction) return;
+  NodeRecord& record = state_.record(node);
+  record.predicted_energy_j = prediction->dynamic_joules;
+  record.energy_model = prediction->model;
+  Status set = state_.tree.SetPredictedEnergy(node, prediction->dynamic_joules);
+  if (!set.ok()) state_.notes.push_back("energy prediction: " + set.message());
+}
+
+// Under time+energy, a verified node without a measured energy can only be
+// ranked on energy by the proxy model, against another prediction: profile
+// it, and the best so far when their times overlap, so both have one.
+void OptimizationRun::ProfileForEnergy(NodeId node, size_t device_index, std::unique_lock<std::mutex>& lock) {
+  if (settings_.objective != Objective::kTimeEnergy || profiler_ == nullptr) return;
+  const SearchNode& measured = state_.tree.node(node);
+  if (!measured.verified() || measured.energy_j) return;
+  std::optional<NodeId> best = state_.tree.BestNode();
+  ProfileNode(node, device_index, lock);
+  if (!best || *best == node) return;
+  const SearchNode& rival = state_.tree.node(*best);
+  const SearchNode& self = state_.tree.node(node);
+  if (!rival.energy_j &&
+      TimesOverlap(self.time_s, self.time_noise_fraction, rival.time_s, rival.time_noise_fraction)) {
+    ProfileNode(*best, device_index, lock);
+  }
 }
 
 Status OptimizationRun::EvaluateNode(NodeId node, size_t device_index, std::unique_lock<std::mutex>& lock,
@@ -758,6 +791,7 @@ Result<RunState> OptimizationRun::Run() {
                                          *report->reference_drift * 100, report->gpu));
     }
   }
+  UpdateMissingEnergyNotes(state_, settings_.objective);
   std::optional<NodeId> best = state_.tree.BestNode();
   if (best.has_value()) {
     Result<std::string> written =
@@ -813,7 +847,9 @@ Status ValidateBudget(const OptimizeBudget& budget) {
 Result<RunState> RunOptimization(const OptimizeSettings& settings, const OptimizeEnvironment& environment) {
   KOPT_RETURN_IF_ERROR(ValidateBudget(settings.budget));
   if (environment.generator == nullptr) return Internal("RunOptimization: no generator");
-  OptimizationRun run(settings, environment);
+  OptimizeSettings effective = settings;
+  if (effective.objective == Objective::kTimeEnergy) effective.measure.energy = true;  // what energy ranks
+  OptimizationRun run(effective, environment);
   KOPT_RETURN_IF_ERROR(run.Open());
   return run.Run();
 }

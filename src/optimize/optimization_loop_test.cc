@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "agents/scripted_generator.h"
+#include "analysis/tool_test_support.h"
 #include "core/file_io.h"
 #include "core/subprocess.h"
 #include "store/search_memory.h"
@@ -272,6 +273,118 @@ TEST_F(OptimizationLoopTest, TwoDevicesEvaluateConcurrentlyAndNothingIsLostOrRep
   int measured = 0;
   for (int index = 0; index < 8; ++index) measured += ChildrenRun("timed_" + std::to_string(90 - 5 * index));
   EXPECT_EQ(measured, 8) << "every answer measured exactly once";
+}
+
+// The matched-speed A/B in miniature: two candidates at the same 40 µs (inside
+// the fake's 1.25 % timing noise), the second using less dynamic energy per
+// launch, and a third that is slower with the least energy.
+const std::vector<std::string> kEqualSpeedAnswers = {"energy_40_900", "energy_40_700", "energy_60_100"};
+
+TEST_F(OptimizationLoopTest, TimeEnergyPicksTheLowerEnergyAmongEqualTimes) {
+  ListGenerator generator(kEqualSpeedAnswers);
+  settings_.budget.max_evaluations = 3;
+  settings_.objective =
+      Objective::kTimeEnergy;  // turns energy on by itself (measure.energy stays false here)
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  ASSERT_TRUE(state->tree.node(1).energy_j.has_value()) << "time+energy measures energy";
+  EXPECT_NEAR(*state->tree.node(1).energy_j, 900e-6, 1e-12);
+  EXPECT_NEAR(*state->tree.node(2).energy_j, 700e-6, 1e-12);
+  EXPECT_EQ(state->tree.BestNode(), std::optional<NodeId>(2));
+  std::optional<SearchTree::BestChoice> choice = state->tree.ExplainBest();
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(choice->runner_up, std::optional<NodeId>(1));
+  EXPECT_EQ(choice->comparison.rule, CompareRule::kMeasuredEnergy);
+  EXPECT_EQ(generator.requests.back().objective, Objective::kTimeEnergy);
+  Result<std::string> best_source =
+      ReadWholeFile(workspace_ + "/runs/" + std::to_string(state->run_id) + "/best.cu");
+  ASSERT_TRUE(best_source.ok());
+  EXPECT_THAT(*best_source, HasSubstr("energy_40_700"));
+  EXPECT_EQ(state->settings["energy"], true);
+}
+
+TEST_F(OptimizationLoopTest, TimeAloneDoesNotPreferTheLowerEnergy) {
+  ListGenerator generator(kEqualSpeedAnswers);
+  settings_.budget.max_evaluations = 3;
+  settings_.objective = Objective::kTime;
+  settings_.measure.energy = true;  // measured and shown, never ranked
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  ASSERT_TRUE(state->tree.node(2).energy_j.has_value());
+  EXPECT_EQ(state->tree.BestNode(), std::optional<NodeId>(1)) << "a tie in time: the first stays best";
+  EXPECT_EQ(state->tree.ExplainBest()->comparison.rule, CompareRule::kTimeObjective);
+}
+
+TEST_F(OptimizationLoopTest, WithoutNvmlTimeEnergyKeepsTheTimesAndSaysWhy) {
+  // The fake runner reports energy unavailable (no NVML) for timed_* candidates.
+  ListGenerator generator({"timed_40", "timed_35"});
+  settings_.budget.max_evaluations = 2;
+  settings_.objective = Objective::kTimeEnergy;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->status, RunStatus::kFinished);
+  EXPECT_EQ(state->tree.node(2).status, NodeStatus::kVerified);
+  EXPECT_DOUBLE_EQ(state->tree.node(2).time_s, 35e-6);
+  EXPECT_EQ(state->tree.BestNode(), std::optional<NodeId>(2));
+  EXPECT_FALSE(state->tree.node(2).energy_j.has_value());
+  EXPECT_THAT(state->record(2).energy_note, HasSubstr("NVML unavailable"));
+  std::string notes;
+  for (const std::string& note : state->notes) notes += note + "\n";
+  EXPECT_THAT(notes, HasSubstr("without a measured energy (the reference, n1, n2): NVML unavailable"));
+  EXPECT_THAT(notes, HasSubstr("times are kept"));
+}
+
+// A profiler returning an H200 fixture: the first answer profiles as a DRAM copy
+// (much DRAM traffic), every other one as an FMA loop (almost none).
+class FixtureProfiler : public CandidateProfiler {
+ public:
+  Result<Profile> ProfileCandidate(const CandidateProfileRequest& request,
+                                   std::vector<std::string>&) override {
+    bool dram = request.source.find("answer_0;") != std::string::npos;
+    return LoadFixture(dram ? "healthy_dram_copy" : "healthy_fp32_fma", kRawPageOnly);
+  }
+};
+
+// Proxy-model coefficients for the fixtures' GPU: DRAM bytes only, so the
+// prediction ranks by DRAM traffic.
+std::string WriteDramOnlyCoefficients(const std::string& directory) {
+  fs::create_directories(directory);
+  std::string path = directory + "/nvidia-h200.energy.toml";
+  std::ofstream(path) << "format = \"kopt.energy_model\"\nversion = 1\ngpu = \"NVIDIA H200\"\n"
+                         "measured_at = \"2026-12-01T00:00:00Z\"\ntool = \"test\"\n\n"
+                         "[fit]\nkernels = 2\nmape_percent = 0\n\n"
+                         "[[coefficient]]\nterm = \"dram_bytes\"\njoules_per_unit = 1e-10\n"
+                         "source = \"test: DRAM only\"\n";
+  return path;
+}
+
+TEST_F(OptimizationLoopTest, WithoutMeasuredEnergyTheProxyRanksEqualTimesAgainstPredictionsOnly) {
+  // No NVML (the fake runner's timed_* behaviours): both candidates at 40 µs,
+  // no measured energy; under time+energy both are profiled and predicted.
+  environment_.make_profiler = [](const std::string&) -> Result<std::unique_ptr<CandidateProfiler>> {
+    return std::unique_ptr<CandidateProfiler>(std::make_unique<FixtureProfiler>());
+  };
+  settings_.profile = true;
+  settings_.energy_model_path = WriteDramOnlyCoefficients(workspace_ + "_model");
+  settings_.objective = Objective::kTimeEnergy;
+  settings_.budget.max_evaluations = 2;
+  ListGenerator generator({"timed_40", "timed_40"});
+  Result<RunState> state = Run(generator);
+  fs::remove_all(workspace_ + "_model");
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  ASSERT_TRUE(state->tree.node(1).predicted_energy_j.has_value());
+  ASSERT_TRUE(state->tree.node(2).predicted_energy_j.has_value());
+  EXPECT_GT(*state->tree.node(1).predicted_energy_j, *state->tree.node(2).predicted_energy_j);
+  EXPECT_FALSE(state->tree.node(1).energy_j.has_value());
+  EXPECT_EQ(state->tree.BestNode(), std::optional<NodeId>(2)) << "the lower prediction wins the tie";
+  EXPECT_EQ(state->tree.ExplainBest()->comparison.rule, CompareRule::kPredictedEnergy);
+  EXPECT_THAT(state->record(2).energy_model, HasSubstr("nvidia-h200.energy.toml"));
+  // The same run under time alone: a tie in time, the first stays best.
+  settings_.objective = Objective::kTime;
+  ListGenerator again({"timed_40", "timed_40"});
+  Result<RunState> time_only = Run(again);
+  ASSERT_TRUE(time_only.ok()) << time_only.status().message();
+  EXPECT_EQ(time_only->tree.BestNode(), std::optional<NodeId>(1));
 }
 
 TEST_F(OptimizationLoopTest, AFailingReferenceIsWorkFailed) {

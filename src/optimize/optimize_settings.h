@@ -49,8 +49,11 @@ struct OptimizeSettings {
   std::string llm_replay_path;   // --llm-replay: transcript to serve instead of the endpoint
   std::string prompt_directory;  // empty: the installed prompts (agents/prompt_template.h)
   SearchPolicyKind search = SearchPolicyKind::kMcts;
-  SearchSettings search_settings;  // search/search_policy.h defaults
-  Objective objective = Objective::kTime;
+  SearchSettings search_settings;          // search/search_policy.h defaults
+  Objective objective = Objective::kTime;  // kTimeEnergy turns measure.energy on (RunOptimization)
+  // The proxy model's coefficients (hw/energy_coefficients.h): a file or a
+  // directory; "": the calibrated tables, else the built-in one.
+  std::string energy_model_path;
   OptimizeBudget budget;
   std::optional<uint64_t> seed;    // the run's seed: policy randomness and check seeds; else drawn and stored
   std::vector<int> devices = {0};  // CUDA ordinals: one evaluation per GPU at a time

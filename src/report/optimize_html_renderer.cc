@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <functional>
 
-#include "core/text_diff.h"
 #include "core/terminal_text.h"
+#include "core/text_diff.h"
 #include "report/markup_escape.h"
+#include "report/optimize_energy.h"
 #include "report/optimize_renderer.h"
 
 namespace kopt {
@@ -128,6 +129,10 @@ std::string RenderOptimizeHtml(const OptimizeReportInput& input) {
       best && *best != 0 ? fmt::format("n{} at {:.2f}×", *best, state.tree.BestSpeedup()) : "the reference",
       EscapeHtml(state.gpu), state.usage.evaluations, state.usage.gpu_seconds,
       state.usage.llm_input_tokens + state.usage.llm_output_tokens);
+  if (EnergyShown(state)) {
+    html += "<p>Energy: " + EscapeHtml(BestEnergyText(state)) +
+            "<br>Chosen by: " + EscapeHtml(BestChoiceText(state)) + "</p>\n";
+  }
   html += "<h2>Search tree</h2>\n" + TreeSvg(state);
   std::vector<NodeId> path = BestPath(state);
   if (path.size() > 1) {
@@ -150,7 +155,7 @@ std::string RenderOptimizeHtml(const OptimizeReportInput& input) {
   }
   html +=
       "<h2>Every node</h2>\n<table><tr><th>node</th><th>parent</th><th>mode</th><th>status</th><th>time "
-      "(µs)</th><th>note</th></tr>\n";
+      "(µs)</th><th>energy/launch</th><th>note</th></tr>\n";
   for (const SearchNode& node : state.tree.nodes()) {
     const NodeRecord& record = state.record(node.id);
     html += "<tr>" + Cell(fmt::format("n{}", node.id)) +
@@ -158,6 +163,7 @@ std::string RenderOptimizeHtml(const OptimizeReportInput& input) {
             Cell(std::string(GenerationModeName(node.mode))) +
             Cell(std::string(NodeStatusName(node.status))) +
             Cell(node.verified() ? fmt::format("{:.4g}", node.time_s * 1e6) : "-") +
+            Cell(NodeEnergyText(state, node.id)) +
             Cell(record.message.empty() ? record.reason : record.message) + "</tr>\n";
   }
   html += "</table>\n";

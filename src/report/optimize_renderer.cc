@@ -9,6 +9,7 @@
 #include "core/text.h"
 #include "core/text_diff.h"
 #include "report/markup_escape.h"
+#include "report/optimize_energy.h"
 #include "report/text_table.h"
 
 namespace kopt {
@@ -114,7 +115,13 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
   out += fmt::format("Reference  {}{}{}\n", Time(state.reference_time_s),
                      state.reference_class.empty() ? "" : "  (" + state.reference_class + ")",
                      state.floor_s > 0 ? "  roofline floor " + Time(state.floor_s) : "");
-  out += "Best       " + SanitizeForTerminal(BestText(input)) + "\n\n";
+  out += "Best       " + SanitizeForTerminal(BestText(input)) + "\n";
+  bool energy = EnergyShown(state);
+  if (energy) {
+    out += "Energy     " + SanitizeForTerminal(BestEnergyText(state)) + "\n";
+    out += "Chosen by  " + SanitizeForTerminal(BestChoiceText(state)) + "\n";
+  }
+  out += "\n";
   std::vector<NodeId> path = BestPath(state);
   if (path.size() > 1) {
     out += "Path from the reference to the best\n";
@@ -144,6 +151,7 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
   out += fmt::format("Evaluations ({}): {}\n", counts.total, CountsText(counts));
   TextTable nodes;
   nodes.rows.push_back({"node", "parent", "mode", "status", "time", "speedup", "note"});
+  if (energy) nodes.rows.back().insert(nodes.rows.back().begin() + 6, "energy/launch");
   for (const SearchNode& node : state.tree.nodes()) {
     if (!node.parent) continue;
     const NodeRecord& record = state.record(node.id);
@@ -151,6 +159,7 @@ std::string RenderTerminal(const OptimizeReportInput& input) {
                           std::string(GenerationModeName(node.mode)), StatusText(node),
                           Time(node.verified() ? node.time_s : 0), Speedup(state, node),
                           SanitizeForTerminal(record.message.empty() ? record.reason : record.message)});
+    if (energy) nodes.rows.back().insert(nodes.rows.back().begin() + 6, NodeEnergyText(state, node.id));
   }
   for (const std::string& line : AlignedTableLines(nodes, {2, 120, false})) out += line + "\n";
   for (const std::string& note : state.notes) out += "note: " + SanitizeForTerminal(note) + "\n";
@@ -164,7 +173,13 @@ std::string RenderMarkdown(const OptimizeReportInput& input) {
       "# " + EscapeMarkdown(Header(state)) + "\n\n" + EscapeMarkdown(SettingsText(state)) + "\n\n";
   out += fmt::format("- **Reference:** {}{}\n", Time(state.reference_time_s),
                      state.floor_s > 0 ? ", roofline floor " + Time(state.floor_s) : "");
-  out += "- **Best:** " + EscapeMarkdown(BestText(input)) + "\n- **Budget:** " + BudgetText(state) + "\n\n";
+  out += "- **Best:** " + EscapeMarkdown(BestText(input)) + "\n";
+  bool energy = EnergyShown(state);
+  if (energy) {
+    out += "- **Energy:** " + EscapeMarkdown(BestEnergyText(state)) + "\n";
+    out += "- **Chosen by:** " + EscapeMarkdown(BestChoiceText(state)) + "\n";
+  }
+  out += "- **Budget:** " + BudgetText(state) + "\n\n";
   std::vector<NodeId> path = BestPath(state);
   if (path.size() > 1) {
     out += "## Path from the reference to the best\n\n";
@@ -183,13 +198,17 @@ std::string RenderMarkdown(const OptimizeReportInput& input) {
   }
   Counts counts = CountNodes(state);
   out += fmt::format("## Evaluations ({}): {}\n\n", counts.total, CountsText(counts));
-  out += "| node | parent | mode | status | time | speedup | note |\n|---|---|---|---|---|---|---|\n";
+  out += energy
+             ? "| node | parent | mode | status | time | speedup | energy/launch | note |\n"
+               "|---|---|---|---|---|---|---|---|\n"
+             : "| node | parent | mode | status | time | speedup | note |\n|---|---|---|---|---|---|---|\n";
   for (const SearchNode& node : state.tree.nodes()) {
     if (!node.parent) continue;
     const NodeRecord& record = state.record(node.id);
-    out += fmt::format("| n{} | {} | {} | {} | {} | {} | {} |\n", node.id, ParentText(node),
+    out += fmt::format("| n{} | {} | {} | {} | {} | {} |{} {} |\n", node.id, ParentText(node),
                        GenerationModeName(node.mode), StatusText(node),
                        Time(node.verified() ? node.time_s : 0), Speedup(state, node),
+                       energy ? " " + EscapeMarkdown(NodeEnergyText(state, node.id)) + " |" : "",
                        MarkdownCode(Truncate(record.message.empty() ? record.reason : record.message, 120)));
   }
   for (const std::string& note : state.notes) out += "\n> " + EscapeMarkdown(note) + "\n";
@@ -238,6 +257,7 @@ json RenderJsonDocument(const OptimizeReportInput& input) {
                      {"llm_tokens", state.usage.llm_input_tokens + state.usage.llm_output_tokens},
                      {"llm_cost", Quantity(state.usage.llm_cost_usd, "USD")},
                      {"llm_cost_known", state.usage.llm_cost_known}}},
+                   {"energy", EnergyReportJson(state)},
                    {"notes", state.notes},
                    {"run", RunStateToJson(state)}};
   return document;
@@ -280,9 +300,13 @@ std::string FormatOptimizeProgressLine(const RunState& state, NodeId id, int64_t
   const NodeRecord& record = state.record(id);
   std::string verdict = StatusText(node);
   if (!record.failure_kind.empty() && !node.verified()) verdict += " (" + record.failure_kind + ")";
-  return SanitizeForTerminal(fmt::format("{} n{} {} from {}: {} {} {}  {}  gpu {:.1f} s, llm {} tokens",
-                                         counter, id, GenerationModeName(node.mode), ParentText(node),
-                                         verdict, Time(node.verified() ? node.time_s : 0),
+  if (node.verified() && (node.energy_j || node.predicted_energy_j)) {
+    verdict = fmt::format("{} {} {}", verdict, Time(node.time_s), NodeEnergyText(state, id));
+  } else {
+    verdict = fmt::format("{} {}", verdict, Time(node.verified() ? node.time_s : 0));
+  }
+  return SanitizeForTerminal(fmt::format("{} n{} {} from {}: {} {}  {}  gpu {:.1f} s, llm {} tokens", counter,
+                                         id, GenerationModeName(node.mode), ParentText(node), verdict,
                                          Speedup(state, node), best_text, state.usage.gpu_seconds,
                                          state.usage.llm_input_tokens + state.usage.llm_output_tokens));
 }

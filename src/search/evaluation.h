@@ -53,7 +53,15 @@ struct Evaluation {
   NodeStatus status = NodeStatus::kFailedGenerate;
   double time_s = 0;               // median kernel time, seconds; > 0 and finite when verified
   double time_noise_fraction = 0;  // measured relative spread of the time (e.g. relative stdev), >= 0
-  std::optional<double> energy_j;  // energy per launch, joules, when measured (or proxied)
+  // Measured dynamic energy per launch (NVML windows, idle power subtracted:
+  // kopt-runner's dynamic_joules_per_launch), joules; nullopt when not
+  // measured (energy off, NVML unavailable, the measurement failed).
+  std::optional<double> energy_j;
+  double energy_noise_fraction = 0;  // relative spread of the measured energy (window stdev / energy_j), >= 0
+  // The proxy model's dynamic energy per launch (analysis/energy_model.h,
+  // from the candidate's profile), joules; nullopt when not profiled or no
+  // coefficients exist for the GPU. Never mixed with a measured value (reward.h).
+  std::optional<double> predicted_energy_j;
   std::vector<std::string> transposition_keys;  // transposition_key.h; registered by Record
   std::string detail;                           // failure or rejection text (what a repair is given), or ""
 };

@@ -23,10 +23,24 @@
 //
 // Lexicographic order (KernelPro's energy-aware reward): time first; two
 // times overlap when |ta − tb| <= max(noise_a, noise_b) · max(ta, tb) (each
-// side's measured relative noise); within the overlap, under kTimeEnergy, the
-// lower energy wins when both sides have one. Only verified evaluations take
-// part: a verified evaluation beats any other status, and a rejected
-// (suspect) one is never better than anything, so it never becomes the best.
+// side's measured relative noise). Only verified evaluations take part: a
+// verified evaluation beats any other status, and a rejected (suspect) one is
+// never better than anything, so it never becomes the best.
+//
+// Within the overlap, under kTimeEnergy, energy decides on ONE basis, never a
+// measured value on one side against a predicted one on the other:
+//   1. both sides have a measured dynamic energy (Evaluation::energy_j): the
+//      lower wins, unless the two overlap within their measured energy noise
+//      (the rule above with energy_noise_fraction): then energy does not decide;
+//   2. else both sides have a predicted dynamic energy (predicted_energy_j,
+//      the proxy model from their profiles): the lower wins when they differ
+//      by more than kPredictedEnergyResolution of the larger (the model's
+//      resolution; closer predictions do not decide);
+//   3. else (one side measured and the other only predicted, or a side with
+//      neither) energy does not decide, and CompareCandidates says why
+//      (kMixedEnergyBasis / kNoEnergy) so that reports can say so.
+// Under kTime energy never decides. When nothing decides the comparison is a
+// tie (0); IsBetterCandidate breaks it by the lower median time.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -59,10 +73,40 @@ double EvaluationReward(const Evaluation& evaluation, double reference_time_s);
 // Noise below 0 or not finite counts as 0.
 bool TimesOverlap(double time_a_s, double noise_a, double time_b_s, double noise_b);
 
-// The lexicographic comparison: < 0 when `a` is better, > 0 when `b` is
-// better, 0 when they tie (both not verified; or times overlap and energy does
-// not decide). Not transitive (overlap is not); use IsBetterCandidate to pick
-// a best by a scan.
+// Within this relative difference two predicted energies do not decide (rule 2).
+inline constexpr double kPredictedEnergyResolution = 0.01;
+
+// What settled a comparison (rules above).
+enum class CompareRule {
+  kStatus,             // one side verified (with a valid time), the other not
+  kTime,               // times outside each other's noise
+  kMeasuredEnergy,     // rule 1: lower measured dynamic energy
+  kPredictedEnergy,    // rule 2: lower predicted dynamic energy
+  kEnergyWithinNoise,  // a tie: both measured, within the energy noise
+  kPredictedTooClose,  // a tie: both predicted, within kPredictedEnergyResolution
+  kMixedEnergyBasis,   // a tie: one side measured, the other only predicted
+  kNoEnergy,           // a tie: a side without any energy
+  kTimeObjective,      // a tie: times overlap and the objective is time alone
+  kNeitherVerified,    // a tie: neither side counts
+};
+// "status", "time", "measured_energy", "predicted_energy",
+// "energy_within_noise", "predicted_too_close", "mixed_energy_basis",
+// "no_energy", "time_objective", "neither_verified".
+std::string_view CompareRuleName(CompareRule rule);
+// True for the rules that decide (kStatus, kTime, kMeasuredEnergy, kPredictedEnergy).
+bool RuleDecides(CompareRule rule);
+
+struct CandidateComparison {
+  int order = 0;  // < 0: a is better, > 0: b is better, 0: a tie
+  CompareRule rule = CompareRule::kNeitherVerified;
+};
+
+// The lexicographic comparison with the rule that settled it.
+CandidateComparison CompareCandidates(const Evaluation& a, const Evaluation& b, Objective objective);
+
+// CompareCandidates(...).order: < 0 when `a` is better, > 0 when `b` is
+// better, 0 when they tie. Not transitive (overlap is not); use
+// IsBetterCandidate to pick a best by a scan.
 int LexicographicCompare(const Evaluation& a, const Evaluation& b, Objective objective);
 
 // LexicographicCompare < 0, or a tie broken by the lower median time: what

@@ -83,6 +83,95 @@ TEST(RewardTest, RejectedIsNeverBetter) {
   EXPECT_EQ(LexicographicCompare(rejected, Failed(), Objective::kTime), 0);
 }
 
+// Within time noise: a verified evaluation with measured and/or predicted dynamic energy.
+Evaluation WithEnergy(std::optional<double> measured, std::optional<double> predicted, double noise = 0.01) {
+  Evaluation evaluation = Verified(1.0, 0.05);
+  evaluation.energy_j = measured;
+  evaluation.energy_noise_fraction = noise;
+  evaluation.predicted_energy_j = predicted;
+  return evaluation;
+}
+
+TEST(RewardTest, MeasuredEnergyDecidesWhenBothSidesHaveOne) {
+  Evaluation low = WithEnergy(8.0, std::nullopt);
+  Evaluation high = WithEnergy(10.0, std::nullopt);
+  CandidateComparison comparison = CompareCandidates(low, high, Objective::kTimeEnergy);
+  EXPECT_LT(comparison.order, 0);
+  EXPECT_EQ(comparison.rule, CompareRule::kMeasuredEnergy);
+  EXPECT_TRUE(RuleDecides(comparison.rule));
+  EXPECT_EQ(CompareCandidates(high, low, Objective::kTimeEnergy).order, 1);
+}
+
+TEST(RewardTest, MeasuredEnergiesWithinTheirNoiseDoNotDecide) {
+  Evaluation a = WithEnergy(10.0, std::nullopt, 0.03);
+  Evaluation b = WithEnergy(10.2, std::nullopt, 0.01);  // |ΔE| = 0.2 <= 0.03 · 10.2
+  CandidateComparison comparison = CompareCandidates(a, b, Objective::kTimeEnergy);
+  EXPECT_EQ(comparison.order, 0);
+  EXPECT_EQ(comparison.rule, CompareRule::kEnergyWithinNoise);
+  EXPECT_FALSE(RuleDecides(comparison.rule));
+}
+
+TEST(RewardTest, MeasuredWinsOverPredictionsWhenBothSidesAreMeasured) {
+  // The predictions say the opposite; the measurement is what counts.
+  Evaluation a = WithEnergy(8.0, 12.0);
+  Evaluation b = WithEnergy(10.0, 6.0);
+  CandidateComparison comparison = CompareCandidates(a, b, Objective::kTimeEnergy);
+  EXPECT_LT(comparison.order, 0);
+  EXPECT_EQ(comparison.rule, CompareRule::kMeasuredEnergy);
+}
+
+TEST(RewardTest, PredictionsDecideOnlyAgainstPredictions) {
+  Evaluation a = WithEnergy(std::nullopt, 5.0);
+  Evaluation b = WithEnergy(std::nullopt, 6.0);
+  CandidateComparison comparison = CompareCandidates(a, b, Objective::kTimeEnergy);
+  EXPECT_LT(comparison.order, 0);
+  EXPECT_EQ(comparison.rule, CompareRule::kPredictedEnergy);
+  // One side measured too: still both predicted, so the predictions decide (same basis).
+  Evaluation measured_too = WithEnergy(20.0, 6.0);
+  EXPECT_EQ(CompareCandidates(a, measured_too, Objective::kTimeEnergy).rule, CompareRule::kPredictedEnergy);
+  // Within the model's resolution: no decision.
+  Evaluation close = WithEnergy(std::nullopt, 5.0 * (1 + kPredictedEnergyResolution / 2));
+  EXPECT_EQ(CompareCandidates(a, close, Objective::kTimeEnergy).rule, CompareRule::kPredictedTooClose);
+  EXPECT_EQ(CompareCandidates(a, close, Objective::kTimeEnergy).order, 0);
+}
+
+TEST(RewardTest, AMeasuredEnergyIsNeverComparedWithAPredictedOne) {
+  Evaluation measured = WithEnergy(10.0, std::nullopt);
+  Evaluation predicted = WithEnergy(std::nullopt, 1.0);  // far lower, but on another basis
+  CandidateComparison comparison = CompareCandidates(measured, predicted, Objective::kTimeEnergy);
+  EXPECT_EQ(comparison.order, 0);
+  EXPECT_EQ(comparison.rule, CompareRule::kMixedEnergyBasis);
+  EXPECT_EQ(CompareCandidates(predicted, measured, Objective::kTimeEnergy).rule,
+            CompareRule::kMixedEnergyBasis);
+  // A side with no energy at all.
+  Evaluation none = WithEnergy(std::nullopt, std::nullopt);
+  EXPECT_EQ(CompareCandidates(measured, none, Objective::kTimeEnergy).rule, CompareRule::kNoEnergy);
+  // The tie goes to the lower median time for "best".
+  predicted.time_s = 0.99;
+  EXPECT_TRUE(IsBetterCandidate(predicted, measured, Objective::kTimeEnergy));
+}
+
+TEST(RewardTest, TimeObjectiveNeverLooksAtEnergy) {
+  Evaluation low = WithEnergy(1.0, 1.0);
+  Evaluation high = WithEnergy(100.0, 100.0);
+  CandidateComparison comparison = CompareCandidates(low, high, Objective::kTime);
+  EXPECT_EQ(comparison.order, 0);
+  EXPECT_EQ(comparison.rule, CompareRule::kTimeObjective);
+  // Outside the time noise, time decides under either objective whatever the energies.
+  high.time_s = 0.5;
+  EXPECT_EQ(CompareCandidates(low, high, Objective::kTimeEnergy).rule, CompareRule::kTime);
+  EXPECT_GT(CompareCandidates(low, high, Objective::kTimeEnergy).order, 0);
+}
+
+TEST(RewardTest, BadEnergiesCountAsAbsent) {
+  Evaluation nan = WithEnergy(std::numeric_limits<double>::quiet_NaN(), std::nullopt);
+  Evaluation negative = WithEnergy(-1.0, std::nullopt);
+  Evaluation good = WithEnergy(5.0, std::nullopt);
+  EXPECT_EQ(CompareCandidates(nan, good, Objective::kTimeEnergy).rule, CompareRule::kNoEnergy);
+  EXPECT_EQ(CompareCandidates(negative, good, Objective::kTimeEnergy).rule, CompareRule::kNoEnergy);
+  EXPECT_EQ(CompareRuleName(CompareRule::kMixedEnergyBasis), "mixed_energy_basis");
+}
+
 TEST(RewardTest, ObjectiveNames) {
   EXPECT_EQ(ObjectiveName(Objective::kTimeEnergy), "time+energy");
   EXPECT_EQ(ParseObjective("time"), Objective::kTime);

@@ -26,6 +26,13 @@ json RecordToJson(const NodeRecord& record) {
               {"repair_text", record.repair_text},
               {"speedup", OptionalNumber(record.speedup)},
               {"energy_j", OptionalNumber(record.energy_j)},
+              {"energy_total_j", OptionalNumber(record.energy_total_j)},
+              {"energy_stdev_j", OptionalNumber(record.energy_stdev_j)},
+              {"energy_mean_w", OptionalNumber(record.energy_mean_watts)},
+              {"energy_idle_w", OptionalNumber(record.energy_idle_watts)},
+              {"energy_note", record.energy_note},
+              {"predicted_energy_j", OptionalNumber(record.predicted_energy_j)},
+              {"energy_model", record.energy_model},
               {"suspect", record.suspect},
               {"device", record.device},
               {"generation_s", record.generation_seconds},
@@ -82,6 +89,13 @@ Result<NodeRecord> RecordFromJson(const json& object, const std::string& where) 
   KOPT_RETURN_IF_ERROR(Read(object, "repair_text", record.repair_text, where));
   KOPT_RETURN_IF_ERROR(ReadOptional(object, "speedup", record.speedup, where));
   KOPT_RETURN_IF_ERROR(ReadOptional(object, "energy_j", record.energy_j, where));
+  KOPT_RETURN_IF_ERROR(ReadOptional(object, "energy_total_j", record.energy_total_j, where));
+  KOPT_RETURN_IF_ERROR(ReadOptional(object, "energy_stdev_j", record.energy_stdev_j, where));
+  KOPT_RETURN_IF_ERROR(ReadOptional(object, "energy_mean_w", record.energy_mean_watts, where));
+  KOPT_RETURN_IF_ERROR(ReadOptional(object, "energy_idle_w", record.energy_idle_watts, where));
+  KOPT_RETURN_IF_ERROR(Read(object, "energy_note", record.energy_note, where));
+  KOPT_RETURN_IF_ERROR(ReadOptional(object, "predicted_energy_j", record.predicted_energy_j, where));
+  KOPT_RETURN_IF_ERROR(Read(object, "energy_model", record.energy_model, where));
   KOPT_RETURN_IF_ERROR(Read(object, "suspect", record.suspect, where));
   KOPT_RETURN_IF_ERROR(Read(object, "device", record.device, where));
   KOPT_RETURN_IF_ERROR(Read(object, "generation_s", record.generation_seconds, where));

@@ -36,9 +36,19 @@ struct NodeRecord {
   std::string message;       // one line: the verdict's message
   std::string repair_text;   // what a repair child is told (compiler output / failure), bounded
   std::optional<double> speedup;  // over the reference (ratio)
-  std::optional<double> energy_j;
-  bool suspect = false;  // flagged below the roofline floor (then rejected)
-  int device = -1;       // CUDA ordinal it was measured on (-1: not measured)
+  // Energy per launch (docs/energy.md "Energy in optimize"): measured by
+  // NVML when the run asked for energy (J; watts for powers), predicted by
+  // the proxy model once the node was profiled and the GPU has coefficients.
+  std::optional<double> energy_j;           // measured dynamic (idle subtracted)
+  std::optional<double> energy_total_j;     // measured total (the counter's joules / launches)
+  std::optional<double> energy_stdev_j;     // spread of the total over the windows
+  std::optional<double> energy_mean_watts;  // average power over the windows
+  std::optional<double> energy_idle_watts;  // idle power measured before them
+  std::string energy_note;  // why there is no measured energy although the run asked ("" otherwise)
+  std::optional<double> predicted_energy_j;  // the proxy model's dynamic energy
+  std::string energy_model;  // the coefficients' source ("built-in: NVIDIA H200 ...") of the prediction
+  bool suspect = false;      // flagged below the roofline floor (then rejected)
+  int device = -1;           // CUDA ordinal it was measured on (-1: not measured)
   double generation_seconds = 0;
   double compile_seconds = 0;
   double measure_seconds = 0;  // kopt-runner child wall time (s)

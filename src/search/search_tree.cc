@@ -22,6 +22,10 @@ constexpr EnumNameTable<CloseReason, 6> kCloseReasonNames = {{
     {CloseReason::kCaller, "caller"},
 }};
 
+std::optional<double> FiniteOrNothing(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? value : std::nullopt;
+}
+
 }  // namespace
 
 std::string_view CloseReasonName(CloseReason reason) {
@@ -37,6 +41,8 @@ Evaluation SearchNode::AsEvaluation() const {
   evaluation.time_s = time_s;
   evaluation.time_noise_fraction = time_noise_fraction;
   evaluation.energy_j = energy_j;
+  evaluation.energy_noise_fraction = energy_noise_fraction;
+  evaluation.predicted_energy_j = predicted_energy_j;
   evaluation.transposition_keys = transposition_keys;
   evaluation.detail = detail;
   return evaluation;
@@ -101,8 +107,11 @@ Status SearchTree::Record(NodeId id, const Evaluation& evaluation) {
   target.time_s = valid_time ? evaluation.time_s : 0;
   bool valid_noise = std::isfinite(evaluation.time_noise_fraction) && evaluation.time_noise_fraction > 0;
   target.time_noise_fraction = valid_noise ? evaluation.time_noise_fraction : 0;
-  target.energy_j =
-      evaluation.energy_j && std::isfinite(*evaluation.energy_j) ? evaluation.energy_j : std::nullopt;
+  target.energy_j = FiniteOrNothing(evaluation.energy_j);
+  bool valid_energy_noise =
+      std::isfinite(evaluation.energy_noise_fraction) && evaluation.energy_noise_fraction > 0;
+  target.energy_noise_fraction = valid_energy_noise ? evaluation.energy_noise_fraction : 0;
+  target.predicted_energy_j = FiniteOrNothing(evaluation.predicted_energy_j);
   target.detail = evaluation.detail;
   target.reward_log_speedup = EvaluationReward(evaluation, reference_time_s_);
   target.record_sequence = next_record_sequence_++;
@@ -219,6 +228,29 @@ std::vector<NodeId> SearchTree::PendingNodes() const {
   return pending;
 }
 
+Status SearchTree::SetPredictedEnergy(NodeId id, std::optional<double> joules) {
+  if (!Contains(id)) return InvalidInput(fmt::format("search tree: no node {} to predict the energy of", id));
+  if (node(id).pending()) {
+    return InvalidInput(fmt::format("search tree: node {} is pending; record it before its prediction", id));
+  }
+  mutable_node(id).predicted_energy_j = FiniteOrNothing(joules);
+  // Re-derive best_in_subtree bottom-up (children have larger ids than their parents).
+  for (NodeId at = size() - 1; at >= 0; --at) {
+    SearchNode& current = mutable_node(at);
+    std::optional<NodeId> best;
+    if (current.verified()) best = at;
+    for (NodeId child : current.children) {
+      std::optional<NodeId> candidate = node(child).best_in_subtree;
+      if (candidate && (!best || IsBetterCandidate(node(*candidate).AsEvaluation(),
+                                                   node(*best).AsEvaluation(), objective_))) {
+        best = candidate;
+      }
+    }
+    current.best_in_subtree = best;
+  }
+  return Status::Ok();
+}
+
 std::optional<NodeId> SearchTree::BestNode() const {
   std::optional<NodeId> best;
   for (const SearchNode& at : nodes_) {
@@ -226,6 +258,25 @@ std::optional<NodeId> SearchTree::BestNode() const {
     if (!best || IsBetterCandidate(at.AsEvaluation(), node(*best).AsEvaluation(), objective_)) best = at.id;
   }
   return best;
+}
+
+std::optional<SearchTree::BestChoice> SearchTree::ExplainBest() const {
+  std::optional<NodeId> best = BestNode();
+  if (!best) return std::nullopt;
+  BestChoice choice;
+  choice.best = *best;
+  for (const SearchNode& at : nodes_) {
+    if (!at.verified() || at.id == *best) continue;
+    if (!choice.runner_up ||
+        IsBetterCandidate(at.AsEvaluation(), node(*choice.runner_up).AsEvaluation(), objective_)) {
+      choice.runner_up = at.id;
+    }
+  }
+  if (choice.runner_up) {
+    choice.comparison =
+        CompareCandidates(node(*best).AsEvaluation(), node(*choice.runner_up).AsEvaluation(), objective_);
+  }
+  return choice;
 }
 
 double SearchTree::BestSpeedup() const {

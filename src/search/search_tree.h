@@ -46,7 +46,7 @@
 //
 // JSON (ToJson/FromJson): {"schema": "kopt.search_tree", "schema_version": 1,
 // "objective", "reference_time_s", "nodes": [...]}, every number's unit in its
-// key (time_s, time_noise_fraction, energy_j, reward_log_speedup, visits, ...);
+// key (time_s, time_noise_fraction, energy_j, predicted_energy_j, reward_log_speedup, visits, ...);
 // FromJson validates ids, parents and children and restores every statistic,
 // so a resumed search continues the same tree (pending nodes stay pending:
 // the caller redoes or adopts them).
@@ -93,10 +93,12 @@ struct SearchNode {
   // The evaluation (meaningful once status is final and not kDuplicate).
   double time_s = 0;
   double time_noise_fraction = 0;
-  std::optional<double> energy_j;
-  std::string detail;             // failure / rejection text
-  double reward_log_speedup = 0;  // EvaluationReward; kFailedReward for duplicates
-  int64_t record_sequence = -1;   // order of Record/RecordDuplicate (0, 1, ...); -1 while pending
+  std::optional<double> energy_j;  // measured dynamic energy per launch (J), evaluation.h
+  double energy_noise_fraction = 0;
+  std::optional<double> predicted_energy_j;  // the proxy model's (J); may arrive after Record
+  std::string detail;                        // failure / rejection text
+  double reward_log_speedup = 0;             // EvaluationReward; kFailedReward for duplicates
+  int64_t record_sequence = -1;              // order of Record/RecordDuplicate (0, 1, ...); -1 while pending
 
   // Statistics (see the file comment).
   int64_t visits = 0;
@@ -143,6 +145,11 @@ class SearchTree {
   Status AddTranspositionKey(NodeId node, const std::string& key);
   // The node that owns `key`, or nullopt.
   std::optional<NodeId> FindTransposition(const std::string& key) const;
+  // Sets (or with nullopt clears) a finished node's predicted energy: the
+  // proxy model's value usually arrives after Record, once the node was
+  // profiled. Re-derives every best_in_subtree (other statistics stay).
+  // InvalidInput for an unknown or pending node.
+  Status SetPredictedEnergy(NodeId node, std::optional<double> joules);
   // Closes the node and its subtree (descendants: kAncestorClosed). A node
   // already closed keeps its first reason. InvalidInput for an unknown node
   // or reason kNone.
@@ -168,6 +175,16 @@ class SearchTree {
   // The best verified node of the whole tree (the root included), by
   // IsBetterCandidate; never a rejected one. nullopt when nothing verified.
   std::optional<NodeId> BestNode() const;
+  // What decided the best: the best node, the runner-up (the best of the
+  // other verified nodes, by the same scan) and CompareCandidates(best,
+  // runner-up). nullopt when nothing is verified; no runner-up when the best
+  // is the only verified node.
+  struct BestChoice {
+    NodeId best = 0;
+    std::optional<NodeId> runner_up;
+    CandidateComparison comparison;
+  };
+  std::optional<BestChoice> ExplainBest() const;
   // The speedup of the best node over the reference (1.0 when the best is
   // the reference; 0 when the root is not verified).
   double BestSpeedup() const;

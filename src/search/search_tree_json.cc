@@ -32,6 +32,8 @@ nlohmann::json NodeJson(const SearchNode& node) {
       {"time_s", node.time_s},
       {"time_noise_fraction", node.time_noise_fraction},
       {"energy_j", OptionalJson(node.energy_j)},
+      {"energy_noise_fraction", node.energy_noise_fraction},
+      {"predicted_energy_j", OptionalJson(node.predicted_energy_j)},
       {"detail", node.detail},
       {"reward_log_speedup", node.reward_log_speedup},
       {"record_sequence", node.record_sequence},
@@ -67,6 +69,10 @@ Result<SearchNode> NodeFromJson(const nlohmann::json& object) {
   node.time_s = object.at("time_s").get<double>();
   node.time_noise_fraction = object.at("time_noise_fraction").get<double>();
   node.energy_j = OptionalFrom<double>(object, "energy_j");
+  // Added with issue 15; absent from older files.
+  node.energy_noise_fraction = object.value("energy_noise_fraction", 0.0);
+  if (object.contains("predicted_energy_j"))
+    node.predicted_energy_j = OptionalFrom<double>(object, "predicted_energy_j");
   node.detail = object.at("detail").get<std::string>();
   node.reward_log_speedup = object.at("reward_log_speedup").get<double>();
   node.record_sequence = object.at("record_sequence").get<int64_t>();

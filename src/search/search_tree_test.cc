@@ -105,6 +105,36 @@ TEST(SearchTreeTest, EnergyBreaksTiesForTheBest) {
   EXPECT_EQ(tree.node(*tree.BestNode()).time_s, 0.40);
 }
 
+TEST(SearchTreeTest, ALatePredictionRanksNodesWithoutMeasuredEnergy) {
+  SearchTree tree = TreeWithReference(1.0, Objective::kTimeEnergy);
+  NodeId a = AddRecorded(tree, 0, Verified(0.500, 0.02));
+  NodeId b = AddRecorded(tree, 0, Verified(0.505, 0.02));  // within noise, no energy: a wins (lower time)
+  EXPECT_EQ(tree.BestNode(), a);
+  ASSERT_TRUE(tree.SetPredictedEnergy(a, 3.0).ok());
+  EXPECT_EQ(tree.BestNode(), a) << "one prediction alone decides nothing";
+  ASSERT_TRUE(tree.SetPredictedEnergy(b, 2.0).ok());
+  EXPECT_EQ(tree.BestNode(), b);
+  EXPECT_EQ(tree.node(0).best_in_subtree, b) << "the subtree statistics follow";
+  std::optional<SearchTree::BestChoice> choice = tree.ExplainBest();
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(choice->best, b);
+  EXPECT_EQ(choice->runner_up, a);
+  EXPECT_EQ(choice->comparison.rule, CompareRule::kPredictedEnergy);
+  EXPECT_FALSE(tree.SetPredictedEnergy(99, 1.0).ok());
+}
+
+TEST(SearchTreeTest, ExplainBestWithOneVerifiedNode) {
+  SearchTree tree = TreeWithReference(1.0);
+  std::optional<SearchTree::BestChoice> choice = tree.ExplainBest();
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(choice->best, 0);
+  EXPECT_FALSE(choice->runner_up.has_value());
+  AddRecorded(tree, 0, Verified(0.5));
+  choice = tree.ExplainBest();
+  EXPECT_EQ(choice->runner_up, NodeId{0});
+  EXPECT_EQ(choice->comparison.rule, CompareRule::kTime);
+}
+
 TEST(SearchTreeTest, TranspositionBecomesADuplicateOfItsOwner) {
   SearchTree tree = TreeWithReference(1.0);
   NodeId a = *tree.AddChild(0, GenerationMode::kInitial, "first");
@@ -186,6 +216,10 @@ TEST(SearchTreeTest, JsonRoundTripKeepsEverything) {
   EXPECT_EQ(json["schema_version"], 1);
   EXPECT_EQ(json["nodes"][1]["time_s"], 1.0);
   EXPECT_EQ(json["nodes"][1]["energy_j"], 0.5);
+  EXPECT_TRUE(json["nodes"][1]["predicted_energy_j"].is_null());
+  ASSERT_TRUE(tree.SetPredictedEnergy(1, 0.25).ok());
+  json = tree.ToJson();
+  EXPECT_EQ(json["nodes"][1]["predicted_energy_j"], 0.25);
   EXPECT_TRUE(json["nodes"][0]["parent_id"].is_null());
   Result<SearchTree> restored = SearchTree::FromJson(nlohmann::json::parse(json.dump()));
   ASSERT_TRUE(restored.ok()) << restored.status().message();

@@ -1,0 +1,29 @@
+// Swish candidate: float4 loads/stores and a grid-stride loop over a grid of
+// a few waves (DRAM-bound at 32M elements), with the reference's math: IEEE
+// division and expf (bitwise equal results). Scalar tail for n % 4; correct
+// for any n >= 1. The "IEEE" side of the matched-speed A/B (issue 15).
+__device__ __forceinline__ float swish_one(float v) {
+  return v / (1.0f + expf(-v));
+}
+
+__global__ void swish_vec4_ieee_kernel(const float* x, float* y, int n) {
+  const int vectors = n / 4;
+  const float4* x4 = reinterpret_cast<const float4*>(x);
+  float4* y4 = reinterpret_cast<float4*>(y);
+  const int stride = gridDim.x * blockDim.x;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += stride) {
+    const float4 v = x4[i];
+    y4[i] = make_float4(swish_one(v.x), swish_one(v.y), swish_one(v.z), swish_one(v.w));
+  }
+  for (int i = vectors * 4 + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    y[i] = swish_one(x[i]);
+  }
+}
+
+extern "C" void swish(const float* x, float* y, int n, cudaStream_t stream) {
+  const int threads = 256;
+  int blocks = (n / 4 + threads - 1) / threads;
+  if (blocks > 132 * 16) blocks = 132 * 16;
+  if (blocks < 1) blocks = 1;
+  swish_vec4_ieee_kernel<<<blocks, threads, 0, stream>>>(x, y, n);
+}
