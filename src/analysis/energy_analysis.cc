@@ -94,7 +94,12 @@ FastMathSites CountFastMathSites(const SassFunction& sass) {
     if (instruction->opcode == "FCHK") ++counts.ieee_divisions;
     if (instruction->opcode == "FFMA" && instruction->operands.find(kExpfLowLog2e) != std::string::npos)
       ++counts.accurate_expf;
+    if (instruction->opcode == "IMAD" && instruction->modifiers == ".MOV.U32" &&
+        (instruction->operands.find("0x3bbb989d") != std::string::npos ||
+         instruction->operands.find("0x437c0000") != std::string::npos))
+      ++counts.expf_constants;
     if (OnFmaPipe(*instruction)) ++counts.fma_pipe_instructions;
+    if (RunsOnXuPipe(*instruction) || instruction->opcode == "FCHK") ++counts.xu_pipe_instructions;
   }
   return counts;
 }
@@ -102,7 +107,8 @@ FastMathSites CountFastMathSites(const SassFunction& sass) {
 std::optional<EnergyChange> FastIntrinsics(const EnergyCounts& before, const SassFunction& sass) {
   FastMathSites sites = CountFastMathSites(sass);
   double extra = double(kDivisionFixupFfmas) * sites.ieee_divisions +
-                 double(kAccurateExpfExtraFmas) * sites.accurate_expf;
+                 double(kAccurateExpfExtraFmas) * sites.accurate_expf +
+                 (sites.accurate_expf > 0 ? sites.expf_constants : 0);
   if (extra <= 0 || sites.fma_pipe_instructions <= 0) return std::nullopt;
   double removed = std::min<double>(extra, sites.fma_pipe_instructions);
   double share = removed / sites.fma_pipe_instructions;
@@ -110,6 +116,10 @@ std::optional<EnergyChange> FastIntrinsics(const EnergyCounts& before, const Sas
   if (fma <= 0) return std::nullopt;
   EnergyChange change{before, ""};
   Remove(change.after, EnergyTerm::kFmaPipe, fma * share);
+  double xu_share = sites.xu_pipe_instructions > 0
+                        ? std::min(1.0, double(sites.ieee_divisions) / sites.xu_pipe_instructions)
+                        : 0;
+  Remove(change.after, EnergyTerm::kXuPipe, before[EnergyTerm::kXuPipe] * xu_share);
   std::vector<std::string> parts;
   if (sites.ieee_divisions > 0)
     parts.push_back(
@@ -118,18 +128,18 @@ std::optional<EnergyChange> FastIntrinsics(const EnergyCounts& before, const Sas
                     sites.ieee_divisions, kDivisionFixupFfmas));
   if (sites.accurate_expf > 0)
     parts.push_back(
-        fmt::format("__expf for the {} accurate expf: {} FMA-pipe instructions each (its range "
-                    "reduction: 6 against 3)",
-                    sites.accurate_expf, kAccurateExpfExtraFmas));
+        fmt::format("__expf for the {} accurate expf: {} FMA-pipe instructions each (its range reduction: 7 "
+                    "against 3), and the {} IMAD.MOV of its constants",
+                    sites.accurate_expf, kAccurateExpfExtraFmas, sites.expf_constants));
   std::string what;
   for (const std::string& part : parts) what += (what.empty() ? "" : "; ") + part;
   change.method = fmt::format(
       "fast intrinsics in the main body: {}; {:.0f} of its {} static FMA-pipe instructions, so {:.1f}% of "
-      "the {} "
-      "FMA-pipe issues (the static share taken as the dynamic one; the MUFU stays, and FCHK, the branches "
-      "and "
-      "the slow path are not counted)",
-      what, removed, sites.fma_pipe_instructions, share * 100, Count(fma, EnergyTerm::kFmaPipe));
+      "the {} FMA-pipe issues, and the {} FCHK of its {} XU-pipe instructions, {:.1f}% of the XU issues "
+      "(static shares taken as the dynamic ones; the MUFU stays; the branches and the slow path are not "
+      "counted)",
+      what, removed, sites.fma_pipe_instructions, share * 100, Count(fma, EnergyTerm::kFmaPipe),
+      sites.ieee_divisions, sites.xu_pipe_instructions, xu_share * 100);
   return change;
 }
 
@@ -221,9 +231,12 @@ std::optional<EnergyChange> FusedDataPass(const EnergyCounts& before, const Roof
        {EnergyTerm::kDramBytes, EnergyTerm::kL2Bytes, EnergyTerm::kL1Bytes, EnergyTerm::kLsuPipe})
     change.after[term] = 0;
   change.after[EnergyTerm::kActiveSeconds] = before[EnergyTerm::kActiveSeconds] * kept;
+  change.after[EnergyTerm::kLaunches] = 0;  // its launch goes with it
   change.method = fmt::format(
-      "fused into its producer or consumer, the pass's DRAM, L2 and L1 traffic and its load/store issues "
-      "disappear and its busy time shrinks to the compute floor ({:.1f}% of it); its arithmetic moves to "
+      "fused into its producer or consumer, the pass's DRAM, L2 and L1 traffic, its load/store issues and "
+      "its "
+      "launch disappear and its busy time shrinks to the compute floor ({:.1f}% of it); its arithmetic moves "
+      "to "
       "the other kernel, whose own counts are not changed",
       kept * 100);
   return change;

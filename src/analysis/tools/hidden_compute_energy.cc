@@ -1,12 +1,10 @@
-// hidden_compute_energy: "same speed, less energy". A kernel whose time DRAM
-// sets spends a large share of its predicted dynamic energy on compute pipes,
-// and the SASS shows work with a cheaper equivalent (IEEE division or an
-// accurate expf where __fdividef / __expf would do, float data promoted to
-// double). Removing it changes no
-// time (the memory time hides the compute) but saves energy: the finding's
-// gain is 0 and its energy saving is the energy model's (analysis/energy_analysis.h).
-// Needs the GPU's energy coefficients (InputSource::kEnergyModel): without
-// them it does not run and is not listed as skipped.
+// hidden_compute_energy: "same speed, less energy". A kernel whose time memory
+// sets (bandwidth or latency; the instruction pipes have slack) spends a large share of its predicted dynamic
+// energy on compute pipes, and the SASS shows work with a cheaper equivalent (IEEE division or an accurate
+// expf where __fdividef / __expf would do, float data promoted to double). Removing it changes no time (the
+// memory time hides the compute) but saves energy: the finding's gain is 0 and its energy saving is the
+// energy model's (analysis/energy_analysis.h). Needs the GPU's energy coefficients
+// (InputSource::kEnergyModel): without them it does not run and is not listed as skipped.
 #include <fmt/format.h>
 
 #include "analysis/energy_analysis.h"
@@ -88,9 +86,15 @@ std::vector<Recommendation> CheaperRecommendations(const FastMathSites& sites, s
 std::optional<Finding> AnalyzeHiddenComputeEnergy(const ToolContext& context) {
   if (!context.energy_coefficients || !context.sass) return std::nullopt;
   const RooflineAnalysis& roofline = context.roofline;
-  if (roofline.busiest_memory_level != "dram" ||
-      roofline.memory_percent_of_peak < context.Threshold("min_dram_percent"))
-    return std::nullopt;
+  // Memory sets the time (bandwidth or latency) and the instruction pipes have slack.
+  auto memory = context.Metric("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+  auto sm = context.Metric(kSmThroughputMetric);
+  if (!memory || !sm || *memory < *sm) return std::nullopt;
+  PipeLoads loads = ReadPipeLoads(context);
+  double busiest = 0;
+  for (const char* pipe : {"fma", "alu", "fp64", "xu"})
+    if (loads.count(pipe)) busiest = std::max(busiest, loads.at(pipe));
+  if (busiest > context.Threshold("max_pipe_percent")) return std::nullopt;
   EnergyCounts counts = CountEnergyActivity(context.launch);
   EnergyPrediction prediction = PredictEnergy(counts, *context.energy_coefficients);
   double compute_share = ComputePipeEnergyShare(prediction);
@@ -106,9 +110,9 @@ std::optional<Finding> AnalyzeHiddenComputeEnergy(const ToolContext& context) {
   Finding finding = NewFinding("", 0.7);
   bool intrinsics = sites.ieee_divisions > 0 || sites.accurate_expf > 0;
   finding.title = fmt::format(
-      "Same speed, less energy: {:.0f}% of the predicted energy goes to compute that DRAM time hides; {} "
-      "would "
-      "save {:.0f}%",
+      "Same speed, less energy: {:.0f}% of the predicted energy goes to compute that the memory time hides; "
+      "{} "
+      "would save {:.0f}%",
       compute_share * 100,
       intrinsics && promotions > 0 ? "fast intrinsics and float literals"
       : intrinsics                 ? "fast intrinsics"
@@ -116,12 +120,15 @@ std::optional<Finding> AnalyzeHiddenComputeEnergy(const ToolContext& context) {
       saving->fraction * 100);
   finding.estimated_gain = 0;
   finding.gain_method = fmt::format(
-      "none in time: DRAM sets it ({:.0f}% of peak) and the fix removes compute work the memory time hides; "
-      "the saving is energy (its method is with the saving)",
-      roofline.memory_percent_of_peak);
-  finding.evidence.push_back(MakeEvidence("DRAM throughput (the busiest level)",
-                                          roofline.memory_percent_of_peak, "%",
-                                          ">=", context.Threshold("min_dram_percent")));
+      "none in time: memory sets it ({:.0f}% memory throughput against {:.0f}% SM, {}) and the busiest "
+      "instruction pipe is at {:.0f}%, so the fix removes work the memory time hides; the saving is energy "
+      "(its method is with the saving)",
+      *memory, *sm, BottleneckClassName(roofline.bottleneck), busiest);
+  finding.evidence.push_back(
+      MakeEvidence("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed (against the SM's)",
+                   *memory, "%", ">=", *sm));
+  finding.evidence.push_back(MakeEvidence("busiest of the FMA, ALU, FP64 and XU pipes", busiest, "%",
+                                          "<=", context.Threshold("max_pipe_percent")));
   finding.evidence.push_back(
       MakeEvidence("compute pipes' share of the predicted dynamic energy (FMA, ALU, FP64, XU)",
                    compute_share * 100, "%", ">=", context.Threshold("min_compute_energy_share") * 100));
@@ -136,7 +143,7 @@ std::optional<Finding> AnalyzeHiddenComputeEnergy(const ToolContext& context) {
   finding.evidence.push_back(MakeEvidence("predicted energy saving per launch", saving->fraction * 100, "%",
                                           ">=", context.Threshold("min_energy_saving") * 100));
   finding.root_cause = fmt::format(
-      "The kernel waits on DRAM, so its instruction pipes have slack: the extra work of {} costs no time, "
+      "The kernel waits on memory, so its instruction pipes have slack: the extra work of {} costs no time, "
       "but "
       "every issued instruction costs energy. The energy model puts {:.0f}% of the {} per launch on the "
       "compute pipes.",
@@ -161,25 +168,29 @@ ToolDefinition HiddenComputeEnergyTool() {
                    {InputSource::kSass, "FCHK, accurate expf, FMA-pipe and F2F.F64.F32 counts", true}};
   for (const std::string& metric : EnergyModelMetrics()) tool.required.push_back(NcuMetric(metric, true));
   tool.thresholds = {
-      MakeThreshold("min_dram_percent", 60, "%",
-                    "DRAM throughput of the busiest level from which DRAM sets the kernel's time (stage 1's "
-                    "memory-bound class at 60%)"),
+      MakeThreshold(
+          "max_pipe_percent", 50, "%",
+          "utilisation of the busiest FMA, ALU, FP64 or XU pipe up to which the pipes have slack, so "
+          "removing instructions leaves the time to memory (H200 swish: IEEE division and expf at "
+          "FMA 16% / XU 23%, the intrinsics at 8% / 16%: 215 µs against 206 µs)"),
       MakeThreshold("min_compute_energy_share", 0.15, "fraction",
                     "share of the predicted dynamic energy on the FMA, ALU, FP64 and XU pipes from which the "
                     "hidden compute is worth a change"),
       MakeThreshold("min_energy_saving", 0.03, "fraction",
                     "predicted saving per launch from which the finding is reported (NVML's noise on a "
                     "1-second window is about 1%)")};
-  tool.relevant_classes = {BottleneckClass::kMemoryBound};
+  tool.relevant_classes = {BottleneckClass::kMemoryBound, BottleneckClass::kLatencyBound};
   tool.trigger =
-      "energy coefficients for the GPU; DRAM is the busiest level at >= min_dram_percent; compute pipes >= "
-      "min_compute_energy_share of the predicted energy; the SASS has IEEE divisions, accurate expf or "
-      "float-to-double promotions whose removal saves >= min_energy_saving";
+      "energy coefficients for the GPU; memory throughput >= SM throughput and the busiest FMA/ALU/FP64/XU "
+      "pipe "
+      "<= max_pipe_percent; compute pipes >= min_compute_energy_share of the predicted energy; the SASS has "
+      "IEEE "
+      "divisions, accurate expf or float-to-double promotions whose removal saves >= min_energy_saving";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.tuning_moves = {
       {"hidden_compute_energy",
        {{ParameterRole::kFastMath, MoveDirection::kIncrease}},
-       "approximate division and expf where the tolerance allows: no time change on a DRAM-bound kernel, "
+       "approximate division and expf where the tolerance allows: no time change on a memory-bound kernel, "
        "less "
        "energy"},
   };
