@@ -83,8 +83,8 @@ struct EnergyCoefficient {
 };
 
 struct EnergyFitSummary {
-  int kernels = 0;            // calibration kernels the fit used
-  double mape_percent = 0;    // mean absolute percentage error over them
+  int kernels = 0;          // calibration kernels the fit used
+  double mape_percent = 0;  // mean absolute percentage error over them
   double max_error_percent = 0;
 };
 

@@ -8,8 +8,10 @@
 
 #include "core/file_io.h"
 #include "energy_probes_source.h"  // generated: kEnergyProbesSource (measure/energy_probes.cu)
+#include "harness/parallel_compiler.h"
 #include "measure/candidate_profiler.h"
 #include "measure/measure.h"
+#include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
 
 namespace kopt {
@@ -37,7 +39,8 @@ std::string ProbeTaskToml(const EnergyProbe& probe) {
 std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementEntry& entry,
                                      const Result<Profile>& profile, std::vector<std::string>& notes) {
   if (!entry.ok() || !entry.timing) {
-    notes.push_back(fmt::format("{}: not sampled: {}", name, entry.message.empty() ? "not measured" : entry.message));
+    notes.push_back(
+        fmt::format("{}: not sampled: {}", name, entry.message.empty() ? "not measured" : entry.message));
     return std::nullopt;
   }
   if (!entry.energy || !entry.energy->available) {
@@ -55,7 +58,8 @@ std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementE
   }
   double dynamic = entry.energy->dynamic_joules_per_launch;
   if (!std::isfinite(dynamic) || dynamic <= 0) {
-    notes.push_back(fmt::format("{}: not sampled: dynamic energy {:.3g} J per launch is not positive", name, dynamic));
+    notes.push_back(
+        fmt::format("{}: not sampled: dynamic energy {:.3g} J per launch is not positive", name, dynamic));
     return std::nullopt;
   }
   EnergySample sample;
@@ -70,13 +74,15 @@ std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementE
 // A profile bundle the profiler wrote earlier for the same source (a resumed
 // calibration): its raw page, without running ncu again; nullopt when there is none.
 // Same source and same task (its sizes decide the counts): the bundle's request names the task it ran.
-std::optional<Profile> EarlierProfile(const fs::path& bundle, const std::string& source, const TaskSpec& task) {
+std::optional<Profile> EarlierProfile(const fs::path& bundle, const std::string& source,
+                                      const TaskSpec& task) {
   auto earlier_source = ReadWholeFile((bundle / "candidate.cu").string());
   if (!earlier_source.ok() || *earlier_source != source) return std::nullopt;
   auto request_text = ReadWholeFile((bundle / "profile_request.json").string());
   if (!request_text.ok()) return std::nullopt;
   nlohmann::json request = nlohmann::json::parse(*request_text, nullptr, false);
-  if (request.is_discarded() || !request.contains("task") || request["task"] != task.ToJson()) return std::nullopt;
+  if (request.is_discarded() || !request.contains("task") || request["task"] != task.ToJson())
+    return std::nullopt;
   auto raw = ReadWholeFile((bundle / "raw.csv").string());
   if (!raw.ok()) return std::nullopt;
   auto launches = ParseNcuRawCsv(*raw, (bundle / "raw.csv").string());
@@ -92,6 +98,37 @@ Result<std::string> SourceOf(const EnergySubject& subject) {
   if (!subject.candidate_path.empty()) return ReadWholeFile(subject.candidate_path);
   KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(subject.task_directory));
   return task.spec.reference_source;
+}
+
+// Compiles every subject on all cores into the cache the measurement sessions
+// use (<workspace>/compile-cache, the same flags): the sessions run one task at
+// a time and would otherwise compile each source only when they reach it.
+// Failures are left for the sessions to report.
+void CompileAhead(const std::vector<EnergySubject>& subjects, const std::string& architecture,
+                  const std::string& workspace, CommandRunner& command_runner) {
+  CompilerOptions options;
+  options.architecture = architecture;
+  options.cache_directory = workspace + "/compile-cache";
+  auto compiler = Compiler::Create(command_runner, options);
+  if (!compiler.ok()) return;
+  ParallelCompiler pool(**compiler);
+  std::map<std::string, TaskSpec> tasks;
+  for (const EnergySubject& subject : subjects) {
+    if (!tasks.contains(subject.task_directory)) {
+      auto task = LoadTask(subject.task_directory);
+      if (!task.ok()) continue;
+      tasks.emplace(subject.task_directory, std::move(*task));
+    }
+    // The paths the sessions compile from (the wrapper names its source, so the cache key does too):
+    // the task's reference.cu, a candidate file in place. A source without a file is compiled from
+    // the workspace's copy by its session, in parallel with the task's other candidates.
+    const TaskSpec& task = tasks.at(subject.task_directory);
+    std::string path = subject.candidate_path;
+    if (path.empty() && subject.source.empty()) path = task.reference_path;
+    if (path.empty()) continue;
+    (void)pool.Submit(task, path);
+  }
+  pool.WaitAll();
 }
 
 }  // namespace
@@ -129,8 +166,10 @@ std::string EnergyProbeSource(const EnergyProbe& probe) {
 Status WriteEnergyProbeTask(const EnergyProbe& probe, const std::string& directory) {
   std::error_code error;
   fs::create_directories(directory, error);
-  if (error) return Unavailable(fmt::format("{}: cannot create the probe's task: {}", directory, error.message()));
-  KOPT_RETURN_IF_ERROR(WriteFileAtomically((fs::path(directory) / "task.toml").string(), ProbeTaskToml(probe)));
+  if (error)
+    return Unavailable(fmt::format("{}: cannot create the probe's task: {}", directory, error.message()));
+  KOPT_RETURN_IF_ERROR(
+      WriteFileAtomically((fs::path(directory) / "task.toml").string(), ProbeTaskToml(probe)));
   return WriteFileAtomically((fs::path(directory) / "reference.cu").string(), EnergyProbeSource(probe));
 }
 
@@ -156,6 +195,19 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
   measure_environment.command_runner = environment.command_runner;
   measure_environment.query_gpus = environment.query_gpus;
   measure_environment.runner_program = environment.runner_program;
+  std::string architecture = settings.architecture;
+  if (architecture.empty() && environment.query_gpus) {
+    auto gpus = environment.query_gpus();
+    if (gpus.ok() && static_cast<size_t>(settings.device) < gpus->size()) {
+      auto derived =
+          ArchitectureForComputeCapability((*gpus)[static_cast<size_t>(settings.device)].compute_capability);
+      if (derived.ok()) architecture = *derived;
+    }
+  }
+  if (!architecture.empty()) {
+    if (environment.progress) environment.progress(fmt::format("compiling {} kernels", subjects.size()));
+    CompileAhead(subjects, architecture, measure.workspace, *environment.command_runner);
+  }
   std::vector<EnergySample> samples;
   size_t done = 0;
   for (const std::string& task_directory : task_order) {
@@ -168,8 +220,9 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
         continue;
       }
       KOPT_ASSIGN_OR_RETURN(std::string source, SourceOf(*subject));
-      candidates.push_back({fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
-                            subject->candidate_path, source});
+      candidates.push_back(
+          {fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
+           subject->candidate_path, source});
     }
     if (environment.progress)
       environment.progress(fmt::format("measuring {} ({}/{})", task_directory, done + 1, subjects.size()));
@@ -197,7 +250,8 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
     profiler.timeout_seconds = settings.timeout_seconds;
     KOPT_ASSIGN_OR_RETURN(std::unique_ptr<CandidateProfiler> made,
                           MakeNcuCandidateProfiler(profiler, *environment.command_runner));
-    auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry, const std::string& file_name) {
+    auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry,
+                          const std::string& file_name) {
       ++done;
       if (environment.progress)
         environment.progress(fmt::format("profiling {} ({}/{})", subject.name, done, subjects.size()));
@@ -288,7 +342,8 @@ Result<std::vector<EnergySample>> EnergySamplesFromJson(const nlohmann::json& js
   for (size_t i = 0; i < json["samples"].size(); ++i) {
     const nlohmann::json& row = json["samples"][i];
     std::string at = fmt::format("samples[{}]", i);
-    if (!row.is_object() || !row.contains("name") || !row["name"].is_string()) return error(at + ".name", "a string");
+    if (!row.is_object() || !row.contains("name") || !row["name"].is_string())
+      return error(at + ".name", "a string");
     EnergySample sample;
     sample.name = row["name"];
     for (const char* field : {"measured_dynamic_joules", "seconds_per_launch"}) {

@@ -96,3 +96,44 @@ TEST(EnergyCalibrationTest, WithoutAGpuItSaysCalibrationNeedsOne) {
 
 }  // namespace
 }  // namespace kopt
+
+namespace kopt {
+namespace {
+
+Result<std::vector<EnergySample>> CommittedSamples(const std::string& name) {
+  std::string path = std::string(KOPT_FIXTURE_DIR) + "/../../bench/results_h200/energy_model/" + name;
+  KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  return EnergySamplesFromJson(nlohmann::json::parse(text), path);
+}
+
+// The H200 capture: refitting its samples gives the shipped table, and the held-out error stays
+// what bench/results_h200/energy_model/README.md reports.
+TEST(EnergyCalibrationTest, TheShippedH200TableIsTheFitOfItsCommittedSamples) {
+  auto fit = CommittedSamples("fit.samples.json");
+  auto held = CommittedSamples("held_out.samples.json");
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  auto refit = FitEnergyCoefficients(*fit, {"NVIDIA H200", ""});
+  ASSERT_TRUE(refit.ok()) << refit.status().message();
+  std::vector<std::string> notes;
+  const EnergyCoefficients* shipped = nullptr;
+  for (const EnergyCoefficients& table : BuiltinEnergyCoefficients())
+    if (table.gpu_name == "NVIDIA H200") shipped = &table;
+  ASSERT_NE(shipped, nullptr);
+  for (EnergyTerm term : AllEnergyTerms()) {
+    EXPECT_NEAR(refit->JoulesPerUnit(term), shipped->JoulesPerUnit(term),
+                1e-6 * shipped->JoulesPerUnit(term) + 1e-30)
+        << EnergyTermName(term);
+  }
+  std::vector<double> predicted, measured;
+  for (const EnergySample& sample : *held) {
+    predicted.push_back(PredictEnergy(sample.counts, *shipped).dynamic_joules);
+    measured.push_back(sample.measured_dynamic_joules);
+  }
+  PredictionAccuracy accuracy = CompareWithMeasured(predicted, measured);
+  EXPECT_EQ(accuracy.kernels, 28);
+  EXPECT_LT(accuracy.mape_percent, 10.0);
+}
+
+}  // namespace
+}  // namespace kopt
