@@ -15,20 +15,8 @@
 namespace kopt {
 namespace {
 
-// Plausible per-unit energies of the shape a fit gives (not a real GPU's).
 const EnergyCoefficients& PlausibleTable() {
-  static const EnergyCoefficients table = TestEnergyTable({{EnergyTerm::kDramBytes, 2e-11},
-                                                           {EnergyTerm::kL2Bytes, 5e-12},
-                                                           {EnergyTerm::kL1Bytes, 2e-12},
-                                                           {EnergyTerm::kLocalBytes, 2e-12},
-                                                           {EnergyTerm::kSharedWavefronts, 1e-11},
-                                                           {EnergyTerm::kFmaPipe, 5e-10},
-                                                           {EnergyTerm::kAluPipe, 3e-10},
-                                                           {EnergyTerm::kFp64Pipe, 1.5e-9},
-                                                           {EnergyTerm::kXuPipe, 4e-10},
-                                                           {EnergyTerm::kLsuPipe, 3e-10},
-                                                           {EnergyTerm::kActiveSeconds, 150}});
-  return table;
+  return PlausibleTestEnergyTable();
 }
 
 EnergyCounts Counts(const std::map<EnergyTerm, double>& values) {

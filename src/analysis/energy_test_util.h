@@ -26,6 +26,23 @@ inline EnergyCoefficients TestEnergyTable(const std::map<EnergyTerm, double>& jo
   return table;
 }
 
+// Plausible per-unit energies of the shape a fit gives, in round numbers (not a
+// real GPU's; the values tests/fixtures/energy/test-h200.energy.toml gives these terms).
+inline const EnergyCoefficients& PlausibleTestEnergyTable() {
+  static const EnergyCoefficients table = TestEnergyTable({{EnergyTerm::kDramBytes, 2e-11},
+                                                           {EnergyTerm::kL2Bytes, 5e-12},
+                                                           {EnergyTerm::kL1Bytes, 2e-12},
+                                                           {EnergyTerm::kLocalBytes, 2e-12},
+                                                           {EnergyTerm::kSharedWavefronts, 1e-11},
+                                                           {EnergyTerm::kFmaPipe, 5e-10},
+                                                           {EnergyTerm::kAluPipe, 3e-10},
+                                                           {EnergyTerm::kFp64Pipe, 1.5e-9},
+                                                           {EnergyTerm::kXuPipe, 4e-10},
+                                                           {EnergyTerm::kLsuPipe, 3e-10},
+                                                           {EnergyTerm::kActiveSeconds, 150}});
+  return table;
+}
+
 inline SassInstruction TestInstruction(std::string opcode, std::string modifiers = "",
                                        std::string predicate = "") {
   SassInstruction instruction;

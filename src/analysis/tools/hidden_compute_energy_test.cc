@@ -98,16 +98,8 @@ TEST(HiddenComputeEnergy, FastIntrinsicsAlreadyUsedFindNothing) {
 // expf (215 µs under ncu, latency-bound at 50% memory throughput) against __fdividef/__expf (206 µs):
 // the finding on the first only, with this table about 4% of the predicted energy.
 TEST(HiddenComputeEnergy, TheMeasuredSwishWithIeeeDivisionAndExpf) {
-  static const EnergyCoefficients table = TestEnergyTable({{EnergyTerm::kDramBytes, 2e-11},
-                                                           {EnergyTerm::kL2Bytes, 5e-12},
-                                                           {EnergyTerm::kL1Bytes, 2e-12},
-                                                           {EnergyTerm::kFmaPipe, 5e-10},
-                                                           {EnergyTerm::kAluPipe, 3e-10},
-                                                           {EnergyTerm::kXuPipe, 4e-10},
-                                                           {EnergyTerm::kLsuPipe, 3e-10},
-                                                           {EnergyTerm::kActiveSeconds, 150}});
   DiagnoseOptions options;
-  options.energy_coefficients = &table;
+  options.energy_coefficients = &PlausibleTestEnergyTable();
   Diagnosis ieee = Diagnose(LoadFixtureFrom("h200_energy", "swish_ieee"), options);
   ASSERT_FALSE(ieee.kernels.empty());
   const Finding* finding = FindFinding(ieee.kernels.front(), "hidden_compute_energy");
