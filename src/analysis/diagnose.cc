@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "analysis/energy_analysis.h"
 #include "analysis/launch_timeline.h"
 #include "analysis/stalls.h"
 #include "analysis/tool.h"
@@ -83,8 +84,9 @@ void DiscountHalfConstantMoves(const Profile& profile, const KernelLaunch& launc
 }
 
 LaunchInputs InputsFor(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
-                       const LaunchTimeline& timeline) {
+                       const LaunchTimeline& timeline, const DiagnoseOptions& options) {
   LaunchInputs inputs;
+  inputs.energy_coefficients = options.energy_coefficients;
   inputs.launch = &launch;
   inputs.gpu = spec;
   std::string function_name = launch.FunctionName();
@@ -116,7 +118,9 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
         return a.estimated_speedup_percent.value_or(-1) > b.estimated_speedup_percent.value_or(-1);
       });
   kernel.stalls = ExtractStallReasons(launch);
-  RunTools(InputsFor(profile, launch, spec, timeline), options.tools, kernel);
+  LaunchInputs inputs = InputsFor(profile, launch, spec, timeline, options);
+  RunTools(inputs, options.tools, kernel);
+  AnalyzeEnergy(inputs, options.tools, kernel);
   if (const RooflineAnalysis& roofline = kernel.roofline;
       roofline.achievable_dram || roofline.achievable_fp32) {
     std::string text = "Achievable at this size (measured ceilings " + roofline.ceilings_table + "):";
@@ -202,6 +206,13 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
         "floors and healthy verdicts use what this GPU achieves at each kernel's size.",
         options.ceilings->gpu_name, options.ceilings->path.empty() ? "a table" : options.ceilings->path,
         options.ceilings->measured_at.empty() ? "" : ", ", options.ceilings->measured_at));
+  }
+  if (const EnergyCoefficients* energy = options.energy_coefficients) {
+    diagnosis.notes.push_back(fmt::format(
+        "Energy: the model's coefficients for {} from {}{}{} (docs/energy.md): the energy figures are "
+        "predictions from the profile's counters, not measurements.",
+        energy->gpu_name, energy->path.empty() ? "a table" : energy->path,
+        energy->measured_at.empty() ? "" : ", calibrated ", energy->measured_at));
   }
   if (spec) {
     diagnosis.gpu = *spec;

@@ -13,6 +13,7 @@
 #include "analysis/orchestrator.h"
 #include "analysis/roofline.h"
 #include "hw/ceilings_table.h"
+#include "hw/energy_coefficients.h"
 #include "hw/gpu_spec.h"
 #include "profile/profile.h"
 
@@ -27,6 +28,10 @@ struct DiagnoseOptions {
   // The measured ceilings of the profile's GPU (`kopt calibrate`); nullptr: the
   // peaks alone. Explain finds it by the GPU name (hw/ceilings_table.h).
   const CeilingsTable* ceilings = nullptr;
+  // The energy model's coefficients for the profile's GPU (hw/energy_coefficients.h;
+  // explain finds them with FindEnergyCoefficients); nullptr: no energy section
+  // and no energy savings (analysis/energy_analysis.h).
+  const EnergyCoefficients* energy_coefficients = nullptr;
 };
 
 Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options);

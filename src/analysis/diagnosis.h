@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/energy_model.h"
 #include "analysis/narrative.h"
 #include "analysis/roofline.h"
 #include "hw/gpu_spec.h"
@@ -47,6 +48,32 @@ struct Location {
   double stall_share = 0;  // fraction of the kernel's stall samples, 0..1
 };
 
+// One activity count a fix changes (the energy model's terms,
+// hw/energy_coefficients.h), per launch, in EnergyTermUnit(term).
+struct EnergyCountChange {
+  EnergyTerm term = EnergyTerm::kDramBytes;
+  double before = 0;
+  double after = 0;
+};
+
+// A fix's effect on the energy model's counts of one launch: the counts after
+// it and how they were derived (a tool's `energy_change`, analysis/tool.h;
+// the rules are in analysis/energy_analysis.h).
+struct EnergyChange {
+  EnergyCounts after;
+  std::string method;
+};
+
+// The dynamic energy a finding's fix saves per launch, predicted by the energy
+// model with the counts the fix changes (analysis/energy_analysis.h). Time is
+// not part of it: a fix that also shortens the kernel saves at least this.
+struct EnergySaving {
+  double joules = 0;    // per launch, > 0
+  double fraction = 0;  // of the launch's predicted dynamic energy, 0..1
+  std::string method;   // which counts change and by what rule, the ratios with their sources
+  std::vector<EnergyCountChange> changes;
+};
+
 struct Finding {
   std::string tool;  // id of the finding: the tool id, or a variant the tool documents
                      // ("low_occupancy_registers" from the low_occupancy tool)
@@ -60,6 +87,9 @@ struct Finding {
   std::vector<Location> locations;
   double confidence = 0;                  // 0..1
   std::vector<std::string> merged_tools;  // findings of other tools folded into this one (same root cause)
+  // Set when the energy model prices the fix (docs/energy.md "Energy in explain"); absent: not
+  // estimated (no coefficient table, or the fix's counts are not in the profile).
+  std::optional<EnergySaving> energy_saving;
 };
 
 // A tool that could not run for lack of inputs, and what would add them.
@@ -79,6 +109,19 @@ struct LaunchSpread {
   std::optional<double> total_duration_ns;  // the sum over the launches that have a duration
 };
 
+// The energy section of one kernel: the model's prediction for the diagnosed
+// launch (analysis/energy_analysis.h, docs/energy.md).
+struct KernelEnergy {
+  // Per launch: dynamic joules, average dynamic watts, every term with its
+  // count, joules and share, the metrics the profile lacked, the table's source.
+  EnergyPrediction prediction;
+  std::string gpu_name;  // the coefficient table's GPU
+  // The profile has fewer than half of the model's metrics: no prediction
+  // (prediction holds only the missing metrics and the source), `notes` says why.
+  bool skipped = false;
+  std::vector<std::string> notes;  // lower bounds, savings not estimated and why
+};
+
 struct KernelDiagnosis {
   long long launch_id = 0;  // the launch diagnosed (the median-duration one of `launches`)
   LaunchSpread launches;
@@ -95,6 +138,8 @@ struct KernelDiagnosis {
   std::vector<NcuRuleResult>
       ncu_rules;                   // ncu's own OPT/WRN rule results (details page), largest speedup first
   std::vector<std::string> notes;  // data-quality remarks
+  // Absent: no energy coefficient table for the GPU, or `--energy-model none`.
+  std::optional<KernelEnergy> energy;
 };
 
 // One file the diagnosis was made from, and what it changed (every report lists them).

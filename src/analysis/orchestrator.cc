@@ -31,6 +31,8 @@ std::string HowToCollect(const std::vector<std::string>& missing) {
           "beside the CSV)");
     else if (input == "all launches")
       add("a profile of every launch of the program");
+    else if (input == "energy coefficients")
+      add("the GPU's energy model coefficients (kopt calibrate --energy; kopt explain --energy-model FILE)");
     else
       add("ncu --set full");
   }
@@ -178,6 +180,9 @@ std::vector<std::string> MissingInputs(const ToolDefinition& tool, const LaunchI
       case InputSource::kLaunches:
         if (!inputs.timeline) missing.push_back("all launches");
         break;
+      case InputSource::kEnergyModel:
+        if (!inputs.energy_coefficients) missing.push_back("energy coefficients");
+        break;
     }
   }
   std::sort(missing.begin(), missing.end());
@@ -185,10 +190,17 @@ std::vector<std::string> MissingInputs(const ToolDefinition& tool, const LaunchI
   return missing;
 }
 
+bool NeedsEnergyModel(const ToolDefinition& tool) {
+  return std::any_of(tool.required.begin(), tool.required.end(), [](const RequiredInput& input) {
+    return input.source == InputSource::kEnergyModel && !input.optional;
+  });
+}
+
 void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel) {
   std::vector<Finding> findings;
   for (const ToolDefinition& tool : ToolRegistry()) {
     if (!IsRelevant(tool, kernel.roofline.bottleneck)) continue;
+    if (!inputs.energy_coefficients && NeedsEnergyModel(tool)) continue;  // energy is off: not relevant
     std::vector<std::string> missing = MissingInputs(tool, inputs);
     if (!missing.empty()) {
       kernel.skipped_tools.push_back(SkippedTool{tool.id, missing, HowToCollect(missing)});
@@ -196,8 +208,9 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
     }
     kernel.tools_run.push_back(tool.id);
     std::map<std::string, double> thresholds = ResolveThresholds(tool, options);
-    ToolContext context{*inputs.launch, kernel.roofline,    kernel.stalls,   inputs.gpu, inputs.sass,
-                        inputs.ptxas,   inputs.source_page, inputs.timeline, &thresholds};
+    ToolContext context{*inputs.launch, kernel.roofline,    kernel.stalls,   inputs.gpu,  inputs.sass,
+                        inputs.ptxas,   inputs.source_page, inputs.timeline, &thresholds,
+                        inputs.energy_coefficients};
     if (auto finding = Analyze(tool, context)) {
       if (finding->tool.empty()) finding->tool = tool.id;
       findings.push_back(std::move(*finding));

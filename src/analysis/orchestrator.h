@@ -35,7 +35,12 @@ struct LaunchInputs {
   const PtxasFunctionReport* ptxas = nullptr;
   const SourcePage* source_page = nullptr;
   const LaunchTimeline* timeline = nullptr;
+  const EnergyCoefficients* energy_coefficients = nullptr;  // the GPU's energy model; null: none
 };
+
+// True when `tool` requires the energy model (InputSource::kEnergyModel): without
+// coefficients it is not run and not listed as skipped.
+bool NeedsEnergyModel(const ToolDefinition& tool);
 
 // Runs the tools over one kernel and fills kernel.findings and kernel.skipped_tools.
 void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel);

@@ -15,6 +15,7 @@ std::string_view InputSourceName(InputSource source) {
     case InputSource::kPtxas: return "ptxas";
     case InputSource::kSourcePage: return "source page";
     case InputSource::kLaunches: return "launches";
+    case InputSource::kEnergyModel: return "energy model";
   }
   return "unknown";
 }

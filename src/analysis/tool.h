@@ -43,6 +43,7 @@
 #include "analysis/roofline.h"
 #include "analysis/tuning_role.h"
 #include "core/status.h"
+#include "hw/energy_coefficients.h"
 #include "hw/gpu_spec.h"
 #include "profile/kernel_launch.h"
 #include "profile/ncu_source_page.h"
@@ -51,8 +52,13 @@
 
 namespace kopt {
 
-enum class InputSource { kNcuMetric, kSass, kPtxas, kSourcePage, kLaunches };
-std::string_view InputSourceName(InputSource source);  // "ncu", "sass", "ptxas", "source page", "launches"
+// kEnergyModel: the GPU's energy model coefficients (hw/energy_coefficients.h).
+// A tool that requires them runs only when explain has them: energy switched
+// off (no table for the GPU, --energy-model none) is not a missing input, so
+// such a tool is neither run nor listed as skipped then.
+enum class InputSource { kNcuMetric, kSass, kPtxas, kSourcePage, kLaunches, kEnergyModel };
+// "ncu", "sass", "ptxas", "source page", "launches", "energy model"
+std::string_view InputSourceName(InputSource source);
 
 struct RequiredInput {
   InputSource source = InputSource::kNcuMetric;
@@ -79,6 +85,8 @@ struct ToolContext {
   const SourcePage* source_page = nullptr;                    // ncu --page source for this kernel
   const LaunchTimeline* timeline = nullptr;                   // every launch of the profile, per function
   const std::map<std::string, double>* thresholds = nullptr;  // this tool's thresholds, overrides applied
+  // The GPU's energy model coefficients (hw/energy_coefficients.h); null without a table.
+  const EnergyCoefficients* energy_coefficients = nullptr;
 
   // The threshold's value (override or default); NotFound for a name the tool does not declare.
   Result<double> FindThreshold(std::string_view name) const;
@@ -140,6 +148,14 @@ struct ToolDefinition {
   // cores, fp64 literals, 64-bit indices) and no knob moves it.
   std::vector<FindingTuningMoves> tuning_moves;
   std::function<std::optional<Finding>(const ToolContext&)> analyze;
+  // How the energy model prices this tool's fix (analysis/energy_analysis.h,
+  // docs/energy.md): the counts after it, from the launch's counts `before`.
+  // nullopt when there is nothing to price, with `why_not` set when the
+  // profile lacks what the rule needs (it becomes a note of the energy
+  // section). Empty: the fix is not priced in energy.
+  std::function<std::optional<EnergyChange>(const ToolContext&, const EnergyCounts& before,
+                                            std::string& why_not)>
+      energy_change;
 };
 
 // The ids the tool's findings may carry: `finding_ids`, or just `id`.

@@ -30,6 +30,7 @@
   X(MufuDivisionPressureTool)  \
   X(Int64IndexArithmeticTool)  \
   X(DataMovementPassTool)      \
+  X(HiddenComputeEnergyTool)   \
   X(HealthyTool)
 
 namespace kopt {

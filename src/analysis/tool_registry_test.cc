@@ -22,7 +22,8 @@ const std::vector<std::string> kMemoryToolIds = {"uncoalesced_loads",      "unco
                                                  "data_movement_pass"};
 const std::vector<std::string> kComputeToolIds = {"warp_divergence",        "fp32_gemm_no_tensor_cores",
                                                   "hmma_on_hopper",         "accidental_fp64",
-                                                  "mufu_division_pressure", "int64_index_arithmetic"};
+                                                  "mufu_division_pressure", "int64_index_arithmetic",
+                                                  "hidden_compute_energy"};
 
 // The registered tools of `families`, in registry order.
 std::vector<ToolDefinition> ToolsOf(std::initializer_list<ToolFamily> families) {
@@ -84,7 +85,7 @@ TEST(OccupancyTools, EveryToolDeclaresThresholdsAndTrigger) {
 TEST(ToolRegistry, IsConsistent) {
   Status status = CheckToolRegistry(ToolRegistry());
   EXPECT_TRUE(status.ok()) << status.message();
-  EXPECT_EQ(ToolRegistry().size(), 20u);
+  EXPECT_EQ(ToolRegistry().size(), 21u);
 }
 
 TEST(ToolRegistry, FindsTheToolProducingAFindingId) {

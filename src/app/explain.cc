@@ -15,6 +15,7 @@
 #include "core/text.h"
 #include "llm/config.h"
 #include "hw/ceilings_table.h"
+#include "hw/energy_coefficients.h"
 #include "profile/profile_loader.h"
 #include "report/renderer.h"
 #include "report/report_format.h"
@@ -52,17 +53,19 @@ ProfileSources SourcesOf(const ExplainOptions& options) {
   return sources;
 }
 
+// The GPU the profile names (device__attribute_display_name), empty when none does.
+std::string ProfileDeviceName(const Profile& profile) {
+  for (const KernelLaunch& launch : profile.launches) {
+    if (auto name = launch.Text("device__attribute_display_name")) return *name;
+  }
+  return "";
+}
+
 // The measured ceilings of the profile's GPU (see ExplainOptions::ceilings_path).
 Result<std::optional<CeilingsTable>> CeilingsFor(const ExplainOptions& options, const Profile& profile,
                                                  std::vector<std::string>& notes) {
   if (options.ceilings_path == "none") return std::optional<CeilingsTable>();
-  std::string device;
-  for (const KernelLaunch& launch : profile.launches) {
-    if (auto name = launch.Text("device__attribute_display_name")) {
-      device = *name;
-      break;
-    }
-  }
+  std::string device = ProfileDeviceName(profile);
   bool named = !options.ceilings_path.empty();
   std::string path = named ? options.ceilings_path : DefaultCeilingsDirectory();
   if (device.empty() || path.empty()) {
@@ -76,6 +79,29 @@ Result<std::optional<CeilingsTable>> CeilingsFor(const ExplainOptions& options, 
   return std::optional<CeilingsTable>();  // none for this GPU: the peaks alone, as without kopt calibrate
 }
 
+// The energy model's coefficients for the profile's GPU (see ExplainOptions::energy_model_path).
+Result<std::optional<EnergyCoefficients>> EnergyCoefficientsFor(const ExplainOptions& options,
+                                                                const Profile& profile,
+                                                                std::vector<std::string>& notes) {
+  if (options.energy_model_path == "none") return std::optional<EnergyCoefficients>();
+  bool named = !options.energy_model_path.empty();
+  std::string device = ProfileDeviceName(profile);
+  if (device.empty()) {
+    if (named)
+      return InvalidInput(
+          "--energy-model: the profile does not name its GPU (device__attribute_display_name)");
+    return std::optional<EnergyCoefficients>();
+  }
+  std::vector<std::string> lookup_notes;
+  auto table = FindEnergyCoefficients(options.energy_model_path, device, lookup_notes);
+  if (table.ok()) {
+    notes.insert(notes.end(), lookup_notes.begin(), lookup_notes.end());
+    return std::optional<EnergyCoefficients>(std::move(*table));
+  }
+  if (named) return table.status().WithContext("--energy-model");
+  return std::optional<EnergyCoefficients>();  // none for this GPU: no energy section
+}
+
 }  // namespace
 
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out) {
@@ -87,7 +113,8 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
       options.output_path, {options.target, options.sass_path, options.ptxas_path, options.source_page_path,
                             options.config_path, options.source_path, options.llm_config_path,
-                            options.llm_replay_path, options.llm_record_path}));
+                            options.llm_replay_path, options.llm_record_path,
+                            options.energy_model_path == "none" ? std::string() : options.energy_model_path}));
   if (IsSeriesRequest(options)) return RunExplainSeries(options, runner, out, log);
   KOPT_ASSIGN_OR_RETURN(ReportFormat format,
                         ResolveReportFormat(options.format, options.output_path, kExplainFormats));
@@ -125,6 +152,9 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   std::optional<CeilingsTable> ceilings;
   KOPT_ASSIGN_OR_RETURN(ceilings, CeilingsFor(options, profile, notes));
   if (ceilings) diagnose_options.ceilings = &*ceilings;
+  std::optional<EnergyCoefficients> energy;
+  KOPT_ASSIGN_OR_RETURN(energy, EnergyCoefficientsFor(options, profile, notes));
+  if (energy) diagnose_options.energy_coefficients = &*energy;
 
   // The LLM side (--llm, --hypotheses) never fails the command.
   StreamLogSink log_sink(log);

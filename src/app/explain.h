@@ -49,6 +49,12 @@ struct ExplainOptions {
   // directory searched for the profile's GPU; empty: DefaultCeilingsDirectory();
   // "none": the peaks alone. A named path that holds no table for the GPU is an error.
   std::string ceilings_path;
+  // Energy model coefficients (hw/energy_coefficients.h, docs/energy.md): a
+  // *.energy.toml file or a directory searched for the profile's GPU; empty:
+  // FindEnergyCoefficients' lookup ($KOPT_CEILINGS_DIR, then the table shipped
+  // for the GPU; none for the GPU: no energy section); "none": no energy
+  // section. A named path without a table for the GPU, or a bad file, is an error.
+  std::string energy_model_path;
   // Kernel source shown to the hypothesis pass and the LLM (default: TARGET
   // when it is a .cu file); empty: none.
   std::string source_path;

@@ -70,5 +70,40 @@ TEST_F(ExplainOutputTest, NorACompanionFoundBesideIt) {
   EXPECT_EQ(*ReadWholeFile(sass), before);
 }
 
+// --energy-model: a table file gives the energy section; "none" switches it off; a bad file fails
+// naming the file; a table of another GPU fails (docs/energy.md).
+class ExplainEnergyTest : public ExplainOutputTest {
+ protected:
+  std::string RenderJson() {
+    std::ostringstream out, log;
+    options_.format = "json";
+    Status status = RunExplain(options_, runner_, out, log);
+    EXPECT_TRUE(status.ok()) << status.message();
+    return out.str();
+  }
+  static std::string Table(const char* name) {
+    return (fs::path(KOPT_FIXTURE_DIR) / "energy" / name).string();
+  }
+};
+
+TEST_F(ExplainEnergyTest, ANamedTableAddsTheSection) {
+  options_.energy_model_path = Table("test-h200.energy.toml");
+  std::string json = RenderJson();
+  EXPECT_THAT(json, HasSubstr("\"dynamic_energy\""));
+  EXPECT_THAT(json, HasSubstr("test-h200.energy.toml"));
+  options_.energy_model_path = "none";
+  EXPECT_THAT(RenderJson(), HasSubstr("\"energy\": null"));
+}
+
+TEST_F(ExplainEnergyTest, ABadTableFailsNamingTheFile) {
+  options_.energy_model_path = Table("bad-field.energy.toml");
+  Status status = Run();
+  EXPECT_EQ(status.kind(), ErrorKind::kInvalidInput) << status.message();
+  EXPECT_THAT(status.message(), HasSubstr("bad-field.energy.toml"));
+  EXPECT_THAT(status.message(), HasSubstr("--energy-model"));
+  options_.energy_model_path = Table("other-gpu.energy.toml");
+  EXPECT_FALSE(Run().ok());
+}
+
 }  // namespace
 }  // namespace kopt

@@ -89,6 +89,10 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "--ceilings", options->ceilings_path,
       "Measured ceilings (kopt calibrate): a table file or a directory of them; \"none\": peaks only "
       "(default: $KOPT_CEILINGS_DIR or ~/.local/share/kopt/ceilings)");
+  command.add_option("--energy-model", options->energy_model_path,
+                     "Energy model coefficients (docs/energy.md): a *.energy.toml file or a directory of "
+                     "them; \"none\": no energy section (default: $KOPT_CEILINGS_DIR, then the table shipped "
+                     "for the GPU)");
   command.add_flag("--verbose,-v", options->verbose,
                    "Include every detail (with --llm: log every LLM call to stderr)");
   command.add_option(

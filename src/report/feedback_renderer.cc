@@ -15,6 +15,7 @@
 
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
+#include "report/energy_section.h"
 #include "report/markup_escape.h"
 #include "report/renderer.h"
 #include "report/summary.h"
@@ -28,6 +29,7 @@ constexpr size_t kMaxEvidenceRows = 3;
 constexpr size_t kMaxActions = 3;
 constexpr size_t kMaxHotSpots = 3;
 constexpr size_t kMaxCollectionLines = 3;
+constexpr size_t kMaxEnergyTerms = 4;
 
 using Lines = std::vector<std::string>;
 
@@ -93,6 +95,10 @@ Lines FindingLines(const Finding& finding, size_t rank) {
   lines.push_back(fmt::format("{}. [{}] {} — {} {}, confidence {}", rank, SeverityName(finding.severity),
                               Clean(finding.title), GainLabel(finding), GainText(finding),
                               FormatFraction(finding.confidence, QuantityStyle::kTrimmed)));
+  if (const auto& saving = finding.energy_saving) {
+    lines.push_back("   Energy: " + Clean(EnergySavingText(*saving)) +
+                    (saving->changes.empty() ? "" : " — " + Clean(EnergyChangesText(*saving))));
+  }
   if (!finding.root_cause.empty()) lines.push_back("   Root cause: " + Clean(finding.root_cause));
   std::string merged = MergedToolsText(finding);
   if (!merged.empty()) lines.push_back("   Same root cause, " + Clean(merged));
@@ -127,6 +133,16 @@ Lines NotCheckedLines(const KernelDiagnosis& kernel) {
   return lines;
 }
 
+// "Energy (model): 1.2 mJ per launch, 412 W dynamic; goes to DRAM traffic 41%, ..."
+std::string EnergyLine(const KernelEnergy& energy) {
+  if (energy.skipped)
+    return "Energy (model): not predicted" + (energy.notes.empty() ? "" : " — " + Clean(energy.notes.front()));
+  std::string terms;
+  for (const EnergyTermRow& row : EnergyTermRows(energy, kMaxEnergyTerms))
+    terms += (terms.empty() ? "" : ", ") + row.title + " " + row.share;
+  return "Energy (model): " + Clean(EnergyHeadline(energy)) + (terms.empty() ? "" : "; goes to " + Clean(terms));
+}
+
 Lines KernelHeader(const KernelDiagnosis& kernel, size_t number, size_t count, double total_ns) {
   const RooflineAnalysis& roofline = kernel.roofline;
   std::string share = count > 1 && total_ns > 0
@@ -147,6 +163,7 @@ Lines KernelHeader(const KernelDiagnosis& kernel, size_t number, size_t count, d
   if (primary != nullptr && IsHealthyVerdict(*primary)) {
     lines.push_back("Verdict: " + Clean(HealthyVerdictText(kernel, *primary)));
   }
+  if (kernel.energy) lines.push_back(EnergyLine(*kernel.energy));
   return lines;
 }
 

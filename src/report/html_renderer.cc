@@ -10,6 +10,7 @@
 
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
+#include "report/energy_section.h"
 #include "report/markup_escape.h"
 #include "report/narrative_section.h"
 #include "report/renderer.h"
@@ -319,6 +320,12 @@ std::string FindingArticle(const Finding& finding, size_t rank) {
     html += " <span class=\"muted\">(method: " + H(finding.gain_method) + ")</span>";
   html += " · confidence " + H(FormatFraction(finding.confidence, QuantityStyle::kTrimmed)) +
           " · tool <code>" + H(finding.tool) + "</code></p>";
+  if (const auto& saving = finding.energy_saving) {
+    html += "<p class=\"energy\">Energy: <span class=\"gain\">" + H(EnergySavingText(*saving)) + "</span>";
+    if (!saving->method.empty()) html += " <span class=\"muted\">(method: " + H(saving->method) + ")</span>";
+    if (!saving->changes.empty()) html += "<br>Counts: " + H(EnergyChangesText(*saving));
+    html += "</p>";
+  }
   if (!finding.merged_tools.empty()) {
     html += "<p class=\"merged\">Also explains: " + CodeList(finding.merged_tools) +
             " <span class=\"muted\">(same root cause; their evidence is in the table below)</span></p>";
@@ -326,6 +333,40 @@ std::string FindingArticle(const Finding& finding, size_t rank) {
   if (!finding.root_cause.empty())
     html += "<p><strong>Root cause.</strong> " + H(finding.root_cause) + "</p>";
   return html + EvidenceTable(finding) + RecommendationList(finding) + LocationTable(finding) + "</article>";
+}
+
+// The energy model's prediction: where the energy goes, and the findings that save it.
+std::string EnergySection(const KernelDiagnosis& kernel) {
+  if (!kernel.energy) return "";
+  const KernelEnergy& energy = *kernel.energy;
+  std::string html = "<section class=\"energy\"><h3>Energy (predicted by the energy model; dynamic: above idle "
+                     "power)</h3><p>" +
+                     H(EnergyHeadline(energy)) + ". <span class=\"muted\">" + H(EnergySourceText(energy)) +
+                     "</span></p>";
+  std::vector<EnergyTermRow> rows = energy.skipped ? std::vector<EnergyTermRow>{} : EnergyTermRows(energy);
+  if (!rows.empty()) {
+    html += "<table>" + HeaderRow({"term", "count", "energy per launch", "share"});
+    for (const EnergyTermRow& row : rows)
+      html += "<tr>" + Cell(H(row.title) + " <code>" + H(row.term) + "</code>") + Cell(H(row.count), true) +
+              Cell(H(row.joules), true) + Cell(H(row.share), true) + "</tr>";
+    html += "</table>";
+  }
+  std::vector<const Finding*> savers = FindingsWithEnergySaving(kernel);
+  if (!savers.empty()) {
+    html += "<p>Energy savings of the findings (per launch, by the model):</p><ul>";
+    for (const Finding* finding : savers)
+      html += "<li><code>" + H(finding->tool) + "</code>: " + H(EnergySavingText(*finding->energy_saving)) +
+              "</li>";
+    html += "</ul>";
+  }
+  if (!energy.notes.empty() || !energy.prediction.missing_metrics.empty()) {
+    html += "<ul class=\"muted\">";
+    for (const std::string& note : energy.notes) html += "<li>" + H(note) + "</li>";
+    if (!energy.prediction.missing_metrics.empty())
+      html += "<li>Missing metrics: " + CodeList(energy.prediction.missing_metrics) + "</li>";
+    html += "</ul>";
+  }
+  return html + "</section>";
 }
 
 std::string SkippedToolsSection(const KernelDiagnosis& kernel) {
@@ -361,7 +402,7 @@ std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const Re
   std::string html = fmt::format("<section class=\"kernel\" id=\"kernel-{}\">", number) +
                      Identity(kernel, number) + Verdict(kernel);
   html += "<h3>Stage 1: roofline</h3>" + KeyNumbers(kernel.roofline) + Charts(kernel, number, options) +
-          RooflineTables(kernel.roofline);
+          RooflineTables(kernel.roofline) + EnergySection(kernel);
   html += kernel.findings.empty() ? "<h3>Findings</h3><p>None.</p>"
                                   : "<h3>Findings, ranked by estimated gain</h3>";
   for (size_t index = 0; index < kernel.findings.size(); ++index) {

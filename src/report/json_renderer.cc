@@ -173,6 +173,42 @@ Json LocationJson(const Location& location) {
   return json;
 }
 
+Json EnergySavingJson(const EnergySaving& saving) {
+  Json json;
+  json["energy"] = Quantity(saving.joules, "J");
+  json["share"] = Quantity(saving.fraction, "fraction");
+  json["method"] = saving.method;
+  json["changes"] = Json::array();
+  for (const EnergyCountChange& change : saving.changes) {
+    std::string_view unit = EnergyTermUnit(change.term);
+    json["changes"].push_back(Json{{"term", std::string(EnergyTermName(change.term))},
+                                   {"before", Quantity(change.before, unit)},
+                                   {"after", Quantity(change.after, unit)}});
+  }
+  return json;
+}
+
+Json KernelEnergyJson(const KernelEnergy& energy) {
+  const EnergyPrediction& prediction = energy.prediction;
+  Json json;
+  json["coefficients"] = Json{{"gpu", OptionalText(energy.gpu_name)},
+                              {"source", OptionalText(prediction.coefficients_source)}};
+  json["skipped"] = energy.skipped;
+  json["dynamic_energy"] = energy.skipped ? Json(nullptr) : Quantity(prediction.dynamic_joules, "J");
+  json["average_dynamic_power"] = KnownQuantity(prediction.average_dynamic_watts, "W");
+  json["terms"] = Json::array();
+  for (const EnergyTermShare& term : prediction.terms) {
+    json["terms"].push_back(Json{{"term", std::string(EnergyTermName(term.term))},
+                                 {"title", std::string(EnergyTermTitle(term.term))},
+                                 {"count", Quantity(term.count, EnergyTermUnit(term.term))},
+                                 {"energy", Quantity(term.joules, "J")},
+                                 {"share", Quantity(term.share, "fraction")}});
+  }
+  json["missing_metrics"] = StringList(prediction.missing_metrics);
+  json["notes"] = StringList(energy.notes);
+  return json;
+}
+
 Json FindingJson(const Finding& finding, size_t rank) {
   Json json;
   json["rank"] = rank;
@@ -192,6 +228,7 @@ Json FindingJson(const Finding& finding, size_t rank) {
   json["locations"] = Json::array();
   for (const Location& location : finding.locations) json["locations"].push_back(LocationJson(location));
   json["merged_tools"] = StringList(finding.merged_tools);
+  json["energy_saving"] = finding.energy_saving ? EnergySavingJson(*finding.energy_saving) : Json(nullptr);
   return json;
 }
 
@@ -246,6 +283,7 @@ Json KernelJson(const KernelDiagnosis& kernel) {
              {"description", rule.description}});
   }
   json["notes"] = StringList(kernel.notes);
+  json["energy"] = kernel.energy ? KernelEnergyJson(*kernel.energy) : Json(nullptr);
   return json;
 }
 

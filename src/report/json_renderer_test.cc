@@ -93,13 +93,13 @@ TEST(JsonRenderTest, FindingsInRankOrderWithEvidenceAndRecommendations) {
 
 TEST(JsonRenderTest, SkippedToolsAndMergedTools) {
   Json json = RenderAndParse(render_test::HealthySkippedMergedSample());
-  EXPECT_EQ(json["schema_version"], "1.3");
+  EXPECT_EQ(json["schema_version"], "1.4");
   const Json& kernel = json["kernels"][0];
   std::vector<std::string> keys;
   for (const auto& item : kernel.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"launch_id", "launches", "kernel_name", "function_name", "grid", "block",
                                             "registers_per_thread", "shared_memory_per_block", "stage1",
-                                            "stalls", "findings", "skipped_tools", "ncu_rules", "notes"}));
+                                            "stalls", "findings", "skipped_tools", "ncu_rules", "notes", "energy"}));
   const Json& skipped = kernel["skipped_tools"];
   ASSERT_EQ(skipped.size(), 3u);
   EXPECT_EQ(skipped[0], (Json{{"tool", "shared_bank_conflicts"},

@@ -8,6 +8,7 @@
 
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
+#include "report/energy_section.h"
 #include "report/markup_escape.h"
 #include "report/narrative_section.h"
 #include "report/renderer.h"
@@ -215,12 +216,46 @@ std::string FindingSection(const Finding& finding, size_t rank) {
   if (!finding.gain_method.empty()) text += " (method: " + EscapeMarkdown(finding.gain_method) + ")";
   text += "\n- **Confidence:** " + FormatFraction(finding.confidence, QuantityStyle::kTrimmed) + "\n";
   text += "- **Tool:** " + MarkdownCode(finding.tool) + "\n";
+  if (const auto& saving = finding.energy_saving) {
+    text += "- **Energy:** " + EscapeMarkdown(EnergySavingText(*saving));
+    if (!saving->method.empty()) text += " (method: " + EscapeMarkdown(saving->method) + ")";
+    if (!saving->changes.empty()) text += "; counts: " + EscapeMarkdown(EnergyChangesText(*saving));
+    text += "\n";
+  }
   if (!finding.merged_tools.empty()) {
     text += "- **Also explains:** " + CodeList(finding.merged_tools) +
             " (same root cause; their evidence is below)\n";
   }
   if (!finding.root_cause.empty()) text += "\n**Root cause.** " + EscapeMarkdown(finding.root_cause) + "\n";
   return text + FindingEvidence(finding) + FindingRecommendations(finding) + FindingLocations(finding);
+}
+
+// The energy model's prediction: where the energy goes, and the findings that save it.
+std::string EnergySection(const KernelDiagnosis& kernel) {
+  if (!kernel.energy) return "";
+  const KernelEnergy& energy = *kernel.energy;
+  std::string text = "\n### Energy (predicted by the energy model; dynamic: above idle power)\n\n" +
+                     EscapeMarkdown(EnergyHeadline(energy)) + ". " + EscapeMarkdown(EnergySourceText(energy)) +
+                     ".\n";
+  std::vector<EnergyTermRow> rows = energy.skipped ? std::vector<EnergyTermRow>{} : EnergyTermRows(energy);
+  if (!rows.empty()) {
+    text += Header({"term", "count", "energy per launch", "share"}, {false, true, true, true});
+    for (const EnergyTermRow& row : rows)
+      text += Row({EscapeMarkdown(row.title) + " (" + MarkdownCode(row.term) + ")", EscapeMarkdown(row.count),
+                   EscapeMarkdown(row.joules), EscapeMarkdown(row.share)});
+  }
+  std::vector<const Finding*> savers = FindingsWithEnergySaving(kernel);
+  if (!savers.empty()) {
+    text += "\n**Energy savings of the findings** (per launch, by the model):\n\n";
+    for (const Finding* finding : savers)
+      text += "- " + MarkdownCode(finding->tool) + ": " + EscapeMarkdown(EnergySavingText(*finding->energy_saving)) +
+              "\n";
+  }
+  if (!energy.notes.empty() || !energy.prediction.missing_metrics.empty()) text += "\n";
+  for (const std::string& note : energy.notes) text += "- " + EscapeMarkdown(note) + "\n";
+  if (!energy.prediction.missing_metrics.empty())
+    text += "- Missing metrics: " + CodeList(energy.prediction.missing_metrics) + "\n";
+  return text;
 }
 
 std::string SkippedToolsSection(const KernelDiagnosis& kernel) {
@@ -251,7 +286,7 @@ std::string NotesSection(const KernelDiagnosis& kernel) {
 
 std::string KernelSection(const KernelDiagnosis& kernel, size_t number, const RenderOptions& options) {
   std::string text = Identity(kernel, number, options.verbose) + Verdict(kernel) + Stage1(kernel.roofline) +
-                     Stalls(kernel, options);
+                     Stalls(kernel, options) + EnergySection(kernel);
   text +=
       kernel.findings.empty() ? "\n### Findings\n\nNone.\n" : "\n### Findings, ranked by estimated gain\n";
   for (size_t index = 0; index < kernel.findings.size(); ++index) {

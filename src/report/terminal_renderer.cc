@@ -11,6 +11,7 @@
 
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
+#include "report/energy_section.h"
 #include "report/markup_escape.h"
 #include "report/narrative_section.h"
 #include "report/renderer.h"
@@ -319,10 +320,43 @@ void WriteFinding(const Finding& finding, size_t rank, const RenderOptions& opti
   std::string merged = MergedToolsText(finding);
   if (!merged.empty()) writer.Wrapped("     ", Clean(merged) + " (their evidence is listed below)");
   if (!finding.gain_method.empty()) writer.Wrapped("     gain method: ", Clean(finding.gain_method));
+  if (const auto& saving = finding.energy_saving) {
+    writer.Wrapped("     energy: ", Clean(EnergySavingText(*saving)));
+    if (!saving->method.empty()) writer.Wrapped("     energy method: ", Clean(saving->method));
+    if (!saving->changes.empty()) writer.Wrapped("     energy counts: ", Clean(EnergyChangesText(*saving)));
+  }
   if (!finding.root_cause.empty()) writer.Wrapped("     Root cause: ", Clean(finding.root_cause));
   WriteEvidence(finding, writer);
   WriteRecommendations(finding, writer);
   WriteLocations(finding, options, writer);
+}
+
+// The energy model's prediction: where the energy goes, and the findings that save it.
+void WriteEnergy(const KernelDiagnosis& kernel, Writer& writer) {
+  if (!kernel.energy) return;
+  const KernelEnergy& energy = *kernel.energy;
+  writer.Heading("ENERGY · predicted by the energy model (dynamic: above idle power)");
+  writer.Wrapped("  ", Clean(EnergyHeadline(energy)));
+  writer.Wrapped("  ", Clean(EnergySourceText(energy)));
+  if (!energy.skipped) {
+    Table table{{{"term", "count", "energy", "share"}}, {false, true, true, true}};
+    for (const EnergyTermRow& row : EnergyTermRows(energy))
+      table.rows.push_back({Clean(row.title), Clean(row.count), Clean(row.joules), Clean(row.share)});
+    if (table.rows.size() > 1) {
+      writer.Line();
+      WriteTable(table, 2, writer);
+    }
+  }
+  std::vector<const Finding*> savers = FindingsWithEnergySaving(kernel);
+  if (!savers.empty()) {
+    writer.Line();
+    writer.Line("  Energy savings of the findings (per launch, by the model):");
+    for (const Finding* finding : savers)
+      writer.Wrapped("  - ", Clean(finding->tool + ": " + EnergySavingText(*finding->energy_saving)));
+  }
+  for (const std::string& note : energy.notes) writer.Wrapped("  - ", Clean(note));
+  if (!energy.prediction.missing_metrics.empty())
+    writer.Wrapped("  missing metrics: ", Clean(JoinList(energy.prediction.missing_metrics)));
 }
 
 // Which tools could not run, what they lacked, and how to collect it: one
@@ -357,6 +391,7 @@ void WriteKernel(const KernelDiagnosis& kernel, size_t number, size_t count, con
   WriteVerdict(kernel, writer);
   WriteStage1(kernel.roofline, options.verbose, writer);
   WriteStalls(kernel, options, writer);
+  WriteEnergy(kernel, writer);
   writer.Heading(kernel.findings.empty() ? "FINDINGS · none" : "FINDINGS · ranked by estimated gain");
   for (size_t index = 0; index < kernel.findings.size(); ++index) {
     WriteFinding(kernel.findings[index], index + 1, options, writer);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/energy_analysis.h"
 #include "analysis/pipe_model.h"
 #include "analysis/tool_support.h"
 
@@ -195,8 +196,10 @@ ToolDefinition AccidentalFp64Tool() {
       "SASS main body has DFMA/DADD/DMUL and >= min_float_to_double_conversions F2F.F64.F32; FP64 pipe >= "
       "min_fp64_pipe_percent. Without SASS: FP64 pipe >= min_fp64_pipe_percent and FP64 >= "
       "min_fp64_share_without_sass of the FP instructions";
+  tool.subsumes = {"hidden_compute_energy"};  // its energy-only finding on the same work
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeAccidentalFp64;
+  tool.energy_change = PriceFp64InFloatCode;  // FP64 issues → FMA issues at the lanes ratio
   return tool;
 }
 

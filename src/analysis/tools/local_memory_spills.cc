@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/energy_analysis.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -167,6 +168,9 @@ ToolDefinition LocalMemorySpillsTool() {
        "registers spill to local memory: a smaller per-thread footprint, or a looser register cap"},
   };
   tool.analyze = AnalyzeLocalMemory;
+  tool.energy_change = [](const ToolContext& context, const EnergyCounts& before, std::string&) {
+    return NoLocalMemory(before, context.launch);  // the local traffic removed
+  };
   return tool;
 }
 

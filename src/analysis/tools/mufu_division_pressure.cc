@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/energy_analysis.h"
 #include "analysis/pipe_model.h"
 #include "analysis/tool_support.h"
 
@@ -170,6 +171,7 @@ ToolDefinition MufuDivisionPressureTool() {
       "XU pipe >= min_xu_pipe_percent and float MUFU >= min_special_function_share of the XU instructions in "
       "SASS; without SASS: FP64 pipe < max_fp64_pipe_percent_without_sass and FP share >= "
       "min_fp_share_without_sass";
+  tool.subsumes = {"hidden_compute_energy"};  // its energy-only finding on the same work
   tool.gain_bound = GainBound::kReducesCompute;
   tool.tuning_moves = {
       {"mufu_division_pressure",
@@ -177,6 +179,7 @@ ToolDefinition MufuDivisionPressureTool() {
        "IEEE division and accurate transcendentals are long MUFU sequences: approximate math where the tolerance allows (verified by the check)"},
   };
   tool.analyze = AnalyzeMufuPressure;
+  tool.energy_change = PriceFastIntrinsics;  // the division and expf fix-up FMAs removed
   return tool;
 }
 

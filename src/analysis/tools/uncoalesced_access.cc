@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/energy_analysis.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -163,6 +164,9 @@ ToolDefinition UncoalescedAccessTool(const GlobalAccessKind& kind) {
   tool.subsumes = {"memory_latency_low_mlp"};
   tool.gain_bound = GainBound::kReducesTraffic;
   tool.analyze = [&kind](const ToolContext& context) { return AnalyzeUncoalesced(context, kind); };
+  tool.energy_change = [&kind](const ToolContext& context, const EnergyCounts& before, std::string&) {
+    return CoalescedAccess(before, context.launch, kind.op);  // the excess sectors removed
+  };
   return tool;
 }
 
