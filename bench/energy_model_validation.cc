@@ -3,7 +3,7 @@
 //
 //   energy_model_validation measure --out FILE TASK_DIR...     (on the GPU)
 //     samples every candidate in TASK_DIR/candidates/*.cu and, for each
-//     TASK_DIR/tunable/*.cu, its default configuration and two spread ones
+//     TASK_DIR/tunable/*.cu, its default configuration and the middle one of its enumeration
 //     (measured energy: NVML windows >= 1 s, idle subtracted; counts: ncu),
 //     written as kopt.energy_samples/1.
 //   energy_model_validation report --fit FIT.samples.json --held-out HELD.samples.json [--markdown FILE]
@@ -14,6 +14,8 @@
 //     among the candidates of each task with at least three.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -56,10 +58,7 @@ Result<std::vector<EnergySubject>> SubjectsOf(const std::string& task_directory)
     if (!space.ok()) continue;
     std::vector<Configuration> all = space->Enumerate(4096);
     std::vector<Configuration> chosen = {space->Default()};
-    if (all.size() > 2) {
-      chosen.push_back(all[all.size() / 4]);
-      chosen.push_back(all[3 * all.size() / 4]);
-    }
+    if (all.size() > 1 && all[all.size() / 2] != chosen[0]) chosen.push_back(all[all.size() / 2]);
     for (const Configuration& configuration : chosen) {
       std::string key = space->Key(configuration);
       for (char& c : key) c = c == ',' ? '_' : c;
@@ -99,7 +98,8 @@ int Measure(const std::string& out, const std::vector<std::string>& tasks) {
       return 1;
     }
     all.insert(all.end(), samples->begin(), samples->end());
-    if (Status status = WriteFileAtomically(out, EnergySamplesToJson(all, gpu).dump(1) + "\n"); !status.ok()) {
+    if (Status status = WriteFileAtomically(out, EnergySamplesToJson(all, gpu).dump(1) + "\n");
+        !status.ok()) {
       std::cerr << status.message() << "\n";
       return 1;
     }
@@ -115,7 +115,9 @@ Result<std::vector<EnergySample>> ReadSamples(const std::string& path) {
   return EnergySamplesFromJson(json, path);
 }
 
-std::string TaskOf(const std::string& name) { return name.substr(0, name.find('/')); }
+std::string TaskOf(const std::string& name) {
+  return name.substr(0, name.find('/'));
+}
 
 int Report(const std::string& fit_path, const std::string& held_path, const std::string& markdown_path) {
   auto fit_samples = ReadSamples(fit_path);
@@ -133,7 +135,8 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
     return 1;
   }
   TextTable table;
-  table.rows.push_back({"kernel", "time (µs)", "measured (mJ)", "model (mJ)", "error", "baseline (mJ)", "error"});
+  table.rows.push_back(
+      {"kernel", "time (µs)", "measured (mJ)", "model (mJ)", "error", "baseline (mJ)", "error"});
   table.right_aligned = {false, true, true, true, true, true, true};
   std::vector<double> measured, model, baseline;
   std::map<std::string, std::vector<size_t>> by_task;
@@ -145,28 +148,49 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
     model.push_back(predicted);
     baseline.push_back(simple);
     auto error = [&](double value) {
-      return fmt::format("{:+.1f} %", (value - sample.measured_dynamic_joules) / sample.measured_dynamic_joules * 100);
+      return fmt::format("{:+.1f} %",
+                         (value - sample.measured_dynamic_joules) / sample.measured_dynamic_joules * 100);
     };
     table.rows.push_back({sample.name, fmt::format("{:.1f}", sample.seconds_per_launch * 1e6),
                           fmt::format("{:.4f}", sample.measured_dynamic_joules * 1e3),
-                          fmt::format("{:.4f}", predicted * 1e3), error(predicted), fmt::format("{:.4f}", simple * 1e3),
-                          error(simple)});
+                          fmt::format("{:.4f}", predicted * 1e3), error(predicted),
+                          fmt::format("{:.4f}", simple * 1e3), error(simple)});
   }
   PredictionAccuracy model_accuracy = CompareWithMeasured(model, measured);
   PredictionAccuracy baseline_accuracy = CompareWithMeasured(baseline, measured);
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("Energy model: fit on {} kernels ({}; fit MAPE {:.1f} %), held out {} kernels ({})",
-                              fit_samples->size(), fit_path, coefficients->fit.mape_percent, held->size(), held_path));
+  lines.push_back(
+      fmt::format("Energy model: fit on {} kernels ({}; fit MAPE {:.1f} %), held out {} kernels ({})",
+                  fit_samples->size(), fit_path, coefficients->fit.mape_percent, held->size(), held_path));
   lines.push_back(fmt::format("Baseline: time x {:.1f} W (the fit set's mean dynamic power)", *watts));
   lines.push_back("");
   for (const std::string& line : AlignedTableLines(table, {2, 0, false})) lines.push_back(line);
   lines.push_back("");
+  // Pairs of one task whose measured energies differ by more than kDistinct: is the model's order right?
+  constexpr double kDistinct = 0.02;
+  auto agreement = [&](const std::vector<size_t>& indices, const std::vector<double>& predicted, int& pairs) {
+    int agree = 0;
+    pairs = 0;
+    for (size_t a = 0; a < indices.size(); ++a) {
+      for (size_t b = a + 1; b < indices.size(); ++b) {
+        double ma = measured[indices[a]], mb = measured[indices[b]];
+        if (std::abs(ma - mb) <= kDistinct * std::max(ma, mb)) continue;
+        ++pairs;
+        if ((ma < mb) == (predicted[indices[a]] < predicted[indices[b]])) ++agree;
+      }
+    }
+    return agree;
+  };
   TextTable ranks;
-  ranks.rows.push_back({"task", "kernels", "Spearman (model)", "Spearman (baseline)"});
-  ranks.right_aligned = {false, true, true, true};
+  ranks.rows.push_back({"task", "kernels", "Spearman (model)", "Spearman (baseline)", "pairs > 2 % apart",
+                        "ordered right (model)", "ordered right (baseline)"});
+  ranks.right_aligned = {false, true, true, true, true, true, true};
+  int all_pairs = 0, model_right = 0, baseline_right = 0;
   double rho_sum = 0;
   int rho_count = 0;
-  auto rho_text = [](std::optional<double> rho) { return rho ? fmt::format("{:.3f}", *rho) : std::string("-"); };
+  auto rho_text = [](std::optional<double> rho) {
+    return rho ? fmt::format("{:.3f}", *rho) : std::string("-");
+  };
   for (const auto& [task, indices] : by_task) {
     if (indices.size() < 3) continue;
     std::vector<double> m, p, b;
@@ -180,15 +204,29 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
       rho_sum += *rho;
       ++rho_count;
     }
-    ranks.rows.push_back({task, std::to_string(indices.size()), rho_text(rho), rho_text(SpearmanRankCorrelation(b, m))});
+    int pairs = 0;
+    int model_agree = agreement(indices, model, pairs);
+    int baseline_agree = agreement(indices, baseline, pairs);
+    all_pairs += pairs;
+    model_right += model_agree;
+    baseline_right += baseline_agree;
+    ranks.rows.push_back({task, std::to_string(indices.size()), rho_text(rho),
+                          rho_text(SpearmanRankCorrelation(b, m)), std::to_string(pairs),
+                          std::to_string(model_agree), std::to_string(baseline_agree)});
   }
   for (const std::string& line : AlignedTableLines(ranks, {2, 0, false})) lines.push_back(line);
   lines.push_back("");
-  lines.push_back(fmt::format("Model:    MAPE {:.1f} % (max {:.1f} %), mean within-task Spearman {}",
-                              model_accuracy.mape_percent, model_accuracy.max_error_percent,
-                              rho_count ? fmt::format("{:.3f} over {} tasks", rho_sum / rho_count, rho_count) : "-"));
+  lines.push_back(
+      fmt::format("Model:    MAPE {:.1f} % (max {:.1f} %), mean within-task Spearman {}",
+                  model_accuracy.mape_percent, model_accuracy.max_error_percent,
+                  rho_count ? fmt::format("{:.3f} over {} tasks", rho_sum / rho_count, rho_count) : "-"));
   lines.push_back(fmt::format("Baseline: MAPE {:.1f} % (max {:.1f} %)", baseline_accuracy.mape_percent,
                               baseline_accuracy.max_error_percent));
+  lines.push_back(
+      fmt::format("Pairs of one task more than {:.0f} % apart in measured energy: {}; ordered right by the "
+                  "model {} ({:.0f} %), by the baseline {} ({:.0f} %)",
+                  kDistinct * 100, all_pairs, model_right, all_pairs ? 100.0 * model_right / all_pairs : 0.0,
+                  baseline_right, all_pairs ? 100.0 * baseline_right / all_pairs : 0.0));
   for (const std::string& line : lines) std::cout << line << "\n";
   if (!markdown_path.empty()) {
     std::string text = "```\n";

@@ -28,12 +28,14 @@ std::string ExchangeLine(int round, const llm::ToolCall& call, const ToolAnswer&
   return line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-// Cuts `answer` to the bytes left (at a line end when there is one).
-void FitToBudget(ToolAnswer& answer, size_t left) {
-  if (answer.text.size() <= left) return;
+// Cuts `answer` to the bytes left (at a line end when there is one); true when it did: the budget
+// is then spent, whatever the cut left over.
+bool FitToBudget(ToolAnswer& answer, size_t left) {
+  if (answer.text.size() <= left) return false;
   size_t cut = answer.text.rfind('\n', left);
   answer.text.resize(cut == std::string::npos ? left : cut + 1);
   answer.text += "(cut: the tool-result budget of this generation is spent)\n";
+  return true;
 }
 
 }  // namespace
@@ -119,8 +121,8 @@ Result<GeneratedCandidate> LlmGenerator::Generate(const GenerationRequest& reque
                   true};
       } else {
         answer = ExecuteSourceSearchTool(*tools_.tree, call);
-        FitToBudget(answer, tools_.max_result_bytes - std::min(budget.bytes, tools_.max_result_bytes));
-        budget.bytes += answer.text.size();
+        bool cut = FitToBudget(answer, tools_.max_result_bytes - std::min(budget.bytes, tools_.max_result_bytes));
+        budget.bytes = cut ? tools_.max_result_bytes : budget.bytes + answer.text.size();
       }
       result.tool_exchange += ExchangeLine(round, call, answer);
       ++result.tool_calls;

@@ -25,15 +25,20 @@ const std::vector<TermMetrics>& SummedTerms() {
       {EnergyTerm::kL2Bytes, {"lts__t_sectors.sum"}, kSectorBytes},
       {EnergyTerm::kL1Bytes,
        {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"},
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"},
        kSectorBytes},
       {EnergyTerm::kLocalBytes,
        {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"},
        kSectorBytes},
       {EnergyTerm::kSharedWavefronts, {"l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"}, 1},
-      {EnergyTerm::kTensor16BitOps, {"sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_bf16_dst_fp32.sum"}, 1},
+      {EnergyTerm::kTensor16BitOps,
+       {"sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_bf16_dst_fp32.sum"},
+       1},
       {EnergyTerm::kTensorTf32Ops, {"sm__ops_path_tensor_src_tf32_dst_fp32.sum"}, 1},
-      {EnergyTerm::kTensor8BitOps, {"sm__ops_path_tensor_src_int8.sum", "sm__ops_path_tensor_src_fp8_sparsity_off.sum"}, 1},
+      {EnergyTerm::kTensor8BitOps,
+       {"sm__ops_path_tensor_src_int8.sum", "sm__ops_path_tensor_src_fp8_sparsity_off.sum"},
+       1},
       {EnergyTerm::kTensorFp64Ops, {"sm__ops_path_tensor_src_fp64.sum"}, 1},
       {EnergyTerm::kActiveSeconds, {"gpu__time_duration.sum"}, 1e-9},
   };
@@ -58,7 +63,8 @@ void AddMissing(std::vector<std::string>& missing, std::string_view metric) {
 }
 
 // Least squares over the columns in `active` (others 0).
-Eigen::VectorXd SolveOnColumns(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, const std::vector<bool>& active) {
+Eigen::VectorXd SolveOnColumns(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                               const std::vector<bool>& active) {
   std::vector<int> columns;
   for (int j = 0; j < a.cols(); ++j) {
     if (active[j]) columns.push_back(j);
@@ -111,7 +117,6 @@ Eigen::VectorXd NonNegativeLeastSquares(const Eigen::MatrixXd& a, const Eigen::V
   return x;
 }
 
-
 std::vector<double> AverageRanks(const std::vector<double>& values) {
   std::vector<size_t> order(values.size());
   std::iota(order.begin(), order.end(), 0);
@@ -155,6 +160,7 @@ EnergyCounts CountEnergyActivity(const KernelLaunch& launch) {
     if (!any) AddMissing(counts.missing_metrics, term.metrics.front());
     counts[term.term] = sum * term.scale;
   }
+  counts[EnergyTerm::kLaunches] = 1;
   auto cycles = launch.Metric(kActiveCycles);
   if (!cycles) AddMissing(counts.missing_metrics, kActiveCycles);
   for (const PipeTerm& pipe : kPipeTerms) {
@@ -208,8 +214,8 @@ Result<EnergyCoefficients> FitEnergyCoefficients(const std::vector<EnergySample>
     const EnergySample& sample = samples[static_cast<size_t>(i)];
     double measured = sample.measured_dynamic_joules;
     if (!std::isfinite(measured) || measured <= 0)
-      return InvalidInput(fmt::format("energy fit: kernel \"{}\": measured dynamic energy {} J is not positive",
-                                      sample.name, measured));
+      return InvalidInput(fmt::format(
+          "energy fit: kernel \"{}\": measured dynamic energy {} J is not positive", sample.name, measured));
     for (int j = 0; j < columns; ++j) {
       double count = sample.counts.values[static_cast<size_t>(j)];
       if (!std::isfinite(count) || count < 0)
@@ -228,9 +234,10 @@ Result<EnergyCoefficients> FitEnergyCoefficients(const std::vector<EnergySample>
     }
   }
   if (rows < exercised)
-    return InvalidInput(fmt::format("energy fit: {} kernels for {} exercised terms: the fit needs at least as many "
-                                    "kernels as terms",
-                                    rows, exercised));
+    return InvalidInput(
+        fmt::format("energy fit: {} kernels for {} exercised terms: the fit needs at least as many "
+                    "kernels as terms",
+                    rows, exercised));
   Eigen::VectorXd scaled = NonNegativeLeastSquares(a, b);
   EnergyCoefficients out;
   out.gpu_name = settings.gpu_name;
@@ -247,8 +254,8 @@ Result<EnergyCoefficients> FitEnergyCoefficients(const std::vector<EnergySample>
       for (int i = 1; i < rows; ++i) {
         if (a(i, j) > a(dominant, j)) dominant = i;
       }
-      coefficient.source = fmt::format("non-negative fit over {} calibration kernels; strongest in {}{}", rows,
-                                       samples[static_cast<size_t>(dominant)].name,
+      coefficient.source = fmt::format("non-negative fit over {} calibration kernels; strongest in {}{}",
+                                       rows, samples[static_cast<size_t>(dominant)].name,
                                        coefficient.joules_per_unit == 0 ? " (the fit set it to 0)" : "");
     }
     out.coefficients.push_back(std::move(coefficient));
@@ -276,7 +283,8 @@ Result<double> AverageDynamicWatts(const std::vector<EnergySample>& samples) {
   return sum / count;
 }
 
-PredictionAccuracy CompareWithMeasured(const std::vector<double>& predicted, const std::vector<double>& measured) {
+PredictionAccuracy CompareWithMeasured(const std::vector<double>& predicted,
+                                       const std::vector<double>& measured) {
   PredictionAccuracy accuracy;
   size_t n = std::min(predicted.size(), measured.size());
   std::vector<double> errors;
@@ -286,7 +294,8 @@ PredictionAccuracy CompareWithMeasured(const std::vector<double>& predicted, con
   }
   accuracy.kernels = static_cast<int>(errors.size());
   if (!errors.empty()) {
-    accuracy.mape_percent = std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
+    accuracy.mape_percent =
+        std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
     accuracy.max_error_percent = *std::max_element(errors.begin(), errors.end());
   }
   accuracy.spearman = SpearmanRankCorrelation(std::vector<double>(predicted.begin(), predicted.begin() + n),

@@ -49,17 +49,17 @@ std::vector<std::string> EnergyModelMetrics();
 
 struct EnergyTermShare {
   EnergyTerm term = EnergyTerm::kDramBytes;
-  double count = 0;    // in the term's unit
-  double joules = 0;   // count x coefficient
-  double share = 0;    // joules / total (0 when the total is 0)
+  double count = 0;   // in the term's unit
+  double joules = 0;  // count x coefficient
+  double share = 0;   // joules / total (0 when the total is 0)
 };
 
 struct EnergyPrediction {
-  double dynamic_joules = 0;                // per launch
-  std::vector<EnergyTermShare> terms;       // every term, AllEnergyTerms() order
+  double dynamic_joules = 0;           // per launch
+  std::vector<EnergyTermShare> terms;  // every term, AllEnergyTerms() order
   std::vector<std::string> missing_metrics;
-  std::string coefficients_source;          // the table's path ("built-in: NVIDIA H200, fitted ...")
-  double average_dynamic_watts = 0;         // dynamic_joules / active_seconds (0 without a duration)
+  std::string coefficients_source;   // the table's path ("built-in: NVIDIA H200, fitted ...")
+  double average_dynamic_watts = 0;  // dynamic_joules / active_seconds (0 without a duration)
 };
 
 EnergyPrediction PredictEnergy(const EnergyCounts& counts, const EnergyCoefficients& coefficients);
@@ -68,6 +68,7 @@ EnergyPrediction PredictEnergy(const EnergyCounts& counts, const EnergyCoefficie
 // energy per launch (kopt bench --energy: NVML windows >= 1 s, idle subtracted).
 struct EnergySample {
   std::string name;
+  std::string gpu;  // the profile's device__attribute_display_name ("NVIDIA H200"); "" when absent
   EnergyCounts counts;
   double measured_dynamic_joules = 0;  // > 0
   double seconds_per_launch = 0;       // the measured median time (for the baseline)
@@ -98,7 +99,8 @@ struct PredictionAccuracy {
   double max_error_percent = 0;
   std::optional<double> spearman;  // nullopt with fewer than 3 kernels or constant values
 };
-PredictionAccuracy CompareWithMeasured(const std::vector<double>& predicted, const std::vector<double>& measured);
+PredictionAccuracy CompareWithMeasured(const std::vector<double>& predicted,
+                                       const std::vector<double>& measured);
 // Spearman's rho with average ranks for ties; nullopt as above.
 std::optional<double> SpearmanRankCorrelation(const std::vector<double>& a, const std::vector<double>& b);
 

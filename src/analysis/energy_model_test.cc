@@ -58,6 +58,8 @@ TEST(EnergyModelTest, CountsFromAnH200ProfileReadEveryTerm) {
   // Two launches of it count twice.
   EnergyCounts twice = CountEnergyActivity(std::vector<KernelLaunch>{launch, launch});
   EXPECT_DOUBLE_EQ(twice[EnergyTerm::kDramBytes], 2 * counts[EnergyTerm::kDramBytes]);
+  EXPECT_EQ(counts[EnergyTerm::kLaunches], 1);
+  EXPECT_EQ(twice[EnergyTerm::kLaunches], 2);
 }
 
 TEST(EnergyModelTest, AMissingMetricCountsZeroAndIsNamed) {
@@ -94,7 +96,8 @@ std::vector<EnergySample> SyntheticSamples(int count, double noise) {
     sample.counts[EnergyTerm::kFmaPipe] = 1e8 * unit(random);
     sample.counts[EnergyTerm::kFp64Pipe] = (i % 3 == 0) ? 1e7 * unit(random) : 0;
     sample.counts[EnergyTerm::kActiveSeconds] = 1e-3 * (0.1 + unit(random));
-    sample.measured_dynamic_joules = PredictEnergy(sample.counts, known).dynamic_joules * (1 + jitter(random));
+    sample.measured_dynamic_joules =
+        PredictEnergy(sample.counts, known).dynamic_joules * (1 + jitter(random));
     sample.seconds_per_launch = sample.counts[EnergyTerm::kActiveSeconds];
     samples.push_back(sample);
   }
@@ -109,7 +112,8 @@ TEST(EnergyModelTest, FitRecoversKnownCoefficientsAndZeroesUnexercisedTerms) {
                           EnergyTerm::kFp64Pipe, EnergyTerm::kActiveSeconds}) {
     EXPECT_NEAR(fitted->JoulesPerUnit(term), known.JoulesPerUnit(term), 1e-6 * known.JoulesPerUnit(term))
         << EnergyTermName(term);
-    EXPECT_NE(fitted->Find(term)->source.find("non-negative fit over 20 calibration kernels"), std::string::npos);
+    EXPECT_NE(fitted->Find(term)->source.find("non-negative fit over 20 calibration kernels"),
+              std::string::npos);
   }
   EXPECT_EQ(fitted->JoulesPerUnit(EnergyTerm::kXuPipe), 0);
   EXPECT_EQ(fitted->Find(EnergyTerm::kXuPipe)->source, "not exercised by the calibration kernels: 0");

@@ -57,8 +57,7 @@ TEST(SweepAnalysisTest, RegimesChangePointsAndBestBySpeedOfLightWhenTheWorkGrows
   EXPECT_EQ(series.rows[series.best].value, 1 << 24);
 }
 
-// Disabled at the merge of issues 14 and 19 (2026-12-01): the occupancy change point is not found; see the closing note.
-TEST(SweepAnalysisTest, DISABLED_SeriesByTheOtherParametersAndBestByTimeForTheSameWork) {
+TEST(SweepAnalysisTest, SeriesByTheOtherParametersAndBestByTimeForTheSameWork) {
   std::vector<SweepPointInput> points;
   for (double block : {128.0, 256.0, 512.0, 1024.0}) {
     SweepPointInput point = Point(1 << 20, block, block == 256 ? 9000 : 10000 + block,
@@ -79,8 +78,10 @@ TEST(SweepAnalysisTest, DISABLED_SeriesByTheOtherParametersAndBestByTimeForTheSa
   bool occupancy = false;
   for (const std::string& change : series.change_points)
     occupancy = occupancy ||
-                change.find("theoretical occupancy 100% → 50% (limited by registers)") != std::string::npos;
-  EXPECT_TRUE(occupancy);
+                change.find("theoretical occupancy 100% → 50.0% (limited by registers)") != std::string::npos;
+  std::string all;
+  for (const std::string& change : series.change_points) all += change + "\n";
+  EXPECT_TRUE(occupancy) << all;
 }
 
 TEST(SweepAnalysisTest, NeedsTwoPointsWithTheParameter) {

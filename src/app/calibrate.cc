@@ -51,6 +51,17 @@ std::vector<std::string> SummaryLines(const CeilingsTable& table) {
   return AlignedTableLines(summary, {2, 0, false});
 }
 
+// Where a table goes: --output, else `file_name` in the ceilings directory (created).
+Result<std::string> TablePath(const CalibrateOptions& options, const std::string& file_name) {
+  if (!options.output_path.empty()) return options.output_path;
+  std::string directory = DefaultCeilingsDirectory();
+  if (directory.empty())
+    return InvalidInput("no place for the table: set KOPT_CEILINGS_DIR or HOME, or pass --output FILE");
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  return (std::filesystem::path(directory) / file_name).string();
+}
+
 // The energy model's coefficients with their sources, and the fit's error.
 std::vector<std::string> EnergySummaryLines(const EnergyCoefficients& coefficients) {
   TextTable summary;
@@ -69,34 +80,30 @@ Status RunEnergyCalibrate(const CalibrateOptions& options, const std::string& wo
   namespace fs = std::filesystem;
   EnergyCalibrationSettings settings;
   settings.work_directory = work;
-  for (const std::string& task : options.energy_tasks) settings.task_directories.push_back(fs::absolute(task).string());
+  for (const std::string& task : options.energy_tasks)
+    settings.task_directories.push_back(fs::absolute(task).string());
   EnergyCalibrationEnvironment environment;
   environment.command_runner = &runner;
   environment.query_gpus = [] { return QueryLiveGpus(); };
   environment.now_utc = NowUtc;
-  environment.progress = [](std::string_view line) { std::cerr << SanitizeForTerminal(std::string(line)) << "\n"; };
+  environment.progress = [](std::string_view line) {
+    std::cerr << SanitizeForTerminal(std::string(line)) << "\n";
+  };
   auto started = std::chrono::steady_clock::now();
   KOPT_ASSIGN_OR_RETURN(EnergyCalibrationResult result, RunEnergyCalibration(settings, environment));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::string path = options.output_path;
-  if (path.empty()) {
-    std::string directory = DefaultCeilingsDirectory();
-    if (directory.empty())
-      return InvalidInput("no place for the table: set KOPT_CEILINGS_DIR or HOME, or pass --output FILE");
-    std::error_code error;
-    fs::create_directories(directory, error);
-    path = (fs::path(directory) / EnergyCoefficientsFileName(result.gpu_name)).string();
-  }
+  KOPT_ASSIGN_OR_RETURN(std::string path, TablePath(options, EnergyCoefficientsFileName(result.gpu_name)));
   KOPT_RETURN_IF_ERROR(WriteFileAtomically(path, FormatEnergyCoefficients(result.coefficients)));
   std::string samples_path = path + ".samples.json";
   KOPT_RETURN_IF_ERROR(
       WriteFileAtomically(samples_path, EnergySamplesToJson(result.samples, result.gpu_name).dump(1) + "\n"));
   out << SanitizeForTerminal(fmt::format(
-             "Energy model of {}: {} kernels in {:.1f} s; fit error {:.1f} % mean, {:.1f} % at most", result.gpu_name,
-             result.coefficients.fit.kernels, seconds, result.coefficients.fit.mape_percent,
+             "Energy model of {}: {} kernels in {:.1f} s; fit error {:.1f} % mean, {:.1f} % at most",
+             result.gpu_name, result.coefficients.fit.kernels, seconds, result.coefficients.fit.mape_percent,
              result.coefficients.fit.max_error_percent))
       << "\n";
-  for (const std::string& line : EnergySummaryLines(result.coefficients)) out << SanitizeForTerminal(line) << "\n";
+  for (const std::string& line : EnergySummaryLines(result.coefficients))
+    out << SanitizeForTerminal(line) << "\n";
   for (const std::string& note : result.notes) out << SanitizeForTerminal("note: " + note) << "\n";
   out << SanitizeForTerminal("Written to " + path + " and " + samples_path +
                              " (kopt explain predicts energy with it for profiles of this GPU)")
@@ -132,14 +139,7 @@ Status RunCalibrate(const CalibrateOptions& options, CommandRunner& runner, std:
   if (temporary) fs::remove_all(work, error);
   if (!result.ok()) return result.status();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::string path = options.output_path;
-  if (path.empty()) {
-    std::string directory = DefaultCeilingsDirectory();
-    if (directory.empty())
-      return InvalidInput("no place for the table: set KOPT_CEILINGS_DIR or HOME, or pass --output FILE");
-    fs::create_directories(directory, error);
-    path = (fs::path(directory) / CeilingsFileName(result->table.gpu_name)).string();
-  }
+  KOPT_ASSIGN_OR_RETURN(std::string path, TablePath(options, CeilingsFileName(result->table.gpu_name)));
   if (Status status = WriteFileAtomically(path, FormatCeilingsTable(result->table)); !status.ok())
     return status;
   out << SanitizeForTerminal(fmt::format("Ceilings of {} ({} SMs): {} points in {:.1f} s (build {:.1f} s, "

@@ -38,6 +38,7 @@ constexpr EnumNameTable<EnergyTerm, kEnergyTermCount> kTermNames{{
     {EnergyTerm::kTensor8BitOps, "tensor_8bit_ops"},
     {EnergyTerm::kTensorFp64Ops, "tensor_fp64_ops"},
     {EnergyTerm::kActiveSeconds, "active_seconds"},
+    {EnergyTerm::kLaunches, "launches"},
 }};
 
 constexpr std::array<TermInfo, kEnergyTermCount> kTermInfo{{
@@ -56,6 +57,7 @@ constexpr std::array<TermInfo, kEnergyTermCount> kTermInfo{{
     {"op", "tensor cores, INT8/FP8"},
     {"op", "tensor cores, FP64"},
     {"s", "busy GPU above idle (static)"},
+    {"launch", "kernel launches (fixed cost each)"},
 }};
 
 std::string Lower(std::string_view text) {
@@ -75,7 +77,8 @@ Result<EnergyCoefficient> ReadCoefficient(const toml::table& row, std::string_vi
   auto term = name ? ParseEnergyTerm(*name) : std::nullopt;
   if (!term) {
     std::string names;
-    for (const auto& [value, term_name] : kTermNames) names += (names.empty() ? "" : " | ") + std::string(term_name);
+    for (const auto& [value, term_name] : kTermNames)
+      names += (names.empty() ? "" : " | ") + std::string(term_name);
     return FieldError(file, index, "term", "one of " + names);
   }
   coefficient.term = *term;
@@ -130,10 +133,18 @@ const std::array<EnergyTerm, kEnergyTermCount>& AllEnergyTerms() {
   return terms;
 }
 
-std::string_view EnergyTermName(EnergyTerm term) { return EnumName(kTermNames, term, "unknown"); }
-std::optional<EnergyTerm> ParseEnergyTerm(std::string_view name) { return EnumFromName(kTermNames, name); }
-std::string_view EnergyTermUnit(EnergyTerm term) { return kTermInfo[static_cast<size_t>(term)].unit; }
-std::string_view EnergyTermTitle(EnergyTerm term) { return kTermInfo[static_cast<size_t>(term)].title; }
+std::string_view EnergyTermName(EnergyTerm term) {
+  return EnumName(kTermNames, term, "unknown");
+}
+std::optional<EnergyTerm> ParseEnergyTerm(std::string_view name) {
+  return EnumFromName(kTermNames, name);
+}
+std::string_view EnergyTermUnit(EnergyTerm term) {
+  return kTermInfo[static_cast<size_t>(term)].unit;
+}
+std::string_view EnergyTermTitle(EnergyTerm term) {
+  return kTermInfo[static_cast<size_t>(term)].title;
+}
 
 const EnergyCoefficient* EnergyCoefficients::Find(EnergyTerm term) const {
   for (const EnergyCoefficient& coefficient : coefficients) {
@@ -192,7 +203,8 @@ Result<EnergyCoefficients> ParseEnergyCoefficients(std::string_view text, std::s
   std::vector<std::optional<EnergyCoefficient>> by_term(kEnergyTermCount);
   const toml::array* rows = root["coefficient"].as_array();
   if (!rows || rows->empty())
-    return InvalidInput(fmt::format("{}: no [[coefficient]] tables (run kopt calibrate --energy)", file_name));
+    return InvalidInput(
+        fmt::format("{}: no [[coefficient]] tables (run kopt calibrate --energy)", file_name));
   for (size_t i = 0; i < rows->size(); ++i) {
     const toml::table* row = (*rows)[i].as_table();
     if (!row) return InvalidInput(fmt::format("{}: coefficient {}: must be a table", file_name, i + 1));
@@ -243,18 +255,20 @@ Result<EnergyCoefficients> FindEnergyCoefficients(const std::string& path, std::
                                     path, table.gpu_name, gpu_name));
       return table;
     }
-    if (!fs::is_directory(path, error)) return NotFound(fmt::format("no energy coefficient table at {}", path));
+    if (!fs::is_directory(path, error))
+      return NotFound(fmt::format("no energy coefficient table at {}", path));
     return SearchDirectory(path, gpu_name, notes);
   }
-  if (std::string directory = DefaultCeilingsDirectory(); !directory.empty() && fs::is_directory(directory, error)) {
+  if (std::string directory = DefaultCeilingsDirectory();
+      !directory.empty() && fs::is_directory(directory, error)) {
     auto table = SearchDirectory(directory, gpu_name, notes);
     if (table.ok()) return table;
   }
   for (const EnergyCoefficients& table : BuiltinEnergyCoefficients()) {
     if (SameGpu(table, gpu_name)) return table;
   }
-  return NotFound(fmt::format("no energy coefficient table for \"{}\" (kopt calibrate --energy writes one)",
-                              gpu_name));
+  return NotFound(
+      fmt::format("no energy coefficient table for \"{}\" (kopt calibrate --energy writes one)", gpu_name));
 }
 
 }  // namespace kopt

@@ -22,6 +22,8 @@
 //   tensor_8bit_ops   op      sm__ops_path_tensor_src_{int8,fp8_sparsity_off}.sum
 //   tensor_fp64_ops   op      sm__ops_path_tensor_src_fp64.sum
 //   active_seconds    second  gpu__time_duration.sum: the static power of a busy GPU above idle
+//   launches          launch  kernel launches of the call (1 per profiled launch): the fixed cost of
+//                             starting and draining a grid, which a few-microsecond kernel cannot hide
 //
 // "issue" is one peak issue slot of the pipe on one SM: a pipe at 50 % of its
 // peak for 1000 active SM cycles counts 500.
@@ -63,14 +65,15 @@ enum class EnergyTerm {
   kTensor8BitOps,
   kTensorFp64Ops,
   kActiveSeconds,
+  kLaunches,
 };
-inline constexpr int kEnergyTermCount = 15;
+inline constexpr int kEnergyTermCount = 16;
 
 // Every term, in the order above (tables, files and fits use it).
 const std::array<EnergyTerm, kEnergyTermCount>& AllEnergyTerms();
 std::string_view EnergyTermName(EnergyTerm term);  // "dram_bytes"
 std::optional<EnergyTerm> ParseEnergyTerm(std::string_view name);
-std::string_view EnergyTermUnit(EnergyTerm term);   // "byte", "wavefront", "issue", "op", "s"
+std::string_view EnergyTermUnit(EnergyTerm term);   // "byte", "wavefront", "issue", "op", "s", "launch"
 std::string_view EnergyTermTitle(EnergyTerm term);  // "DRAM traffic", "FP64 pipe", ...
 
 struct EnergyCoefficient {
@@ -80,8 +83,8 @@ struct EnergyCoefficient {
 };
 
 struct EnergyFitSummary {
-  int kernels = 0;            // calibration kernels the fit used
-  double mape_percent = 0;    // mean absolute percentage error over them
+  int kernels = 0;          // calibration kernels the fit used
+  double mape_percent = 0;  // mean absolute percentage error over them
   double max_error_percent = 0;
 };
 

@@ -63,11 +63,13 @@ TEST(EnergyCoefficientsTest, BadFilesNameTheFileTheCoefficientAndTheField) {
   ExpectError("format = \"kopt.energy_model\"\nversion = 2\ngpu = \"G\"\n", "\"version\" must be 1");
   ExpectError("format = \"kopt.energy_model\"\nversion = 1\n", "\"gpu\"");
   ExpectError(head, "no [[coefficient]]");
-  ExpectError(head + "[[coefficient]]\nterm = \"dram\"\njoules_per_unit = 1.0\n", "coefficient 1: field \"term\"");
+  ExpectError(head + "[[coefficient]]\nterm = \"dram\"\njoules_per_unit = 1.0\n",
+              "coefficient 1: field \"term\"");
   ExpectError(head + "[[coefficient]]\nterm = \"dram_bytes\"\njoules_per_unit = -1.0\n",
               "coefficient 1: field \"joules_per_unit\" must be a number >= 0");
-  ExpectError(head + "[[coefficient]]\nterm = \"dram_bytes\"\njoules_per_unit = 1.0\n[[coefficient]]\nterm = "
-                     "\"dram_bytes\"\njoules_per_unit = 2.0\n",
+  ExpectError(head +
+                  "[[coefficient]]\nterm = \"dram_bytes\"\njoules_per_unit = 1.0\n[[coefficient]]\nterm = "
+                  "\"dram_bytes\"\njoules_per_unit = 2.0\n",
               "coefficient 2: term \"dram_bytes\" is listed twice");
   ExpectError("format = [", "bad.energy.toml:1");
 }
@@ -96,7 +98,8 @@ TEST(EnergyCoefficientsTest, EveryShippedTableParsesAndCoversEveryTerm) {
   namespace fs = std::filesystem;
   size_t files = 0;
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(std::string(KOPT_FIXTURE_DIR) + "/../../data/energy", error)) {
+  for (const auto& entry :
+       fs::directory_iterator(std::string(KOPT_FIXTURE_DIR) + "/../../data/energy", error)) {
     if (entry.path().filename().string().ends_with(".energy.toml")) ++files;
   }
   EXPECT_EQ(BuiltinEnergyCoefficients().size(), files);

@@ -8,13 +8,19 @@
 
 #include "core/file_io.h"
 #include "energy_probes_source.h"  // generated: kEnergyProbesSource (measure/energy_probes.cu)
+#include "harness/parallel_compiler.h"
 #include "measure/candidate_profiler.h"
 #include "measure/measure.h"
+#include "profile/ncu_collector.h"
+#include "profile/ncu_csv.h"
 
 namespace kopt {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The GPU's name as profiles carry it (and as explain looks tables up).
+constexpr std::string_view kDeviceNameMetric = "device__attribute_display_name";
 
 std::string ProbeTaskToml(const EnergyProbe& probe) {
   return fmt::format(
@@ -33,7 +39,8 @@ std::string ProbeTaskToml(const EnergyProbe& probe) {
 std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementEntry& entry,
                                      const Result<Profile>& profile, std::vector<std::string>& notes) {
   if (!entry.ok() || !entry.timing) {
-    notes.push_back(fmt::format("{}: not sampled: {}", name, entry.message.empty() ? "not measured" : entry.message));
+    notes.push_back(
+        fmt::format("{}: not sampled: {}", name, entry.message.empty() ? "not measured" : entry.message));
     return std::nullopt;
   }
   if (!entry.energy || !entry.energy->available) {
@@ -51,15 +58,39 @@ std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementE
   }
   double dynamic = entry.energy->dynamic_joules_per_launch;
   if (!std::isfinite(dynamic) || dynamic <= 0) {
-    notes.push_back(fmt::format("{}: not sampled: dynamic energy {:.3g} J per launch is not positive", name, dynamic));
+    notes.push_back(
+        fmt::format("{}: not sampled: dynamic energy {:.3g} J per launch is not positive", name, dynamic));
     return std::nullopt;
   }
   EnergySample sample;
   sample.name = name;
   sample.counts = CountEnergyActivity(profile->launches);
+  sample.gpu = profile->launches.front().Text(kDeviceNameMetric).value_or("");
   sample.measured_dynamic_joules = dynamic;
   sample.seconds_per_launch = entry.timing->median_s;
   return sample;
+}
+
+// A profile bundle the profiler wrote earlier for the same source (a resumed
+// calibration): its raw page, without running ncu again; nullopt when there is none.
+// Same source and same task (its sizes decide the counts): the bundle's request names the task it ran.
+std::optional<Profile> EarlierProfile(const fs::path& bundle, const std::string& source,
+                                      const TaskSpec& task) {
+  auto earlier_source = ReadWholeFile((bundle / "candidate.cu").string());
+  if (!earlier_source.ok() || *earlier_source != source) return std::nullopt;
+  auto request_text = ReadWholeFile((bundle / "profile_request.json").string());
+  if (!request_text.ok()) return std::nullopt;
+  nlohmann::json request = nlohmann::json::parse(*request_text, nullptr, false);
+  if (request.is_discarded() || !request.contains("task") || request["task"] != task.ToJson())
+    return std::nullopt;
+  auto raw = ReadWholeFile((bundle / "raw.csv").string());
+  if (!raw.ok()) return std::nullopt;
+  auto launches = ParseNcuRawCsv(*raw, (bundle / "raw.csv").string());
+  if (!launches.ok() || launches->empty()) return std::nullopt;
+  Profile profile;
+  profile.source = (bundle / "raw.csv").string();
+  profile.launches = std::move(*launches);
+  return profile;
 }
 
 Result<std::string> SourceOf(const EnergySubject& subject) {
@@ -69,12 +100,44 @@ Result<std::string> SourceOf(const EnergySubject& subject) {
   return task.spec.reference_source;
 }
 
+// Compiles every subject on all cores into the cache the measurement sessions
+// use (<workspace>/compile-cache, the same flags): the sessions run one task at
+// a time and would otherwise compile each source only when they reach it.
+// Failures are left for the sessions to report.
+void CompileAhead(const std::vector<EnergySubject>& subjects, const std::string& architecture,
+                  const std::string& workspace, CommandRunner& command_runner) {
+  CompilerOptions options;
+  options.architecture = architecture;
+  options.cache_directory = workspace + "/compile-cache";
+  auto compiler = Compiler::Create(command_runner, options);
+  if (!compiler.ok()) return;
+  ParallelCompiler pool(**compiler);
+  std::map<std::string, TaskSpec> tasks;
+  for (const EnergySubject& subject : subjects) {
+    if (!tasks.contains(subject.task_directory)) {
+      auto task = LoadTask(subject.task_directory);
+      if (!task.ok()) continue;
+      tasks.emplace(subject.task_directory, std::move(*task));
+    }
+    // The paths the sessions compile from (the wrapper names its source, so the cache key does too):
+    // the task's reference.cu, a candidate file in place. A source without a file is compiled from
+    // the workspace's copy by its session, in parallel with the task's other candidates.
+    const TaskSpec& task = tasks.at(subject.task_directory);
+    std::string path = subject.candidate_path;
+    if (path.empty() && subject.source.empty()) path = task.reference_path;
+    if (path.empty()) continue;
+    (void)pool.Submit(task, path);
+  }
+  pool.WaitAll();
+}
+
 }  // namespace
 
 const std::vector<EnergyProbe>& EnergyProbes() {
   // Sizes for about 0.3-2 ms per launch on an H200 (the comments in energy_probes.cu).
   static const std::vector<EnergyProbe> probes = {
       {"idle_spin", 1, 1 << 20, 1000, "resident warps sleeping: the static term"},
+      {"short_launch", 1, 1 << 10, 1, "a launch of a few microseconds: the per-launch term"},
       {"fp32_fma", 2, 1 << 20, 4096, "FMA pipe"},
       {"fp64_fma", 3, 1 << 20, 4096, "FP64 pipe"},
       {"int_alu", 4, 1 << 20, 1024, "ALU pipe"},
@@ -87,7 +150,7 @@ const std::vector<EnergyProbe>& EnergyProbes() {
       {"l1_read_scalar", 11, 132 * 8 * 4096, 1024, "L1 hits, 4-byte loads (LSU pipe)"},
       {"shared_read", 12, 1 << 20, 2048, "shared memory"},
       {"shared_conflict", 13, 1 << 20, 256, "shared memory, 32-way bank conflicts"},
-      {"local_memory", 14, 1 << 20, 2048, "local memory"},
+      {"local_memory", 14, 1 << 20, 20, "local memory"},
       {"tensor_bf16", 15, 1 << 20, 16384, "tensor cores, BF16"},
       {"tensor_tf32", 16, 1 << 20, 8192, "tensor cores, TF32"},
       {"tensor_int8", 17, 1 << 20, 16384, "tensor cores, INT8"},
@@ -103,8 +166,10 @@ std::string EnergyProbeSource(const EnergyProbe& probe) {
 Status WriteEnergyProbeTask(const EnergyProbe& probe, const std::string& directory) {
   std::error_code error;
   fs::create_directories(directory, error);
-  if (error) return Unavailable(fmt::format("{}: cannot create the probe's task: {}", directory, error.message()));
-  KOPT_RETURN_IF_ERROR(WriteFileAtomically((fs::path(directory) / "task.toml").string(), ProbeTaskToml(probe)));
+  if (error)
+    return Unavailable(fmt::format("{}: cannot create the probe's task: {}", directory, error.message()));
+  KOPT_RETURN_IF_ERROR(
+      WriteFileAtomically((fs::path(directory) / "task.toml").string(), ProbeTaskToml(probe)));
   return WriteFileAtomically((fs::path(directory) / "reference.cu").string(), EnergyProbeSource(probe));
 }
 
@@ -130,6 +195,19 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
   measure_environment.command_runner = environment.command_runner;
   measure_environment.query_gpus = environment.query_gpus;
   measure_environment.runner_program = environment.runner_program;
+  std::string architecture = settings.architecture;
+  if (architecture.empty() && environment.query_gpus) {
+    auto gpus = environment.query_gpus();
+    if (gpus.ok() && static_cast<size_t>(settings.device) < gpus->size()) {
+      auto derived =
+          ArchitectureForComputeCapability((*gpus)[static_cast<size_t>(settings.device)].compute_capability);
+      if (derived.ok()) architecture = *derived;
+    }
+  }
+  if (!architecture.empty()) {
+    if (environment.progress) environment.progress(fmt::format("compiling {} kernels", subjects.size()));
+    CompileAhead(subjects, architecture, measure.workspace, *environment.command_runner);
+  }
   std::vector<EnergySample> samples;
   size_t done = 0;
   for (const std::string& task_directory : task_order) {
@@ -142,8 +220,9 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
         continue;
       }
       KOPT_ASSIGN_OR_RETURN(std::string source, SourceOf(*subject));
-      candidates.push_back({fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
-                            subject->candidate_path, source});
+      candidates.push_back(
+          {fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
+           subject->candidate_path, source});
     }
     if (environment.progress)
       environment.progress(fmt::format("measuring {} ({}/{})", task_directory, done + 1, subjects.size()));
@@ -163,12 +242,16 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
       KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
     }
     profiler.metrics = EnergyModelMetrics();
-    profiler.cache_control = "none";  // the energy windows run hot
+    profiler.metrics.emplace_back(kDeviceNameMetric);
+    // Caches flushed before each pass (ncu's default): the energy windows rotate input sets as timing
+    // does, so no input is in L2 when a launch starts (a 12 MB saxpy reads DRAM in every window).
+    profiler.cache_control = "all";
     profiler.launch_count = 16;
     profiler.timeout_seconds = settings.timeout_seconds;
     KOPT_ASSIGN_OR_RETURN(std::unique_ptr<CandidateProfiler> made,
                           MakeNcuCandidateProfiler(profiler, *environment.command_runner));
-    auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry, const std::string& file_name) {
+    auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry,
+                          const std::string& file_name) {
       ++done;
       if (environment.progress)
         environment.progress(fmt::format("profiling {} ({}/{})", subject.name, done, subjects.size()));
@@ -178,7 +261,11 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
         return;
       }
       std::vector<std::string> profile_notes;
-      Result<Profile> profile = made->ProfileCandidate({file_name, *source, settings.device}, profile_notes);
+      Result<Profile> profile = Unavailable("not profiled");
+      if (auto earlier = EarlierProfile(fs::path(profiler.work_directory) / file_name, *source, task.spec))
+        profile = std::move(*earlier);
+      else
+        profile = made->ProfileCandidate({file_name, *source, settings.device}, profile_notes);
       if (auto sample = SampleOf(subject.name, entry, profile, notes)) samples.push_back(std::move(*sample));
     };
     if (reference_subject) sample_one(*reference_subject, report->reference, "reference");
@@ -217,6 +304,12 @@ Result<EnergyCalibrationResult> RunEnergyCalibration(const EnergyCalibrationSett
     subjects.push_back({fs::path(task).filename().string() + "/reference", task, "", ""});
   }
   KOPT_ASSIGN_OR_RETURN(result.samples, MeasureEnergySamples(subjects, settings, environment, result.notes));
+  for (const EnergySample& sample : result.samples) {
+    if (!sample.gpu.empty()) {
+      result.gpu_name = sample.gpu;  // the name profiles of this GPU carry
+      break;
+    }
+  }
   EnergyFitSettings fit;
   fit.gpu_name = result.gpu_name;
   fit.measured_at = environment.now_utc ? environment.now_utc() : "";
@@ -249,7 +342,8 @@ Result<std::vector<EnergySample>> EnergySamplesFromJson(const nlohmann::json& js
   for (size_t i = 0; i < json["samples"].size(); ++i) {
     const nlohmann::json& row = json["samples"][i];
     std::string at = fmt::format("samples[{}]", i);
-    if (!row.is_object() || !row.contains("name") || !row["name"].is_string()) return error(at + ".name", "a string");
+    if (!row.is_object() || !row.contains("name") || !row["name"].is_string())
+      return error(at + ".name", "a string");
     EnergySample sample;
     sample.name = row["name"];
     for (const char* field : {"measured_dynamic_joules", "seconds_per_launch"}) {

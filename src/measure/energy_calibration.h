@@ -2,14 +2,21 @@
 // dynamic energy per launch with NVML and their activity counts with ncu,
 // and fits the energy proxy model's coefficients (analysis/energy_model.h).
 //
-// One sample = one kernel source of a task (its reference, or a candidate):
+// First every reference and candidate file is compiled on all cores into the
+// measurement's cache (the sessions below run one task at a time). Then
+// one sample = one kernel source of a task (its reference, or a candidate):
 //  1. energy: `Measure` with energy on (kopt-runner: idle power, then three
 //     NVML windows >= 1 s of back-to-back launches, L2 hot; dynamic = joules
 //     above idle per launch), and the median time;
 //  2. counts: the same source alone under ncu (measure/candidate_profiler.h)
-//     collecting only the model's metrics (EnergyModelMetrics) with
-//     --cache-control none, so the counters see the hot L2 the energy
-//     windows see; the counts of one call are summed over its kernels.
+//     collecting only the model's metrics (EnergyModelMetrics), caches
+//     flushed before the launch: the energy windows rotate input sets as
+//     timing does, so a launch finds no input in L2; the counts of one call
+//     are summed over its kernels.
+// Resumable: measurements come from the workspace under the work directory
+// (same source, GPU and settings: measure/measure.h), profiles from the
+// bundles the profiler left there (same source), so a calibration cut short
+// runs again from where it stopped with the same --work-dir.
 // A sample whose energy is unavailable (no NVML, counter did not advance) or
 // whose source fails is not an error: it is skipped with a note naming it.
 //
@@ -53,7 +60,7 @@ Status WriteEnergyProbeTask(const EnergyProbe& probe, const std::string& directo
 
 // One kernel to sample: a task's reference (candidate_path empty) or a candidate file.
 struct EnergySubject {
-  std::string name;            // "gelu/reference", "probe/fp64_fma", "gelu/gelu_vec4"
+  std::string name;  // "gelu/reference", "probe/fp64_fma", "gelu/gelu_vec4"
   std::string task_directory;
   std::string candidate_path;  // empty: the task's reference
   std::string source;          // the candidate's text when not read from candidate_path ("" : read it)
@@ -65,13 +72,13 @@ struct EnergyCalibrationSettings {
   bool probes = true;                         // include the probes
   std::string architecture;                   // "sm_90a"; empty: from the GPU
   int device = 0;
-  double timeout_seconds = 600;               // per child
+  double timeout_seconds = 600;  // per child
 };
 
 struct EnergyCalibrationEnvironment {
-  CommandRunner* command_runner = nullptr;                    // borrowed, required
+  CommandRunner* command_runner = nullptr;                   // borrowed, required
   std::function<Result<std::vector<GpuSpec>>()> query_gpus;  // QueryLiveGpus in kopt
-  std::string runner_program;                                 // kopt-runner; empty: FindRunnerProgram()
+  std::string runner_program;                                // kopt-runner; empty: FindRunnerProgram()
   std::function<std::string()> now_utc;
   std::function<void(std::string_view)> progress;  // "measuring probe/fp64_fma (3/27)"; may be empty
 };

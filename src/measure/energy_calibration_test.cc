@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "core/file_io.h"
 #include "harness/task_spec.h"
@@ -14,17 +15,18 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(EnergyCalibrationTest, EveryProbeHasItsOwnNumberAndATaskTheHarnessReads) {
-  std::set<int> numbers;
+  std::set<std::tuple<int, long long, int>> shapes;  // a probe kernel may serve twice at other sizes
   std::set<std::string> names;
   fs::path root = fs::temp_directory_path() / ("kopt-energy-probes-" + std::to_string(::getpid()));
   for (const EnergyProbe& probe : EnergyProbes()) {
-    EXPECT_TRUE(numbers.insert(probe.number).second) << probe.name;
+    EXPECT_TRUE(shapes.insert({probe.number, probe.n, probe.iterations}).second) << probe.name;
     EXPECT_TRUE(names.insert(probe.name).second) << probe.name;
     EXPECT_GT(probe.n, 0);
     EXPECT_GT(probe.iterations, 0);
     std::string source = EnergyProbeSource(probe);
     EXPECT_EQ(source.rfind("#define KOPT_ENERGY_PROBE " + std::to_string(probe.number) + "\n", 0), 0u);
-    EXPECT_NE(source.find("#elif KOPT_ENERGY_PROBE == " + std::to_string(probe.number)), std::string::npos)
+    std::string branch = "if KOPT_ENERGY_PROBE == " + std::to_string(probe.number) + "\n";
+    EXPECT_NE(source.find(branch), std::string::npos)
         << probe.name << ": energy_probes.cu has no branch for it";
     std::string directory = (root / probe.name).string();
     ASSERT_TRUE(WriteEnergyProbeTask(probe, directory).ok());
@@ -90,6 +92,47 @@ TEST(EnergyCalibrationTest, WithoutAGpuItSaysCalibrationNeedsOne) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().kind(), ErrorKind::kUnavailable);
   EXPECT_NE(result.status().message().find("needs a GPU"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kopt
+
+namespace kopt {
+namespace {
+
+Result<std::vector<EnergySample>> CommittedSamples(const std::string& name) {
+  std::string path = std::string(KOPT_FIXTURE_DIR) + "/../../bench/results_h200/energy_model/" + name;
+  KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  return EnergySamplesFromJson(nlohmann::json::parse(text), path);
+}
+
+// The H200 capture: refitting its samples gives the shipped table, and the held-out error stays
+// what bench/results_h200/energy_model/README.md reports.
+TEST(EnergyCalibrationTest, TheShippedH200TableIsTheFitOfItsCommittedSamples) {
+  auto fit = CommittedSamples("fit.samples.json");
+  auto held = CommittedSamples("held_out.samples.json");
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  auto refit = FitEnergyCoefficients(*fit, {"NVIDIA H200", ""});
+  ASSERT_TRUE(refit.ok()) << refit.status().message();
+  std::vector<std::string> notes;
+  const EnergyCoefficients* shipped = nullptr;
+  for (const EnergyCoefficients& table : BuiltinEnergyCoefficients())
+    if (table.gpu_name == "NVIDIA H200") shipped = &table;
+  ASSERT_NE(shipped, nullptr);
+  for (EnergyTerm term : AllEnergyTerms()) {
+    EXPECT_NEAR(refit->JoulesPerUnit(term), shipped->JoulesPerUnit(term),
+                1e-6 * shipped->JoulesPerUnit(term) + 1e-30)
+        << EnergyTermName(term);
+  }
+  std::vector<double> predicted, measured;
+  for (const EnergySample& sample : *held) {
+    predicted.push_back(PredictEnergy(sample.counts, *shipped).dynamic_joules);
+    measured.push_back(sample.measured_dynamic_joules);
+  }
+  PredictionAccuracy accuracy = CompareWithMeasured(predicted, measured);
+  EXPECT_EQ(accuracy.kernels, 28);
+  EXPECT_LT(accuracy.mape_percent, 10.0);
 }
 
 }  // namespace

@@ -367,12 +367,16 @@ TEST(ReferenceVerdictTest, AFailedReferenceFailsTheCommand) {
   EXPECT_TRUE(ReferenceVerdict(report).ok());
 }
 
-// Disabled at the merge (2026-12-01): the broken reference reads as compiled in this fake setup; see the closing note.
-TEST_F(MeasureSessionTest, DISABLED_CompileOnlyWithABrokenReferenceExitsOne) {
+TEST_F(MeasureSessionTest, CompileOnlyWithABrokenReferenceExitsOne) {
   settings_.compile_only = true;
   environment_.runner_program.clear();
   Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
   ASSERT_TRUE(task.ok());
+  // The reference is compiled from its file: a broken one in place of the task's.
+  fs::create_directories(workspace_);
+  std::string broken = (workspace_ / "broken_reference.cu").string();
+  ASSERT_TRUE(WriteFileAtomically(broken, "BROKEN\n").ok());
+  task->spec.reference_path = broken;
   task->spec.reference_source = "BROKEN\n";
   Result<MeasurementReport> report = Measure(settings_, environment_, *task, {{"fine", "", "// fine\n"}});
   ASSERT_TRUE(report.ok()) << report.status().message();

@@ -338,9 +338,9 @@ TEST_F(NcuCollectorTest, ChosenMetricsAndKeptCachesReplaceTheSetOnTheCommandLine
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   EXPECT_EQ(runner_.CommandsOf("ncu")[0].argv,
             (std::vector<std::string>{"ncu", "--section", "LaunchStats", "--metrics",
-                                      "dram__bytes_read.sum,gpu__time_duration.sum", "--clock-control", "none",
-                                      "--cache-control", "none", "--import-source", "yes", "--target-processes",
-                                      "all", "-f", "-o", ReportBase(), "./app"}));
+                                      "dram__bytes_read.sum,gpu__time_duration.sum", "--clock-control",
+                                      "none", "--cache-control", "none", "--import-source", "yes",
+                                      "--target-processes", "all", "-f", "-o", ReportBase(), "./app"}));
 }
 
 // ---- CollectFromProgram --------------------------------------------------------
