@@ -3,7 +3,10 @@
 
 Runs `kopt optimize TASK --generator builtin` twice, with --objective time+energy
 and with --objective time (plus --energy, so its candidates' energy is measured
-and shown but never ranks), then measures both runs' results again side by
+and shown but never ranks); the time+energy run gets --energy-extra more
+evaluations (default 3: one per energy-knob step of the swish tunable, MATH
+0→1→2 and FTZ 0→1), so that after its energy moves it explores the time knobs
+as far as the time run does. Then it measures both runs' results again side by
 side in fresh `kopt bench --energy --rerun` sessions, in both orders (A B, then
 B A), so that drift and temperature act on both alike. Prints (and writes to
 --output) a Markdown table: each result's configuration, its median time with
@@ -14,7 +17,7 @@ are equal within noise.
 
 Usage (from the repository root, on the GPU machine):
   python3 bench/energy_ab.py [--kopt build/src/kopt] [--task examples/tasks/swish]
-      [--max-evaluations 5] [--search greedy] [--seed 15] [--workspace DIR] [--output FILE]
+      [--max-evaluations 5] [--energy-extra 3] [--search greedy] [--seed 15] [--workspace DIR] [--output FILE]
       [--profile] [--json FILE] [--budget-seconds 200] [--kopt-args "--arch sm_90a ..."]
 Exit status: 0 when everything ran (whatever the numbers), 1 when a step failed.
 Needs python3 >= 3.8 and the kopt binary with its kopt-runner; no other package.
@@ -42,8 +45,9 @@ def quantity(value):
 def optimize(args, objective, name):
     """Runs one optimize; returns (summary dict, best.cu path)."""
     report = os.path.join(args.workspace, f"{name}.optimize.json")
+    evaluations = args.max_evaluations + (args.energy_extra if objective == "time+energy" else 0)
     command = [args.kopt, "optimize", args.task, "--generator", "builtin", "--objective", objective,
-               "--search", args.search, "--max-evaluations", str(args.max_evaluations), "--seed",
+               "--search", args.search, "--max-evaluations", str(evaluations), "--seed",
                str(args.seed), "--workspace", args.workspace, "--format", "json", "-o", report, "--quiet"]
     command += args.kopt_args.split()
     if objective == "time":
@@ -142,6 +146,9 @@ def main():
     parser.add_argument("--workspace", default="energy_ab_workspace")
     parser.add_argument("--output", default="", help="also write the Markdown table here")
     parser.add_argument("--json", default="", help="write every number here (JSON)")
+    parser.add_argument("--energy-extra", type=int, default=3,
+                        help="more evaluations for the time+energy run: one per energy-knob step (swish: MATH "
+                             "0→1→2, FTZ 0→1), so that it explores the time knobs as far as the time run")
     parser.add_argument("--budget-seconds", type=float, default=200,
                         help="skip the second A/B session (B A) when it would end after this many seconds")
     parser.add_argument("--kopt-args", default="",
@@ -167,8 +174,10 @@ def main():
     gpu = energy_run["gpu"] or "an unknown GPU"
     lines = [f"# Matched-speed A/B: {args.task} on {gpu}, "
              f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}", "",
-             f"`kopt optimize {args.task} --generator builtin --search {args.search} --max-evaluations "
-             f"{args.max_evaluations} --seed {args.seed}{'' if args.profile else ' --no-profile'}`, "
+             f"`kopt optimize {args.task} --generator builtin --search {args.search} --seed {args.seed}"
+             f"{'' if args.profile else ' --no-profile'}` with `--objective time --energy --max-evaluations "
+             f"{args.max_evaluations}` and `--objective time+energy --max-evaluations "
+             f"{args.max_evaluations + args.energy_extra}` (one more per energy-knob step), "
              "then both results re-measured in `kopt bench --energy --rerun` sessions "
              f"({'A B, then B A' if len(sessions) == 2 else 'one session: ' + ('the same source' if same else 'no time left for the second')}).", "",
              "| objective | best | configuration | in its run: time ± noise, dynamic energy | rule | "

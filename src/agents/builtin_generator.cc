@@ -151,8 +151,24 @@ std::vector<BuiltinGenerator::Move> BuiltinGenerator::OptimizeMoves(const Genera
       NeighbourMoves(*parent, fmt::format("neighbour of node {}", request.parent_id));
   if (settings_.ordering == MoveOrdering::kUnguided)
     std::shuffle(neighbours.begin(), neighbours.end(), generator);
+  if (settings_.ordering == MoveOrdering::kGuided && request.objective == Objective::kTimeEnergy &&
+      settings_.fast_math.allowed) {
+    // Time first: the other knobs' neighbours before a step back on an energy knob.
+    std::stable_partition(neighbours.begin(), neighbours.end(),
+                          [&](const Move& move) { return !LowersFastMath(*parent, move.configuration); });
+  }
   moves.insert(moves.end(), neighbours.begin(), neighbours.end());
   return moves;
+}
+
+bool BuiltinGenerator::LowersFastMath(const Configuration& from, const Configuration& to) const {
+  const std::vector<TunableParameter>& parameters = space_.declarations().parameters;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    if (parameters[i].role == ParameterRole::kFastMath &&
+        space_.ValueIndex(to, i) < space_.ValueIndex(from, i))
+      return true;
+  }
+  return false;
 }
 
 std::vector<BuiltinGenerator::Move> BuiltinGenerator::RepairMoves(const GenerationRequest& request,

@@ -20,7 +20,10 @@
 //              come right after the findings' moves (before momentum): each
 //              fast_math parameter one value step up, then two, when
 //              settings.fast_math allows (agents/energy_moves.h), even
-//              when no finding asks for them (kGuided only).
+//              when no finding asks for them (kGuided only); and among the
+//              neighbours, those that step a fast_math parameter back down
+//              come last (time first: the other knobs' neighbours before
+//              giving an energy saving back).
 //   kRepair    a step back from the failed configuration toward the
 //              verified configuration it was derived from (one value index
 //              per differing parameter), then that configuration's
@@ -98,6 +101,8 @@ class BuiltinGenerator final : public CandidateGenerator {
   std::vector<Move> RepairMoves(const GenerationRequest& request, std::mt19937_64& generator) const;
   std::vector<Move> FindingMoves(const Configuration& from, const std::vector<std::string>& findings) const;
   std::vector<Move> EnergyMoves(const Configuration& from) const;
+  // True when `to` has a fast_math parameter at a lower value than `from`.
+  bool LowersFastMath(const Configuration& from, const Configuration& to) const;
   std::vector<Move> MomentumMoves(const GenerationRequest& request, const Configuration& from) const;
   std::vector<Move> NeighbourMoves(const Configuration& from, std::string_view label) const;
   std::optional<Move> RandomMove(std::mt19937_64& generator) const;

@@ -257,6 +257,30 @@ TEST(BuiltinGeneratorTest, TimeEnergyTriesTheFastMathKnobsFirstWhereTheTolerance
   EXPECT_THAT(generator.space().Materialize(moves[1]), HasSubstr("// kopt:nvcc -ftz=true\n"));
 }
 
+TEST(BuiltinGeneratorTest, TimeEnergyTriesTheOtherKnobsBeforeGivingAnEnergySavingBack) {
+  BuiltinGenerator generator = MakeFastMath(/*allowed=*/true);
+  // From a configuration whose energy knobs are at their top: no energy move is left.
+  std::string parent = generator.space().Materialize({512, 2, 1});
+  std::vector<Configuration> moves;
+  for (int64_t node = 2; node < 4; ++node) {
+    GenerationRequest request = Request(GenerationMode::kOptimize, node, 1, parent);
+    request.objective = Objective::kTimeEnergy;
+    Result<GeneratedCandidate> candidate = generator.Generate(request);
+    ASSERT_TRUE(candidate.ok());
+    moves.push_back(ConfigurationOf(generator, *candidate));
+  }
+  // The block size one and two steps down first; MATH 2→1 and FTZ 1→0 only after them.
+  EXPECT_EQ(moves, (std::vector<Configuration>{{256, 2, 1}, {128, 2, 1}}));
+  // Under time alone, the distance-one neighbours come in declaration order as before.
+  BuiltinGenerator time_only = MakeFastMath(/*allowed=*/true);
+  Result<GeneratedCandidate> first = time_only.Generate(Request(GenerationMode::kOptimize, 2, 1, parent));
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(ConfigurationOf(time_only, *first), (Configuration{256, 2, 1}));
+  Result<GeneratedCandidate> second = time_only.Generate(Request(GenerationMode::kOptimize, 3, 1, parent));
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(ConfigurationOf(time_only, *second), (Configuration{512, 1, 1}));
+}
+
 TEST(BuiltinGeneratorTest, TimeAloneDoesNotAskForTheFastMathKnobs) {
   BuiltinGenerator generator = MakeFastMath(/*allowed=*/true);
   std::vector<Configuration> moves = FirstOptimizeMoves(generator, Objective::kTime);
