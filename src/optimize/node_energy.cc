@@ -57,10 +57,8 @@ void ApplyMeasuredEnergy(const MeasurementEntry& entry, bool energy_asked, Evalu
   record.energy_note.clear();
 }
 
-std::optional<NodeEnergyPrediction> EnergyPredictor::Predict(const Profile& profile,
-                                                             const std::string& gpu_name,
-                                                             std::vector<std::string>& notes) {
-  if (profile.launches.empty()) return std::nullopt;
+const EnergyCoefficients* EnergyPredictor::CoefficientsFor(const Profile& profile, const std::string& gpu_name,
+                                                           std::vector<std::string>& notes) {
   if (!looked_up_) {
     looked_up_ = true;
     std::string device = DeviceNameOf(profile);
@@ -76,7 +74,14 @@ std::optional<NodeEnergyPrediction> EnergyPredictor::Predict(const Profile& prof
                       device.empty() ? "this GPU" : device, found.status().message()));
     }
   }
-  if (!coefficients_) return std::nullopt;
+  return coefficients_ ? &*coefficients_ : nullptr;
+}
+
+std::optional<NodeEnergyPrediction> EnergyPredictor::Predict(const Profile& profile,
+                                                             const std::string& gpu_name,
+                                                             std::vector<std::string>& notes) {
+  if (profile.launches.empty()) return std::nullopt;
+  if (!CoefficientsFor(profile, gpu_name, notes)) return std::nullopt;
   EnergyPrediction prediction = PredictEnergy(CountEnergyActivity(profile.launches), *coefficients_);
   if (!std::isfinite(prediction.dynamic_joules) || prediction.dynamic_joules < 0) return std::nullopt;
   NodeEnergyPrediction result;

@@ -55,6 +55,10 @@ class EnergyPredictor {
   // the profile has no launch; the first such reason goes to `notes`.
   std::optional<NodeEnergyPrediction> Predict(const Profile& profile, const std::string& gpu_name,
                                               std::vector<std::string>& notes);
+  // The coefficients for `profile`'s GPU (looked up once, as Predict does); null when there are none.
+  // Owned by this predictor; valid while it lives.
+  const EnergyCoefficients* CoefficientsFor(const Profile& profile, const std::string& gpu_name,
+                                            std::vector<std::string>& notes);
 
  private:
   std::string model_path_;

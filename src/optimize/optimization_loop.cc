@@ -193,6 +193,7 @@ class OptimizationRun {
   std::vector<std::unique_ptr<MeasureSession>> sessions_;
   std::unique_ptr<CandidateProfiler> profiler_;
   EnergyPredictor energy_predictor_{settings_.energy_model_path};
+  EnergyPredictor feedback_energy_{settings_.energy_model_path};  // the coefficients the diagnoses use
   // The profiles this process collected, by node: the parent side of a node's change_text.
   std::map<NodeId, std::shared_ptr<const Profile>> profiles_;
   RunState state_;
@@ -475,7 +476,16 @@ void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_
   lock.unlock();
   Result<Profile> profile = profiler_->ProfileCandidate(request, notes);
   std::optional<Diagnosis> diagnosis;
-  if (profile.ok()) diagnosis = Diagnose(*profile, DiagnoseOptions{});
+  if (profile.ok()) {
+    // The energy section and the findings' savings in the feedback (docs/energy.md): the coefficients
+    // for the profile's GPU, looked up once under the lock (the lookup's notes are the predictor's).
+    DiagnoseOptions options;
+    lock.lock();
+    std::vector<std::string> lookup_notes;
+    options.energy_coefficients = feedback_energy_.CoefficientsFor(*profile, state_.gpu, lookup_notes);
+    lock.unlock();
+    diagnosis = Diagnose(*profile, options);
+  }
   lock.lock();
   NodeRecord& profiled = state_.record(node);
   profiled.profile_seconds = Now() - started;
