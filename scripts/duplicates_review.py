@@ -47,6 +47,10 @@ REASONS = [
     ("test data mirrors production", lambda a, b, f: is_test(a) != is_test(b),
      "A test restates, on purpose, the production table row or struct it checks (a shared helper would "
      "make the test check the code against itself)."),
+    ("energy probes", lambda a, b, f: a == b == "measure/energy_probes.cu",
+     "The energy calibration probes: each tensor-core probe is one mma.sync instruction of its own shape "
+     "and operand types in the same register loop; inline PTX takes no type parameters, and a macro "
+     "around the asm would hide which instruction each probe issues."),
     ("gpu table", lambda a, b, f: a == b == "hw/gpu_spec.cc",
      "The GPU spec table: one function per GPU, the same fields with each GPU's published values and "
      "their sources (data, not logic)."),
