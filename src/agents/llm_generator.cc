@@ -121,7 +121,8 @@ Result<GeneratedCandidate> LlmGenerator::Generate(const GenerationRequest& reque
                   true};
       } else {
         answer = ExecuteSourceSearchTool(*tools_.tree, call);
-        bool cut = FitToBudget(answer, tools_.max_result_bytes - std::min(budget.bytes, tools_.max_result_bytes));
+        bool cut =
+            FitToBudget(answer, tools_.max_result_bytes - std::min(budget.bytes, tools_.max_result_bytes));
         budget.bytes = cut ? tools_.max_result_bytes : budget.bytes + answer.text.size();
       }
       result.tool_exchange += ExchangeLine(round, call, answer);

@@ -208,9 +208,9 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
     }
     kernel.tools_run.push_back(tool.id);
     std::map<std::string, double> thresholds = ResolveThresholds(tool, options);
-    ToolContext context{*inputs.launch, kernel.roofline,    kernel.stalls,   inputs.gpu,  inputs.sass,
-                        inputs.ptxas,   inputs.source_page, inputs.timeline, &thresholds,
-                        inputs.energy_coefficients};
+    ToolContext context{
+        *inputs.launch, kernel.roofline,    kernel.stalls,   inputs.gpu,  inputs.sass,
+        inputs.ptxas,   inputs.source_page, inputs.timeline, &thresholds, inputs.energy_coefficients};
     if (auto finding = Analyze(tool, context)) {
       if (finding->tool.empty()) finding->tool = tool.id;
       findings.push_back(std::move(*finding));

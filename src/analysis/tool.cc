@@ -84,7 +84,8 @@ Status CheckToolDefinition(const ToolDefinition& tool) {
   std::set<std::string_view> moved;
   for (const FindingTuningMoves& row : tool.tuning_moves) {
     if (std::find(finding_ids.begin(), finding_ids.end(), row.finding_id) == finding_ids.end())
-      return invalid(fmt::format("tuning_moves names \"{}\", which is not one of its finding ids", row.finding_id));
+      return invalid(
+          fmt::format("tuning_moves names \"{}\", which is not one of its finding ids", row.finding_id));
     if (!moved.insert(row.finding_id).second)
       return invalid(fmt::format("tuning_moves lists \"{}\" twice", row.finding_id));
     if (row.moves.empty() || row.rationale.empty())

@@ -16,14 +16,12 @@
 namespace kopt {
 namespace {
 
-const std::vector<std::string> kMemoryToolIds = {"uncoalesced_loads",      "uncoalesced_stores",
-                                                 "shared_bank_conflicts",  "local_memory_spills",
-                                                 "memory_latency_low_mlp", "atomic_contention",
-                                                 "data_movement_pass"};
-const std::vector<std::string> kComputeToolIds = {"warp_divergence",        "fp32_gemm_no_tensor_cores",
-                                                  "hmma_on_hopper",         "accidental_fp64",
-                                                  "mufu_division_pressure", "int64_index_arithmetic",
-                                                  "hidden_compute_energy"};
+const std::vector<std::string> kMemoryToolIds = {
+    "uncoalesced_loads",      "uncoalesced_stores", "shared_bank_conflicts", "local_memory_spills",
+    "memory_latency_low_mlp", "atomic_contention",  "data_movement_pass"};
+const std::vector<std::string> kComputeToolIds = {
+    "warp_divergence",        "fp32_gemm_no_tensor_cores", "hmma_on_hopper",       "accidental_fp64",
+    "mufu_division_pressure", "int64_index_arithmetic",    "hidden_compute_energy"};
 
 // The registered tools of `families`, in registry order.
 std::vector<ToolDefinition> ToolsOf(std::initializer_list<ToolFamily> families) {

@@ -13,9 +13,9 @@
 #include "app/explain_series.h"
 #include "core/file_io.h"
 #include "core/text.h"
-#include "llm/config.h"
 #include "hw/ceilings_table.h"
 #include "hw/energy_coefficients.h"
+#include "llm/config.h"
 #include "profile/profile_loader.h"
 #include "report/renderer.h"
 #include "report/report_format.h"
@@ -111,10 +111,10 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
                   std::ostream& log) {
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
-      options.output_path, {options.target, options.sass_path, options.ptxas_path, options.source_page_path,
-                            options.config_path, options.source_path, options.llm_config_path,
-                            options.llm_replay_path, options.llm_record_path,
-                            options.energy_model_path == "none" ? std::string() : options.energy_model_path}));
+      options.output_path,
+      {options.target, options.sass_path, options.ptxas_path, options.source_page_path, options.config_path,
+       options.source_path, options.llm_config_path, options.llm_replay_path, options.llm_record_path,
+       options.energy_model_path == "none" ? std::string() : options.energy_model_path}));
   if (IsSeriesRequest(options)) return RunExplainSeries(options, runner, out, log);
   KOPT_ASSIGN_OR_RETURN(ReportFormat format,
                         ResolveReportFormat(options.format, options.output_path, kExplainFormats));

@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "app/bench.h"
-#include "app/diff.h"
 #include "app/calibrate.h"
+#include "app/diff.h"
 #include "app/explain.h"
 #include "app/gpus.h"
 #include "app/optimize.h"
@@ -62,10 +62,10 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
                      "a sweep.csv sidecar, or the launch configuration: block, grid)");
   command.add_option("--sweep-values", options->sweep_values_path,
                      "CSV sidecar of the sweep: a file (or launch) column and parameter columns");
-  command
-      .add_option("--format,-f", options->format,
-                  "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent); "
-                  "default: from -o's extension (.html, .md, .json), else term");
+  command.add_option(
+      "--format,-f", options->format,
+      "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent); "
+      "default: from -o's extension (.html, .md, .json), else term");
   command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
   command.add_option("--kernel,-k", options->kernel_regex,
                      "Only kernels whose demangled name matches REGEX (case-insensitive unless REGEX has an "
@@ -428,11 +428,13 @@ std::function<Status()> DeclareCalibrate(CLI::App& command, const std::vector<st
                      "Build the microbenchmarks here (default: a temporary directory)");
   command.add_flag("--quick", options->quick, "Fewer points (one occupancy, three repetitions)");
   command.add_flag("!--no-ncu", options->ncu_copies, "Do not time the copies under ncu");
-  command.add_flag("--energy", options->energy,
-                   "Fit the energy model instead: NVML energy and ncu counts of the probe kernels (and of --task "
-                   "references); writes <gpu>.energy.toml and its samples (docs/energy.md)");
-  command.add_option("--task", options->energy_tasks,
-                     "With --energy: also fit on this task's reference (a task directory; repeatable)")
+  command.add_flag(
+      "--energy", options->energy,
+      "Fit the energy model instead: NVML energy and ncu counts of the probe kernels (and of --task "
+      "references); writes <gpu>.energy.toml and its samples (docs/energy.md)");
+  command
+      .add_option("--task", options->energy_tasks,
+                  "With --energy: also fit on this task's reference (a task directory; repeatable)")
       ->check(CLI::ExistingDirectory);
   command.footer(
       "Needs a GPU: it runs microbenchmarks on it. Format of the tables: docs/calibrate.md, docs/energy.md.");

@@ -49,7 +49,7 @@ struct NcuProfilerSettings {
   std::string section_set = "full";
   std::vector<std::string> metrics;   // only these metrics instead of the set (CollectionOptions::metrics)
   std::string cache_control = "all";  // ncu --cache-control
-  long long launch_count = 8;  // kernels profiled at most per candidate
+  long long launch_count = 8;         // kernels profiled at most per candidate
   double timeout_seconds = 600;
 };
 

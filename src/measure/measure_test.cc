@@ -330,7 +330,8 @@ TEST_F(MeasureSessionTest, IncludeDirectoriesAndACutlassTreeReachEveryCompile) {
   ASSERT_TRUE(task.ok());
   Result<MeasurementReport> report = Measure(settings_, environment_, *task, {{"plain", "", "// plain\n"}});
   ASSERT_TRUE(report.ok()) << report.status().message();
-  std::vector<std::string> expected = {"-I" + (tree / "examples").string(), "-I" + (tree / "include").string(),
+  std::vector<std::string> expected = {"-I" + (tree / "examples").string(),
+                                       "-I" + (tree / "include").string(),
                                        "-I" + (tree / "tools/util/include").string()};
   ASSERT_EQ(children_.Compiles().size(), 2u);
   for (const std::vector<std::string>& argv : children_.Compiles()) {

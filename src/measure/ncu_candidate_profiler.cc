@@ -53,8 +53,8 @@ class NcuCandidateProfiler : public CandidateProfiler {
     collection.architecture = settings_.architecture;
     collection.work_directory = directory.string();
     collection.timeout_seconds = settings_.timeout_seconds;
-    KOPT_ASSIGN_OR_RETURN(Profile profile,
-                          CollectFromProgram({settings_.runner_program, request_path}, collection, runner_, notes));
+    KOPT_ASSIGN_OR_RETURN(Profile profile, CollectFromProgram({settings_.runner_program, request_path},
+                                                              collection, runner_, notes));
     // The SASS tools (FP64, MUFU, integer division, tensor-core use) need the listing.
     AttachSassListing(compiled.library_path, directory, collection, runner_, profile, notes);
     return profile;

@@ -57,7 +57,8 @@ void ApplyMeasuredEnergy(const MeasurementEntry& entry, bool energy_asked, Evalu
   record.energy_note.clear();
 }
 
-const EnergyCoefficients* EnergyPredictor::CoefficientsFor(const Profile& profile, const std::string& gpu_name,
+const EnergyCoefficients* EnergyPredictor::CoefficientsFor(const Profile& profile,
+                                                           const std::string& gpu_name,
                                                            std::vector<std::string>& notes) {
   if (!looked_up_) {
     looked_up_ = true;

@@ -45,7 +45,8 @@ struct CollectionOptions {
   // When not empty: only these metrics (ncu --metrics, with the LaunchStats
   // section for the launch's shape) instead of the section set.
   std::vector<std::string> metrics;
-  std::string cache_control = "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
+  std::string cache_control =
+      "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
   std::string ncu = "ncu";
   std::string nvcc = "nvcc";
   std::string cuobjdump = "cuobjdump";

@@ -136,11 +136,13 @@ Lines NotCheckedLines(const KernelDiagnosis& kernel) {
 // "Energy (model): 1.2 mJ per launch, 412 W dynamic; goes to DRAM traffic 41%, ..."
 std::string EnergyLine(const KernelEnergy& energy) {
   if (energy.skipped)
-    return "Energy (model): not predicted" + (energy.notes.empty() ? "" : " — " + Clean(energy.notes.front()));
+    return "Energy (model): not predicted" +
+           (energy.notes.empty() ? "" : " — " + Clean(energy.notes.front()));
   std::string terms;
   for (const EnergyTermRow& row : EnergyTermRows(energy, kMaxEnergyTerms))
     terms += (terms.empty() ? "" : ", ") + row.title + " " + row.share;
-  return "Energy (model): " + Clean(EnergyHeadline(energy)) + (terms.empty() ? "" : "; goes to " + Clean(terms));
+  return "Energy (model): " + Clean(EnergyHeadline(energy)) +
+         (terms.empty() ? "" : "; goes to " + Clean(terms));
 }
 
 Lines KernelHeader(const KernelDiagnosis& kernel, size_t number, size_t count, double total_ns) {

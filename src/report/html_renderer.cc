@@ -339,10 +339,10 @@ std::string FindingArticle(const Finding& finding, size_t rank) {
 std::string EnergySection(const KernelDiagnosis& kernel) {
   if (!kernel.energy) return "";
   const KernelEnergy& energy = *kernel.energy;
-  std::string html = "<section class=\"energy\"><h3>Energy (predicted by the energy model; dynamic: above idle "
-                     "power)</h3><p>" +
-                     H(EnergyHeadline(energy)) + ". <span class=\"muted\">" + H(EnergySourceText(energy)) +
-                     "</span></p>";
+  std::string html =
+      "<section class=\"energy\"><h3>Energy (predicted by the energy model; dynamic: above idle "
+      "power)</h3><p>" +
+      H(EnergyHeadline(energy)) + ". <span class=\"muted\">" + H(EnergySourceText(energy)) + "</span></p>";
   std::vector<EnergyTermRow> rows = energy.skipped ? std::vector<EnergyTermRow>{} : EnergyTermRows(energy);
   if (!rows.empty()) {
     html += "<table>" + HeaderRow({"term", "count", "energy per launch", "share"});

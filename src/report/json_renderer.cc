@@ -191,8 +191,8 @@ Json EnergySavingJson(const EnergySaving& saving) {
 Json KernelEnergyJson(const KernelEnergy& energy) {
   const EnergyPrediction& prediction = energy.prediction;
   Json json;
-  json["coefficients"] = Json{{"gpu", OptionalText(energy.gpu_name)},
-                              {"source", OptionalText(prediction.coefficients_source)}};
+  json["coefficients"] =
+      Json{{"gpu", OptionalText(energy.gpu_name)}, {"source", OptionalText(prediction.coefficients_source)}};
   json["skipped"] = energy.skipped;
   json["dynamic_energy"] = energy.skipped ? Json(nullptr) : Quantity(prediction.dynamic_joules, "J");
   json["average_dynamic_power"] = KnownQuantity(prediction.average_dynamic_watts, "W");

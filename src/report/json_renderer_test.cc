@@ -20,7 +20,8 @@ Json RenderAndParse(const Diagnosis& diagnosis) {
 // Every number must be the "value" of a quantity object {"value", "unit"},
 // except identifiers and counts listed in docs/json-schema.md.
 void ExpectEveryNumberHasAUnit(const Json& json, const std::string& path) {
-  static const std::set<std::string> kPlainNumbers = {"launch_id", "x", "y", "z", "rank", "first_launch_id", "last_launch_id"};
+  static const std::set<std::string> kPlainNumbers = {
+      "launch_id", "x", "y", "z", "rank", "first_launch_id", "last_launch_id"};
   if (json.is_object()) {
     for (const auto& [key, value] : json.items()) {
       if (value.is_number()) {
@@ -97,9 +98,10 @@ TEST(JsonRenderTest, SkippedToolsAndMergedTools) {
   const Json& kernel = json["kernels"][0];
   std::vector<std::string> keys;
   for (const auto& item : kernel.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"launch_id", "launches", "kernel_name", "function_name", "grid", "block",
-                                            "registers_per_thread", "shared_memory_per_block", "stage1",
-                                            "stalls", "findings", "skipped_tools", "ncu_rules", "notes", "energy"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"launch_id", "launches", "kernel_name", "function_name", "grid",
+                                            "block", "registers_per_thread", "shared_memory_per_block",
+                                            "stage1", "stalls", "findings", "skipped_tools", "ncu_rules",
+                                            "notes", "energy"}));
   const Json& skipped = kernel["skipped_tools"];
   ASSERT_EQ(skipped.size(), 3u);
   EXPECT_EQ(skipped[0], (Json{{"tool", "shared_bank_conflicts"},

@@ -235,8 +235,8 @@ std::string EnergySection(const KernelDiagnosis& kernel) {
   if (!kernel.energy) return "";
   const KernelEnergy& energy = *kernel.energy;
   std::string text = "\n### Energy (predicted by the energy model; dynamic: above idle power)\n\n" +
-                     EscapeMarkdown(EnergyHeadline(energy)) + ". " + EscapeMarkdown(EnergySourceText(energy)) +
-                     ".\n";
+                     EscapeMarkdown(EnergyHeadline(energy)) + ". " +
+                     EscapeMarkdown(EnergySourceText(energy)) + ".\n";
   std::vector<EnergyTermRow> rows = energy.skipped ? std::vector<EnergyTermRow>{} : EnergyTermRows(energy);
   if (!rows.empty()) {
     text += Header({"term", "count", "energy per launch", "share"}, {false, true, true, true});
@@ -248,8 +248,8 @@ std::string EnergySection(const KernelDiagnosis& kernel) {
   if (!savers.empty()) {
     text += "\n**Energy savings of the findings** (per launch, by the model):\n\n";
     for (const Finding* finding : savers)
-      text += "- " + MarkdownCode(finding->tool) + ": " + EscapeMarkdown(EnergySavingText(*finding->energy_saving)) +
-              "\n";
+      text += "- " + MarkdownCode(finding->tool) + ": " +
+              EscapeMarkdown(EnergySavingText(*finding->energy_saving)) + "\n";
   }
   if (!energy.notes.empty() || !energy.prediction.missing_metrics.empty()) text += "\n";
   for (const std::string& note : energy.notes) text += "- " + EscapeMarkdown(note) + "\n";

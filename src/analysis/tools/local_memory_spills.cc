@@ -164,7 +164,12 @@ ToolDefinition LocalMemorySpillsTool() {
   tool.gain_bound = GainBound::kReducesTraffic;
   tool.tuning_moves = {
       {"local_memory_spills",
-       {{ParameterRole::kThreadTileX, MoveDirection::kDecrease}, {ParameterRole::kThreadTileY, MoveDirection::kDecrease}, {ParameterRole::kUnroll, MoveDirection::kDecrease}, {ParameterRole::kItemsPerThread, MoveDirection::kDecrease}, {ParameterRole::kMinBlocksPerSm, MoveDirection::kDecrease}, {ParameterRole::kMaxRegisters, MoveDirection::kIncrease}},
+       {{ParameterRole::kThreadTileX, MoveDirection::kDecrease},
+        {ParameterRole::kThreadTileY, MoveDirection::kDecrease},
+        {ParameterRole::kUnroll, MoveDirection::kDecrease},
+        {ParameterRole::kItemsPerThread, MoveDirection::kDecrease},
+        {ParameterRole::kMinBlocksPerSm, MoveDirection::kDecrease},
+        {ParameterRole::kMaxRegisters, MoveDirection::kIncrease}},
        "registers spill to local memory: a smaller per-thread footprint, or a looser register cap"},
   };
   tool.analyze = AnalyzeLocalMemory;

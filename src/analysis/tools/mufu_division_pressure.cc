@@ -176,7 +176,8 @@ ToolDefinition MufuDivisionPressureTool() {
   tool.tuning_moves = {
       {"mufu_division_pressure",
        {{ParameterRole::kFastMath, MoveDirection::kIncrease}},
-       "IEEE division and accurate transcendentals are long MUFU sequences: approximate math where the tolerance allows (verified by the check)"},
+       "IEEE division and accurate transcendentals are long MUFU sequences: approximate math where the "
+       "tolerance allows (verified by the check)"},
   };
   tool.analyze = AnalyzeMufuPressure;
   tool.energy_change = PriceFastIntrinsics;  // the division and expf fix-up FMAs removed
