@@ -8,7 +8,8 @@
 set -euo pipefail
 build=${1:-build}
 out=.carry
-rm -rf "$out"; mkdir -p "$out/bin" "$out/lib"
+# Only the binaries and libraries are replaced: .carry/capture/ (capture scripts) stays.
+rm -rf "$out/bin" "$out/lib"; mkdir -p "$out/bin" "$out/lib"
 for binary in src/kopt src/kopt-runner tests/kopt_tests; do
   [ -x "$build/$binary" ] || { echo "missing $build/$binary (build it first)" >&2; exit 2; }
   strip -o "$out/bin/$(basename "$binary")" "$build/$binary"
