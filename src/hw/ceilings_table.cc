@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/file_io.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -119,12 +120,6 @@ Result<CeilingPoint> ReadPoint(const toml::table& row, std::string_view file, si
   return point;
 }
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 std::optional<AchievableCeiling> AchievableDram(const CeilingsTable& table, double bytes) {
@@ -204,7 +199,7 @@ std::string DefaultCeilingsDirectory() {
 
 std::string CeilingsFileName(std::string_view gpu_name) {
   std::string name;
-  for (char c : Lower(gpu_name)) {
+  for (char c : ToLowerAscii(gpu_name)) {
     if (std::isalnum(static_cast<unsigned char>(c)))
       name.push_back(c);
     else if (!name.empty() && name.back() != '-')
@@ -228,7 +223,7 @@ Result<CeilingsTable> FindCeilingsTable(const std::string& path, std::string_vie
   if (fs::is_regular_file(path, error)) {
     auto table = read(path);
     if (!table.ok()) return table.status();
-    if (Lower(table->gpu_name) != Lower(gpu_name))
+    if (ToLowerAscii(table->gpu_name) != ToLowerAscii(gpu_name))
       return NotFound(fmt::format("{}: the table is for \"{}\", the profile's GPU is \"{}\"", path,
                                   table->gpu_name, gpu_name));
     return table;
@@ -245,7 +240,7 @@ Result<CeilingsTable> FindCeilingsTable(const std::string& path, std::string_vie
       notes.push_back("ceilings table skipped: " + table.status().message());
       continue;
     }
-    if (Lower(table->gpu_name) == Lower(gpu_name)) return table;
+    if (ToLowerAscii(table->gpu_name) == ToLowerAscii(gpu_name)) return table;
   }
   return NotFound(fmt::format("no ceilings table for \"{}\" in {}", gpu_name, path));
 }

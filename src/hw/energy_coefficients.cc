@@ -10,6 +10,7 @@
 
 #include "core/enum_names.h"
 #include "core/file_io.h"
+#include "core/text.h"
 #include "core/toml_document.h"
 #include "energy_model_tables.h"  // generated: kBuiltinEnergyTables (data/energy/*.energy.toml)
 #include "hw/ceilings_table.h"
@@ -60,12 +61,6 @@ constexpr std::array<TermInfo, kEnergyTermCount> kTermInfo{{
     {"launch", "kernel launches (fixed cost each)"},
 }};
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 Status FieldError(std::string_view file, size_t index, std::string_view field, std::string_view expected) {
   return InvalidInput(
       fmt::format("{}: coefficient {}: field \"{}\" must be {}", file, index + 1, field, expected));
@@ -98,7 +93,7 @@ Result<EnergyCoefficients> ReadFile(const std::filesystem::path& file) {
 }
 
 bool SameGpu(const EnergyCoefficients& table, std::string_view gpu_name) {
-  return Lower(table.gpu_name) == Lower(gpu_name);
+  return ToLowerAscii(table.gpu_name) == ToLowerAscii(gpu_name);
 }
 
 // A matching *.energy.toml in `directory`; NotFound when none.

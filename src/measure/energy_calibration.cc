@@ -93,11 +93,10 @@ std::optional<Profile> EarlierProfile(const fs::path& bundle, const std::string&
   return profile;
 }
 
-Result<std::string> SourceOf(const EnergySubject& subject) {
+// A candidate subject's text: given, or read from its file.
+Result<std::string> CandidateText(const EnergySubject& subject) {
   if (!subject.source.empty()) return subject.source;
-  if (!subject.candidate_path.empty()) return ReadWholeFile(subject.candidate_path);
-  KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(subject.task_directory));
-  return task.spec.reference_source;
+  return ReadWholeFile(subject.candidate_path);
 }
 
 // Compiles every subject on all cores into the cache the measurement sessions
@@ -219,7 +218,7 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
         reference_subject = subject;
         continue;
       }
-      KOPT_ASSIGN_OR_RETURN(std::string source, SourceOf(*subject));
+      KOPT_ASSIGN_OR_RETURN(std::string source, CandidateText(*subject));
       candidates.push_back(
           {fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
            subject->candidate_path, source});
@@ -250,30 +249,27 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
     profiler.timeout_seconds = settings.timeout_seconds;
     KOPT_ASSIGN_OR_RETURN(std::unique_ptr<CandidateProfiler> made,
                           MakeNcuCandidateProfiler(profiler, *environment.command_runner));
+    // `source`: the text the session measured (the reference's, or the candidate's as read above).
     auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry,
-                          const std::string& file_name) {
+                          const std::string& file_name, const std::string& source) {
       ++done;
       if (environment.progress)
         environment.progress(fmt::format("profiling {} ({}/{})", subject.name, done, subjects.size()));
-      auto source = SourceOf(subject);
-      if (!source.ok()) {
-        notes.push_back(fmt::format("{}: not sampled: {}", subject.name, source.status().message()));
-        return;
-      }
       std::vector<std::string> profile_notes;
       Result<Profile> profile = Unavailable("not profiled");
-      if (auto earlier = EarlierProfile(fs::path(profiler.work_directory) / file_name, *source, task.spec))
+      if (auto earlier = EarlierProfile(fs::path(profiler.work_directory) / file_name, source, task.spec))
         profile = std::move(*earlier);
       else
-        profile = made->ProfileCandidate({file_name, *source, settings.device}, profile_notes);
+        profile = made->ProfileCandidate({file_name, source, settings.device}, profile_notes);
       if (auto sample = SampleOf(subject.name, entry, profile, notes)) samples.push_back(std::move(*sample));
     };
-    if (reference_subject) sample_one(*reference_subject, report->reference, "reference");
+    if (reference_subject)
+      sample_one(*reference_subject, report->reference, "reference", task.spec.reference_source);
     size_t index = 0;
     for (const EnergySubject* subject : by_task[task_directory]) {
       if (subject == reference_subject) continue;
       if (index < report->candidates.size())
-        sample_one(*subject, report->candidates[index], candidates[index].name);
+        sample_one(*subject, report->candidates[index], candidates[index].name, candidates[index].source);
       ++index;
     }
   }
