@@ -71,6 +71,9 @@ struct EnergySample {
   std::string gpu;  // the profile's device__attribute_display_name ("NVIDIA H200"); "" when absent
   EnergyCounts counts;
   double measured_dynamic_joules = 0;  // > 0
+  // The standard deviation of the per-launch energy across the measurement's
+  // windows (J); 0 when not recorded (samples written before it was).
+  double measured_dynamic_joules_stdev = 0;
   double seconds_per_launch = 0;       // the measured median time (for the baseline)
 };
 

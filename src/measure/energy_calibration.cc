@@ -67,6 +67,7 @@ std::optional<EnergySample> SampleOf(const std::string& name, const MeasurementE
   sample.counts = CountEnergyActivity(profile->launches);
   sample.gpu = profile->launches.front().Text(kDeviceNameMetric).value_or("");
   sample.measured_dynamic_joules = dynamic;
+  sample.measured_dynamic_joules_stdev = entry.energy->joules_per_launch_stdev;
   sample.seconds_per_launch = entry.timing->median_s;
   return sample;
 }
@@ -320,6 +321,7 @@ nlohmann::json EnergySamplesToJson(const std::vector<EnergySample>& samples, std
     for (EnergyTerm term : AllEnergyTerms()) counts[std::string(EnergyTermName(term))] = sample.counts[term];
     list.push_back({{"name", sample.name},
                     {"measured_dynamic_joules", sample.measured_dynamic_joules},
+                    {"measured_dynamic_joules_stdev", sample.measured_dynamic_joules_stdev},
                     {"seconds_per_launch", sample.seconds_per_launch},
                     {"counts", counts},
                     {"missing_metrics", sample.counts.missing_metrics}});
@@ -347,6 +349,12 @@ Result<std::vector<EnergySample>> EnergySamplesFromJson(const nlohmann::json& js
     }
     sample.measured_dynamic_joules = row["measured_dynamic_joules"];
     sample.seconds_per_launch = row["seconds_per_launch"];
+    if (row.contains("measured_dynamic_joules_stdev")) {
+      const nlohmann::json& stdev = row["measured_dynamic_joules_stdev"];
+      if (!stdev.is_number() || stdev.get<double>() < 0)
+        return error(at + ".measured_dynamic_joules_stdev", "a number >= 0 (J per launch)");
+      sample.measured_dynamic_joules_stdev = stdev;
+    }
     if (!row.contains("counts") || !row["counts"].is_object()) return error(at + ".counts", "an object");
     for (const auto& [name, value] : row["counts"].items()) {
       auto term = ParseEnergyTerm(name);

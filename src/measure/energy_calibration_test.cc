@@ -45,6 +45,7 @@ TEST(EnergyCalibrationTest, SamplesRoundTripThroughJson) {
   EnergySample sample;
   sample.name = "probe/fp64_fma";
   sample.measured_dynamic_joules = 0.125;
+  sample.measured_dynamic_joules_stdev = 0.002;
   sample.seconds_per_launch = 0.001;
   sample.counts[EnergyTerm::kFp64Pipe] = 3.5e9;
   sample.counts[EnergyTerm::kActiveSeconds] = 0.001;
@@ -56,6 +57,7 @@ TEST(EnergyCalibrationTest, SamplesRoundTripThroughJson) {
   ASSERT_EQ(back->size(), 1u);
   EXPECT_EQ((*back)[0].name, "probe/fp64_fma");
   EXPECT_DOUBLE_EQ((*back)[0].measured_dynamic_joules, 0.125);
+  EXPECT_DOUBLE_EQ((*back)[0].measured_dynamic_joules_stdev, 0.002);
   EXPECT_DOUBLE_EQ((*back)[0].counts[EnergyTerm::kFp64Pipe], 3.5e9);
 }
 
@@ -81,6 +83,9 @@ TEST(EnergyCalibrationTest, BadSampleFilesNameTheField) {
   nlohmann::json bad_number = good;
   bad_number["samples"][0]["seconds_per_launch"] = "fast";
   expect(bad_number, "samples[0].seconds_per_launch");
+  nlohmann::json bad_stdev = good;
+  bad_stdev["samples"][0]["measured_dynamic_joules_stdev"] = -1.0;
+  expect(bad_stdev, "samples[0].measured_dynamic_joules_stdev");
 }
 
 TEST(EnergyCalibrationTest, WithoutAGpuItSaysCalibrationNeedsOne) {
