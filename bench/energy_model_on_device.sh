@@ -6,7 +6,7 @@
 # .carry/bin):
 #   OUT=/some/empty/dir bash bench/energy_model_on_device.sh [EARLIER]
 # EARLIER: the unpacked energy_model/ folder of an earlier call that was cut short; its work
-# directories are copied in and both steps resume from them (measurements from the workspaces,
+# directories are copied in and both steps resume from them (a finished calibration is kept) (measurements from the workspaces,
 # counts from the profile bundles). Each call stops its steps at KOPT_DEVICE_SECONDS (default 540 s)
 # so that what was measured is packed; a later call with EARLIER goes on.
 # Writes $OUT/energy_model.tar.gz: the table, fit.samples.json, held_out.samples.json, the logs and
@@ -25,13 +25,15 @@ deadline=$((started + ${KOPT_DEVICE_SECONDS:-540}))
 left() { echo $((deadline - $(date +%s))); }
 tasks=(gelu gemm_bf16 gemm_f32 layernorm reduce_sum saxpy softmax stencil2d transpose)
 if [ -n "${1:-}" ]; then
-  for part in work energy-validation-work held_out.samples.json; do
+  for part in work energy-validation-work held_out.samples.json fit.samples.json nvidia-h200.energy.toml \
+              nvidia-h200.energy.toml.samples.json calibrate.stdout calibrate.stderr log.txt; do
     [ -e "$1/$part" ] && cp -r "$1/$part" "$r/"
   done
 fi
 mkdir -p "$r/work"
 options=(); for t in "${tasks[@]}"; do options+=(--task "examples/tasks/$t"); done
-timeout "$(left)" "$bin/kopt" calibrate --energy "${options[@]}" -o "$r/nvidia-h200.energy.toml" \
+# A table from an earlier call means the calibration finished there.
+[ -s "$r/nvidia-h200.energy.toml" ] || timeout "$(left)" "$bin/kopt" calibrate --energy "${options[@]}" -o "$r/nvidia-h200.energy.toml" \
   --work-dir "$r/work" >> "$r/calibrate.stdout" 2>> "$r/calibrate.stderr"
 echo "calibrate exit $? after $(( $(date +%s) - started )) s" >> "$r/log.txt"
 cp "$r/nvidia-h200.energy.toml.samples.json" "$r/fit.samples.json" 2>/dev/null

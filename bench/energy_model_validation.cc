@@ -136,8 +136,8 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
   }
   TextTable table;
   table.rows.push_back(
-      {"kernel", "time (µs)", "measured (mJ)", "model (mJ)", "error", "baseline (mJ)", "error"});
-  table.right_aligned = {false, true, true, true, true, true, true};
+      {"kernel", "time (µs)", "measured (mJ)", "window stdev", "model (mJ)", "error", "baseline (mJ)", "error"});
+  table.right_aligned = {false, true, true, true, true, true, true, true};
   std::vector<double> measured, model, baseline;
   std::map<std::string, std::vector<size_t>> by_task;
   for (const EnergySample& sample : *held) {
@@ -153,6 +153,10 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
     };
     table.rows.push_back({sample.name, fmt::format("{:.1f}", sample.seconds_per_launch * 1e6),
                           fmt::format("{:.4f}", sample.measured_dynamic_joules * 1e3),
+                          sample.measured_dynamic_joules_stdev > 0
+                              ? fmt::format("{:.2f} %", sample.measured_dynamic_joules_stdev /
+                                                            sample.measured_dynamic_joules * 100)
+                              : std::string("-"),
                           fmt::format("{:.4f}", predicted * 1e3), error(predicted),
                           fmt::format("{:.4f}", simple * 1e3), error(simple)});
   }
