@@ -104,6 +104,7 @@ class OptimizationLoopTest : public ::testing::Test {
   }
   void TearDown() override {
     ::unsetenv("FAKE_RUNNER_LOG");
+    ::unsetenv("KOPT_NVCC");  // later tests (RealNvccTest) look nvcc up through it
     fs::remove_all(workspace_);
     fs::remove(log_);
   }
