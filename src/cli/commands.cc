@@ -134,6 +134,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     }
     options->color = ColorWanted();
+    options->progress = isatty(STDERR_FILENO);
     auto runner = MakeSystemCommandRunner();
     return RunExplain(*options, *runner, std::cout);
   };
