@@ -126,6 +126,10 @@ InterruptCleanup::~InterruptCleanup() {
   registry.cleanups.erase(id_);
 }
 
+void AwaitInterruptExit() {
+  while (InterruptRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
 void RunInterruptCleanupsForTest(int) {
   KillGroupsAndClean();
   Registry& registry = TheRegistry();

@@ -35,6 +35,12 @@ void UnregisterChildGroup(pid_t process_group);
 // child die does not start the next one while kopt cleans up.
 bool InterruptRequested();
 
+// Called by a thread that finished its work while an interrupt is handled
+// (its children were killed under it, so what it would report is not true):
+// waits for the handler to end kopt, and never returns then. Returns at once
+// when no interrupt is being handled.
+void AwaitInterruptExit();
+
 // Runs `cleanup` on an interrupt while the object lives (remove a temporary
 // directory, mark a run interrupted). The cleanup must not block for long.
 class InterruptCleanup {
