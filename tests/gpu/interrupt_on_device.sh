@@ -7,9 +7,11 @@
 # is running: first while nvcc compiles, then while kopt-runner measures. After each: the processes left
 # (nvcc, cicc, ptxas, kopt-runner), the temporary directories left in the workspace (compile-cache/.tmp-*),
 # and the runs table. Then the same command once more: it must finish (rc 0) and reuse what was complete.
+# Then (issue 19 item 10) a live `kopt explain` of examples/kernels/uncoalesced_loads.cu on a
+# pseudo-terminal: its progress lines (building, profiling launch i, exporting, disassembling).
 #
 # Run from the root of a checkout whose packaged binaries are in .carry/bin (kopt, kopt-runner) and
-# .carry/lib, with OUT set to an empty folder; writes $OUT/h19-round2.tar.gz (about 1 minute).
+# .carry/lib, with OUT set to an empty folder; writes $OUT/h19-round2.tar.gz (about 1.5 minutes; at most 3).
 #   bash tests/gpu/interrupt_on_device.sh
 set -u
 root=$PWD
@@ -73,5 +75,14 @@ start=$SECONDS
 "$kopt" "${args[@]}" > "$result/resumed.txt" 2> "$result/resumed.log"
 echo "resumed: rc $? after $((SECONDS - start)) s" >> "$result/when.txt"
 report_state resumed
+# Item 10: live collection prints its progress on a terminal (script(1) gives kopt a pseudo-terminal).
+if command -v ncu > /dev/null && command -v script > /dev/null; then
+  start=$SECONDS
+  (cd "$work" && timeout 50 script -qfec "$kopt explain $root/examples/kernels/uncoalesced_loads.cu -k uncoalesced_loads -c 1 -o report.txt" \
+    "$result/explain_progress.typescript" > /dev/null 2>&1)
+  echo "explain with progress: rc $? after $((SECONDS - start)) s" >> "$result/when.txt"
+  tr '\r' '\n' < "$result/explain_progress.typescript" | grep -a "kopt:" > "$result/explain_progress_lines.txt"
+  cp "$work/report.txt" "$result/explain_report.txt" 2> /dev/null
+fi
 tar -czf "$OUT/h19-round2.tar.gz" -C "$OUT" h19-round2
 rm -rf "$work"
