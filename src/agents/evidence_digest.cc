@@ -148,6 +148,7 @@ void WriteFindingDetails(const DigestInputs& inputs, const Finding& finding, std
     if (!location.source_line.empty()) {
       out += fmt::format(" at {}{}", location.source_line, SourceLineText(inputs, location.source_line));
     }
+    if (std::string waiting = WaitingText(location); !waiting.empty()) out += " (" + waiting + ")";
     out += "\n";
   }
 }
@@ -275,6 +276,10 @@ void AddFindingEvidence(const KernelDiagnosis& kernel, EvidenceSet& set) {
     for (const Location& location : finding.locations) {
       set.Add(prefix + " location", static_cast<double>(location.sass_offset), "offset");
       set.Add(prefix + " location stall share", location.stall_share, "fraction");
+      if (location.waiting_share > 0) {
+        set.Add(prefix + " location stall share waiting for its result", location.waiting_share, "fraction");
+        set.Add(prefix + " location waiting", static_cast<double>(location.waiting_sass_offset), "offset");
+      }
       if (long line = SourceLineNumber(location.source_line); line > 0) {
         set.Add(prefix + " location " + location.source_line, static_cast<double>(line), "line");
       }

@@ -42,10 +42,15 @@ struct Recommendation {
 };
 
 struct Location {
-  std::string source_line;  // "kernel.cu:42" when known
+  std::string source_line;  // "kernel.cu:42" when known (a SASS listing with line info, nvdisasm -g)
   unsigned long long sass_offset = 0;
   std::string sass_text;
-  double stall_share = 0;  // fraction of the kernel's stall samples, 0..1
+  // Fraction of the kernel's stall samples, 0..1: the instruction's own, plus the dependency stalls of the
+  // instructions waiting for its result (profile/dependency_stalls.h).
+  double stall_share = 0;
+  double waiting_share = 0;                    // the part of stall_share that waits for this result, 0..1
+  unsigned long long waiting_sass_offset = 0;  // the waiting instruction with the most of it (when > 0)
+  std::string waiting_sass_text;
 };
 
 // One activity count a fix changes (the energy model's terms,

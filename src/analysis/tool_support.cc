@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "core/text.h"
+#include "profile/dependency_stalls.h"
+
 namespace kopt {
 namespace {
 
@@ -68,30 +71,48 @@ bool HasClass(std::initializer_list<InstructionClass> classes, InstructionClass 
   return std::find(classes.begin(), classes.end(), instruction_class) != classes.end();
 }
 
+// The "file.cu:42" of the listing's instruction at `offset`, or empty.
+std::string SourceLineAt(const SassFunction* sass, unsigned long long offset) {
+  if (!sass) return "";
+  for (const SassInstruction& instruction : sass->instructions) {
+    if (instruction.offset == offset) return instruction.source_line;
+  }
+  return "";
+}
+
 std::vector<Location> SourcePageLocations(const SourcePage& page,
                                           std::initializer_list<InstructionClass> classes,
-                                          const RowWeight& weight) {
+                                          const RowWeight& weight, const SassFunction* sass) {
   double total_samples = page.TotalStallSamples();
-  std::vector<std::pair<const SourcePageRow*, InstructionClass>> rows;
-  for (const SourcePageRow& row : page.rows) {
-    Result<SassInstruction> parsed = ParseSassInstruction(row.source);
+  DependencyStalls dependencies = AttributeDependencyStalls(page);
+  std::vector<std::pair<size_t, double>> rows;  // row index, samples after the move
+  for (size_t index = 0; index < page.rows.size(); ++index) {
+    Result<SassInstruction> parsed = ParseSassInstruction(page.rows[index].source);
     bool any_class = classes.size() == 0;
     if (parsed.ok() && (any_class || HasClass(classes, parsed.value().instruction_class))) {
-      rows.emplace_back(&row, parsed.value().instruction_class);
+      rows.emplace_back(index, dependencies.AttributedSamples(page, index));
     }
   }
-  std::stable_sort(rows.begin(), rows.end(), [&weight](const auto& a, const auto& b) {
-    double weight_a = weight ? weight(*a.first) : 0, weight_b = weight ? weight(*b.first) : 0;
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    double weight_a = weight ? weight(page.rows[a.first]) : 0,
+           weight_b = weight ? weight(page.rows[b.first]) : 0;
     if (weight_a != weight_b) return weight_a > weight_b;
-    return a.first->stall_samples.value_or(0) > b.first->stall_samples.value_or(0);
+    return a.second > b.second;
   });
   std::vector<Location> locations;
-  for (const auto& [row, instruction_class] : rows) {
+  for (const auto& [index, samples] : rows) {
     if (locations.size() == kMaxAccessLocations) break;
+    const SourcePageRow& row = page.rows[index];
     Location location;
-    location.sass_offset = row->offset;
-    location.sass_text = row->source;
-    location.stall_share = SafeRatio(row->stall_samples.value_or(0), total_samples);
+    location.source_line = SourceLineAt(sass, row.offset);
+    location.sass_offset = row.offset;
+    location.sass_text = row.source;
+    location.stall_share = SafeRatio(samples, total_samples);
+    location.waiting_share = SafeRatio(dependencies.waiting_samples[index], total_samples);
+    if (size_t waiter = dependencies.main_waiter[index]; waiter != DependencyStalls::kNone) {
+      location.waiting_sass_offset = page.rows[waiter].offset;
+      location.waiting_sass_text = std::string(TrimWhitespace(page.rows[waiter].source));
+    }
     locations.push_back(std::move(location));
   }
   return locations;
@@ -104,6 +125,7 @@ std::vector<Location> SassLocations(const SassFunction& function,
     if (locations.size() == kMaxAccessLocations) break;
     if (NeverExecutes(instruction) || !HasClass(classes, instruction.instruction_class)) continue;
     Location location;
+    location.source_line = instruction.source_line;
     location.sass_offset = instruction.offset;
     location.sass_text = SassText(instruction);
     locations.push_back(std::move(location));
@@ -114,7 +136,8 @@ std::vector<Location> SassLocations(const SassFunction& function,
 std::vector<Location> LocationsFor(const ToolContext& context,
                                    std::initializer_list<InstructionClass> classes, const RowWeight& weight) {
   if (context.source_page) {
-    std::vector<Location> locations = SourcePageLocations(*context.source_page, classes, weight);
+    std::vector<Location> locations =
+        SourcePageLocations(*context.source_page, classes, weight, context.sass);
     if (!locations.empty()) return locations;
   }
   if (context.sass) return SassLocations(*context.sass, classes);
@@ -227,6 +250,7 @@ std::vector<Location> LocationsOf(const ToolContext& context, const InstructionL
   std::vector<Location> locations;
   for (const SassInstruction* instruction : instructions) {
     Location location;
+    location.source_line = instruction->source_line;
     location.sass_offset = instruction->offset;
     location.sass_text = SassText(*instruction);
     location.stall_share = StallShareAt(context, instruction->offset);

@@ -59,11 +59,14 @@ bool HasClass(std::initializer_list<InstructionClass> classes, InstructionClass 
 // Excess-traffic column of a source-page row for ranking (0 when absent).
 using RowWeight = std::function<double(const SourcePageRow&)>;
 
-// Locations from ncu's source page: the instructions of `classes`, ranked by
-// `weight` (excess sectors or wavefronts) and then by stall samples; at most 3.
+// Locations from ncu's source page: the instructions of `classes` (all when
+// empty), ranked by `weight` (excess sectors or wavefronts) and then by stall
+// samples, a load's including the dependency stalls of the instructions that
+// wait for its result (profile/dependency_stalls.h); at most 3. Source lines
+// from `sass` (a listing with line info) when given.
 std::vector<Location> SourcePageLocations(const SourcePage& page,
                                           std::initializer_list<InstructionClass> classes,
-                                          const RowWeight& weight);
+                                          const RowWeight& weight, const SassFunction* sass = nullptr);
 // Locations from the SASS listing (no stall shares): the first (at most 3)
 // executing instructions of `classes`.
 std::vector<Location> SassLocations(const SassFunction& function,

@@ -12,6 +12,7 @@
 #include "app/explain_llm.h"
 #include "app/explain_series.h"
 #include "core/file_io.h"
+#include "core/terminal_text.h"
 #include "core/text.h"
 #include "hw/ceilings_table.h"
 #include "hw/energy_coefficients.h"
@@ -141,7 +142,18 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
     if (auto note = GpuVariantNote(options.gpu, *gpu)) notes.push_back(*note);
   }
   ProfileSources sources = SourcesOf(options);
-  KOPT_ASSIGN_OR_RETURN(Profile profile, LoadProfile(sources, runner, notes));
+  bool drew_progress = false;
+  if (options.progress && IsLiveCollection(sources)) {
+    sources.progress = [&log, &drew_progress](std::string_view step) {
+      log << "\r\033[K"
+          << "kopt: " << Truncate(SanitizeForTerminal(step), 100) << std::flush;
+      drew_progress = true;
+    };
+  }
+  Result<Profile> loaded = LoadProfile(sources, runner, notes);
+  if (drew_progress) log << "\r\033[K" << std::flush;
+  sources.progress = nullptr;
+  KOPT_ASSIGN_OR_RETURN(Profile profile, std::move(loaded));
   std::vector<std::string> read;
   for (const ProfileInput& input : profile.inputs) read.push_back(input.path);
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, read));

@@ -35,6 +35,9 @@ struct ExplainOptions {
   std::string output_path;  // empty: `out`
   bool color = false;       // ANSI colour in the terminal format
   bool verbose = false;
+  // Live collection: a progress line on `log` (building, each launch ncu profiles, exporting,
+  // disassembling), redrawn in place and cleared before the report. The CLI sets it on a terminal.
+  bool progress = false;
   std::string kernel_regex;          // ECMAScript regex searched in the demangled kernel name
   long long launch_skip = 0;         // skip this many matching launches
   long long launch_count = 0;        // then keep this many; 0 = all
@@ -76,7 +79,8 @@ struct ExplainOptions {
 };
 
 // `log` receives the --verbose lines of the llm layer (already redacted) and
-// is where nothing else goes; the three-argument form uses std::cerr.
+// the progress line (options.progress); nothing else goes there. The
+// three-argument form uses std::cerr.
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log);
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out);
 

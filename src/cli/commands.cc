@@ -17,6 +17,7 @@
 #include "app/optimize.h"
 #include "app/rules.h"
 #include "app/task_import.h"
+#include "core/interrupt.h"
 #include "core/subprocess.h"
 #include "core/terminal_text.h"
 #include "core/text.h"
@@ -134,6 +135,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     }
     options->color = ColorWanted();
+    options->progress = isatty(STDERR_FILENO);
     auto runner = MakeSystemCommandRunner();
     return RunExplain(*options, *runner, std::cout);
   };
@@ -503,6 +505,9 @@ int RunCommandLine(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   Status status = action ? action() : Internal("no command selected");
+  // After Ctrl-C the command may end early because its children were killed: what it would print is
+  // not true; the interrupt handler prints what happened and exits (core/interrupt.h).
+  AwaitInterruptExit();
   // Messages quote input files, compilers and servers: sanitized.
   if (!status.ok()) std::cerr << "kopt: error: " << SanitizeLinesForTerminal(status.message()) << "\n";
   return ExitCodeFor(status);

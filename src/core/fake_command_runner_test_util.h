@@ -97,6 +97,9 @@ class FakeCommandRunner : public CommandRunner {
       if (rule->program != name || !HasAll(spec.argv, rule->required_arguments)) continue;
       if (rule->response.side_effect) rule->response.side_effect(spec);
       if (!rule->response.status.ok()) return rule->response.status;
+      // As the system runner does, stdout reaches on_stdout before Run returns (here in one piece).
+      if (spec.on_stdout && !rule->response.result.stdout_text.empty())
+        spec.on_stdout(rule->response.result.stdout_text);
       return rule->response.result;
     }
     return ExitedWith(127, "",

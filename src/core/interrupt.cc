@@ -17,6 +17,8 @@ struct Registry {
   std::mutex mutex;
   std::set<pid_t> groups;
   std::map<int, std::function<void()>> cleanups;
+  std::set<int> cleaned;     // cleanups already run by this interrupt
+  bool interrupted = false;  // an interrupt is being handled: no new child may live
   int next_id = 0;
 };
 
@@ -34,25 +36,42 @@ sigset_t InterruptSignals() {
   return signals;
 }
 
+// Kills every registered group (SIGTERM, SIGKILL after 2 s) and runs the cleanups not yet run, newest
+// first; again while other threads, still running until the exit, registered more (a compile worker
+// that saw its nvcc die and took the next job): at most a few rounds.
 void KillGroupsAndClean() {
   Registry& registry = TheRegistry();
-  std::set<pid_t> groups;
-  std::map<int, std::function<void()>> cleanups;
   {
     std::lock_guard lock(registry.mutex);
-    groups = registry.groups;
-    cleanups = registry.cleanups;
+    registry.interrupted = true;
   }
-  for (pid_t group : groups) kill(-group, SIGTERM);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (std::chrono::steady_clock::now() < deadline) {
-    bool alive = false;
-    for (pid_t group : groups) alive = alive || kill(-group, 0) == 0;
-    if (!alive) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::set<pid_t> killed;
+  for (int round = 0; round < 5; ++round) {
+    std::set<pid_t> groups;
+    std::map<int, std::function<void()>> cleanups;
+    {
+      std::lock_guard lock(registry.mutex);
+      for (pid_t group : registry.groups) {
+        if (!killed.count(group)) groups.insert(group);
+      }
+      for (const auto& [id, cleanup] : registry.cleanups) {
+        if (!registry.cleaned.count(id)) cleanups.emplace(id, cleanup);
+      }
+      for (const auto& [id, cleanup] : cleanups) registry.cleaned.insert(id);
+    }
+    if (groups.empty() && cleanups.empty()) break;
+    for (pid_t group : groups) kill(-group, SIGTERM);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < deadline) {
+      bool alive = false;
+      for (pid_t group : groups) alive = alive || kill(-group, 0) == 0;
+      if (!alive) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    for (pid_t group : groups) kill(-group, SIGKILL);
+    killed.insert(groups.begin(), groups.end());
+    for (auto it = cleanups.rbegin(); it != cleanups.rend(); ++it) it->second();
   }
-  for (pid_t group : groups) kill(-group, SIGKILL);
-  for (auto it = cleanups.rbegin(); it != cleanups.rend(); ++it) it->second();
 }
 
 }  // namespace
@@ -79,6 +98,13 @@ void RegisterChildGroup(pid_t process_group) {
   Registry& registry = TheRegistry();
   std::lock_guard lock(registry.mutex);
   registry.groups.insert(process_group);
+  if (registry.interrupted) kill(-process_group, SIGKILL);  // started while kopt is ending
+}
+
+bool InterruptRequested() {
+  Registry& registry = TheRegistry();
+  std::lock_guard lock(registry.mutex);
+  return registry.interrupted;
 }
 
 void UnregisterChildGroup(pid_t process_group) {
@@ -100,8 +126,16 @@ InterruptCleanup::~InterruptCleanup() {
   registry.cleanups.erase(id_);
 }
 
+void AwaitInterruptExit() {
+  while (InterruptRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
 void RunInterruptCleanupsForTest(int) {
   KillGroupsAndClean();
+  Registry& registry = TheRegistry();
+  std::lock_guard lock(registry.mutex);
+  registry.interrupted = false;
+  registry.cleaned.clear();
 }
 
 }  // namespace kopt

@@ -8,7 +8,8 @@
 // InstallInterruptHandling (called first thing in main, before any thread
 // starts) blocks the three signals in every thread and waits for them on a
 // thread of its own; on one it signals every registered child group (SIGTERM,
-// SIGKILL after 2 s), runs the registered cleanups (newest first), prints
+// SIGKILL after 2 s), runs the registered cleanups (newest first), again for
+// what other threads registered meanwhile (InterruptRequested), prints
 // "kopt: interrupted" and exits with 128 + the signal number (130 for Ctrl-C).
 // Without it (tests, benchmarks) registrations are kept and never run.
 // SIGKILL of kopt itself cannot be handled: its children then outlive it.
@@ -24,9 +25,21 @@ namespace kopt {
 
 void InstallInterruptHandling();
 
-// A child's process group, signalled on an interrupt while registered.
+// A child's process group, signalled on an interrupt while registered; one
+// registered while an interrupt is being handled is killed at once.
 void RegisterChildGroup(pid_t process_group);
 void UnregisterChildGroup(pid_t process_group);
+
+// True from an interrupt on (until kopt exits): the system command runner then
+// starts no program (core/subprocess.h), so a worker thread that sees its
+// child die does not start the next one while kopt cleans up.
+bool InterruptRequested();
+
+// Called by a thread that finished its work while an interrupt is handled
+// (its children were killed under it, so what it would report is not true):
+// waits for the handler to end kopt, and never returns then. Returns at once
+// when no interrupt is being handled.
+void AwaitInterruptExit();
 
 // Runs `cleanup` on an interrupt while the object lives (remove a temporary
 // directory, mark a run interrupted). The cleanup must not block for long.
@@ -43,6 +56,7 @@ class InterruptCleanup {
 
 // Runs what an interrupt runs (kill the registered groups, the cleanups) and
 // returns; for tests. `signal_number` is what the exit status would carry.
+// Afterwards kopt runs normally again (InterruptRequested is false).
 void RunInterruptCleanupsForTest(int signal_number);
 
 }  // namespace kopt

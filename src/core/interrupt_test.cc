@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <thread>
 
 #include "core/subprocess.h"
@@ -60,6 +62,50 @@ TEST(Interrupt, KillsTheChildsWholeGroupAndRunsTheCleanups) {
   EXPECT_FALSE(Running(sleeper)) << "the grandchild (sleep 60) died with the group";
   EXPECT_TRUE(cleaned);
   EXPECT_FALSE(fs::exists(directory));
+}
+
+// Issue 19 (found on a CPU machine with `kopt bench --compile-only`): after Ctrl-C a compile worker saw
+// its nvcc die and started the next nvcc while kopt cleaned up; that one outlived kopt under init, with
+// its temporary directory. From the interrupt on no program starts, a group registered meanwhile is
+// killed at once, and a cleanup registered meanwhile still runs.
+TEST(Interrupt, NothingStartedDuringTheInterruptOutlivesIt) {
+  auto runner = MakeSystemCommandRunner();
+  Result<CommandResult> started_late = CommandResult{};
+  pid_t late_child = -1;
+  bool late_cleanup_ran = false;
+  std::unique_ptr<InterruptCleanup> late_cleanup;
+  InterruptCleanup during([&] {
+    // What another thread does while the interrupt is handled: start a program, register a child
+    // group it spawned itself, take a temporary directory.
+    started_late = runner->Run(CommandSpec{{"sleep", "1"}});
+    late_child = fork();
+    if (late_child == 0) {
+      setpgid(0, 0);
+      pause();
+      _exit(0);
+    }
+    setpgid(late_child, late_child);
+    RegisterChildGroup(late_child);
+    late_cleanup = std::make_unique<InterruptCleanup>([&] { late_cleanup_ran = true; });
+  });
+  RunInterruptCleanupsForTest(SIGINT);
+  EXPECT_FALSE(started_late.ok()) << "a program started during the interrupt";
+  ASSERT_GT(late_child, 0);
+  int status = 0;
+  pid_t reaped = 0;
+  for (int i = 0; i < 200 && reaped == 0; ++i) {
+    reaped = waitpid(late_child, &status, WNOHANG);
+    if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (reaped == 0) kill(late_child, SIGKILL), waitpid(late_child, &status, 0);
+  EXPECT_EQ(reaped, late_child) << "the group registered during the interrupt was not killed";
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_TRUE(late_cleanup_ran);
+  UnregisterChildGroup(late_child);
+  late_cleanup.reset();
+  // Afterwards (tests only) programs run again.
+  EXPECT_FALSE(InterruptRequested());
+  EXPECT_TRUE(runner->Run(CommandSpec{{"true"}}).ok());
 }
 
 }  // namespace

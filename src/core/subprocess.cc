@@ -354,6 +354,7 @@ class ChildMonitor {
     if (stream.sink == &result_.stdout_text) {
       result_.stdout_arrivals.push_back(
           {stream.sink->size(), std::chrono::duration<double>(last_output_ - start_).count()});
+      if (spec_.on_stdout) spec_.on_stdout(std::string_view(buffer, static_cast<size_t>(bytes)));
     }
   }
 
@@ -374,6 +375,7 @@ class SystemCommandRunner : public CommandRunner {
  public:
   Result<CommandResult> Run(const CommandSpec& spec) override {
     if (spec.argv.empty() || spec.argv[0].empty()) return InvalidInput("cannot run an empty command line");
+    if (InterruptRequested()) return Unavailable("kopt is interrupted: not starting '" + spec.argv[0] + "'");
     if (!spec.working_directory.empty() && !std::filesystem::is_directory(spec.working_directory)) {
       return NotFound("cannot run '" + spec.argv[0] + "': working directory '" + spec.working_directory +
                       "' does not exist or is not a directory");

@@ -17,8 +17,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,6 +46,10 @@ struct CommandSpec {
   // The channel keeps at most this many bytes (the rest is read and
   // discarded; channel_truncated). 0: no limit.
   size_t max_channel_bytes = size_t{16} << 30;
+  // Called with each piece of stdout as it arrives (any size, not split at
+  // lines), on the thread that called Run; null: none. For progress output:
+  // the pieces are stored in CommandResult::stdout_text all the same.
+  std::function<void(std::string_view)> on_stdout = nullptr;
 };
 
 // When a piece of a child's stdout arrived: the stdout offset just past it,

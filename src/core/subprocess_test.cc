@@ -9,7 +9,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace kopt {
 namespace {
@@ -40,6 +42,23 @@ TEST(SubprocessTest, ReportsExitCodeAndOutput) {
   EXPECT_EQ(result.stdout_text, "out\n");
   EXPECT_EQ(result.stderr_text, "err\n");
   EXPECT_EQ(DescribeCommandEnd(result, 0), "exit code 3");
+}
+
+// Progress output: the pieces of stdout reach on_stdout while the child still runs.
+TEST(SubprocessTest, OnStdoutSeesOutputBeforeTheChildExits) {
+  CommandSpec spec = Shell("echo first; sleep 0.3; echo second");
+  std::string seen;
+  std::vector<double> when;
+  Clock::time_point start = Clock::now();
+  spec.on_stdout = [&](std::string_view piece) {
+    seen += piece;
+    when.push_back(SecondsSince(start));
+  };
+  CommandResult result = RunOk(spec);
+  EXPECT_EQ(seen, "first\nsecond\n");
+  EXPECT_EQ(result.stdout_text, "first\nsecond\n");
+  ASSERT_GE(when.size(), 2u);
+  EXPECT_LT(when.front() + 0.2, result.seconds);  // "first" came well before the exit
 }
 
 TEST(SubprocessTest, SucceedsWithExitZero) {

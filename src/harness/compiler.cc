@@ -11,9 +11,9 @@
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/sha256.h"
+#include "core/text.h"
 #include "harness/candidate_flags.h"
 #include "harness/wrapper_source.h"
-#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -307,7 +307,10 @@ Result<CompileResult> Compiler::RunNvcc(const TaskSpec& task, const std::string&
   }
   std::string entry = options_.cache_directory + "/" + key;
   CompileResult result;
-  if (run->timed_out || run->signaled) {  // not the candidate's verdict: load or a crashed tool; not cached
+  // Not the candidate's verdict, so not cached: load or a crashed tool, or kopt interrupted (nvcc catches
+  // the SIGTERM and exits 255, "nvcc: Terminated": that failure must not stand in for the compile).
+  bool no_verdict = run->timed_out || run->signaled || InterruptRequested();
+  if (no_verdict) {
     discard();
     result.compiler_output = run->stdout_text + run->stderr_text;
     result.message =
@@ -319,7 +322,7 @@ Result<CompileResult> Compiler::RunNvcc(const TaskSpec& task, const std::string&
   result.compile_seconds = seconds;
   result.cache_key = key;
   result.cache_entry = entry;
-  if (run->timed_out || run->signaled) return result;
+  if (no_verdict) return result;
   Status stored = WriteFileAtomically(temporary + "/compiler_output.txt", result.compiler_output);
   if (stored.ok())
     stored = WriteFileAtomically(temporary + "/result.json", ResultToJson(result, *this).dump(2));

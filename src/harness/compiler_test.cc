@@ -2,15 +2,18 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "core/fake_command_runner_test_util.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
 #include "harness/parallel_compiler.h"
 
 namespace kopt {
@@ -281,6 +284,27 @@ TEST_F(CompilerTest, TimeoutIsReportedAndNotCached) {
   EXPECT_FALSE(second.cache_hit);
   EXPECT_EQ(CompileCount(), 2u);
   EXPECT_FALSE(fs::exists(root_ / "cache" / first.cache_key));
+}
+
+// Issue 19: Ctrl-C during a compile. nvcc catches the SIGTERM and exits 255 ("nvcc: Terminated"); that
+// is no verdict on the candidate and must not be cached, or the resumed run reports a compile error.
+TEST_F(CompilerTest, ACompileEndedByAnInterruptIsNotCached) {
+  runner_.OnCommand("nvcc", {"-shared"}, ExitedWith(255, "", "nvcc: Terminated\n"));
+  std::unique_ptr<Compiler> compiler = MakeCompiler();
+  std::optional<CompileResult> interrupted;
+  {
+    InterruptCleanup during(
+        [&] { interrupted = *compiler->Compile(task_, candidate_); });  // runs mid-interrupt
+    RunInterruptCleanupsForTest(SIGINT);
+  }
+  ASSERT_TRUE(interrupted.has_value());
+  EXPECT_FALSE(fs::exists(root_ / "cache" / interrupted->cache_key));
+  for (const fs::directory_entry& entry : fs::directory_iterator(root_ / "cache"))
+    EXPECT_EQ(entry.path().filename().string().rfind(".tmp-", 0), std::string::npos) << entry.path();
+  SucceedCompiles();
+  CompileResult resumed = *compiler->Compile(task_, candidate_);
+  EXPECT_FALSE(resumed.cache_hit);
+  EXPECT_TRUE(resumed.Ok()) << resumed.message;
 }
 
 TEST_F(CompilerTest, SuccessWithoutALibraryIsACompileError) {

@@ -646,6 +646,9 @@ Result<MeasurementReport> MeasureSession::Impl::Finish() {
   json summary = {{"candidates", report_.candidates.size()},
                   {"ok", ok},
                   {"reference_status", MeasureStatusName(report_.reference.status)}};
+  // Interrupted meanwhile: the handler marks the run interrupted; the failures of killed children are
+  // not this run's results.
+  if (InterruptRequested()) AwaitInterruptExit();
   on_interrupt_.reset();
   Status finished = workspace_->FinishRun(report_.run_id, CurrentTimeUtc(), summary);
   if (!finished.ok()) report_.notes.push_back(finished.message());

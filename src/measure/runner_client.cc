@@ -6,6 +6,7 @@
 #include <random>
 #include <utility>
 
+#include "core/interrupt.h"
 #include "measure/bench_verdict.h"
 
 namespace kopt {
@@ -57,11 +58,12 @@ ChildOutcome Judge(const runner::RunnerRequest& request, ChildRun& run, const Co
   if (!claims.empty()) return FailedOutcome(FailureKind::kTimingInconsistent, claims, outcome.detail);
   if (IsSuspectFast(run.events.timing->median_s, expected.floor_seconds)) {
     if (expected.floor_is_final) {
-      return FailedOutcome(FailureKind::kSuspectFast,
-                      fmt::format("timed at {:.4g} s, below the roofline floor of {:.4g} s, again after a "
-                                  "re-measurement with fresh input values: physically impossible",
-                                  run.events.timing->median_s, expected.floor_seconds),
-                      outcome.detail);
+      return FailedOutcome(
+          FailureKind::kSuspectFast,
+          fmt::format("timed at {:.4g} s, below the roofline floor of {:.4g} s, again after a "
+                      "re-measurement with fresh input values: physically impossible",
+                      run.events.timing->median_s, expected.floor_seconds),
+          outcome.detail);
     }
     run.below_floor = true;
   }
@@ -122,9 +124,10 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   }
   if (frames.ok()) run.frames = std::move(frames).value();
   run.end = DescribeCommandEnd(*result, timeout_seconds_);
-  KOPT_RETURN_IF_ERROR(workspace_.RecordOutcome(run_id_, key,
-                                                OutcomeToJson(run.outcome, run.end, run.seconds),
-                                                run.outcome.complete() && !run.below_floor));
+  // A child killed by an interrupt of kopt has no verdict: never a complete outcome that resume reuses.
+  bool complete = run.outcome.complete() && !run.below_floor && !InterruptRequested();
+  KOPT_RETURN_IF_ERROR(
+      workspace_.RecordOutcome(run_id_, key, OutcomeToJson(run.outcome, run.end, run.seconds), complete));
   return run;
 }
 

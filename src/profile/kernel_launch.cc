@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/terminal_text.h"
 #include "core/text.h"
 
 namespace kopt {
@@ -77,8 +78,13 @@ std::string FunctionNameOf(std::string_view demangled) {
   int paren_depth = 0;
   size_t parameters_open = std::string_view::npos;
   size_t name_start = 0;
+  constexpr std::string_view kAnonymous = "(anonymous namespace)";
   for (size_t i = 0; i < demangled.size(); ++i) {
     char c = demangled[i];
+    if (c == '(' && demangled.substr(i).starts_with(kAnonymous)) {  // a namespace, not the parameters
+      i += kAnonymous.size() - 1;
+      continue;
+    }
     if (c == '<') ++angle_depth;
     if (c == '>' && angle_depth > 0) --angle_depth;
     if (angle_depth > 0) continue;
@@ -102,6 +108,63 @@ std::string FunctionNameOf(std::string_view demangled) {
     if (c != ' ') result.push_back(c);  // "k<1, 2>" and "k<1,2>" compare equal
   }
   return result;
+}
+
+namespace {
+
+// `text` without the namespaces of its outermost name ("a::b<c::d>" → "b<c::d>").
+std::string_view WithoutNamespaces(std::string_view text) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    char c = text[i];
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth == 0 && c == ':' && text[i + 1] == ':') start = i + 2;
+  }
+  return text.substr(start);
+}
+
+// One template argument: its namespaces dropped, its own arguments "…".
+std::string ShortArgument(std::string_view argument) {
+  argument = WithoutNamespaces(TrimWhitespace(argument));
+  size_t open = argument.find('<');
+  if (open == std::string_view::npos) return std::string(argument);
+  return std::string(argument.substr(0, open)) + "<…>";
+}
+
+}  // namespace
+
+std::string ShortKernelName(std::string_view function_name) {
+  std::string_view name = WithoutNamespaces(TrimWhitespace(function_name));
+  size_t open = name.find('<');
+  if (open == std::string_view::npos || name.back() != '>') return std::string(name);
+  std::string base(name.substr(0, open));
+  std::string_view arguments = name.substr(open + 1, name.size() - open - 2);
+  std::vector<std::string> shown;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= arguments.size(); ++i) {
+    char c = i < arguments.size() ? arguments[i] : ',';
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth == 0 && c == ',') {
+      shown.push_back(ShortArgument(arguments.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  // The leading arguments that fit in kMaxShortNameWidth columns, then "…".
+  std::string text = base + "<";
+  for (size_t index = 0; index < shown.size(); ++index) {
+    std::string next = (index == 0 ? "" : ", ") + shown[index];
+    bool last = index + 1 == shown.size();
+    size_t room = last ? 1 : 4;  // ">" or ", …>"
+    if (DisplayWidth(text) + DisplayWidth(next) + room > kMaxShortNameWidth) {
+      return text + (index == 0 ? "…>" : ", …>");
+    }
+    text += next;
+  }
+  return text + ">";
 }
 
 std::string Demangle(std::string_view mangled) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,6 +91,15 @@ struct KernelLaunch {
 // The function part of a demangled C++ name: drops the parameter list and any
 // return type, keeps namespaces and template arguments. "void k<1>(int)" → "k<1>".
 std::string FunctionNameOf(std::string_view demangled);
+
+// A function name as a heading or a progress line shows it: the function without namespaces and its
+// outer template arguments without theirs, nested arguments as "…"
+// ("at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>" →
+// "vectorized_elementwise_kernel<4, CUDAFunctor_add<…>>"); of the arguments, those that fit in
+// kMaxShortNameWidth columns, then "…" ("cunn_SoftMaxForwardReg<float, float, float, SoftMaxForwardEpilogue,
+// …>").
+inline constexpr size_t kMaxShortNameWidth = 72;
+std::string ShortKernelName(std::string_view function_name);
 
 // The first entry (of a parsed SASS listing or ptxas report: anything with
 // `mangled_name` and `demangled_name`) that is `function_name` mangled, or

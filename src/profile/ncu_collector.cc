@@ -172,6 +172,10 @@ Result<fs::path> PrepareWorkDirectory(const CollectionOptions& options) {
 
 // ---- tools -----------------------------------------------------------------
 
+void Progress(const CollectionOptions& options, std::string_view step) {
+  if (options.progress) options.progress(step);
+}
+
 CommandSpec ToolCommand(std::vector<std::string> argv, const CollectionOptions& options) {
   CommandSpec spec;
   spec.argv = std::move(argv);
@@ -263,6 +267,7 @@ Result<std::string> ExportRawPage(const std::string& report_path, const Collecti
                                   CommandRunner& runner) {
   CommandSpec spec = ToolCommand(
       {options.ncu, "--import", report_path, "--csv", "--page", "raw", "--print-units", "base"}, options);
+  Progress(options, "exporting the raw page (ncu --import)");
   KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(spec));
   std::string output = CombinedOutput(result);
   if (result.timed_out) {
@@ -304,6 +309,7 @@ void AttachSourcePage(const std::string& report_path, const fs::path& work_direc
                       std::vector<std::string>& notes) {
   std::vector<std::string> argv = {options.ncu, "--import",       report_path, "--csv",         "--page",
                                    "source",    "--print-source", "sass",      "--print-units", "base"};
+  Progress(options, "exporting the source page (ncu --import)");
   Result<CommandResult> result = runner.Run(ToolCommand(argv, options));
   if (!result.ok() || !result->Succeeded()) {
     std::string why = result.ok() ? DescribeCommandEnd(*result, options.timeout_seconds) +
@@ -512,6 +518,7 @@ Result<std::string> CompileSource(const std::string& source_path, const fs::path
   std::vector<std::string> argv = {options.nvcc, "-O3", "-lineinfo", "-Xptxas", "-v", gencode};
   argv.insert(argv.end(), options.extra_nvcc_flags.begin(), options.extra_nvcc_flags.end());
   argv.insert(argv.end(), {"-o", binary_path.string(), source_path});
+  Progress(options, "building " + fs::path(source_path).filename().string() + " (nvcc)");
   KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(ToolCommand(argv, options)));
   std::string command = CommandLineForDisplay(argv);
   if (result.timed_out) {
@@ -554,6 +561,7 @@ void AttachSassListing(const fs::path& binary_path, const fs::path& work_directo
     return;
   }
   std::vector<std::string> argv = {options.cuobjdump, "-sass", binary_path.string()};
+  Progress(options, "disassembling (cuobjdump -sass)");
   Result<CommandResult> result = runner.Run(ToolCommand(argv, options));
   if (!result.ok() || !result->Succeeded()) {
     std::string why = result.ok() ? DescribeCommandEnd(*result, options.timeout_seconds) +
@@ -648,7 +656,13 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   fs::remove(report_path, error);  // a stale report must not pass for this run's
 
   std::vector<std::string> argv = NcuProfileCommand(program, options, report_base);
-  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(ToolCommand(argv, options)));
+  CommandSpec profile_spec = ToolCommand(argv, options);
+  NcuProgressWatcher watcher(options.progress, options.launch_count);
+  if (options.progress) {
+    Progress(options, "profiling " + fs::path(program.front()).filename().string() + " under ncu");
+    profile_spec.on_stdout = [&watcher](std::string_view piece) { watcher.Feed(piece); };
+  }
+  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(profile_spec));
   std::string output = CombinedOutput(result);
   KOPT_RETURN_IF_ERROR(
       WriteTextFile(work_directory / "ncu.log", "$ " + CommandLineForDisplay(argv) + "\n" + output));

@@ -33,6 +33,7 @@
 
 #include "core/status.h"
 #include "core/subprocess.h"
+#include "profile/ncu_progress.h"
 #include "profile/profile.h"
 
 namespace kopt {
@@ -54,6 +55,10 @@ struct CollectionOptions {
   std::vector<std::string> extra_nvcc_flags;
   std::string work_directory;    // required: where the bundle's files are written
   double timeout_seconds = 900;  // per external command
+  // Progress lines for a terminal (profile/ncu_progress.h): "building app.cu (nvcc)", each launch ncu
+  // profiles, "exporting the raw page (ncu --import)", "exporting the source page", "disassembling
+  // (cuobjdump -sass)". Null: none.
+  CollectionProgress progress;
 };
 
 Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,

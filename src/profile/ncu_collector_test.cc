@@ -103,6 +103,26 @@ class NcuCollectorTest : public ::testing::Test {
 
 // ---- CollectFromCudaSource ---------------------------------------------------
 
+// Issue 19: live collection says what it is doing, step by step, and each launch ncu profiles.
+TEST_F(NcuCollectorTest, ProgressNamesEachStepAndTheLaunchesNcuProfiles) {
+  std::vector<std::string> steps;
+  options_.progress = [&steps](std::string_view step) { steps.emplace_back(step); };
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(steps, (std::vector<std::string>{
+                       "building probe.cu (nvcc)", "profiling probe under ncu",
+                       "profiling launch 1: scale (ncu launch ID 0)", "exporting the raw page (ncu --import)",
+                       "exporting the source page (ncu --import)", "disassembling (cuobjdump -sass)"}));
+  // Without a progress callback ncu's output is not watched.
+  EXPECT_TRUE(runner_.CommandsOf("ncu").front().on_stdout != nullptr);
+  options_.progress = nullptr;
+  FakeCommandRunner quiet;
+  runner_ = quiet;
+  InstallHealthyToolchain();
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  EXPECT_TRUE(runner_.CommandsOf("ncu").front().on_stdout == nullptr);
+}
+
 TEST_F(NcuCollectorTest, CudaSourceBuildsProfilesAndDisassembles) {
   Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
   ASSERT_TRUE(profile.ok()) << profile.status().message();

@@ -103,6 +103,7 @@ CollectionOptions CollectionOptionsFor(const ProfileSources& options, const std:
   collection.launch_skip = options.launch_skip;
   collection.launch_count = options.launch_count;
   collection.section_set = options.section_set;
+  collection.progress = options.progress;
   collection.work_directory =
       options.work_directory.empty() ? "kopt-profile-" + stem : options.work_directory;
   return collection;

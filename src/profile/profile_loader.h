@@ -21,6 +21,7 @@
 
 #include "core/status.h"
 #include "core/subprocess.h"
+#include "profile/ncu_progress.h"
 #include "profile/profile.h"
 
 namespace kopt {
@@ -38,6 +39,7 @@ struct ProfileSources {
   // empty: kopt-profile-<stem> in the current directory.
   std::string work_directory;
   std::string section_set = "full";  // live collection: ncu --set
+  CollectionProgress progress;       // live collection: progress lines (profile/ncu_progress.h); null: none
 };
 
 // True when loading runs ncu live (a .cu target or a program): ncu then

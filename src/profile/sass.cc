@@ -322,6 +322,25 @@ std::optional<std::string> ArchitectureToken(std::string_view text) {
 // Longer mangled names are kept as they are: the demangler recurses on them.
 constexpr size_t kMaxDemangledLength = 16384;
 
+// "file.cu:42" from nvdisasm -g's `//## File "/path/to/file.cu", line 42` (the part before any
+// "inlined at": where the code is); the file's base name only. Empty when the comment is malformed.
+std::string SourceLineOfComment(std::string_view comment) {
+  size_t open = comment.find('"');
+  size_t close = open == std::string_view::npos ? open : comment.find('"', open + 1);
+  if (close == std::string_view::npos) return "";
+  std::string_view path = comment.substr(open + 1, close - open - 1);
+  std::string_view rest = comment.substr(close + 1);
+  size_t line_word = rest.find("line ");
+  if (line_word == std::string_view::npos) return "";
+  std::string_view digits = rest.substr(line_word + 5);
+  size_t end = 0;
+  while (end < digits.size() && digits[end] >= '0' && digits[end] <= '9') ++end;
+  if (end == 0 || path.empty()) return "";
+  size_t slash = path.find_last_of('/');
+  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  return fmt::format("{}:{}", path, digits.substr(0, end));
+}
+
 class SassListingParser {
  public:
   explicit SassListingParser(std::string_view file_name) : file_name_(file_name) {}
@@ -338,11 +357,17 @@ class SassListingParser {
   SassListing listing_;
   bool in_function_ = false;
   std::string architecture_;
+  std::string source_line_;  // from the last "//## File" comment of the current function
+
   size_t orphan_instructions_ = 0;
 };
 
 Status SassListingParser::ParseLine(std::string_view raw_line, size_t line_number) {
   std::string_view line = TrimWhitespace(raw_line);
+  if (StartsWith(line, "//## File")) {
+    source_line_ = SourceLineOfComment(line);
+    return Status::Ok();
+  }
   if (line.empty() || StartsWith(line, "//")) return Status::Ok();
   if (auto offset = SplitOffset(line)) {
     return ParseInstructionLine(offset->first, offset->second, line_number);
@@ -393,6 +418,7 @@ Status SassListingParser::StartFunction(std::string_view name, size_t line_numbe
   function.architecture = architecture_;
   listing_.functions.push_back(std::move(function));
   in_function_ = true;
+  source_line_.clear();
   return Status::Ok();
 }
 
@@ -409,6 +435,7 @@ Status SassListingParser::ParseInstructionLine(unsigned long long offset, std::s
     return instruction.status().WithContext(fmt::format("{}:{}", file_name_, line_number));
   }
   instruction->offset = offset;
+  instruction->source_line = source_line_;
   SassFunction& function = listing_.functions.back();
   CountInstruction(function, *instruction);
   function.instructions.push_back(std::move(instruction).value());

@@ -55,6 +55,8 @@ struct SassInstruction {
   std::string operands;           // text between opcode and ';'
   InstructionClass instruction_class = InstructionClass::kOther;
   int access_bits = 0;  // width of a memory access in bits (32 when no width suffix); 0 otherwise
+  std::string
+      source_line;  // "kernel.cu:42" (file base name) from nvdisasm -g's "//## File" comments; or empty
 };
 
 struct SassFunction {

@@ -1,6 +1,7 @@
 #include "profile/sass_operands.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace kopt {
@@ -77,6 +78,8 @@ std::optional<int> DestinationRegister(const SassInstruction& instruction) {
 std::vector<int> WrittenRegisters(const SassInstruction& instruction) {
   auto destination = DestinationRegister(instruction);
   if (!destination) return {};
+  if (HasModifier(instruction, ".128"))
+    return {*destination, *destination + 1, *destination + 2, *destination + 3};
   bool wide = HasModifier(instruction, ".WIDE") || HasModifier(instruction, ".64") ||
               instruction.instruction_class == InstructionClass::kFp64;
   if (wide) return {*destination, *destination + 1};
@@ -90,6 +93,28 @@ std::vector<int> SourceRegisters(const SassInstruction& instruction) {
     if (auto number = RegisterNumber(operands[i])) sources.push_back(*number);
   }
   return sources;
+}
+
+std::vector<int> AddressRegisters(const SassInstruction& instruction) {
+  std::vector<int> registers;
+  std::string_view text = instruction.operands;
+  for (size_t open = text.find('['); open != std::string_view::npos; open = text.find('[', open + 1)) {
+    size_t close = text.find(']', open);
+    if (close == std::string_view::npos) break;
+    std::string_view inside = text.substr(open + 1, close - open - 1);
+    for (size_t at = 0; at < inside.size(); ++at) {
+      bool starts =
+          inside[at] == 'R' && (at == 0 || !std::isalnum(static_cast<unsigned char>(inside[at - 1])));
+      if (!starts) continue;
+      auto number = RegisterNumber(inside.substr(at));
+      if (!number) continue;
+      registers.push_back(*number);
+      size_t end = inside.find_first_not_of("0123456789", at + 1);
+      if (end != std::string_view::npos && inside.substr(end).starts_with(".64"))
+        registers.push_back(*number + 1);
+    }
+  }
+  return registers;
 }
 
 std::optional<unsigned long long> LastHexNumber(std::string_view text) {

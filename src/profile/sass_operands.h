@@ -39,10 +39,13 @@ std::vector<std::string_view> Operands(const SassInstruction& instruction);
 std::optional<int> RegisterNumber(std::string_view operand);
 // The first operand's register (the destination), if it names one.
 std::optional<int> DestinationRegister(const SassInstruction& instruction);
-// Registers written: the destination, and its pair for 64-bit results.
+// Registers written: the destination, its pair for 64-bit results, its four for 128-bit loads.
 std::vector<int> WrittenRegisters(const SassInstruction& instruction);
 // Registers read: those named by the operands after the first.
 std::vector<int> SourceRegisters(const SassInstruction& instruction);
+// Registers an address reads, in every operand's brackets: "desc[UR4][R2.64+0x10]" → 2, 3 (a ".64"
+// address is a register pair); uniform registers (UR) are not counted.
+std::vector<int> AddressRegisters(const SassInstruction& instruction);
 
 // The last "0x…" number in `text`, or nullopt.
 std::optional<unsigned long long> LastHexNumber(std::string_view text);

@@ -46,5 +46,14 @@ TEST(SassOperands, CallTargetIsTheRelativeCallsHexOperand) {
   EXPECT_EQ(LastHexNumber("no number"), std::nullopt);
 }
 
+TEST(SassOperands, AddressRegistersAndWideLoads) {
+  SassInstruction load = Parsed("LDG.E.128 R4, desc[UR4][R2.64+0x10] ;");
+  EXPECT_EQ(WrittenRegisters(load), (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(AddressRegisters(load), (std::vector<int>{2, 3}));  // UR4 is uniform: not counted
+  EXPECT_EQ(AddressRegisters(Parsed("LDS R4, [R3+UR5] ;")), (std::vector<int>{3}));
+  EXPECT_EQ(AddressRegisters(Parsed("STG.E desc[UR4][R4.64], R7 ;")), (std::vector<int>{4, 5}));
+  EXPECT_TRUE(AddressRegisters(Parsed("FFMA R7, R2, R9, 1 ;")).empty());
+}
+
 }  // namespace
 }  // namespace kopt

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -293,6 +294,29 @@ TEST(SassParse, NvdisasmListingWithLabelsAndDataSections) {
   EXPECT_EQ(function.InstructionCount(), 3);
   EXPECT_EQ(function.Count(InstructionClass::kBranch), 2);
   EXPECT_EQ(function.instructions[1].predicate, "@!P0");
+}
+
+// nvdisasm -g's line comments give each instruction its source line (file base name and line).
+TEST(SassFixtures, NvdisasmLineInfoGivesEachInstructionItsSourceLine) {
+  auto listing = ParseSass(ReadFixture("h200/uncoalesced_loads/sass_lineinfo.txt"), "sass_lineinfo.txt");
+  ASSERT_TRUE(listing.ok()) << listing.status().message();
+  const SassFunction* function = FindSassFunction(*listing, "uncoalesced_loads");
+  ASSERT_NE(function, nullptr);
+  std::map<unsigned long long, std::string> lines;
+  for (const SassInstruction& instruction : function->instructions)
+    lines[instruction.offset] = instruction.source_line;
+  EXPECT_EQ(lines[0x0000], "uncoalesced_loads.cu:8");
+  EXPECT_EQ(lines[0x0010], "uncoalesced_loads.cu:9");
+  EXPECT_EQ(lines[0x00c0], "uncoalesced_loads.cu:10");  // the LDG
+  EXPECT_EQ(lines[0x0110], "uncoalesced_loads.cu:11");  // EXIT
+  const SassFunction* helper = FindSassFunction(*listing, "fill_random");
+  ASSERT_NE(helper, nullptr);
+  EXPECT_EQ(helper->instructions.front().source_line, "example_common.cuh:30");
+  // cuobjdump -sass has no line comments.
+  auto plain = ParseSass(ReadFixture("h200/uncoalesced_loads/sass.txt"), "sass.txt");
+  ASSERT_TRUE(plain.ok());
+  for (const SassInstruction& instruction : plain->functions.front().instructions)
+    EXPECT_TRUE(instruction.source_line.empty());
 }
 
 TEST(SassParse, CrlfLineEndings) {

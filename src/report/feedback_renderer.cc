@@ -84,8 +84,10 @@ std::string HotSpotLine(const Finding& finding) {
       place += fmt::format("{}SASS 0x{:04x} {}", place.empty() ? "" : " ", location.sass_offset,
                            Clean(location.sass_text));
     }
-    line += fmt::format("{}{} ({} of stalls)", line.empty() ? "" : "; ", place,
-                        FormatFraction(location.stall_share, QuantityStyle::kTrimmed));
+    std::string waiting = WaitingText(location);
+    line += fmt::format("{}{} ({} of stalls{})", line.empty() ? "" : "; ", place,
+                        FormatFraction(location.stall_share, QuantityStyle::kTrimmed),
+                        waiting.empty() ? "" : ", " + Clean(waiting));
   }
   return line.empty() ? "" : "   Hot spots: " + line;
 }

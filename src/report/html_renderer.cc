@@ -30,7 +30,7 @@ main{max-width:1180px;margin:0 auto;padding:24px}
 h1{font-size:26px;margin:0 0 8px}h2{font-size:21px;margin:0 0 6px;overflow-wrap:break-word}
 h3{font-size:17px;margin:22px 0 8px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
 h4{font-size:15px;margin:0 0 6px}
-code{font-family:"DejaVu Sans Mono",monospace;font-size:.92em;overflow-wrap:break-word}
+code{font-family:"DejaVu Sans Mono",monospace;font-size:.92em;overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:6px 0 10px;font-size:14px;background:#fff}
 th,td{border:1px solid #e5e7eb;padding:4px 10px;text-align:left;vertical-align:top}
 th{background:#f3f4f6;font-weight:600}td.num{text-align:right;white-space:nowrap}td.nowrap{white-space:nowrap}
@@ -51,7 +51,7 @@ table.summary{width:100%;table-layout:fixed}table.summary td{overflow-wrap:anywh
 table.summary td.num{white-space:normal}
 table.summary td.kname{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 table{max-width:100%}td{overflow-wrap:anywhere}
-table.skipped td{font-size:13px}table.skipped td:first-child{min-width:240px}.merged{color:#374151}
+table.skipped td{font-size:13px}table.skipped td:first-child{min-width:180px}.merged{color:#374151}
 .cards{display:flex;flex-wrap:wrap;gap:10px;margin:10px 0}
 .card{border:1px solid #e5e7eb;border-radius:6px;padding:8px 14px;min-width:130px;background:#fff}
 .card .label{font-size:12px;color:#6b7280}.card .value{font-size:19px;font-weight:600}
@@ -99,9 +99,20 @@ std::string SeverityBadge(Severity severity) {
 }
 
 // Names as escaped code elements, separated by commas.
+// An identifier (a metric or tool name) that may break after its '_' and '.' in a narrow column
+// (<wbr>), rather than anywhere.
+std::string BreakableCode(std::string_view name) {
+  std::string html = "<code>";
+  for (char c : name) {
+    html += H(std::string_view(&c, 1));
+    if (c == '_' || c == '.') html += "<wbr>";
+  }
+  return html + "</code>";
+}
+
 std::string CodeList(const std::vector<std::string>& names) {
   std::string html;
-  for (const std::string& name : names) html += (html.empty() ? "" : ", ") + ("<code>" + H(name) + "</code>");
+  for (const std::string& name : names) html += (html.empty() ? "" : ", ") + BreakableCode(name);
   return html;
 }
 
@@ -276,7 +287,7 @@ std::string EvidenceTable(const Finding& finding) {
   if (finding.evidence.empty()) return "";
   std::string html = "<h4>Evidence</h4><table>" + HeaderRow({"metric", "value", "test"});
   for (const Evidence& evidence : finding.evidence) {
-    html += "<tr>" + Cell("<code>" + H(evidence.metric) + "</code>") +
+    html += "<tr>" + Cell(BreakableCode(evidence.metric)) +
             Cell(H(FormatMeasurement(evidence.value, evidence.unit, QuantityStyle::kTrimmed)), true) +
             Cell(H(ThresholdText(evidence))) + "</tr>";
   }
@@ -303,6 +314,8 @@ std::string LocationTable(const Finding& finding) {
     bool has_sass = !location.sass_text.empty() || location.sass_offset != 0;
     std::string sass =
         has_sass ? fmt::format("<code>0x{:04x} {}</code>", location.sass_offset, H(location.sass_text)) : "-";
+    std::string waiting = WaitingText(location);
+    if (!waiting.empty()) sass += " <span class=\"muted\">(" + H(waiting) + ")</span>";
     html +=
         "<tr>" + Cell(location.source_line.empty() ? "-" : "<code>" + H(location.source_line) + "</code>") +
         Cell(sass) + Cell(H(FormatFraction(location.stall_share, QuantityStyle::kTrimmed)), true) + "</tr>";

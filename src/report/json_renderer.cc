@@ -170,6 +170,11 @@ Json LocationJson(const Location& location) {
       has_sass ? Quantity(static_cast<double>(location.sass_offset), "byte") : Json(nullptr);
   json["sass_text"] = OptionalText(location.sass_text);
   json["stall_share"] = Quantity(location.stall_share, "fraction");
+  bool waited_on = location.waiting_share > 0;
+  json["waiting_share"] = Quantity(location.waiting_share, "fraction");
+  json["waiting_sass_offset"] =
+      waited_on ? Quantity(static_cast<double>(location.waiting_sass_offset), "byte") : Json(nullptr);
+  json["waiting_sass_text"] = waited_on ? OptionalText(location.waiting_sass_text) : Json(nullptr);
   return json;
 }
 

@@ -200,10 +200,12 @@ std::string FindingLocations(const Finding& finding) {
       "\n**Locations**\n" + Header({"source", "SASS", "share of stalls"}, {false, false, true});
   for (const Location& location : finding.locations) {
     bool has_sass = !location.sass_text.empty() || location.sass_offset != 0;
-    text += Row(
-        {location.source_line.empty() ? "-" : MarkdownCode(location.source_line),
-         has_sass ? MarkdownCode(fmt::format("0x{:04x}  {}", location.sass_offset, location.sass_text)) : "-",
-         FormatFraction(location.stall_share, QuantityStyle::kTrimmed)});
+    std::string sass =
+        has_sass ? MarkdownCode(fmt::format("0x{:04x}  {}", location.sass_offset, location.sass_text)) : "-";
+    std::string waiting = WaitingText(location);
+    if (!waiting.empty()) sass += " (" + EscapeMarkdown(waiting) + ")";
+    text += Row({location.source_line.empty() ? "-" : MarkdownCode(location.source_line), sass,
+                 FormatFraction(location.stall_share, QuantityStyle::kTrimmed)});
   }
   return text;
 }

@@ -84,54 +84,6 @@ std::string IdentityLine(const KernelDiagnosis& kernel) {
   return line;
 }
 
-namespace {
-
-// `text` without the namespaces of its outermost name ("a::b<c::d>" → "b<c::d>").
-std::string_view WithoutNamespaces(std::string_view text) {
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i + 1 < text.size(); ++i) {
-    char c = text[i];
-    if (c == '<' || c == '(') ++depth;
-    if (c == '>' || c == ')') --depth;
-    if (depth == 0 && c == ':' && text[i + 1] == ':') start = i + 2;
-  }
-  return text.substr(start);
-}
-
-// One template argument: its namespaces dropped, its own arguments "…".
-std::string ShortArgument(std::string_view argument) {
-  argument = WithoutNamespaces(TrimWhitespace(argument));
-  size_t open = argument.find('<');
-  if (open == std::string_view::npos) return std::string(argument);
-  return std::string(argument.substr(0, open)) + "<…>";
-}
-
-}  // namespace
-
-std::string ShortKernelName(std::string_view function_name) {
-  std::string_view name = WithoutNamespaces(TrimWhitespace(function_name));
-  size_t open = name.find('<');
-  if (open == std::string_view::npos || name.back() != '>') return std::string(name);
-  std::string base(name.substr(0, open));
-  std::string_view arguments = name.substr(open + 1, name.size() - open - 2);
-  std::string text = base + "<";
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= arguments.size(); ++i) {
-    char c = i < arguments.size() ? arguments[i] : ',';
-    if (c == '<' || c == '(') ++depth;
-    if (c == '>' || c == ')') --depth;
-    if (depth == 0 && c == ',') {
-      text += (start == 0 ? "" : ", ") + ShortArgument(arguments.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  text += ">";
-  if (text.size() > 64) return base + "<…>";
-  return text;
-}
-
 bool ShowFullSignature(const KernelDiagnosis& kernel, bool verbose) {
   if (kernel.kernel_name.empty() || kernel.kernel_name == KernelTitle(kernel)) return false;
   return verbose || kernel.kernel_name.size() <= 120;
@@ -194,6 +146,13 @@ std::string HealthyVerdictText(const KernelDiagnosis& kernel, const Finding& fin
   }
   return fmt::format("healthy — at {:.0f}% of its {} ceiling; next-order gain ≤ {:.0f}%", percent, ceiling,
                      std::ceil(finding.estimated_gain * 100 - 1e-9));
+}
+
+std::string WaitingText(const Location& location) {
+  if (!(location.waiting_share > 0)) return "";
+  return fmt::format("{} stalled at 0x{:04x} {} waiting for its result",
+                     FormatFraction(location.waiting_share, QuantityStyle::kTrimmed),
+                     location.waiting_sass_offset, TrimWhitespace(location.waiting_sass_text));
 }
 
 std::string MergedToolsText(const Finding& finding) {

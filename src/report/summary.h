@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/diagnosis.h"
+#include "profile/kernel_launch.h"
 
 namespace kopt {
 
@@ -50,12 +51,7 @@ double KernelTimeNs(const KernelDiagnosis& kernel);
 // kernel's kernel_name (shown with --verbose, and as the HTML title).
 std::string KernelTitle(const KernelDiagnosis& kernel);
 
-// A function name as a heading shows it: the function without namespaces and
-// its outer template arguments without theirs, nested arguments as "…"
-// ("at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>" →
-// "vectorized_elementwise_kernel<4, CUDAFunctor_add<…>>"); longer than 64
-// characters, the arguments are "…" too.
-std::string ShortKernelName(std::string_view function_name);
+// ShortKernelName (the short name headings show) is in profile/kernel_launch.h.
 
 // True when a heading shows the full signature under the short name: it
 // differs from the heading and is short (120 characters), or `verbose`.
@@ -92,6 +88,11 @@ std::string HealthyVerdictText(const KernelDiagnosis& kernel, const Finding& fin
 
 // "also explains: a, b" for a finding with merged tools; empty otherwise.
 std::string MergedToolsText(const Finding& finding);
+
+// For a location whose result other instructions wait for (Location::waiting_share > 0):
+// "89.5% stalled at 0x00f0 FFMA R7, R2, R9, 1 waiting for its result" (that part of its stall
+// share); empty otherwise. Its SASS text is trimmed, not escaped.
+std::string WaitingText(const Location& location);
 
 // Skipped tools grouped by how to collect their inputs, in order of first
 // appearance: the tools, and the union of their missing inputs (sorted, unique).

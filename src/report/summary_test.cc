@@ -11,17 +11,35 @@ using ::testing::HasSubstr;
 TEST(ShortKernelName, DropsNamespacesAndNestedArguments) {
   EXPECT_EQ(ShortKernelName("saxpy"), "saxpy");
   EXPECT_EQ(ShortKernelName("ns::gemm<128>"), "gemm<128>");
+  // Columns, not bytes: the two "…" are one column each.
   EXPECT_EQ(
       ShortKernelName("at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
                       "at::detail::Array<char *, 3>>"),
-      "vectorized_elementwise_kernel<…>");
+      "vectorized_elementwise_kernel<4, CUDAFunctor_add<…>, Array<…>>");
+  // Too long for all the arguments: the leading ones that fit.
   EXPECT_EQ(ShortKernelName("at::native::(anonymous namespace)::cunn_SoftMaxForwardReg<float, float, float, "
                             "at::native::(anonymous namespace)::SoftMaxForwardEpilogue, long, 4>"),
-            "cunn_SoftMaxForwardReg<…>");
+            "cunn_SoftMaxForwardReg<float, float, float, SoftMaxForwardEpilogue, …>");
   EXPECT_EQ(
       ShortKernelName("kopt_demo::detail::blockwise_reduce_with_a_really_long_descriptive_kernel_name<float, "
                       "256, 4, kopt_demo::detail::Plus>"),
-      "blockwise_reduce_with_a_really_long_descriptive_kernel_name<…>");
+      "blockwise_reduce_with_a_really_long_descriptive_kernel_name<float, …>");
+}
+
+// Issue 19: a kernel in an anonymous namespace (PyTorch's softmax) had an empty heading: the function
+// name stopped at "(anonymous namespace)", taken for the parameter list.
+TEST(ShortKernelName, AnonymousNamespaceKernelsKeepTheirName) {
+  std::string full =
+      "void at::native::(anonymous namespace)::cunn_SoftMaxForwardReg<float, float, float, "
+      "at::native::(anonymous "
+      "namespace)::SoftMaxForwardEpilogue, long, 4>(float *, const float *, long)";
+  EXPECT_EQ(FunctionNameOf(full),
+            "at::native::(anonymousnamespace)::cunn_SoftMaxForwardReg<float,float,float,at::native::("
+            "anonymousnamespace)"
+            "::SoftMaxForwardEpilogue,long,4>");
+  EXPECT_EQ(ShortKernelName(FunctionNameOf(full)),
+            "cunn_SoftMaxForwardReg<float, float, float, SoftMaxForwardEpilogue, …>");
+  EXPECT_EQ(FunctionNameOf("void (anonymous namespace)::helper(int)"), "(anonymousnamespace)::helper");
 }
 
 TEST(LaunchSpreadText, OneLaunchOrAGroupWithItsSpread) {

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <optional>
 
@@ -44,7 +46,9 @@ struct Slope {
 };
 
 struct Ceiling {
-  std::string label;
+  std::string label;  // "FP32 66.8 TFLOP/s"
+  std::string name;   // "FP32"
+  std::string value;  // "66.8 TFLOP/s"
   double per_second;
   std::string color;
   bool primary;
@@ -80,9 +84,10 @@ std::vector<Ceiling> CeilingsOf(const RooflineAnalysis& roofline) {
     if (!(work.peak_per_second > 0) || !std::isfinite(work.peak_per_second)) continue;
     std::string unit(OperationUnit(work.precision));
     std::string color = kColors[std::min(ceilings.size(), kColors.size() - 1)];
-    ceilings.push_back({PrecisionLabel(work.precision) + " " +
-                            FormatScaled(work.peak_per_second, unit + "/s", QuantityStyle::kTrimmed),
-                        work.peak_per_second, color, work.precision == roofline.dominant_precision});
+    std::string name = PrecisionLabel(work.precision);
+    std::string value = FormatScaled(work.peak_per_second, unit + "/s", QuantityStyle::kTrimmed);
+    ceilings.push_back({name + " " + value, name, value, work.peak_per_second, color,
+                        work.precision == roofline.dominant_precision});
   }
   std::stable_sort(ceilings.begin(), ceilings.end(), [](const Ceiling& left, const Ceiling& right) {
     return left.per_second > right.per_second;
@@ -189,54 +194,144 @@ std::string SlopeLines(const std::vector<Slope>& slopes, double top_ceiling, con
   return svg + "</g>";
 }
 
-// Where along a slope's visible part (a fraction) its label goes: the first of
-// a few candidates whose label stays clear of the kernel's point.
-double LabelFraction(double start, double end, double bytes_per_second, size_t label_chars, const LogAxis& x,
-                     const LogAxis& y, const std::vector<std::pair<double, double>>& avoid) {
-  double clearance = static_cast<double>(label_chars) * 3.6 + 18;  // half the label's length and a margin
-  for (double fraction : {0.3, 0.15, 0.5, 0.7, 0.85}) {
-    double at = std::pow(10.0, std::log10(start) + fraction * (std::log10(end) - std::log10(start)));
-    double px = x.Map(at), py = y.Map(bytes_per_second * at);
-    bool clear = std::all_of(avoid.begin(), avoid.end(), [&](const std::pair<double, double>& point) {
-      return std::hypot(point.first - px, point.second - py) > clearance;
-    });
-    if (clear) return fraction;
+// A label's or marker's outline in pixels: a rectangle, turned when the label follows a slope.
+struct Quad {
+  std::array<std::pair<double, double>, 4> corners;
+
+  static Quad Axis(double left, double top, double right, double bottom) {
+    return {{{{left, top}, {right, top}, {right, bottom}, {left, bottom}}}};
   }
-  return 0.3;
+  // The rectangle left..right x top..bottom of a frame turned by `degrees` (clockwise, as SVG's rotate)
+  // about (x, y).
+  static Quad Turned(double x, double y, double degrees, double left, double top, double right,
+                     double bottom) {
+    double radians = degrees * std::numbers::pi / 180, c = std::cos(radians), s = std::sin(radians);
+    auto at = [&](double u, double v) {
+      return std::pair<double, double>{x + u * c - v * s, y + u * s + v * c};
+    };
+    return {{{at(left, top), at(right, top), at(right, bottom), at(left, bottom)}}};
+  }
+  // Separating-axis test of two convex quadrilaterals (touching is not overlapping).
+  bool Overlaps(const Quad& other) const {
+    for (const Quad* quad : {this, &other}) {
+      for (size_t i = 0; i < 4; ++i) {
+        auto [x1, y1] = quad->corners[i];
+        auto [x2, y2] = quad->corners[(i + 1) % 4];
+        double axis_x = y1 - y2, axis_y = x2 - x1;
+        auto project = [&](const Quad& q) {
+          double low = 1e300, high = -1e300;
+          for (auto [px, py] : q.corners) {
+            low = std::min(low, px * axis_x + py * axis_y), high = std::max(high, px * axis_x + py * axis_y);
+          }
+          return std::pair<double, double>{low, high};
+        };
+        auto [low_a, high_a] = project(*this);
+        auto [low_b, high_b] = project(other);
+        if (high_a <= low_b || high_b <= low_a) return false;
+      }
+    }
+    return true;
+  }
+  bool InsidePlot() const {
+    return std::all_of(corners.begin(), corners.end(), [](const std::pair<double, double>& corner) {
+      return corner.first >= kLeft + 2 && corner.first <= kWidth - kRight - 2 && corner.second >= kTop + 2 &&
+             corner.second <= kHeight - kBottom - 2;
+    });
+  }
+  double Top() const {
+    double top = 1e300;
+    for (auto corner : corners) top = std::min(top, corner.second);
+    return top;
+  }
+  double Bottom() const {
+    double bottom = -1e300;
+    for (auto corner : corners) bottom = std::max(bottom, corner.second);
+    return bottom;
+  }
+};
+
+// What is already drawn where: every label and marker placed so far; a new label goes where it overlaps none.
+struct Placement {
+  std::vector<Quad> taken;
+  bool Clear(const Quad& quad) const {
+    return std::none_of(taken.begin(), taken.end(), [&](const Quad& other) { return quad.Overlaps(other); });
+  }
+  size_t Conflicts(const Quad& quad) const {
+    return static_cast<size_t>(
+        std::count_if(taken.begin(), taken.end(), [&](const Quad& other) { return quad.Overlaps(other); }));
+  }
+};
+
+// Pixel width of a 12 px label (DejaVu Sans runs about 6.6 px a character, bold about 7.2: rounded up).
+double LabelWidth(std::string_view text, bool bold = false) {
+  return static_cast<double>(DisplayWidth(text)) * (bold ? 7.6 : 7.0) + 4;
 }
 
-// Labels along each slope, rotated to the line's angle, placed clear of the
-// pixels in `avoid` (the kernel's point).
+// The box of a circle marker of `radius` at (x, y), with a little room around it.
+Quad MarkerBox(double x, double y, double radius) {
+  return Quad::Axis(x - radius - 2, y - radius - 2, x + radius + 2, y + radius + 2);
+}
+
+// Labels along each slope, rotated to the line's angle (the primary slope first), each at the first
+// place along its visible part that stays inside the plot and clear of everything placed (markers, the
+// ceilings' labels, the other slopes' labels); failing that, where it overlaps least.
 std::string SlopeLabels(const std::vector<Slope>& slopes, double top_ceiling, const LogAxis& x,
-                        const LogAxis& y, const std::vector<std::pair<double, double>>& avoid) {
+                        const LogAxis& y, Placement& placement) {
   double pixels_per_decade_x = (x.pixel_end - x.pixel_start) / (x.high_exponent - x.low_exponent);
   double pixels_per_decade_y = (y.pixel_start - y.pixel_end) / (y.high_exponent - y.low_exponent);
   double angle = -std::atan2(pixels_per_decade_y, pixels_per_decade_x) * 180 / std::numbers::pi;
+  std::vector<const Slope*> order;
+  for (const Slope& slope : slopes) order.push_back(&slope);
+  std::stable_partition(order.begin(), order.end(), [](const Slope* slope) { return slope->primary; });
   std::string svg = fmt::format("<g font-size=\"12\" {} {}>", kFont, kHalo);
-  for (const Slope& slope : slopes) {
-    double start = std::max(x.Low(), y.Low() / slope.bytes_per_second);
-    double end = std::min({x.High(), y.High() / slope.bytes_per_second,
-                           top_ceiling > 0 ? top_ceiling / slope.bytes_per_second : x.High()});
+  for (const Slope* slope : order) {
+    double start = std::max(x.Low(), y.Low() / slope->bytes_per_second);
+    double end = std::min({x.High(), y.High() / slope->bytes_per_second,
+                           top_ceiling > 0 ? top_ceiling / slope->bytes_per_second : x.High()});
     if (!(end > start)) continue;
-    double fraction =
-        LabelFraction(start, end, slope.bytes_per_second, DisplayWidth(slope.label), x, y, avoid);
-    double at = std::pow(10.0, std::log10(start) + fraction * (std::log10(end) - std::log10(start)));
+    double width = LabelWidth(slope->label, slope->primary);
+    std::optional<Quad> best;
+    double best_x = 0, best_y = 0;
+    size_t best_conflicts = SIZE_MAX;
+    for (double fraction : {0.3, 0.2, 0.4, 0.1, 0.5, 0.6, 0.7, 0.8, 0.9, 0.05, 0.95}) {
+      double at = std::pow(10.0, std::log10(start) + fraction * (std::log10(end) - std::log10(start)));
+      double px = x.Map(at), py = y.Map(slope->bytes_per_second * at);
+      // The text sits 6 px above its anchor (y="-6"): about 11 px of ascent, 3 of descent.
+      Quad quad = Quad::Turned(px, py, angle, -width / 2, -18, width / 2, -2);
+      if (!quad.InsidePlot()) continue;
+      size_t conflicts = placement.Conflicts(quad);
+      if (conflicts < best_conflicts) best = quad, best_x = px, best_y = py, best_conflicts = conflicts;
+      if (conflicts == 0) break;
+    }
+    if (!best) {  // too short a visible part for the whole label: its middle
+      double at = std::pow(10.0, (std::log10(start) + std::log10(end)) / 2);
+      best_x = x.Map(at), best_y = y.Map(slope->bytes_per_second * at);
+      best = Quad::Turned(best_x, best_y, angle, -width / 2, -18, width / 2, -2);
+    }
+    placement.taken.push_back(*best);
     svg += fmt::format(
         "<text transform=\"translate({},{}) rotate({})\" y=\"-6\" text-anchor=\"middle\" "
         "fill=\"{}\"{}>{}</text>",
-        Number(x.Map(at)), Number(y.Map(slope.bytes_per_second * at)), Number(angle), slope.color,
-        slope.primary ? " font-weight=\"bold\"" : "", EscapeHtml(slope.label));
+        Number(best_x), Number(best_y), Number(angle), slope->color,
+        slope->primary ? " font-weight=\"bold\"" : "", EscapeHtml(slope->label));
   }
   return svg + "</g>";
 }
 
-// Ceilings from where they meet the fastest slope to the right edge; labels
-// at the right end, pushed apart vertically so they never overlap.
+// Ceilings from where they meet the fastest slope to the right edge; labels at the right end, above
+// their line where that is clear of the other labels and lines, else below it. Ceilings that fall on the
+// same pixel row share one label ("FP32, FP16 66.8 TFLOP/s").
 std::string CeilingLines(const std::vector<Ceiling>& ceilings, double fastest_slope, const LogAxis& x,
-                         const LogAxis& y) {
+                         const LogAxis& y, Placement& placement) {
   std::string lines = "<g fill=\"none\">";
   std::string labels = fmt::format("<g font-size=\"12\" text-anchor=\"end\" {} {}>", kFont, kHalo);
-  double previous_label = -1e9;
+  struct Row {
+    std::string text, color;
+    double pixel;
+    bool primary;
+  };
+  std::vector<Row> rows;
+  std::vector<const Ceiling*> in_row;        // the first ceiling of the newest row
   for (const Ceiling& ceiling : ceilings) {  // highest first: top of the chart first
     double start = fastest_slope > 0 ? std::max(x.Low(), ceiling.per_second / fastest_slope) : x.Low();
     double pixel = y.Map(ceiling.per_second);
@@ -244,12 +339,41 @@ std::string CeilingLines(const std::vector<Ceiling>& ceilings, double fastest_sl
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"{4}\"{5}/>",
         Number(x.Map(start)), Number(pixel), Number(kWidth - kRight), ceiling.color,
         ceiling.primary ? 3 : 1.5, ceiling.primary ? "" : " stroke-dasharray=\"6 4\"");
-    double label = pixel - 6 - 11 < kTop ? pixel + 15 : pixel - 6;  // below the line at the very top
-    label = std::max(label, previous_label + 14);
-    previous_label = label;
-    labels += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\"{}>{}</text>", Number(kWidth - kRight - 6),
-                          Number(label), ceiling.color, ceiling.primary ? " font-weight=\"bold\"" : "",
-                          EscapeHtml(ceiling.label));
+    if (!rows.empty() && std::abs(rows.back().pixel - pixel) < 4) {
+      const Ceiling& first = *in_row.back();
+      rows.back().text = first.value == ceiling.value && rows.back().text.ends_with(first.value)
+                             ? rows.back().text.substr(0, rows.back().text.size() - first.value.size() - 1) +
+                                   ", " + ceiling.label
+                             : rows.back().text + " · " + ceiling.label;
+      rows.back().primary = rows.back().primary || ceiling.primary;
+      if (ceiling.primary) rows.back().color = ceiling.color;
+      continue;
+    }
+    rows.push_back({ceiling.label, ceiling.color, pixel, ceiling.primary});
+    in_row.push_back(&ceiling);
+  }
+  auto crossed = [&rows](const Quad& quad) {
+    return std::any_of(rows.begin(), rows.end(),
+                       [&](const Row& row) { return row.pixel > quad.Top() && row.pixel < quad.Bottom(); });
+  };
+  double right = kWidth - kRight - 6, previous = -1e9;
+  for (const Row& row : rows) {
+    double width = LabelWidth(row.text, row.primary);
+    auto box = [&](double baseline) {
+      return Quad::Axis(right - width, baseline - 12, right + 2, baseline + 3);
+    };
+    double baseline = std::max(row.pixel - 6, previous + 15);  // fallback: under the previous label
+    for (double candidate : {row.pixel - 6, row.pixel + 15}) {
+      Quad quad = box(candidate);
+      if (quad.InsidePlot() && placement.Clear(quad) && !crossed(quad)) {
+        baseline = candidate;
+        break;
+      }
+    }
+    previous = baseline;
+    placement.taken.push_back(box(baseline));
+    labels += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\"{}>{}</text>", Number(right), Number(baseline),
+                          row.color, row.primary ? " font-weight=\"bold\"" : "", EscapeHtml(row.text));
   }
   return lines + "</g>" + labels + "</g>";
 }
@@ -259,128 +383,128 @@ std::pair<double, double> PointPixel(const KernelPoint& point, const LogAxis& x,
           y.Map(std::clamp(point.rate, y.Low(), y.High()))};
 }
 
-// A label's box in pixels.
-struct Box {
-  double left, top, right, bottom;
-  bool Overlaps(const Box& other) const {
-    return left < other.right && other.left < right && top < other.bottom && other.top < bottom;
-  }
-};
-
 // True when the box crosses a slope (a line of constant bytes/s on the log axes) or a ceiling's line.
-bool CrossesALine(const Box& box, const std::vector<Slope>& slopes, const std::vector<Ceiling>& ceilings,
+bool CrossesALine(const Quad& box, const std::vector<Slope>& slopes, const std::vector<Ceiling>& ceilings,
                   const LogAxis& x, const LogAxis& y) {
+  double left = box.corners[0].first, right = box.corners[1].first, top = box.Top(), bottom = box.Bottom();
   for (const Ceiling& ceiling : ceilings) {
     double pixel = y.Map(ceiling.per_second);
-    if (pixel > box.top && pixel < box.bottom) return true;
+    if (pixel > top && pixel < bottom) return true;
   }
+  // Slopes are drawn up to the highest ceiling only.
+  double roof = ceilings.empty() ? -1e300 : y.Map(ceilings.front().per_second);
   for (const Slope& slope : slopes) {
-    for (double px = box.left; px <= box.right; px += 4) {
+    for (double px = left; px <= right; px += 4) {
       double intensity =
           std::pow(10.0, x.low_exponent + (px - x.pixel_start) / (x.pixel_end - x.pixel_start) *
                                               (x.high_exponent - x.low_exponent));
       double py = y.Map(slope.bytes_per_second * intensity);
-      if (py > box.top && py < box.bottom) return true;
+      if (py > top && py < bottom && py >= roof) return true;
     }
   }
   return false;
 }
 
-// The kernel's point (DRAM intensity) with its label, placed where it crosses no slope or ceiling line
-// (else the first place that stays inside the plot); hollow markers at the L2 and L1 intensities, a ring
-// around the kernel's point when one coincides with it, each labelled clear of the other labels.
-std::string PointMarkers(const std::vector<KernelPoint>& points, const LogAxis& x, const LogAxis& y,
-                         const std::vector<Slope>& slopes, const std::vector<Ceiling>& ceilings) {
-  std::string svg = fmt::format("<g font-size=\"12\" {}>", kFont);
-  std::vector<Box> taken;
-  auto inside = [](const Box& box) {
-    return box.left >= kLeft + 2 && box.right <= kWidth - kRight - 2 && box.top >= kTop + 2 &&
-           box.bottom <= kHeight - kBottom - 2;
-  };
-  const KernelPoint* dram = nullptr;
-  for (const KernelPoint& point : points) {
-    if (point.level == "dram") dram = &point;
-  }
-  if (dram) {
-    auto [px, py] = PointPixel(*dram, x, y);
-    taken.push_back({px - 8, py - 8, px + 8, py + 8});
-    std::string label = "this kernel: " + FormatIntensity(dram->intensity, QuantityStyle::kTrimmed) + ", " +
-                        FormatRate(dram->rate, QuantityStyle::kTrimmed);
-    double width = static_cast<double>(DisplayWidth(label)) * 7.4 + 8;  // bold 12px, with padding
-    struct Place {
-      double dx, dy;
-      bool left;
-    };
-    const Place places[] = {{10, 22, false}, {-10, 22, true}, {10, -14, false}, {-10, -14, true},
-                            {10, 40, false}, {-10, 40, true}, {10, -32, false}, {-10, -32, true}};
-    std::optional<Box> chosen;
-    bool left = false;
-    double label_x = 0, label_y = 0;
-    for (bool need_clear_lines : {true, false}) {
-      for (const Place& place : places) {
-        double lx = px + place.dx, ly = py + place.dy;
-        Box box{place.left ? lx - width + 4 : lx - 4, ly - 13, place.left ? lx + 4 : lx - 4 + width, ly + 5};
-        if (!inside(box) || box.Overlaps(taken.front())) continue;
-        if (need_clear_lines && CrossesALine(box, slopes, ceilings, x, y)) continue;
-        chosen = box, left = place.left, label_x = lx, label_y = ly;
-        break;
-      }
-      if (chosen) break;
-    }
-    if (!chosen) {  // nowhere inside: below the point, as before
-      left = px > (kLeft + kWidth - kRight) / 2;
-      label_x = left ? px - 10 : px + 10;
-      label_y = py + 22 > kHeight - kBottom - 4 ? py - 12 : py + 22;
-      chosen = Box{left ? label_x - width + 4 : label_x - 4, label_y - 13,
-                   left ? label_x + 4 : label_x - 4 + width, label_y + 5};
-    }
-    taken.push_back(*chosen);
-    svg += fmt::format(
-        "<circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#111827\" stroke=\"#fff\" stroke-width=\"2\"/>",
-        Number(px), Number(py));
-    svg += fmt::format(
-        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" rx=\"3\" fill=\"#fff\" fill-opacity=\"0.9\"/>",
-        Number(chosen->left), Number(chosen->top), Number(width));
-    svg += fmt::format(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-weight=\"bold\" fill=\"#111827\">{}</text>",
-        Number(label_x), Number(label_y), left ? "end" : "start", EscapeHtml(label));
-  }
-  std::vector<std::pair<double, double>> drawn;
-  if (dram) drawn.push_back(PointPixel(*dram, x, y));
+// The hollow markers of the kernel's L2 and L1 intensities: levels whose points fall within a marker of
+// each other share one marker and one label ("L1, L2"); levels on the kernel's own point get a ring
+// around it instead.
+struct MarkerGroup {
+  double x = 0, y = 0, radius = 5;
+  std::string label;
+};
+
+std::vector<MarkerGroup> GroupMarkers(const std::vector<KernelPoint>& points, const KernelPoint* dram,
+                                      const LogAxis& x, const LogAxis& y) {
+  std::vector<MarkerGroup> groups;
+  std::optional<std::pair<double, double>> kernel;
+  if (dram) kernel = PointPixel(*dram, x, y);
   for (const KernelPoint& point : points) {
     if (&point == dram) continue;
     auto [px, py] = PointPixel(point, x, y);
-    bool on_another = std::any_of(drawn.begin(), drawn.end(), [&](const std::pair<double, double>& other) {
-      return std::hypot(other.first - px, other.second - py) < 16;
+    std::string level = MemoryLevelLabel(point.level);
+    bool on_kernel = kernel && std::hypot(kernel->first - px, kernel->second - py) < 16;
+    double cx = on_kernel ? kernel->first : px, cy = on_kernel ? kernel->second : py;
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const MarkerGroup& group) {
+      return on_kernel ? group.radius > 5 : group.radius == 5 && std::hypot(group.x - px, group.y - py) < 16;
     });
-    double radius = on_another ? 12 + 4 * static_cast<double>(drawn.size() - 1) : 5;  // a ring around it
-    drawn.emplace_back(px, py);
-    svg += fmt::format(
-        "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#111827\" stroke-width=\"1.5\"/>",
-        Number(px), Number(py), Number(radius));
-    std::string label = MemoryLevelLabel(point.level);
-    double width = static_cast<double>(DisplayWidth(label)) * 7 + 4;
-    // Above, left, right or below the marker: the first spot clear of the other labels and markers.
-    const std::pair<double, double> spots[] = {
-        {0, -radius - 5}, {-radius - 4 - width / 2, 4}, {radius + 4 + width / 2, 4}, {0, radius + 14}};
-    double label_x = px, label_y = py - radius - 5;
-    for (const auto& [dx, dy] : spots) {
-      Box box{px + dx - width / 2, py + dy - 11, px + dx + width / 2, py + dy + 2};
-      if (!inside(box)) continue;
-      bool clear =
-          std::none_of(taken.begin(), taken.end(), [&](const Box& other) { return box.Overlaps(other); });
-      if (!clear) continue;
-      label_x = px + dx, label_y = py + dy;
-      taken.push_back(box);
-      break;
+    if (same != groups.end()) {
+      same->label += ", " + level;
+      continue;
     }
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#374151\" {}>{}</text>",
-                       Number(label_x), Number(label_y), kHalo, EscapeHtml(label));
+    groups.push_back({cx, cy, on_kernel ? 12.0 : 5.0, level});
   }
-  return svg + "</g>";
+  return groups;
 }
 
-std::string NoPointNote(const RooflineAnalysis& roofline) {
+// A label of `width` next to a marker of `radius` at (x, y): above, right, left, below, then the
+// diagonals, the first clear of everything placed; the first inside the plot when none is. Returns the
+// text's anchor (middle, baseline) and takes its box.
+std::pair<double, double> PlaceMarkerLabel(double x, double y, double radius, double width,
+                                           Placement& placement) {
+  double side = radius + 4 + width / 2;
+  const std::pair<double, double> spots[] = {{0, -radius - 5},    {side, 4},           {-side, 4},
+                                             {0, radius + 14},    {side, -radius - 5}, {-side, -radius - 5},
+                                             {side, radius + 14}, {-side, radius + 14}};
+  std::optional<std::pair<double, double>> fallback;
+  for (const auto& [dx, dy] : spots) {
+    Quad box = Quad::Axis(x + dx - width / 2, y + dy - 12, x + dx + width / 2, y + dy + 3);
+    if (!box.InsidePlot()) continue;
+    if (!fallback) fallback = {x + dx, y + dy};
+    if (!placement.Clear(box)) continue;
+    placement.taken.push_back(box);
+    return {x + dx, y + dy};
+  }
+  auto [lx, ly] = fallback.value_or(std::pair<double, double>{x, y - radius - 5});
+  placement.taken.push_back(Quad::Axis(lx - width / 2, ly - 12, lx + width / 2, ly + 3));
+  return {lx, ly};
+}
+
+// The kernel's label: beside its point where it crosses no slope or ceiling line and overlaps nothing
+// placed, else where it overlaps nothing, else the first place inside the plot.
+std::string KernelLabel(const KernelPoint& dram, const LogAxis& x, const LogAxis& y,
+                        const std::vector<Slope>& slopes, const std::vector<Ceiling>& ceilings,
+                        Placement& placement) {
+  auto [px, py] = PointPixel(dram, x, y);
+  std::string label = "this kernel: " + FormatIntensity(dram.intensity, QuantityStyle::kTrimmed) + ", " +
+                      FormatRate(dram.rate, QuantityStyle::kTrimmed);
+  double width = LabelWidth(label, true) + 4;
+  struct Place {
+    double dx, dy;
+    bool left;
+  };
+  const Place places[] = {{10, 24, false},  {-10, 24, true}, {10, -16, false}, {-10, -16, true},
+                          {10, 42, false},  {-10, 42, true}, {10, -34, false}, {-10, -34, true},
+                          {18, 5, false},   {-18, 5, true},  {10, 60, false},  {-10, 60, true},
+                          {10, -52, false}, {-10, -52, true}};
+  auto box_at = [&](const Place& place) {
+    double lx = px + place.dx, ly = py + place.dy;
+    return Quad::Axis(place.left ? lx - width + 4 : lx - 4, ly - 13, place.left ? lx + 4 : lx - 4 + width,
+                      ly + 5);
+  };
+  const Place* chosen = nullptr;
+  for (int pass = 0; pass < 3 && !chosen; ++pass) {
+    for (const Place& place : places) {
+      Quad box = box_at(place);
+      if (!box.InsidePlot()) continue;
+      if (pass < 2 && !placement.Clear(box)) continue;
+      if (pass < 1 && CrossesALine(box, slopes, ceilings, x, y)) continue;
+      chosen = &place;
+      break;
+    }
+  }
+  Place fallback{10, py + 22 > kHeight - kBottom - 4 ? -12.0 : 22.0, px > (kLeft + kWidth - kRight) / 2};
+  if (fallback.left) fallback.dx = -10;
+  if (!chosen) chosen = &fallback;  // nowhere inside: below the point
+  Quad box = box_at(*chosen);
+  placement.taken.push_back(box);
+  return fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" rx=\"3\" fill=\"#fff\" fill-opacity=\"0.9\"/>"
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-weight=\"bold\" fill=\"#111827\">{}</text>",
+      Number(box.corners[0].first), Number(box.Top()), Number(width), Number(px + chosen->dx),
+      Number(py + chosen->dy), chosen->left ? "end" : "start", EscapeHtml(label));
+}
+
+std::string NoPointNote(const RooflineAnalysis& roofline, Placement& placement) {
   std::string note = roofline.compute.empty()
                          ? "no FLOP counts in the profile: the kernel has no point on this chart"
                          : "no floating-point work: the kernel has no point on this chart";
@@ -388,10 +512,61 @@ std::string NoPointNote(const RooflineAnalysis& roofline) {
     note += fmt::format(" ({} at {} of peak)", MemoryLevelLabel(roofline.busiest_memory_level),
                         FormatPercent(roofline.memory_percent_of_peak, QuantityStyle::kTrimmed));
   }
-  // Bottom right: below every slope, where the roofline leaves the plot empty.
+  // Bottom right: below every slope, where the roofline leaves the plot empty (13 px text).
+  double right = kWidth - kRight - 10, baseline = kHeight - kBottom - 12;
+  placement.taken.push_back(
+      Quad::Axis(right - LabelWidth(note) * 13 / 12, baseline - 13, right + 2, baseline + 4));
   return fmt::format(
       "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"13\" fill=\"#111827\" {} {}>{}</text>",
-      Number(kWidth - kRight - 10), Number(kHeight - kBottom - 12), kFont, kHalo, EscapeHtml(note));
+      Number(right), Number(baseline), kFont, kHalo, EscapeHtml(note));
+}
+
+// The markers (the kernel's point filled, its other levels hollow or a ring, the point before a change
+// hollow grey with an arrow to the kernel's) and their labels, every label clear of what is placed.
+std::string Markers(const std::vector<KernelPoint>& points, const std::vector<KernelPoint>& old_points,
+                    const LogAxis& x, const LogAxis& y, std::string_view chart_id, Placement& placement,
+                    const std::vector<Slope>& slopes, const std::vector<Ceiling>& ceilings) {
+  std::string svg = fmt::format("<g font-size=\"12\" {}>", kFont);
+  const KernelPoint* dram = nullptr;
+  for (const KernelPoint& point : points) {
+    if (point.level == "dram") dram = &point;
+  }
+  std::vector<MarkerGroup> groups = GroupMarkers(points, dram, x, y);
+  if (!old_points.empty() && !points.empty()) {
+    auto [bx, by] = PointPixel(old_points.front(), x, y);
+    auto [ax, ay] = PointPixel(points.front(), x, y);
+    svg += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#fff\" stroke=\"#6b7280\" stroke-width=\"2\"/>",
+        Number(bx), Number(by));
+    if (std::hypot(ax - bx, ay - by) > 12) {
+      svg += fmt::format(
+          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#111827\" stroke-width=\"2\" "
+          "marker-end=\"url(#arrow-{})\"/>",
+          Number(bx), Number(by), Number(ax), Number(ay), EscapeHtml(chart_id));
+    }
+  }
+  if (dram) {
+    auto [px, py] = PointPixel(*dram, x, y);
+    svg += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#111827\" stroke=\"#fff\" stroke-width=\"2\"/>",
+        Number(px), Number(py));
+    svg += KernelLabel(*dram, x, y, slopes, ceilings, placement);
+  }
+  for (const MarkerGroup& group : groups) {
+    svg += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#111827\" stroke-width=\"1.5\"/>",
+        Number(group.x), Number(group.y), Number(group.radius));
+    auto [lx, ly] = PlaceMarkerLabel(group.x, group.y, group.radius, LabelWidth(group.label), placement);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#374151\" {}>{}</text>",
+                       Number(lx), Number(ly), kHalo, EscapeHtml(group.label));
+  }
+  if (!old_points.empty()) {
+    auto [bx, by] = PointPixel(old_points.front(), x, y);
+    auto [lx, ly] = PlaceMarkerLabel(bx, by, 7, LabelWidth("before"), placement);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#6b7280\" {}>before</text>",
+                       Number(lx), Number(ly), kHalo);
+  }
+  return svg + "</g>";
 }
 
 }  // namespace
@@ -431,27 +606,28 @@ std::string RooflineShiftSvg(const RooflineAnalysis* before, const RooflineAnaly
       EscapeHtml(chart_id));
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>" + GridAndTicks(x, y);
   svg += SlopeLines(slopes, top_ceiling, x, y, clip_id);
-  svg += CeilingLines(ceilings, fastest_slope, x, y);
-  std::vector<std::pair<double, double>> avoid;
-  if (!points.empty()) avoid.push_back(PointPixel(points.front(), x, y));
-  if (!old_points.empty()) avoid.push_back(PointPixel(old_points.front(), x, y));
-  svg += SlopeLabels(slopes, top_ceiling, x, y, avoid);
-  if (!old_points.empty() && !points.empty()) {
-    auto [bx, by] = PointPixel(old_points.front(), x, y);
-    auto [ax, ay] = PointPixel(points.front(), x, y);
-    svg += fmt::format(
-        "<g {}><circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#fff\" stroke=\"#6b7280\" stroke-width=\"2\"/>"
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#6b7280\" {}>before</text>",
-        kFont, Number(bx), Number(by), Number(bx), Number(by - 12), kHalo);
-    if (std::hypot(ax - bx, ay - by) > 12) {
-      svg += fmt::format(
-          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#111827\" stroke-width=\"2\" "
-          "marker-end=\"url(#arrow-{})\"/>",
-          Number(bx), Number(by), Number(ax), Number(ay), EscapeHtml(chart_id));
-    }
-    svg += "</g>";
+  // Labels are placed in turn, each clear of what is placed before it: the ceilings' labels, every
+  // marker, the slopes' labels, the kernel's label, the other markers' labels.
+  Placement placement;
+  svg += CeilingLines(ceilings, fastest_slope, x, y, placement);
+  const KernelPoint* dram = nullptr;
+  for (const KernelPoint& point : points) {
+    if (point.level == "dram") dram = &point;
   }
-  svg += points.empty() ? NoPointNote(roofline) : PointMarkers(points, x, y, slopes, ceilings);
+  if (dram) {
+    auto [px, py] = PointPixel(*dram, x, y);
+    placement.taken.push_back(MarkerBox(px, py, 7));
+  }
+  for (const MarkerGroup& group : GroupMarkers(points, dram, x, y))
+    placement.taken.push_back(MarkerBox(group.x, group.y, group.radius));
+  if (!old_points.empty()) {
+    auto [bx, by] = PointPixel(old_points.front(), x, y);
+    placement.taken.push_back(MarkerBox(bx, by, 7));
+  }
+  std::string note = points.empty() ? NoPointNote(roofline, placement) : "";
+  svg += SlopeLabels(slopes, top_ceiling, x, y, placement);
+  svg += note;
+  svg += Markers(points, old_points, x, y, chart_id, placement, slopes, ceilings);
   return svg + "</svg>";
 }
 

@@ -300,6 +300,8 @@ void WriteLocations(const Finding& finding, const RenderOptions& options, Writer
     std::string sass = location.sass_text.empty() && location.sass_offset == 0
                            ? ""
                            : fmt::format("0x{:04x} {}", location.sass_offset, Clean(location.sass_text));
+    std::string waiting = WaitingText(location);
+    if (!waiting.empty()) sass += " (" + Clean(waiting) + ")";
     table.rows.push_back({FormatFraction(location.stall_share, QuantityStyle::kTrimmed),
                           location.source_line.empty() ? "-" : Clean(location.source_line), sass});
   }

@@ -9,9 +9,10 @@ Checks, per report and width:
   - no element of a report section sticks out of <main> (tables, figures, code);
   - in the kernels table: no column narrower than 60 px, no row taller than 120 px, a long kernel
     name is cut on one line (its full name in the title attribute);
-  - in every SVG chart: no two text labels overlap, no label sits on a point marker, every label
-    and marker lies inside the chart.
-Writes OUT_DIR/<report>-<width>.png. Exit status: 0 clean, 1 problems found (listed), 77 when
+  - in every SVG chart: no two text labels overlap (their outlines as drawn: a label rotated along a
+    roofline slope is a rotated rectangle), no label sits on a point marker (a circle), every label
+    lies inside the chart, no drawn horizontal line (a ceiling) runs through a label.
+Writes OUT_DIR/<report>-<width>.png and each chart as OUT_DIR/<report>-<width>-chart<N>.png. Exit status: 0 clean, 1 problems found (listed), 77 when
 Chromium or Selenium is missing (the ctest case then counts as skipped), 2 on bad usage.
 """
 import os
@@ -34,8 +35,20 @@ const name = (el) => {
   const text = (el.textContent || '').trim().slice(0, 40);
   return text ? `${s} "${text}"` : s;
 };
+// What of an element shows: its box cut to every ancestor (inside <main>) that clips its overflow
+// (a table cell that ends a long name with an ellipsis).
+const visibleBox = (el) => {
+  const r = el.getBoundingClientRect();
+  let left = r.left, right = r.right;
+  for (let p = el.parentElement; p && p !== main; p = p.parentElement) {
+    if (getComputedStyle(p).overflowX === 'visible') continue;
+    const c = p.getBoundingClientRect();
+    left = Math.max(left, c.left), right = Math.min(right, c.right);
+  }
+  return {left, right, width: Math.max(0, right - left)};
+};
 for (const el of main.querySelectorAll('table, figure, svg, pre, code, section, article, p, h2')) {
-  const box = el.getBoundingClientRect();
+  const box = visibleBox(el);
   if (box.width === 0) continue;
   if (box.right > mainBox.right + 1 || box.left < mainBox.left - 1)
     problems.push(`${name(el)} overflows <main>: ${Math.round(box.left)}..${Math.round(box.right)} px, main ${Math.round(mainBox.left)}..${Math.round(mainBox.right)}`);
@@ -56,24 +69,69 @@ for (const table of main.querySelectorAll('table.summary')) {
       problems.push(`kernels table: kernel name wraps: ${name(code)}`);
   }
 }
-const intersect = (a, b, pad) => !(a.right - pad <= b.left || b.right - pad <= a.left ||
-                                   a.bottom - pad <= b.top || b.bottom - pad <= a.top);
+// A text label's outline on the screen: its box in its own (possibly rotated) frame, mapped through its
+// transform, as four corners; rotated labels (the roofline's slopes) are not their bounding rectangles.
+const corners = (el) => {
+  const b = el.getBBox(), m = el.getScreenCTM();
+  return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+    .map(([x, y]) => new DOMPoint(x, y).matrixTransform(m)).map(p => [p.x, p.y]);
+};
+// Separating-axis test of two convex polygons; they overlap by more than `pad` px on every axis.
+const overlap = (a, b, pad) => {
+  for (const poly of [a, b]) {
+    for (let i = 0; i < poly.length; ++i) {
+      const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % poly.length];
+      let nx = y1 - y2, ny = x2 - x1;
+      const len = Math.hypot(nx, ny) || 1;
+      nx /= len; ny /= len;
+      const project = (q) => q.map(([x, y]) => x * nx + y * ny);
+      const pa = project(a), pb = project(b);
+      if (Math.max(...pa) - pad <= Math.min(...pb) || Math.max(...pb) - pad <= Math.min(...pa)) return false;
+    }
+  }
+  return true;
+};
+// A circle (center, radius) and a convex polygon overlap: the center inside, or an edge nearer than r.
+const coversCircle = (poly, cx, cy, r, pad) => {
+  const crosses = poly.map(([x1, y1], i) => {
+    const [x2, y2] = poly[(i + 1) % poly.length];
+    return (x2 - x1) * (cy - y1) - (y2 - y1) * (cx - x1);
+  });
+  if (crosses.every(c => c >= 0) || crosses.every(c => c <= 0)) return true;  // the center is inside
+  return poly.some(([x1, y1], i) => {
+    const [x2, y2] = poly[(i + 1) % poly.length];
+    const dx = x2 - x1, dy = y2 - y1;
+    const t = Math.max(0, Math.min(1, ((cx - x1) * dx + (cy - y1) * dy) / (dx * dx + dy * dy || 1)));
+    return Math.hypot(x1 + t * dx - cx, y1 + t * dy - cy) < r - pad;
+  });
+};
 for (const svg of main.querySelectorAll('svg.chart')) {
   const chartBox = svg.getBoundingClientRect();
   const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim() !== '');
-  const boxes = texts.map(t => t.getBoundingClientRect());
-  const marks = [...svg.querySelectorAll('circle')].map(c => c.getBoundingClientRect());
+  const polys = texts.map(corners);
+  const marks = [...svg.querySelectorAll('circle')].map(c => {
+    const box = c.getBoundingClientRect();
+    return {x: box.left + box.width / 2, y: box.top + box.height / 2, r: box.width / 2};
+  });
+  const hlines = [...svg.querySelectorAll('line')].filter(l => !l.closest('g.grid') && l.getAttribute('y1') === l.getAttribute('y2'))
+    .map(l => l.getBoundingClientRect()).map(b => ({y: b.top + b.height / 2, left: b.left, right: b.right}));
   const title = (svg.getAttribute('aria-label') || svg.querySelector('title')?.textContent || 'chart').slice(0, 30);
   for (let i = 0; i < texts.length; ++i) {
-    const b = boxes[i];
-    if (b.left < chartBox.left - 1 || b.right > chartBox.right + 1 || b.top < chartBox.top - 1 || b.bottom > chartBox.bottom + 1)
+    const p = polys[i];
+    if (p.some(([x, y]) => x < chartBox.left - 1 || x > chartBox.right + 1 || y < chartBox.top - 1 || y > chartBox.bottom + 1))
       problems.push(`${title}: label "${texts[i].textContent}" leaves the chart`);
     for (let j = i + 1; j < texts.length; ++j) {
-      if (intersect(b, boxes[j], 2))
+      if (overlap(p, polys[j], 2))
         problems.push(`${title}: labels overlap: "${texts[i].textContent}" / "${texts[j].textContent}"`);
     }
     for (const m of marks) {
-      if (intersect(b, m, 1)) problems.push(`${title}: label "${texts[i].textContent}" covers a point marker`);
+      if (coversCircle(p, m.x, m.y, m.r, 1)) problems.push(`${title}: label "${texts[i].textContent}" covers a point marker`);
+    }
+    // A drawn horizontal line (a roofline ceiling, not the grid) through the glyphs strikes the label out.
+    const ys = p.map(([, y]) => y), xs = p.map(([x]) => x);
+    for (const line of hlines) {
+      if (line.y > Math.min(...ys) + 2 && line.y < Math.max(...ys) - 2 && line.right > Math.min(...xs) && line.left < Math.max(...xs))
+        problems.push(`${title}: a line runs through label "${texts[i].textContent}"`);
     }
   }
 }
@@ -130,6 +188,10 @@ def main(argv):
                 driver.set_window_size(width + (width - inner), min(height, 16000))
                 png = os.path.join(out_dir, f'{stem}-{width}.png')
                 driver.save_screenshot(png)
+                # Each chart on its own too, at full size: the page screenshot is too tall to read a chart in.
+                from selenium.webdriver.common.by import By
+                for index, chart in enumerate(driver.find_elements(By.CSS_SELECTOR, 'main svg.chart')):
+                    chart.screenshot(os.path.join(out_dir, f'{stem}-{width}-chart{index + 1}.png'))
                 status = 'ok' if not problems else f'{len(problems)} problem(s)'
                 print(f'{report} at {width} px: {status} ({png})')
                 for problem in problems:

@@ -2,7 +2,9 @@
 """Writes a raw-page CSV of many kernels with long real-world names and one kernel launched 1,000 times,
 from the real H200 rows of tests/fixtures/exports/raw_44_launches_of_one_kernel.csv (issue 19's HTML check).
 
-usage: make_many_kernels_csv.py FIXTURE.csv OUT.csv
+usage: make_many_kernels_csv.py FIXTURE.csv OUT.csv [STEPS]
+  STEPS (default 1000): training steps; the add kernel runs once a step, the others in the first three.
+  With 1, every kernel once (tests/golden/inputs/torch_names_12_kernels.csv).
 """
 import csv
 import sys
@@ -33,9 +35,10 @@ NAMES = [
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
+    steps = int(argv[3]) if len(argv) == 4 else 1000
     lines = [l for l in open(argv[1], encoding='utf-8').read().splitlines() if l.startswith('"')]
     rows = list(csv.reader(lines))
     header, units, data = rows[0], rows[1], rows[2:]
@@ -43,7 +46,7 @@ def main(argv):
     out = [header, units]
     launch = 0
     # The add kernel 1,000 times, the others a few times each, interleaved as a training step would.
-    for step in range(1000):
+    for step in range(steps):
         for k, kernel in enumerate(NAMES):
             if k != 2 and step >= 3:
                 continue

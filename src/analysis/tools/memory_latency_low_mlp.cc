@@ -117,17 +117,9 @@ std::optional<Finding> AnalyzeMemoryLatency(const ToolContext& context) {
       narrow_share >= 0.5 ? ", and the loads are narrow (32-bit or less), so each one carries little data"
                           : "");
   finding.recommendations = LatencyRecommendations(narrow_share, finding.estimated_gain);
-  // Warps stall on the instruction that consumes a load, so with a source page
-  // every instruction is ranked by its long-scoreboard samples.
-  auto long_scoreboard_samples = [](const SourcePageRow& row) {
-    auto it = row.stall_reason_samples.find("long_sb");
-    return it == row.stall_reason_samples.end() ? 0.0 : it->second;
-  };
-  if (context.source_page)
-    finding.locations = SourcePageLocations(*context.source_page, {}, long_scoreboard_samples);
-  if (finding.locations.empty()) {
-    finding.locations = LocationsFor(context, {InstructionClass::kGlobalLoad, InstructionClass::kLocalLoad});
-  }
+  // Warps stall on the instruction that consumes a load; the source page's locations move those
+  // long-scoreboard samples to the load that feeds it (profile/dependency_stalls.h).
+  finding.locations = LocationsFor(context, {InstructionClass::kGlobalLoad, InstructionClass::kLocalLoad});
   return finding;
 }
 
@@ -169,7 +161,11 @@ ToolDefinition MemoryLatencyLowMlpTool() {
   tool.gain_bound = GainBound::kHidesLatency;
   tool.tuning_moves = {
       {"memory_latency_low_mlp",
-       {{ParameterRole::kVectorWidth, MoveDirection::kIncrease}, {ParameterRole::kItemsPerThread, MoveDirection::kIncrease}, {ParameterRole::kStages, MoveDirection::kIncrease}, {ParameterRole::kUnroll, MoveDirection::kIncrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}},
+       {{ParameterRole::kVectorWidth, MoveDirection::kIncrease},
+        {ParameterRole::kItemsPerThread, MoveDirection::kIncrease},
+        {ParameterRole::kStages, MoveDirection::kIncrease},
+        {ParameterRole::kUnroll, MoveDirection::kIncrease},
+        {ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}},
        "too few loads in flight to hide DRAM latency: wider vectors, more independent items, more stages"},
   };
   tool.analyze = AnalyzeMemoryLatency;

@@ -67,5 +67,30 @@ TEST(MemoryTools, SourcePageLocationsRankByExcessSectors) {
   EXPECT_EQ(finding->locations[1].sass_offset, 0x50u);
 }
 
+// Issue 19: the H200 capture's strided LDG holds 0.1% of the stall samples itself, the FFMA that waits
+// for its result 89.5% (long scoreboard). The location is the load, with its consumer's stalls, the
+// consumer named, and the source line from a listing with line info (nvdisasm -g).
+TEST(MemoryTools, H200LocationIsTheLoadWithTheStallsOfItsConsumer) {
+  Profile profile = LoadFixture("uncoalesced_loads");
+  auto listing = ReadFixtureText(FixturePath("uncoalesced_loads", "sass_lineinfo.txt"));
+  ASSERT_TRUE(listing.has_value());
+  auto sass = ParseSass(*listing, "sass_lineinfo.txt");
+  ASSERT_TRUE(sass.ok()) << sass.status().message();
+  profile.sass = std::move(sass).value();
+  Diagnosis diagnosis = Diagnose(profile, {});
+  ASSERT_FALSE(diagnosis.kernels.empty());
+  const Finding* finding = FindFinding(diagnosis.kernels.front(), "uncoalesced_loads");
+  ASSERT_NE(finding, nullptr);
+  ASSERT_FALSE(finding->locations.empty());
+  const Location& load = finding->locations.front();
+  EXPECT_EQ(load.sass_offset, 0xc0u);
+  EXPECT_NE(load.sass_text.find("LDG.E.CONSTANT R2"), std::string::npos);
+  EXPECT_GT(load.stall_share, 0.89);
+  EXPECT_GT(load.waiting_share, 0.89);
+  EXPECT_EQ(load.waiting_sass_offset, 0xf0u);
+  EXPECT_NE(load.waiting_sass_text.find("FFMA R7, R2, R9, 1"), std::string::npos);
+  EXPECT_EQ(load.source_line, "uncoalesced_loads.cu:10");
+}
+
 }  // namespace
 }  // namespace kopt
