@@ -193,6 +193,24 @@ std::vector<InputUse> DescribeInputs(const Profile& profile, const Diagnosis& di
   return uses;
 }
 
+// One line on the program's launch timeline for the report's notes.
+std::string DescribeLaunchTrace(const TraceSummary& summary) {
+  long long launches = 0;
+  for (const KernelTraceSummary& kernel : summary.kernels) launches += kernel.launches;
+  std::string copies = summary.memcpy_count > 0
+                           ? fmt::format(", {} memcpy ({}, {})", summary.memcpy_count,
+                                         FormatBytes(summary.memcpy_bytes, QuantityStyle::kTrimmed),
+                                         FormatDuration(summary.memcpy_ns, QuantityStyle::kTrimmed))
+                           : "";
+  double busy = summary.span_ns > 0 ? summary.gpu_busy_ns / summary.span_ns : 0;
+  return fmt::format(
+      "launch timeline (CUPTI, measured without ncu): {} kernel launches of {} kernels{} over {}; the GPU "
+      "was busy "
+      "{:.1f}% of that span",
+      launches, summary.kernels.size(), copies, FormatDuration(summary.span_ns, QuantityStyle::kTrimmed),
+      100 * busy);
+}
+
 }  // namespace
 
 Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
@@ -224,7 +242,9 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
   }
   // The whole timeline, also launches not selected; each group of repeated
   // launches is diagnosed once, on its median-duration launch.
-  LaunchTimeline timeline(profile.all_launches.empty() ? profile.launches : profile.all_launches);
+  LaunchTimeline timeline(profile.all_launches.empty() ? profile.launches : profile.all_launches,
+                          profile.trace ? &*profile.trace : nullptr);
+  if (profile.trace) diagnosis.notes.push_back(DescribeLaunchTrace(SummarizeLaunchTrace(*profile.trace)));
   std::vector<std::string> sass_effects;
   for (const LaunchGroup& group : GroupLaunches(profile.launches)) {
     const KernelLaunch& launch = profile.launches[group.representative];

@@ -13,6 +13,8 @@
 #include <system_error>
 
 #include "core/text.h"
+#include "profile/launch_sampling.h"
+#include "profile/launch_trace_collection.h"
 #include "profile/ncu_csv.h"
 #include "profile/ncu_source_page.h"
 #include "profile/ptxas_report.h"
@@ -355,14 +357,18 @@ std::string SmartCasePattern(const std::string& pattern) {
 }
 
 std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& program_argv,
-                                           const CollectionOptions& options, const fs::path& report_base) {
+                                           const CollectionOptions& options, const fs::path& report_base,
+                                           const std::vector<std::string>& sampling_arguments) {
   std::vector<std::string> argv = {options.ncu};
   if (options.metrics.empty()) {
     argv.insert(argv.end(), {"--set", options.section_set});
   } else {
     std::string metrics;
     for (const std::string& metric : options.metrics) metrics += (metrics.empty() ? "" : ",") + metric;
-    argv.insert(argv.end(), {"--section", "LaunchStats", "--metrics", metrics});
+    std::vector<std::string> sections = options.sections;
+    if (sections.empty()) sections = {"LaunchStats"};
+    for (const std::string& section : sections) argv.insert(argv.end(), {"--section", section});
+    argv.insert(argv.end(), {"--metrics", metrics});
   }
   argv.insert(argv.end(), {"--clock-control", "none"});
   // ncu's default (all) is left implicit: the command line users know.
@@ -375,6 +381,7 @@ std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& progr
   }
   if (options.launch_skip > 0) argv.insert(argv.end(), {"-s", std::to_string(options.launch_skip)});
   if (options.launch_count > 0) argv.insert(argv.end(), {"-c", std::to_string(options.launch_count)});
+  argv.insert(argv.end(), sampling_arguments.begin(), sampling_arguments.end());
   argv.insert(argv.end(), {"--target-processes", "all", "-f", "-o", report_base.string()});
   argv.insert(argv.end(), program_argv.begin(), program_argv.end());
   return argv;
@@ -647,7 +654,19 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   std::error_code error;
   fs::remove(report_path, error);  // a stale report must not pass for this run's
 
-  std::vector<std::string> argv = NcuProfileCommand(program, options, report_base);
+  std::optional<LaunchTrace> trace;
+  std::vector<std::string> sampling_arguments;
+  if (!options.timeline_library.empty()) {
+    trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
+                               options.timeout_seconds, runner, notes);
+    bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
+    if (trace && !user_selects) {
+      SamplingPlan plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
+      sampling_arguments = plan.ncu_arguments;
+      if (plan.total_launches > 0) notes.push_back(plan.Describe());
+    }
+  }
+  std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
   KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(ToolCommand(argv, options)));
   std::string output = CombinedOutput(result);
   KOPT_RETURN_IF_ERROR(
@@ -663,6 +682,11 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   KOPT_ASSIGN_OR_RETURN(Profile profile, ReadReport(report_path, options, runner, work_directory));
   AttachSourcePage(report_path, work_directory, options, runner, profile, notes);
   profile.source = "ncu " + command;
+  if (trace) {
+    for (const std::string& file : trace->files)
+      profile.inputs.push_back({file, "launch timeline", "collected"});
+    profile.trace = std::move(trace);
+  }
   return profile;
 }
 

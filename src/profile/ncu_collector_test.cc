@@ -343,6 +343,102 @@ TEST_F(NcuCollectorTest, ChosenMetricsAndKeptCachesReplaceTheSetOnTheCommandLine
                                       "--target-processes", "all", "-f", "-o", ReportBase(), "./app"}));
 }
 
+TEST_F(NcuCollectorTest, TargetedSectionsComeBesideTheMetrics) {
+  options_.metrics = {"gpu__time_duration.sum"};
+  options_.sections = {"LaunchStats", "Occupancy", "SourceCounters"};
+  runner_.OnCommand("ncu", {"--metrics"}, ExitedWith(0, Fixture("collector/ncu_success.txt")),
+                    WriteOutputOf("-o", ".ncu-rep"));
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_).ok());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--section", "LaunchStats", "--section", "Occupancy", "--section",
+                                "SourceCounters", "--metrics", "gpu__time_duration.sum"}));
+}
+
+// The timeline run: the program under the injection library, which writes timeline.<pid>.jsonl where
+// KOPT_TIMELINE_OUT says; 20,000 launches of one kernel and 2 of another.
+class TimelineCollectionTest : public NcuCollectorTest {
+ protected:
+  void SetUp() override {
+    NcuCollectorTest::SetUp();
+    options_.timeline_library = "/opt/kopt/lib/libkopt_timeline.so";
+    options_.launches_per_configuration = 3;
+    runner_.AddProgram("./app");
+    runner_.OnCommand("./app", {}, ExitedWith(0, "ok\n"), [](const CommandSpec& spec) {
+      std::string path = EnvironmentValue(spec, "KOPT_TIMELINE_OUT");
+      path.replace(path.find("%p"), 2, "4242");
+      std::string text = R"({"format":"kopt-timeline","version":1,"time_unit":"ns","pid":4242})"
+                         "\n";
+      auto kernel = [](const char* name, long long start) {
+        return std::string(R"({"kind":"kernel","name":")") + name + R"(","start":)" + std::to_string(start) +
+               R"(,"end":)" + std::to_string(start + 2000) +
+               R"(,"device":0,"context":1,"stream":7,"correlation":1,"grid":[8,1,1],"block":[256,1,1]})" +
+               "\n";
+      };
+      text += kernel("_Z11fill_randomPfijff", 0) + kernel("_Z11fill_randomPfijff", 3000);
+      for (int i = 0; i < 20000; ++i) text += kernel("_Z9tiny_stepPfPKffi", 10000 + 3000LL * i);
+      text += R"({"kind":"end","records":20002,"dropped":0})"
+              "\n";
+      WriteFile(path, text);
+    });
+  }
+};
+
+TEST_F(TimelineCollectionTest, TheTimelineRunComesFirstAndNcuProfilesASample) {
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_GE(runner_.commands().size(), 2u);
+  const CommandSpec& timeline_run = runner_.commands()[0];
+  EXPECT_EQ(timeline_run.argv, (std::vector<std::string>{"./app"}));
+  EXPECT_EQ(EnvironmentValue(timeline_run, "CUDA_INJECTION64_PATH"), "/opt/kopt/lib/libkopt_timeline.so");
+  EXPECT_EQ(EnvironmentValue(timeline_run, "KOPT_TIMELINE_OUT"), (work_ / "timeline.%p.jsonl").string());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  ASSERT_TRUE(profile->trace.has_value());
+  EXPECT_EQ(profile->trace->KernelCount(), 20002);
+  EXPECT_TRUE(std::any_of(profile->inputs.begin(), profile->inputs.end(), [](const ProfileInput& input) {
+    return input.role == "launch timeline" && input.origin == "collected";
+  }));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "profiled 5 of the 20002 launches") && Contains(note, "3 of 20000 of tiny_step");
+  }));
+}
+
+TEST_F(TimelineCollectionTest, AUserSelectionOrZeroPerKernelProfilesWithoutSampling) {
+  options_.launch_count = 10;
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_, notes_).ok());
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--filter-mode"}));
+  options_.launch_count = 0;
+  options_.launches_per_configuration = 0;
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok());
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu").back().argv, {"--filter-mode"}));
+  EXPECT_TRUE(profile->trace.has_value());  // the timeline is still taken
+}
+
+TEST_F(TimelineCollectionTest, AFailedTimelineRunIsANoteAndNcuProfilesEverything) {
+  runner_.OnCommand("./app", {}, ExitedWith(3, "", "boom\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_FALSE(profile->trace.has_value());
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--filter-mode"}));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "the timeline run of `./app`") && Contains(note, "no launch timeline");
+  }));
+}
+
+TEST_F(TimelineCollectionTest, AStaleTimelineIsRemovedBeforeTheRun) {
+  fs::create_directories(work_);
+  WriteFile(work_ / "timeline.1.jsonl", "stale");
+  runner_.OnCommand("./app", {}, ExitedWith(0, ""));  // writes nothing this time
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok());
+  EXPECT_FALSE(profile->trace.has_value());
+  EXPECT_FALSE(fs::exists(work_ / "timeline.1.jsonl"));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no timeline file appeared");
+  }));
+}
+
 // ---- CollectFromProgram --------------------------------------------------------
 
 TEST_F(NcuCollectorTest, ProgramCommandLineKeepsArgumentsVerbatim) {

@@ -1,0 +1,34 @@
+// The targeted live collection: what ncu collects when `kopt explain` runs
+// a program or a .cu file without --set (issue 18's fast collection).
+//
+// TargetedCollectionMetrics() lists every ncu metric that stage 1 (roofline,
+// stalls, time attribution), the micro-profiling tools (analysis/tools/) and
+// the reports read, by name or by a name pattern expanded over the values ncu
+// reports on sm_90 (ops ld/st/atom/red, pipes, stall reasons). Besides them
+// the collection asks for the sections TargetedCollectionSections() names:
+// LaunchStats and Occupancy (the launch__* facts), and SourceCounters (the
+// per-instruction source page). device__attribute_* come with any collection.
+//
+// The list is data, checked two ways by collection_metrics_test.cc: every
+// metric a tool declares in `required` is in it, and on every captured H200
+// fixture (both example sets) the diagnosis of the raw page cut down to these
+// metrics (plus launch__*/device__*) is the diagnosis of the full page. A tool
+// that starts reading a new metric fails the second test until the metric is
+// added here. scripts/targeted_metrics.py regenerates the list from the
+// sources and a full-set raw page.
+//
+// Thread safety: immutable data.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace kopt {
+
+// ncu metric names, sorted, without duplicates.
+std::span<const std::string_view> TargetedCollectionMetrics();
+
+// ncu section identifiers collected beside the metrics.
+std::span<const std::string_view> TargetedCollectionSections();
+
+}  // namespace kopt

@@ -1,0 +1,105 @@
+// The targeted collection loses nothing the analysis reads: every metric a
+// tool declares is in the list, and on every captured H200 fixture of both
+// example sets the diagnosis of the raw page cut down to the list is the
+// diagnosis of the full page (same stage-1 class, same findings in the same
+// order, same severities and gains).
+#include "analysis/collection_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "analysis/tool.h"
+#include "analysis/tool_test_support.h"
+
+namespace kopt {
+namespace {
+
+bool KeptByTargetedCollection(std::string_view metric, const std::set<std::string_view>& listed) {
+  // launch__* come with the LaunchStats and Occupancy sections, device__attribute_* with any collection.
+  return listed.count(metric) > 0 || metric.starts_with("launch__") || metric.starts_with("device__");
+}
+
+std::set<std::string_view> ListedMetrics() {
+  auto metrics = TargetedCollectionMetrics();
+  return {metrics.begin(), metrics.end()};
+}
+
+TEST(CollectionMetrics, SortedWithoutDuplicates) {
+  auto metrics = TargetedCollectionMetrics();
+  ASSERT_GT(metrics.size(), 100u);
+  EXPECT_TRUE(std::adjacent_find(metrics.begin(), metrics.end(), std::greater_equal<>()) == metrics.end());
+  auto sections = TargetedCollectionSections();
+  EXPECT_NE(std::find(sections.begin(), sections.end(), "LaunchStats"), sections.end());
+  EXPECT_NE(std::find(sections.begin(), sections.end(), "SourceCounters"), sections.end());
+}
+
+TEST(CollectionMetrics, EveryMetricAToolDeclaresIsCollected) {
+  std::set<std::string_view> listed = ListedMetrics();
+  for (const ToolDefinition& tool : ToolRegistry()) {
+    for (const RequiredInput& input : tool.required) {
+      if (input.source != InputSource::kNcuMetric) continue;
+      EXPECT_TRUE(KeptByTargetedCollection(input.name, listed)) << tool.id << " reads " << input.name;
+    }
+  }
+}
+
+// The profile as the targeted collection would have recorded it: every other metric absent.
+Profile CutToTargetedMetrics(Profile profile) {
+  std::set<std::string_view> listed = ListedMetrics();
+  for (KernelLaunch& launch : profile.launches) {
+    const MetricSchema& schema = *launch.schema;
+    for (int column = 0; column < schema.size(); ++column) {
+      if (!KeptByTargetedCollection(schema.Name(column), listed))
+        launch.values[column] = std::numeric_limits<double>::quiet_NaN();
+    }
+    std::erase_if(launch.text_values,
+                  [&](const auto& cell) { return !KeptByTargetedCollection(schema.Name(cell.first), listed); });
+  }
+  return profile;
+}
+
+void ExpectSameDiagnosis(const Diagnosis& full, const Diagnosis& targeted, const std::string& name) {
+  ASSERT_EQ(full.kernels.size(), targeted.kernels.size()) << name;
+  for (size_t k = 0; k < full.kernels.size(); ++k) {
+    const KernelDiagnosis& a = full.kernels[k];
+    const KernelDiagnosis& b = targeted.kernels[k];
+    std::string where = name + " / " + a.function_name;
+    EXPECT_EQ(a.roofline.bottleneck, b.roofline.bottleneck) << where;
+    ASSERT_EQ(a.findings.size(), b.findings.size())
+        << where << "\nfull:\n" << DescribeFindings(a) << "targeted:\n" << DescribeFindings(b);
+    for (size_t f = 0; f < a.findings.size(); ++f) {
+      EXPECT_EQ(a.findings[f].tool, b.findings[f].tool) << where;
+      EXPECT_EQ(a.findings[f].severity, b.findings[f].severity) << where << " " << a.findings[f].tool;
+      EXPECT_NEAR(a.findings[f].estimated_gain, b.findings[f].estimated_gain, 1e-9)
+          << where << " " << a.findings[f].tool;
+    }
+  }
+}
+
+TEST(CollectionMetrics, BothExampleSetsDiagnoseTheSameFromTheTargetedMetrics) {
+  int compared = 0;
+  for (const char* set : {"h200", "h200_blind"}) {
+    std::filesystem::path directory = std::filesystem::path(KOPT_FIXTURE_DIR) / set;
+    for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+      if (!std::filesystem::is_regular_file(entry.path() / "raw.csv")) continue;
+      std::string kernel = entry.path().filename().string();
+      DiagnoseOptions options;
+      if (std::string(set) == "h200_blind") options.ceilings = &H200Ceilings();
+      Profile profile = LoadFixtureFrom(set, kernel);
+      Diagnosis full = Diagnose(profile, options);
+      Diagnosis targeted = Diagnose(CutToTargetedMetrics(profile), options);
+      ExpectSameDiagnosis(full, targeted, std::string(set) + "/" + kernel);
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 40);  // 21 + 21 captured kernels
+}
+
+}  // namespace
+}  // namespace kopt
