@@ -127,8 +127,8 @@ std::optional<Finding> AnalyzeLaunchOverhead(const ToolContext& context) {
       FormatDuration(statistics.mean_ns + cost_ns, QuantityStyle::kFixed),
       measured
           ? ""
-          : " (no launch timeline: ncu serialises launches, so the gaps between them are not in the profile "
-            "and the launch cost is the threshold's)");
+          : " (ncu serialises launches, so the gaps between them are not in the profile: the launch cost is "
+            "the threshold's)");
   AddLaunchEvidence(statistics, minimum_launches, maximum_mean_ns, finding);
   if (activity) {
     finding.evidence.push_back(MakeEvidence("SM active fraction (sm__cycles_active.avg / sm__cycles_elapsed)",
