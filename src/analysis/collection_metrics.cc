@@ -1,5 +1,8 @@
 #include "analysis/collection_metrics.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace kopt {
 namespace {
 
@@ -204,8 +207,33 @@ constexpr std::string_view kSections[] = {"LaunchStats", "Occupancy", "SourceCou
 
 }  // namespace
 
-std::span<const std::string_view> TargetedCollectionMetrics() { return kMetrics; }
+std::span<const std::string_view> TargetedCollectionMetrics() {
+  return kMetrics;
+}
 
-std::span<const std::string_view> TargetedCollectionSections() { return kSections; }
+std::span<const std::string_view> TargetedCollectionSections() {
+  return kSections;
+}
+
+bool IsTargetedCollectionMetric(std::string_view metric) {
+  if (metric.starts_with("launch__") || metric.starts_with("device__")) return true;
+  return std::binary_search(std::begin(kMetrics), std::end(kMetrics), metric);
+}
+
+void KeepOnlyTargetedCollectionMetrics(Profile& profile) {
+  for (std::vector<KernelLaunch>* launches : {&profile.launches, &profile.all_launches}) {
+    for (KernelLaunch& launch : *launches) {
+      if (!launch.schema) continue;
+      const MetricSchema& schema = *launch.schema;
+      for (int column = 0; column < schema.size() && column < static_cast<int>(launch.values.size());
+           ++column) {
+        if (!IsTargetedCollectionMetric(schema.Name(column)))
+          launch.values[column] = std::numeric_limits<double>::quiet_NaN();
+      }
+      std::erase_if(launch.text_values,
+                    [&](const auto& cell) { return !IsTargetedCollectionMetric(schema.Name(cell.first)); });
+    }
+  }
+}
 
 }  // namespace kopt

@@ -23,6 +23,8 @@
 #include <span>
 #include <string_view>
 
+#include "profile/profile.h"
+
 namespace kopt {
 
 // ncu metric names, sorted, without duplicates.
@@ -30,5 +32,15 @@ std::span<const std::string_view> TargetedCollectionMetrics();
 
 // ncu section identifiers collected beside the metrics.
 std::span<const std::string_view> TargetedCollectionSections();
+
+// True for a metric the targeted collection records: one of the list, or a
+// launch__* / device__* metric (its sections' and any collection's).
+bool IsTargetedCollectionMetric(std::string_view metric);
+
+// `profile` as the targeted collection would have recorded it: every other
+// metric of its launches made absent (the accuracy check of both example
+// sets: collection_metrics_test.cc and bench/diagnosis_accuracy's
+// "targeted" input).
+void KeepOnlyTargetedCollectionMetrics(Profile& profile);
 
 }  // namespace kopt

@@ -20,16 +20,6 @@
 namespace kopt {
 namespace {
 
-bool KeptByTargetedCollection(std::string_view metric, const std::set<std::string_view>& listed) {
-  // launch__* come with the LaunchStats and Occupancy sections, device__attribute_* with any collection.
-  return listed.count(metric) > 0 || metric.starts_with("launch__") || metric.starts_with("device__");
-}
-
-std::set<std::string_view> ListedMetrics() {
-  auto metrics = TargetedCollectionMetrics();
-  return {metrics.begin(), metrics.end()};
-}
-
 TEST(CollectionMetrics, SortedWithoutDuplicates) {
   auto metrics = TargetedCollectionMetrics();
   ASSERT_GT(metrics.size(), 100u);
@@ -39,29 +29,30 @@ TEST(CollectionMetrics, SortedWithoutDuplicates) {
   EXPECT_NE(std::find(sections.begin(), sections.end(), "SourceCounters"), sections.end());
 }
 
+TEST(CollectionMetrics, TheSectionsMetricsCountAsCollected) {
+  EXPECT_TRUE(IsTargetedCollectionMetric("gpu__time_duration.sum"));
+  EXPECT_TRUE(IsTargetedCollectionMetric("launch__grid_size"));
+  EXPECT_TRUE(IsTargetedCollectionMetric("device__attribute_display_name"));
+  EXPECT_FALSE(IsTargetedCollectionMetric("nvlink__bytes.sum"));
+  Profile profile = LoadFixtureFrom("h200", "uncoalesced_loads");
+  ASSERT_GT(profile.launches.at(0).schema->size(), 1000);
+  KeepOnlyTargetedCollectionMetrics(profile);
+  int kept = 0;
+  const KernelLaunch& launch = profile.launches.at(0);
+  for (int column = 0; column < launch.schema->size(); ++column)
+    kept += launch.Metric(launch.schema->Name(column)).has_value();
+  EXPECT_LT(kept, 450);  // of the full set's 2,200 columns
+  EXPECT_TRUE(launch.Metric("gpu__time_duration.sum").has_value());
+  EXPECT_TRUE(launch.Text("device__attribute_display_name").has_value());
+}
+
 TEST(CollectionMetrics, EveryMetricAToolDeclaresIsCollected) {
-  std::set<std::string_view> listed = ListedMetrics();
   for (const ToolDefinition& tool : ToolRegistry()) {
     for (const RequiredInput& input : tool.required) {
       if (input.source != InputSource::kNcuMetric) continue;
-      EXPECT_TRUE(KeptByTargetedCollection(input.name, listed)) << tool.id << " reads " << input.name;
+      EXPECT_TRUE(IsTargetedCollectionMetric(input.name)) << tool.id << " reads " << input.name;
     }
   }
-}
-
-// The profile as the targeted collection would have recorded it: every other metric absent.
-Profile CutToTargetedMetrics(Profile profile) {
-  std::set<std::string_view> listed = ListedMetrics();
-  for (KernelLaunch& launch : profile.launches) {
-    const MetricSchema& schema = *launch.schema;
-    for (int column = 0; column < schema.size(); ++column) {
-      if (!KeptByTargetedCollection(schema.Name(column), listed))
-        launch.values[column] = std::numeric_limits<double>::quiet_NaN();
-    }
-    std::erase_if(launch.text_values,
-                  [&](const auto& cell) { return !KeptByTargetedCollection(schema.Name(cell.first), listed); });
-  }
-  return profile;
 }
 
 void ExpectSameDiagnosis(const Diagnosis& full, const Diagnosis& targeted, const std::string& name) {
@@ -71,8 +62,9 @@ void ExpectSameDiagnosis(const Diagnosis& full, const Diagnosis& targeted, const
     const KernelDiagnosis& b = targeted.kernels[k];
     std::string where = name + " / " + a.function_name;
     EXPECT_EQ(a.roofline.bottleneck, b.roofline.bottleneck) << where;
-    ASSERT_EQ(a.findings.size(), b.findings.size())
-        << where << "\nfull:\n" << DescribeFindings(a) << "targeted:\n" << DescribeFindings(b);
+    ASSERT_EQ(a.findings.size(), b.findings.size()) << where << "\nfull:\n"
+                                                    << DescribeFindings(a) << "targeted:\n"
+                                                    << DescribeFindings(b);
     for (size_t f = 0; f < a.findings.size(); ++f) {
       EXPECT_EQ(a.findings[f].tool, b.findings[f].tool) << where;
       EXPECT_EQ(a.findings[f].severity, b.findings[f].severity) << where << " " << a.findings[f].tool;
@@ -93,7 +85,9 @@ TEST(CollectionMetrics, BothExampleSetsDiagnoseTheSameFromTheTargetedMetrics) {
       if (std::string(set) == "h200_blind") options.ceilings = &H200Ceilings();
       Profile profile = LoadFixtureFrom(set, kernel);
       Diagnosis full = Diagnose(profile, options);
-      Diagnosis targeted = Diagnose(CutToTargetedMetrics(profile), options);
+      Profile cut = profile;
+      KeepOnlyTargetedCollectionMetrics(cut);
+      Diagnosis targeted = Diagnose(cut, options);
       ExpectSameDiagnosis(full, targeted, std::string(set) + "/" + kernel);
       ++compared;
     }

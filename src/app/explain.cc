@@ -58,6 +58,7 @@ ProfileSources SourcesOf(const ExplainOptions& options) {
   if (options.section_set == kTargetedCollection) {
     for (std::string_view metric : TargetedCollectionMetrics()) sources.metrics.emplace_back(metric);
     for (std::string_view section : TargetedCollectionSections()) sources.sections.emplace_back(section);
+    sources.write_report = false;  // ncu prints the raw page: one ncu process
   }
   bool live = !options.program_argv.empty() || EndsWith(options.target, ".cu");
   if (live && options.timeline_path != "none") sources.timeline_library = FindTimelineLibrary();

@@ -354,6 +354,50 @@ TEST_F(NcuCollectorTest, TargetedSectionsComeBesideTheMetrics) {
                                 "SourceCounters", "--metrics", "gpu__time_duration.sum"}));
 }
 
+// Without a report ncu prints the raw page (captured on the H200: ncu's own lines and the program's "ok"
+// around it): one ncu process, raw.csv is the page alone.
+TEST_F(NcuCollectorTest, WithoutAReportTheRawPageNcuPrintedIsRead) {
+  options_.write_report = false;
+  options_.metrics = {"gpu__time_duration.sum"};
+  runner_.OnCommand("ncu", {"--csv"}, ExitedWith(0, Fixture("collector/ncu_printed_raw_page.txt")));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::vector<CommandSpec> ncu = runner_.CommandsOf("ncu");
+  ASSERT_EQ(ncu.size(), 1u);
+  EXPECT_TRUE(ContainsSequence(ncu[0].argv, {"--target-processes", "all", "--csv", "--page", "raw",
+                                             "--print-units", "base", "./app"}));
+  EXPECT_FALSE(ContainsSequence(ncu[0].argv, {"-o"}));
+  ASSERT_EQ(profile->launches.size(), 1u);
+  EXPECT_EQ(profile->launches[0].FunctionName(), "uncoalesced_loads");
+  std::string raw = ReadTestFile(work_ / "raw.csv");
+  EXPECT_TRUE(StartsWith(raw, "\"ID\",\"Process ID\""));
+  EXPECT_FALSE(Contains(raw, "==PROF=="));
+  EXPECT_FALSE(Contains(raw, "\nok\n"));
+  EXPECT_TRUE(profile->source_pages.empty());
+}
+
+TEST_F(NcuCollectorTest, WithoutAReportAPrintedPageWithoutLaunchesFails) {
+  options_.write_report = false;
+  runner_.OnCommand("ncu", {"--csv"}, ExitedWith(0, "==PROF== Connected to process 1\nok\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_TRUE(Contains(profile.status().message(), "printed no raw-page row")) << profile.status().message();
+}
+
+TEST_F(NcuCollectorTest, ParallelDisassemblyStillAttachesTheListing) {
+  options_.parallel_disassembly = true;
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_TRUE(profile->sass.has_value());
+  EXPECT_NE(FindSassFunction(*profile->sass, "scale"), nullptr);
+  ASSERT_TRUE(profile->ptxas.has_value());
+  EXPECT_EQ(runner_.CommandsOf("cuobjdump").size(), 1u);
+  EXPECT_EQ(runner_.commands().size(), 6u);
+  EXPECT_TRUE(std::any_of(profile->inputs.begin(), profile->inputs.end(),
+                          [](const ProfileInput& input) { return input.role == "SASS listing"; }));
+  EXPECT_TRUE(notes_.empty());
+}
+
 // The timeline run: the program under the injection library, which writes timeline.<pid>.jsonl where
 // KOPT_TIMELINE_OUT says; 20,000 launches of one kernel and 2 of another.
 class TimelineCollectionTest : public NcuCollectorTest {

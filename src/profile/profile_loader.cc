@@ -136,6 +136,8 @@ CollectionOptions CollectionOptionsFor(const ProfileSources& options, const std:
   collection.sections = options.sections;
   collection.timeline_library = options.timeline_library;
   collection.launches_per_configuration = options.launches_per_configuration;
+  collection.write_report = options.write_report;
+  collection.parallel_disassembly = true;  // the system runner is thread-safe
   collection.work_directory =
       options.work_directory.empty() ? "kopt-profile-" + stem : options.work_directory;
   return collection;

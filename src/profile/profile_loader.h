@@ -50,6 +50,9 @@ struct ProfileSources {
   // configuration (0: all; CollectionOptions::launches_per_configuration).
   std::string timeline_library;
   long long launches_per_configuration = 0;
+  // Live collection: false: ncu prints the raw page instead of writing a
+  // report (CollectionOptions::write_report: faster, no source page).
+  bool write_report = true;
 };
 
 // Attaches the launch timeline: `explicit_path` when given, else the
