@@ -5,7 +5,8 @@
 // memset, and the host side of kernel-launch API calls) and, at process exit,
 // writes them as JSON lines to the file named by KOPT_TIMELINE_OUT ("%p" in
 // the name is replaced by the process id; unset: kopt-timeline.<pid>.jsonl in
-// the working directory).
+// the working directory). KOPT_TIMELINE_API=0 leaves out the launch API
+// records (their tracing adds to each launch's host cost).
 //
 // The format (version 1; parsed by profile/launch_trace.h, which documents it):
 //   {"format":"kopt-timeline","version":1,"time_unit":"ns","pid":P}
@@ -23,6 +24,7 @@
 // only libc, libstdc++ and libcupti. Thread safety: CUPTI calls the buffer
 // callbacks from its own threads; the writer is guarded by one mutex.
 #include <cupti.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cinttypes>
@@ -31,12 +33,11 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <unistd.h>
 
 namespace {
 
 constexpr size_t kBufferBytes = size_t{8} << 20;  // per CUPTI activity buffer
-constexpr size_t kBufferAlignment = 8;           // CUPTI requires 8-byte aligned buffers
+constexpr size_t kBufferAlignment = 8;            // CUPTI requires 8-byte aligned buffers
 
 std::mutex output_mutex;
 FILE* output = nullptr;
@@ -81,7 +82,8 @@ void WriteKernel(const CUpti_ActivityKernel10& kernel) {
   std::fputs("{\"kind\":\"kernel\",\"name\":", output);
   WriteJsonString(output, kernel.name);
   std::fprintf(output,
-               ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"device\":%u,\"context\":%u,\"stream\":%u,"
+               ",\"start\":%" PRIu64 ",\"end\":%" PRIu64
+               ",\"device\":%u,\"context\":%u,\"stream\":%u,"
                "\"correlation\":%u,\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"registers\":%u,"
                "\"shared_static\":%d,\"shared_dynamic\":%d}\n",
                kernel.start, kernel.end, kernel.deviceId, kernel.contextId, kernel.streamId,
@@ -123,8 +125,12 @@ void WriteRecord(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       WriteKernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(record));
       break;
-    case CUPTI_ACTIVITY_KIND_MEMCPY: WriteMemcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record)); break;
-    case CUPTI_ACTIVITY_KIND_MEMSET: WriteMemset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record)); break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      WriteMemcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record));
+      break;
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      WriteMemset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record));
+      break;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: WriteApi(*reinterpret_cast<const CUpti_ActivityAPI*>(record)); break;
     default: return;
@@ -180,8 +186,8 @@ void AtExit() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard<std::mutex> lock(output_mutex);
   if (!output) return;
-  std::fprintf(output, "{\"kind\":\"end\",\"records\":%" PRIu64 ",\"dropped\":%" PRIu64 "}\n", records_written,
-               records_dropped);
+  std::fprintf(output, "{\"kind\":\"end\",\"records\":%" PRIu64 ",\"dropped\":%" PRIu64 "}\n",
+               records_written, records_dropped);
   std::fclose(output);
   output = nullptr;
 }
@@ -190,11 +196,15 @@ void AtExit() {
 // time in programs that call, say, cudaGetLastError after every launch).
 void EnableLaunchApis() {
   const CUpti_CallbackId runtime_launches[] = {
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,         CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-      CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,      CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+      CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+      CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
   };
   const CUpti_CallbackId driver_launches[] = {
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,   CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
@@ -229,7 +239,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     result = cuptiActivityEnable(kind);
     if (result != CUPTI_SUCCESS) Complain("cuptiActivityEnable", result);
   }
-  EnableLaunchApis();
+  const char* api = std::getenv("KOPT_TIMELINE_API");  // "0": no host-side launch records (less overhead)
+  if (!(api && std::strcmp(api, "0") == 0)) EnableLaunchApis();
   std::atexit(AtExit);
   return 1;
 }
