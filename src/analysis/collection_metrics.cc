@@ -203,7 +203,7 @@ constexpr std::string_view kMetrics[] = {
     "smsp__warps_eligible.avg.per_cycle_active",
 };
 
-constexpr std::string_view kSections[] = {"LaunchStats", "Occupancy", "SourceCounters"};
+constexpr std::string_view kSections[] = {"LaunchStats", "Occupancy"};
 
 }  // namespace
 
@@ -221,6 +221,7 @@ bool IsTargetedCollectionMetric(std::string_view metric) {
 }
 
 void KeepOnlyTargetedCollectionMetrics(Profile& profile) {
+  profile.source_pages.clear();  // no report, so no source page
   for (std::vector<KernelLaunch>* launches : {&profile.launches, &profile.all_launches}) {
     for (KernelLaunch& launch : *launches) {
       if (!launch.schema) continue;

@@ -6,13 +6,16 @@
 // the reports read, by name or by a name pattern expanded over the values ncu
 // reports on sm_90 (ops ld/st/atom/red, pipes, stall reasons). Besides them
 // the collection asks for the sections TargetedCollectionSections() names:
-// LaunchStats and Occupancy (the launch__* facts), and SourceCounters (the
-// per-instruction source page). device__attribute_* come with any collection.
+// LaunchStats and Occupancy (the launch__* facts). device__attribute_* come
+// with any collection. ncu prints the raw page (no report), so there is no
+// source page: the tools that read one use it only to refine (locations, a
+// finer estimate), never to decide whether they fire.
 //
 // The list is data, checked two ways by collection_metrics_test.cc: every
 // metric a tool declares in `required` is in it, and on every captured H200
 // fixture (both example sets) the diagnosis of the raw page cut down to these
-// metrics (plus launch__*/device__*) is the diagnosis of the full page. A tool
+// metrics (plus launch__*/device__*), without the source page, ranks the
+// findings of the full bundle the same (the test says what may differ). A tool
 // that starts reading a new metric fails the second test until the metric is
 // added here. scripts/targeted_metrics.py regenerates the list from the
 // sources and a full-set raw page.

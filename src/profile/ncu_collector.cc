@@ -376,7 +376,7 @@ std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& progr
   argv.insert(argv.end(), {"--clock-control", "none"});
   // ncu's default (all) is left implicit: the command line users know.
   if (options.cache_control != "all") argv.insert(argv.end(), {"--cache-control", options.cache_control});
-  argv.insert(argv.end(), {"--import-source", "yes"});
+  if (options.write_report) argv.insert(argv.end(), {"--import-source", "yes"});  // sources go in the report
   if (!options.kernel_regex.empty()) {
     bool has_prefix = StartsWith(options.kernel_regex, "regex:");
     std::string pattern = has_prefix ? options.kernel_regex.substr(6) : options.kernel_regex;
