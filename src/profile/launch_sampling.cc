@@ -58,11 +58,12 @@ SamplingPlan PlanLaunchSampling(const LaunchTrace& trace, long long launches_per
     plan.total_launches += kernel.launches;
     plan.total_profiled += kernel.profiled;
   }
-  if (plan.Samples()) {
-    plan.ncu_arguments = {"--filter-mode", "per-launch-config", "--launch-count",
-                          std::to_string(plan.launches_per_configuration)};
-  }
+  if (plan.Samples()) plan.ncu_arguments = UnplannedSamplingArguments(plan.launches_per_configuration);
   return plan;
+}
+
+std::vector<std::string> UnplannedSamplingArguments(long long launches_per_configuration) {
+  return {"--filter-mode", "per-launch-config", "--launch-count", std::to_string(launches_per_configuration)};
 }
 
 std::string SamplingPlan::Describe() const {

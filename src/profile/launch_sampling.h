@@ -47,4 +47,8 @@ struct SamplingPlan {
 // The plan for `trace`'s kernels (memcpy and memset records do not count).
 SamplingPlan PlanLaunchSampling(const LaunchTrace& trace, long long launches_per_configuration);
 
+// ncu's filter arguments for the first `launches_per_configuration` (> 0) launches of each launch
+// configuration, for a program without a timeline.
+std::vector<std::string> UnplannedSamplingArguments(long long launches_per_configuration);
+
 }  // namespace kopt

@@ -2,6 +2,8 @@
 // external command through a CommandRunner. See ncu_collector.h.
 #include "profile/ncu_collector.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <csignal>
@@ -697,11 +699,20 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   if (!options.timeline_library.empty()) {
     trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
                                options.timeout_seconds, runner, notes);
-    bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
-    if (trace && !user_selects) {
+  }
+  bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
+  if (!user_selects && options.launches_per_configuration > 0) {
+    if (trace) {
       SamplingPlan plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
       sampling_arguments = plan.ncu_arguments;
       if (plan.total_launches > 0) notes.push_back(plan.Describe());
+    } else {
+      // No timeline to count the launches: ncu still samples, and the note cannot say how many it left out.
+      sampling_arguments = UnplannedSamplingArguments(options.launches_per_configuration);
+      notes.push_back(
+          fmt::format("profiled at most the first {} launches of each launch configuration (no "
+                      "launch timeline to count them); --launches-per-kernel 0 profiles every launch",
+                      options.launches_per_configuration));
     }
   }
   std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);

@@ -459,14 +459,18 @@ TEST_F(TimelineCollectionTest, AUserSelectionOrZeroPerKernelProfilesWithoutSampl
   EXPECT_TRUE(profile->trace.has_value());  // the timeline is still taken
 }
 
-TEST_F(TimelineCollectionTest, AFailedTimelineRunIsANoteAndNcuProfilesEverything) {
+TEST_F(TimelineCollectionTest, AFailedTimelineRunIsANoteAndNcuStillSamples) {
   runner_.OnCommand("./app", {}, ExitedWith(3, "", "boom\n"));
   Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   EXPECT_FALSE(profile->trace.has_value());
-  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--filter-mode"}));
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
   EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
     return Contains(note, "the timeline run of `./app`") && Contains(note, "no launch timeline");
+  }));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no launch timeline to count them");
   }));
 }
 
