@@ -11,29 +11,10 @@
 #include <string>
 
 #include "core/fake_command_runner_test_util.h"
+#include "core/scoped_environment_test_util.h"
 
 namespace kopt {
 namespace {
-
-// Sets an environment variable for one test, restoring the old value after it.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const char* value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnvironment() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST(TimelineLibrary, TheEnvironmentNamesItOrSwitchesItOff) {
   {
