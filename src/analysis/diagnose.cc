@@ -151,12 +151,15 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   return kernel;
 }
 
-// The tools that ran on any kernel and read an input of `source`.
-std::vector<std::string> ToolsReading(InputSource source, const Diagnosis& diagnosis) {
+// The tools that ran on any kernel and read an input of `source` (only the input called `name`, when
+// not empty).
+std::vector<std::string> ToolsReading(InputSource source, const Diagnosis& diagnosis,
+                                      std::string_view name = "") {
   std::vector<std::string> tools;
   for (const ToolDefinition& tool : ToolRegistry()) {
-    bool reads = std::any_of(tool.required.begin(), tool.required.end(),
-                             [&](const RequiredInput& input) { return input.source == source; });
+    bool reads = std::any_of(tool.required.begin(), tool.required.end(), [&](const RequiredInput& input) {
+      return input.source == source && (name.empty() || input.name == name);
+    });
     if (!reads) continue;
     bool ran =
         std::any_of(diagnosis.kernels.begin(), diagnosis.kernels.end(), [&](const KernelDiagnosis& kernel) {
@@ -196,7 +199,7 @@ std::vector<InputUse> DescribeInputs(const Profile& profile, const Diagnosis& di
     if (input.role == "source page") source = InputSource::kSourcePage;
     if (input.role == "launch timeline") {
       if (profile.trace) use.effects.push_back(DescribeLaunchTrace(SummarizeLaunchTrace(*profile.trace)));
-      std::vector<std::string> tools = ToolsReading(InputSource::kLaunches, diagnosis);
+      std::vector<std::string> tools = ToolsReading(InputSource::kLaunches, diagnosis, kLaunchTimelineInput);
       use.effects.push_back(tools.empty() ? std::string("read by no tool that ran")
                                           : "read by the tools " + fmt::format("{}", fmt::join(tools, ", ")));
     } else if (!source) {

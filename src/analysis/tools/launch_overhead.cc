@@ -160,7 +160,7 @@ ToolDefinition LaunchOverheadTool() {
   tool.side = ToolSide::kLatency;
   tool.required = {NcuMetric("gpu__time_duration.sum"),
                    {InputSource::kLaunches, "all launches", false},
-                   {InputSource::kLaunches, "CUPTI launch timeline (measured gaps)", true},
+                   {InputSource::kLaunches, std::string(kLaunchTimelineInput), true},
                    NcuMetric("sm__cycles_active.avg", true),
                    NcuMetric("sm__cycles_elapsed.max", true)};
   tool.thresholds = {
