@@ -164,3 +164,33 @@ TEST(LaunchTrace, FilesOfSeveralProcessesAreMerged) {
 
 }  // namespace
 }  // namespace kopt
+
+namespace kopt {
+namespace {
+
+// The H200 capture of tests/gpu/timeline/timeline_mix.cu (tests/fixtures/timeline/README.md).
+TEST(LaunchTrace, TheCapturedMixHasEveryLaunchCopyAndMemset) {
+  std::string path = std::string(KOPT_FIXTURE_DIR) + "/timeline/timeline_mix.jsonl";
+  auto trace = ReadLaunchTraceFiles({path});
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_TRUE(trace->complete);
+  EXPECT_EQ(trace->dropped_records, 0);
+  TraceSummary summary = SummarizeLaunchTrace(*trace);
+  const KernelTraceSummary* short_scale = summary.Find("short_scale");
+  ASSERT_NE(short_scale, nullptr);
+  EXPECT_EQ(short_scale->launches, 300);
+  EXPECT_EQ(short_scale->gaps, 300);
+  EXPECT_EQ(short_scale->host_calls, 300);
+  ASSERT_NE(summary.Find("long_polynomial<256>"), nullptr);
+  EXPECT_EQ(summary.Find("long_polynomial<256>")->launches, 3);
+  ASSERT_NE(summary.Find("long_polynomial<64>"), nullptr);
+  EXPECT_EQ(summary.Find("long_polynomial<64>")->launches, 8);
+  EXPECT_EQ(summary.memcpy_count, 2);
+  EXPECT_DOUBLE_EQ(summary.memcpy_bytes, 2.0 * (1 << 22) * 4);
+  EXPECT_EQ(summary.memset_count, 1);
+  EXPECT_GT(summary.gpu_busy_ns, 0);
+  EXPECT_LE(summary.gpu_busy_ns, summary.span_ns);
+}
+
+}  // namespace
+}  // namespace kopt
