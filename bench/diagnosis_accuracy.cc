@@ -14,7 +14,9 @@
 //   sass.txt, ptxas.txt, source.csv  the bundle's companions (optional);
 //   details.csv    ncu --page details of the same capture (ncu's rules).
 // Inputs: "bundle" loads the folder as `kopt explain DIR` does; "csv" loads a
-// copy of raw.csv alone (no SASS, ptxas report or source page).
+// copy of raw.csv alone (no SASS, ptxas report or source page); "targeted" is
+// the bundle with the raw page cut down to what live explain's targeted
+// collection records (analysis/collection_metrics.h), when the library has it.
 // Scoring:
 //  - kopt top-1: findings[0] carries the expected id; top-3: one of the first
 //    three does. For "healthy": right when no finding other than the healthy
@@ -55,6 +57,10 @@
 #define KOPT_HAS_CEILINGS 1
 #endif
 #include "profile/profile_loader.h"
+#if __has_include("analysis/collection_metrics.h")
+#include "analysis/collection_metrics.h"
+#define KOPT_HAS_TARGETED_COLLECTION 1
+#endif
 
 namespace {
 
@@ -152,7 +158,7 @@ std::optional<Label> ReadLabel(const fs::path& directory) {
   return label;
 }
 
-enum class Input { kBundle, kCsvOnly };
+enum class Input { kBundle, kCsvOnly, kTargeted };
 
 struct Row {
   std::string kernel, planted, kopt_top, ncu_top;
@@ -195,6 +201,9 @@ Row Evaluate(const Label& label, Input input, kopt::CommandRunner& runner, const
     row.kopt_top = "(load failed)";
     return row;
   }
+#ifdef KOPT_HAS_TARGETED_COLLECTION
+  if (input == Input::kTargeted) kopt::KeepOnlyTargetedCollectionMetrics(*profile);
+#endif
   kopt::DiagnoseOptions diagnose_options;
 #ifdef KOPT_HAS_CEILINGS
   std::optional<kopt::CeilingsTable> table = CeilingsOf(*profile, ceilings);
@@ -235,10 +244,11 @@ Summary RunSet(const fs::path& root, Input input, kopt::CommandRunner& runner, c
   }
   std::sort(labels.begin(), labels.end(),
             [](const Label& a, const Label& b) { return a.directory < b.directory; });
-  Summary summary{root.filename().string(), input == Input::kBundle ? "bundle" : "csv"};
-  std::printf(
-      "\n### %s, %s input\n\n", summary.set.c_str(),
-      input == Input::kBundle ? "bundle (raw.csv + sass.txt + ptxas.txt + source.csv)" : "raw.csv only");
+  const char* names[] = {"bundle", "csv", "targeted"};
+  const char* descriptions[] = {"bundle (raw.csv + sass.txt + ptxas.txt + source.csv)", "raw.csv only",
+                                "bundle, raw page cut down to the targeted collection's metrics"};
+  Summary summary{root.filename().string(), names[static_cast<int>(input)]};
+  std::printf("\n### %s, %s input\n\n", summary.set.c_str(), descriptions[static_cast<int>(input)]);
   std::printf(
       "| kernel | expected | kopt top finding | kopt top-1 | kopt top-3 | ncu top rule | ncu top-1 | ncu "
       "top-3 "
@@ -289,8 +299,11 @@ int main(int argc, char** argv) {
   auto runner = kopt::MakeSystemCommandRunner();
   std::vector<Summary> summaries;
   for (const fs::path& set : sets) {
-    for (Input input : {Input::kBundle, Input::kCsvOnly})
-      summaries.push_back(RunSet(set, input, *runner, scratch, ceilings));
+    std::vector<Input> inputs = {Input::kBundle, Input::kCsvOnly};
+#ifdef KOPT_HAS_TARGETED_COLLECTION
+    inputs.push_back(Input::kTargeted);
+#endif
+    for (Input input : inputs) summaries.push_back(RunSet(set, input, *runner, scratch, ceilings));
   }
   fs::remove_all(scratch);
   std::printf(

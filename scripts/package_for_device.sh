@@ -14,7 +14,10 @@ for binary in src/kopt src/kopt-runner tests/kopt_tests; do
   [ -x "$build/$binary" ] || { echo "missing $build/$binary (build it first)" >&2; exit 2; }
   strip -o "$out/bin/$(basename "$binary")" "$build/$binary"
 done
-system_library='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libresolv\.|libutil\.|libstdc\+\+|libgcc_s|libcuda\.)'
+# The launch timeline's CUPTI injection library goes beside kopt (where kopt looks for it), when built;
+# its libcupti comes from the device's CUDA toolkit.
+if [ -f "$build/src/libkopt_timeline.so" ]; then strip -o "$out/bin/libkopt_timeline.so" "$build/src/libkopt_timeline.so"; fi
+system_library='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libresolv\.|libutil\.|libstdc\+\+|libgcc_s|libcuda\.|libcupti\.)'
 for binary in "$out"/bin/*; do
   ldd "$binary" | awk '/=> \//{print $1, $3}' | while read -r name path; do
     [[ $name =~ $system_library ]] && continue

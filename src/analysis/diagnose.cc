@@ -151,12 +151,15 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   return kernel;
 }
 
-// The tools that ran on any kernel and read an input of `source`.
-std::vector<std::string> ToolsReading(InputSource source, const Diagnosis& diagnosis) {
+// The tools that ran on any kernel and read an input of `source` (only the input called `name`, when
+// not empty).
+std::vector<std::string> ToolsReading(InputSource source, const Diagnosis& diagnosis,
+                                      std::string_view name = "") {
   std::vector<std::string> tools;
   for (const ToolDefinition& tool : ToolRegistry()) {
-    bool reads = std::any_of(tool.required.begin(), tool.required.end(),
-                             [&](const RequiredInput& input) { return input.source == source; });
+    bool reads = std::any_of(tool.required.begin(), tool.required.end(), [&](const RequiredInput& input) {
+      return input.source == source && (name.empty() || input.name == name);
+    });
     if (!reads) continue;
     bool ran =
         std::any_of(diagnosis.kernels.begin(), diagnosis.kernels.end(), [&](const KernelDiagnosis& kernel) {
@@ -168,6 +171,23 @@ std::vector<std::string> ToolsReading(InputSource source, const Diagnosis& diagn
   return tools;
 }
 
+// What the program's launch timeline holds, in one line (the timeline input's effect).
+std::string DescribeLaunchTrace(const TraceSummary& summary) {
+  long long launches = 0;
+  for (const KernelTraceSummary& kernel : summary.kernels) launches += kernel.launches;
+  std::string copies = summary.memcpy_count > 0
+                           ? fmt::format(", {} memcpy ({}, {})", summary.memcpy_count,
+                                         FormatBytes(summary.memcpy_bytes, QuantityStyle::kTrimmed),
+                                         FormatDuration(summary.memcpy_ns, QuantityStyle::kTrimmed))
+                           : "";
+  double busy = summary.span_ns > 0 ? summary.gpu_busy_ns / summary.span_ns : 0;
+  return fmt::format(
+      "{} kernel launches of {} kernels{}, timed by CUPTI without ncu, over {}; the GPU was busy {:.1f}% of "
+      "that span",
+      launches, summary.kernels.size(), copies, FormatDuration(summary.span_ns, QuantityStyle::kTrimmed),
+      100 * busy);
+}
+
 std::vector<InputUse> DescribeInputs(const Profile& profile, const Diagnosis& diagnosis,
                                      const std::vector<std::string>& sass_effects) {
   std::vector<InputUse> uses;
@@ -177,7 +197,12 @@ std::vector<InputUse> DescribeInputs(const Profile& profile, const Diagnosis& di
     if (input.role == "SASS listing") source = InputSource::kSass;
     if (input.role == "ptxas report") source = InputSource::kPtxas;
     if (input.role == "source page") source = InputSource::kSourcePage;
-    if (!source) {
+    if (input.role == "launch timeline") {
+      if (profile.trace) use.effects.push_back(DescribeLaunchTrace(SummarizeLaunchTrace(*profile.trace)));
+      std::vector<std::string> tools = ToolsReading(InputSource::kLaunches, diagnosis, kLaunchTimelineInput);
+      use.effects.push_back(tools.empty() ? std::string("read by no tool that ran")
+                                          : "read by the tools " + fmt::format("{}", fmt::join(tools, ", ")));
+    } else if (!source) {
       size_t launches = profile.all_launches.empty() ? profile.launches.size() : profile.all_launches.size();
       use.effects.push_back(fmt::format("the metrics of {} launch(es); {} diagnosed as {} kernel group(s)",
                                         launches, profile.launches.size(), diagnosis.kernels.size()));
@@ -224,7 +249,8 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
   }
   // The whole timeline, also launches not selected; each group of repeated
   // launches is diagnosed once, on its median-duration launch.
-  LaunchTimeline timeline(profile.all_launches.empty() ? profile.launches : profile.all_launches);
+  LaunchTimeline timeline(profile.all_launches.empty() ? profile.launches : profile.all_launches,
+                          profile.trace ? &*profile.trace : nullptr);
   std::vector<std::string> sass_effects;
   for (const LaunchGroup& group : GroupLaunches(profile.launches)) {
     const KernelLaunch& launch = profile.launches[group.representative];

@@ -21,6 +21,15 @@ LaunchTimeline::LaunchTimeline(const std::vector<KernelLaunch>& launches) {
   for (const KernelLaunch& launch : launches) Add(launch);
 }
 
+LaunchTimeline::LaunchTimeline(const std::vector<KernelLaunch>& launches, const LaunchTrace* trace)
+    : LaunchTimeline(launches) {
+  if (trace) measured_ = SummarizeLaunchTrace(*trace);
+}
+
+const KernelTraceSummary* LaunchTimeline::Measured(std::string_view function_name) const {
+  return measured_ ? measured_->Find(function_name) : nullptr;
+}
+
 void LaunchTimeline::Add(const KernelLaunch& launch) {
   double bytes =
       launch.Metric("dram__bytes_read.sum").value_or(0) + launch.Metric("dram__bytes_write.sum").value_or(0);

@@ -2,7 +2,10 @@
 //  - LaunchTimeline: per kernel function (KernelLaunch::FunctionName), how
 //    many launches have a duration and their total, minimum and maximum
 //    (gpu__time_duration.sum, ns); the launch-overhead tool's input. Built once
-//    per profile, looked up in O(1).
+//    per profile, looked up in O(1). With the program's CUPTI timeline
+//    (profile/launch_trace.h) it also holds what the timeline measured per
+//    function: every launch (not only the profiled ones), their durations
+//    without ncu, and the GPU idle gaps between them.
 //  - GroupLaunches: the launches of one kernel with the same grid and block,
 //    in order of first appearance; each group is diagnosed once, on the
 //    launch of median duration, and reported with its spread.
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "profile/kernel_launch.h"
+#include "profile/launch_trace.h"
 
 namespace kopt {
 
@@ -38,6 +42,8 @@ class LaunchTimeline {
   LaunchTimeline() = default;
   explicit LaunchTimeline(const std::vector<const KernelLaunch*>& launches);
   explicit LaunchTimeline(const std::vector<KernelLaunch>& launches);
+  // The same, with the program's launch timeline (summarized here; `trace` is not kept).
+  LaunchTimeline(const std::vector<KernelLaunch>& launches, const LaunchTrace* trace);
 
   // The durations of `function_name`'s launches; count 0 when it has none.
   LaunchDurations Of(std::string_view function_name) const;
@@ -45,6 +51,9 @@ class LaunchTimeline {
   // of first appearance (the data-movement tool compares a kernel with the
   // others of its program).
   const std::vector<FunctionTraffic>& DramTrafficByFunction() const { return traffic_; }
+  // What the CUPTI timeline measured for `function_name`; nullptr without a
+  // timeline or when the timeline has no launch of it.
+  const KernelTraceSummary* Measured(std::string_view function_name) const;
 
  private:
   void Add(const KernelLaunch& launch);
@@ -55,6 +64,7 @@ class LaunchTimeline {
   std::unordered_map<std::string, LaunchDurations, Hash, std::equal_to<>> by_function_;
   std::unordered_map<std::string, size_t, Hash, std::equal_to<>> traffic_index_;
   std::vector<FunctionTraffic> traffic_;
+  std::optional<TraceSummary> measured_;
 };
 
 // The launches one KernelDiagnosis stands for.

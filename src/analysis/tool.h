@@ -60,6 +60,10 @@ enum class InputSource { kNcuMetric, kSass, kPtxas, kSourcePage, kLaunches, kEne
 // "ncu", "sass", "ptxas", "source page", "launches", "energy model"
 std::string_view InputSourceName(InputSource source);
 
+// The name of the kLaunches input that is the CUPTI launch timeline (Profile::trace) rather than the
+// profile's own launches: a tool reading the timeline declares it (optional) under this name.
+inline constexpr std::string_view kLaunchTimelineInput = "CUPTI launch timeline (measured gaps)";
+
 struct RequiredInput {
   InputSource source = InputSource::kNcuMetric;
   std::string name;       // metric name, or the fact ("LDL/STL count")

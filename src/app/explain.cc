@@ -7,6 +7,7 @@
 #include <iostream>
 #include <optional>
 
+#include "analysis/collection_metrics.h"
 #include "analysis/diagnose.h"
 #include "analysis/tool_config.h"
 #include "app/explain_llm.h"
@@ -17,6 +18,7 @@
 #include "hw/ceilings_table.h"
 #include "hw/energy_coefficients.h"
 #include "llm/config.h"
+#include "profile/launch_trace_collection.h"
 #include "profile/profile_loader.h"
 #include "report/renderer.h"
 #include "report/report_format.h"
@@ -38,6 +40,9 @@ std::optional<std::string> GpuVariantNote(const std::string& given, const GpuSpe
                      given, chosen.key, chosen.name, fmt::join(others, ", "));
 }
 
+// `--set targeted` (the default): the collection analysis/collection_metrics.h describes.
+constexpr std::string_view kTargetedCollection = "targeted";
+
 // The profile half of the options.
 ProfileSources SourcesOf(const ExplainOptions& options) {
   ProfileSources sources;
@@ -51,6 +56,15 @@ ProfileSources SourcesOf(const ExplainOptions& options) {
   sources.source_page_path = options.source_page_path;
   sources.work_directory = options.work_directory;
   sources.section_set = options.section_set;
+  if (options.section_set == kTargetedCollection) {
+    for (std::string_view metric : TargetedCollectionMetrics()) sources.metrics.emplace_back(metric);
+    for (std::string_view section : TargetedCollectionSections()) sources.sections.emplace_back(section);
+    sources.write_report = false;  // ncu prints the raw page: one ncu process
+  }
+  bool live = !options.program_argv.empty() || EndsWith(options.target, ".cu");
+  if (live && options.timeline_path != "none") sources.timeline_library = FindTimelineLibrary();
+  if (!live) sources.timeline_path = options.timeline_path;
+  sources.launches_per_configuration = options.launches_per_kernel;
   return sources;
 }
 

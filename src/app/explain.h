@@ -38,16 +38,27 @@ struct ExplainOptions {
   // Live collection: a progress line on `log` (building, each launch ncu profiles, exporting,
   // disassembling), redrawn in place and cleared before the report. The CLI sets it on a terminal.
   bool progress = false;
-  std::string kernel_regex;          // ECMAScript regex searched in the demangled kernel name
-  long long launch_skip = 0;         // skip this many matching launches
-  long long launch_count = 0;        // then keep this many; 0 = all
-  std::string sass_path;             // optional cuobjdump -sass / nvdisasm listing
-  std::string ptxas_path;            // optional nvcc -Xptxas -v output
-  std::string source_page_path;      // optional ncu --page source --csv --print-source sass export
-  std::string gpu;                   // spec-table key or device name overriding the profile's device
-  std::string work_directory;        // live collection: where the bundle goes (default: kopt-profile-<stem>)
-  std::string section_set = "full";  // live collection: ncu --set
-  std::string config_path;           // tool configuration (analysis/tool_config.h); empty: defaults
+  std::string kernel_regex;      // ECMAScript regex searched in the demangled kernel name
+  long long launch_skip = 0;     // skip this many matching launches
+  long long launch_count = 0;    // then keep this many; 0 = all
+  std::string sass_path;         // optional cuobjdump -sass / nvdisasm listing
+  std::string ptxas_path;        // optional nvcc -Xptxas -v output
+  std::string source_page_path;  // optional ncu --page source --csv --print-source sass export
+  std::string gpu;               // spec-table key or device name overriding the profile's device
+  std::string work_directory;    // live collection: where the bundle goes (default: kopt-profile-<stem>)
+  // Live collection: "targeted" (the metrics and sections kopt's analysis
+  // reads, analysis/collection_metrics.h: one ncu pass, about half the time of
+  // the full set) or an ncu section set ("full", "detailed", …: ncu --set).
+  std::string section_set = "targeted";
+  // Live collection of a program or .cu: the launch timeline (the program run
+  // once under libkopt_timeline.so, profile/launch_trace_collection.h) and a
+  // sample of launches under ncu: the first launches_per_kernel of each launch
+  // configuration; 0: every launch (docs/live-collection.md).
+  long long launches_per_kernel = 3;
+  // A CSV profile: its launch timeline file (default: timeline*.jsonl beside
+  // it). Live collection: "none" takes no timeline (and samples nothing).
+  std::string timeline_path;
+  std::string config_path;  // tool configuration (analysis/tool_config.h); empty: defaults
   // Measured ceilings (`kopt calibrate`, hw/ceilings_table.h): a table file or a
   // directory searched for the profile's GPU; empty: DefaultCeilingsDirectory();
   // "none": the peaks alone. A named path that holds no table for the GPU is an error.

@@ -11,6 +11,7 @@
 
 #include "core/fake_command_runner_test_util.h"
 #include "core/file_io.h"
+#include "core/scoped_environment_test_util.h"
 
 namespace kopt {
 namespace {
@@ -103,6 +104,60 @@ TEST_F(ExplainEnergyTest, ABadTableFailsNamingTheFile) {
   EXPECT_THAT(status.message(), HasSubstr("--energy-model"));
   options_.energy_model_path = Table("other-gpu.energy.toml");
   EXPECT_FALSE(Run().ok());
+}
+
+}  // namespace
+}  // namespace kopt
+
+namespace kopt {
+namespace {
+
+// Live explain of a program by default: the timeline run under the injection library, then one ncu
+// run with the targeted metrics that prints the raw page and samples each launch configuration.
+TEST(ExplainLiveCollectionTest, TheDefaultIsTheTimelineAndTheTargetedSampledCollection) {
+  ScopedEnvironment library("KOPT_TIMELINE_LIBRARY", "/opt/kopt/libkopt_timeline.so");
+  fs::path work = fs::temp_directory_path() / ("kopt_explain_live_" + std::to_string(getpid()));
+  fs::remove_all(work);
+  FakeCommandRunner runner;
+  runner.AddProgram("./app");
+  runner.OnCommand("./app", {}, ExitedWith(0, ""));
+  runner.OnCommand(
+      "ncu", {"--csv"},
+      ExitedWith(0, *ReadWholeFile(std::string(KOPT_FIXTURE_DIR) + "/collector/ncu_printed_raw_page.txt")));
+  ExplainOptions options;
+  options.program_argv = {"./app"};
+  options.work_directory = work.string();
+  options.format = "json";
+  std::ostringstream out, log;
+  Status status = RunExplain(options, runner, out, log);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(runner.CommandsOf("./app").size(), 1u);
+  bool injected = false;
+  std::vector<CommandSpec> timeline_runs = runner.CommandsOf("./app");
+  for (const auto& [name, value] : timeline_runs[0].environment)
+    injected = injected || (name == "CUDA_INJECTION64_PATH" && value == "/opt/kopt/libkopt_timeline.so");
+  EXPECT_TRUE(injected);
+  std::vector<CommandSpec> ncu = runner.CommandsOf("ncu");
+  ASSERT_EQ(ncu.size(), 1u);
+  const std::vector<std::string>& argv = ncu[0].argv;
+  auto has = [&](const std::string& argument) {
+    return std::find(argv.begin(), argv.end(), argument) != argv.end();
+  };
+  EXPECT_TRUE(has("--metrics") && has("Occupancy") && has("--csv") && has("per-launch-config"));
+  EXPECT_FALSE(has("--set") || has("-o"));
+  EXPECT_THAT(out.str(), HasSubstr("uncoalesced_loads"));
+  fs::remove_all(work);
+
+  options.section_set = "full";  // --set full: ncu's set into a report, as before
+  options.timeline_path = "none";
+  FakeCommandRunner full;
+  full.OnCommand("ncu", {"--set"}, ExitedWith(0, ""));
+  (void)RunExplain(options, full, out, log);  // the fake writes no report: only the command line matters
+  ASSERT_FALSE(full.CommandsOf("ncu").empty());
+  EXPECT_EQ(full.CommandsOf("ncu")[0].argv[1], "--set");
+  EXPECT_EQ(full.CommandsOf("ncu")[0].argv[2], "full");
+  EXPECT_TRUE(full.CommandsOf("./app").empty());  // no timeline run
+  fs::remove_all(work);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/scoped_environment_test_util.h"
 #include "hw/gpu_spec.h"
 #include "report/renderer.h"
 
@@ -113,20 +114,6 @@ TEST(RunGpusTest, UnknownFormatIsInvalidInput) {
   EXPECT_TRUE(Contains(status.message(), "expected one of term, md, json"));
   EXPECT_TRUE(out.str().empty());
 }
-
-// Sets or unsets an environment variable for the lifetime of the guard.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_value_ = old;
-    value ? setenv(name, value, 1) : unsetenv(name);
-  }
-  ~ScopedEnvironment() { old_value_ ? setenv(name_, old_value_->c_str(), 1) : unsetenv(name_); }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_value_;
-};
 
 // On the CPU machine the live query finds no driver: a note, not an error.
 TEST(RunGpusTest, LiveSectionOnThisMachine) {

@@ -82,8 +82,21 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
   command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
   command.add_option("--work-dir", options->work_directory,
                      "Live collection: where the profile bundle is written (default kopt-profile-<name>)");
-  command.add_option("--set", options->section_set, "Live collection: ncu section set")
+  command
+      .add_option(
+          "--set", options->section_set,
+          "Live collection: \"targeted\" (the metrics kopt's analysis reads, one fast ncu pass) or an "
+          "ncu section set such as \"full\"")
       ->capture_default_str();
+  command
+      .add_option("--launches-per-kernel", options->launches_per_kernel,
+                  "Live collection: profile the first N launches of each kernel launch configuration under "
+                  "ncu (the launch timeline still times every launch); 0: every launch")
+      ->check(NonNegative())
+      ->capture_default_str();
+  command.add_option("--timeline", options->timeline_path,
+                     "Launch timeline (kopt's CUPTI JSON lines) for a CSV profile (default: timeline*.jsonl "
+                     "beside it); live collection: \"none\" skips the timeline run");
   command.add_option("--config", options->config_path,
                      "Tool configuration (TOML): threshold overrides, see kopt rules");
   command.add_option(

@@ -14,12 +14,15 @@
 //  - A response's side effect runs when it is chosen: use it to write the
 //    files that the real command would write (a report, a binary).
 //
-// Thread safety: none; use from one test thread.
+// Thread safety: Run and FindProgram may be called from several threads at
+// once (a mutex guards them; a side effect runs under it); set the responses
+// up from one thread before.
 #pragma once
 
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -89,6 +92,7 @@ class FakeCommandRunner : public CommandRunner {
   }
 
   Result<CommandResult> Run(const CommandSpec& spec) override {
+    std::lock_guard<std::mutex> lock(mutex_);
     commands_.push_back(spec);
     if (spec.argv.empty()) return InvalidInput("cannot run an empty command line");
     std::string name = ProgramName(spec.argv[0]);
@@ -107,6 +111,7 @@ class FakeCommandRunner : public CommandRunner {
   }
 
   std::string FindProgram(const std::string& program) override {
+    std::lock_guard<std::mutex> lock(mutex_);
     std::string name = ProgramName(program);
     if (!installed_.count(name)) return "";
     return program.find('/') != std::string::npos ? program : "/fake/bin/" + name;
@@ -136,6 +141,7 @@ class FakeCommandRunner : public CommandRunner {
     });
   }
 
+  std::mutex mutex_;
   std::set<std::string> installed_;
   std::set<std::string> missing_;
   std::vector<Rule> rules_;

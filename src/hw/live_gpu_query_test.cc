@@ -6,34 +6,11 @@
 #include <optional>
 #include <string>
 
+#include "core/scoped_environment_test_util.h"
 #include "hw/gpu_spec.h"
 
 namespace kopt {
 namespace {
-
-// Sets or unsets an environment variable for the lifetime of the guard.
-class EnvironmentGuard {
- public:
-  EnvironmentGuard(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_value_ = old;
-    if (value) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~EnvironmentGuard() {
-    if (old_value_) {
-      setenv(name_, old_value_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_value_;
-};
 
 TEST(GpuLiveQueryTest, MissingDriverLibraryIsUnavailable) {
   Result<std::vector<GpuSpec>> gpus = QueryLiveGpusWith("libkopt-no-such-cuda-driver.so.1");
@@ -54,7 +31,7 @@ TEST(GpuLiveQueryTest, LibraryWithoutTheDriverApiIsUnavailable) {
 // On the CPU machine (no driver) this is Unavailable; on a GPU machine it
 // lists the GPUs. Either way it must not crash.
 TEST(GpuLiveQueryTest, QueryOnThisMachineSucceedsOrIsUnavailable) {
-  EnvironmentGuard no_skip("KOPT_NO_GPU_QUERY", nullptr);
+  ScopedEnvironment no_skip("KOPT_NO_GPU_QUERY", nullptr);
   Result<std::vector<GpuSpec>> gpus = QueryLiveGpus();
   if (!gpus.ok()) {
     EXPECT_EQ(gpus.status().kind(), ErrorKind::kUnavailable);
@@ -72,7 +49,7 @@ TEST(GpuLiveQueryTest, QueryOnThisMachineSucceedsOrIsUnavailable) {
 }
 
 TEST(GpuLiveQueryTest, EnvironmentVariableSkipsTheQuery) {
-  EnvironmentGuard skip("KOPT_NO_GPU_QUERY", "1");
+  ScopedEnvironment skip("KOPT_NO_GPU_QUERY", "1");
   EXPECT_TRUE(LiveGpuQueryDisabled());
   Result<std::vector<GpuSpec>> gpus = QueryLiveGpus();
   ASSERT_FALSE(gpus.ok());
@@ -81,7 +58,7 @@ TEST(GpuLiveQueryTest, EnvironmentVariableSkipsTheQuery) {
 }
 
 TEST(GpuLiveQueryTest, OtherValuesOfTheVariableDoNotSkip) {
-  EnvironmentGuard not_one("KOPT_NO_GPU_QUERY", "0");
+  ScopedEnvironment not_one("KOPT_NO_GPU_QUERY", "0");
   EXPECT_FALSE(LiveGpuQueryDisabled());
 }
 

@@ -2,17 +2,23 @@
 // external command through a CommandRunner. See ncu_collector.h.
 #include "profile/ncu_collector.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <optional>
 #include <regex>
 #include <system_error>
 
+#include "core/csv_reader.h"
 #include "core/text.h"
+#include "profile/launch_sampling.h"
+#include "profile/launch_trace_collection.h"
 #include "profile/ncu_csv.h"
 #include "profile/ncu_source_page.h"
 #include "profile/ptxas_report.h"
@@ -361,19 +367,24 @@ std::string SmartCasePattern(const std::string& pattern) {
 }
 
 std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& program_argv,
-                                           const CollectionOptions& options, const fs::path& report_base) {
+                                           const CollectionOptions& options, const fs::path& report_base,
+                                           const std::vector<std::string>& sampling_arguments) {
+  // Without a report, ncu prints the raw page itself (what `--import … --page raw` would export).
   std::vector<std::string> argv = {options.ncu};
   if (options.metrics.empty()) {
     argv.insert(argv.end(), {"--set", options.section_set});
   } else {
     std::string metrics;
     for (const std::string& metric : options.metrics) metrics += (metrics.empty() ? "" : ",") + metric;
-    argv.insert(argv.end(), {"--section", "LaunchStats", "--metrics", metrics});
+    std::vector<std::string> sections = options.sections;
+    if (sections.empty()) sections = {"LaunchStats"};
+    for (const std::string& section : sections) argv.insert(argv.end(), {"--section", section});
+    argv.insert(argv.end(), {"--metrics", metrics});
   }
   argv.insert(argv.end(), {"--clock-control", "none"});
   // ncu's default (all) is left implicit: the command line users know.
   if (options.cache_control != "all") argv.insert(argv.end(), {"--cache-control", options.cache_control});
-  argv.insert(argv.end(), {"--import-source", "yes"});
+  if (options.write_report) argv.insert(argv.end(), {"--import-source", "yes"});  // sources go in the report
   if (!options.kernel_regex.empty()) {
     bool has_prefix = StartsWith(options.kernel_regex, "regex:");
     std::string pattern = has_prefix ? options.kernel_regex.substr(6) : options.kernel_regex;
@@ -381,7 +392,13 @@ std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& progr
   }
   if (options.launch_skip > 0) argv.insert(argv.end(), {"-s", std::to_string(options.launch_skip)});
   if (options.launch_count > 0) argv.insert(argv.end(), {"-c", std::to_string(options.launch_count)});
-  argv.insert(argv.end(), {"--target-processes", "all", "-f", "-o", report_base.string()});
+  argv.insert(argv.end(), sampling_arguments.begin(), sampling_arguments.end());
+  argv.insert(argv.end(), {"--target-processes", "all"});
+  if (options.write_report) {
+    argv.insert(argv.end(), {"-f", "-o", report_base.string()});
+  } else {
+    argv.insert(argv.end(), {"--csv", "--page", "raw", "--print-units", "base"});
+  }
   argv.insert(argv.end(), program_argv.begin(), program_argv.end());
   return argv;
 }
@@ -548,6 +565,36 @@ void AttachPtxasReport(std::string_view ptxas_text, const fs::path& ptxas_path, 
   }
 }
 
+// The raw page ncu printed while profiling (write_report false): its own message lines and the
+// program's output removed, kept as raw.csv, parsed.
+Result<Profile> ReadPrintedRawPage(const std::string& printed, const std::string& command,
+                                   const fs::path& work_directory) {
+  std::string storage;
+  QuotedCsvText quoted = BlankUnquotedLines(printed, storage);
+  std::string csv;
+  for (std::string_view line : SplitLines(quoted.text)) {
+    if (!TrimWhitespace(line).empty()) csv += std::string(line) + "\n";
+  }
+  fs::path raw_path = work_directory / "raw.csv";
+  KOPT_RETURN_IF_ERROR(WriteTextFile(raw_path, csv));
+  if (NonBlankLineCount(csv) <= 2)
+    return WorkFailed("ncu profiled `" + command + "` but printed no raw-page row for any launch");
+  KOPT_ASSIGN_OR_RETURN(std::vector<KernelLaunch> launches, ParseNcuRawCsv(csv, raw_path.string()));
+  if (launches.empty()) return WorkFailed("ncu profiled `" + command + "` but printed no launch");
+  Profile profile;
+  profile.source = "ncu " + command;
+  profile.launches = std::move(launches);
+  profile.inputs.push_back({raw_path.string(), "raw page", "collected"});
+  return profile;
+}
+
+void AttachLaunchTraceTo(Profile& profile, std::optional<LaunchTrace> trace) {
+  if (!trace) return;
+  for (const std::string& file : trace->files)
+    profile.inputs.push_back({file, "launch timeline", "collected"});
+  profile.trace = std::move(trace);
+}
+
 }  // namespace
 
 // ---- public entry points ---------------------------------------------------
@@ -655,7 +702,28 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   std::error_code error;
   fs::remove(report_path, error);  // a stale report must not pass for this run's
 
-  std::vector<std::string> argv = NcuProfileCommand(program, options, report_base);
+  std::optional<LaunchTrace> trace;
+  std::vector<std::string> sampling_arguments;
+  if (!options.timeline_library.empty()) {
+    trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
+                               options.timeout_seconds, runner, notes);
+  }
+  bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
+  if (!user_selects && options.launches_per_configuration > 0) {
+    if (trace) {
+      SamplingPlan plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
+      sampling_arguments = plan.ncu_arguments;
+      if (plan.total_launches > 0) notes.push_back(plan.Describe());
+    } else {
+      // No timeline to count the launches: ncu still samples, and the note cannot say how many it left out.
+      sampling_arguments = UnplannedSamplingArguments(options.launches_per_configuration);
+      notes.push_back(
+          fmt::format("profiled at most the first {} launches of each launch configuration (no "
+                      "launch timeline to count them); --launches-per-kernel 0 profiles every launch",
+                      options.launches_per_configuration));
+    }
+  }
+  std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
   CommandSpec profile_spec = ToolCommand(argv, options);
   NcuProgressWatcher watcher(options.progress, options.launch_count);
   if (options.progress) {
@@ -668,6 +736,12 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
       WriteTextFile(work_directory / "ncu.log", "$ " + CommandLineForDisplay(argv) + "\n" + output));
   std::string command = CommandLineForDisplay(program_argv);
   KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, command, options));
+  if (!options.write_report) {
+    AddWarningNotes(output, notes);
+    KOPT_ASSIGN_OR_RETURN(Profile profile, ReadPrintedRawPage(result.stdout_text, command, work_directory));
+    AttachLaunchTraceTo(profile, std::move(trace));
+    return profile;
+  }
   if (!fs::exists(report_path, error)) {
     return WorkFailed("ncu finished profiling `" + command + "` but wrote no report at " +
                       Quoted(report_path) + ErrorLinesSection(output) +
@@ -677,6 +751,7 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   KOPT_ASSIGN_OR_RETURN(Profile profile, ReadReport(report_path, options, runner, work_directory));
   AttachSourcePage(report_path, work_directory, options, runner, profile, notes);
   profile.source = "ncu " + command;
+  AttachLaunchTraceTo(profile, std::move(trace));
   return profile;
 }
 
@@ -704,10 +779,29 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const
   fs::path ptxas_path = work_directory / "ptxas.txt";
   KOPT_RETURN_IF_ERROR(WriteTextFile(ptxas_path, ptxas_text));
 
-  KOPT_ASSIGN_OR_RETURN(Profile profile, CollectFromProgram({binary_path.string()}, options, runner, notes));
+  if (!options.parallel_disassembly) {
+    KOPT_ASSIGN_OR_RETURN(Profile profile,
+                          CollectFromProgram({binary_path.string()}, options, runner, notes));
+    profile.source = cuda_source_path;
+    AttachPtxasReport(ptxas_text, ptxas_path, profile, notes);
+    AttachSassListing(binary_path, work_directory, options, runner, profile, notes);
+    return profile;
+  }
+  // cuobjdump (CPU only, about 1 s for a small program on the H200 machine) runs while ncu profiles.
+  Profile listing;
+  std::vector<std::string> listing_notes;
+  std::future<void> disassembly = std::async(std::launch::async, [&] {
+    AttachSassListing(binary_path, work_directory, options, runner, listing, listing_notes);
+  });
+  Result<Profile> collected = CollectFromProgram({binary_path.string()}, options, runner, notes);
+  disassembly.wait();
+  if (!collected.ok()) return collected.status();
+  Profile profile = std::move(collected).value();
   profile.source = cuda_source_path;
   AttachPtxasReport(ptxas_text, ptxas_path, profile, notes);
-  AttachSassListing(binary_path, work_directory, options, runner, profile, notes);
+  profile.sass = std::move(listing.sass);
+  profile.inputs.insert(profile.inputs.end(), listing.inputs.begin(), listing.inputs.end());
+  notes.insert(notes.end(), listing_notes.begin(), listing_notes.end());
   return profile;
 }
 

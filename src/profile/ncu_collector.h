@@ -12,7 +12,7 @@
 // <stem>.cu), ptxas.txt (nvcc's -Xptxas -v report), profile.ncu-rep (the
 // Nsight Compute report), raw.csv (its raw-page export: `kopt explain` can
 // read it on a machine without ncu), ncu.log (ncu's output), sass.txt
-// (cuobjdump -sass).
+// (cuobjdump -sass), timeline.<pid>.jsonl (the launch timeline, when taken).
 //
 // Every external command goes through the CommandRunner, with LC_ALL=C (ncu
 // prints locale-dependent numbers otherwise) and options.timeout_seconds.
@@ -43,9 +43,29 @@ struct CollectionOptions {
   long long launch_skip = 0;         // ncu -s: matching launches to skip first
   long long launch_count = 0;        // ncu -c: launches to profile; 0 = all
   std::string section_set = "full";  // ncu --set
-  // When not empty: only these metrics (ncu --metrics, with the LaunchStats
-  // section for the launch's shape) instead of the section set.
+  // When not empty: only these metrics (ncu --metrics) and `sections`
+  // instead of the section set (the targeted collection,
+  // analysis/collection_metrics.h).
   std::vector<std::string> metrics;
+  // The sections collected beside `metrics` (ncu --section each); empty:
+  // LaunchStats alone (the launch's shape). Unused without `metrics`.
+  std::vector<std::string> sections;
+  // libkopt_timeline.so (profile/launch_trace_collection.h): when set, the
+  // program first runs once under it for the launch timeline, and ncu then
+  // profiles only a sample of the launches (launches_per_configuration).
+  std::string timeline_library;
+  // With a timeline and no launch selection of the user's (launch_skip,
+  // launch_count): ncu profiles the first this many launches of each launch
+  // configuration (profile/launch_sampling.h); 0: every launch.
+  long long launches_per_configuration = 0;
+  // true: ncu writes profile.ncu-rep and kopt exports its raw and source
+  // pages (--import); false: ncu prints the raw page while profiling (one ncu
+  // process instead of three, about 1.5 s less on the H200; no report and no
+  // source page in the bundle).
+  bool write_report = true;
+  // .cu targets: disassemble (cuobjdump) while ncu profiles, on a second
+  // thread; the CommandRunner must then be thread-safe (the system one is).
+  bool parallel_disassembly = false;
   std::string cache_control =
       "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
   std::string ncu = "ncu";

@@ -363,6 +363,150 @@ TEST_F(NcuCollectorTest, ChosenMetricsAndKeptCachesReplaceTheSetOnTheCommandLine
                                       "--target-processes", "all", "-f", "-o", ReportBase(), "./app"}));
 }
 
+TEST_F(NcuCollectorTest, TargetedSectionsComeBesideTheMetrics) {
+  options_.metrics = {"gpu__time_duration.sum"};
+  options_.sections = {"LaunchStats", "Occupancy", "SourceCounters"};
+  runner_.OnCommand("ncu", {"--metrics"}, ExitedWith(0, Fixture("collector/ncu_success.txt")),
+                    WriteOutputOf("-o", ".ncu-rep"));
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_).ok());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--section", "LaunchStats", "--section", "Occupancy", "--section",
+                                "SourceCounters", "--metrics", "gpu__time_duration.sum"}));
+}
+
+// Without a report ncu prints the raw page (captured on the H200: ncu's own lines and the program's "ok"
+// around it): one ncu process, raw.csv is the page alone.
+TEST_F(NcuCollectorTest, WithoutAReportTheRawPageNcuPrintedIsRead) {
+  options_.write_report = false;
+  options_.metrics = {"gpu__time_duration.sum"};
+  runner_.OnCommand("ncu", {"--csv"}, ExitedWith(0, Fixture("collector/ncu_printed_raw_page.txt")));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::vector<CommandSpec> ncu = runner_.CommandsOf("ncu");
+  ASSERT_EQ(ncu.size(), 1u);
+  EXPECT_TRUE(ContainsSequence(ncu[0].argv, {"--target-processes", "all", "--csv", "--page", "raw",
+                                             "--print-units", "base", "./app"}));
+  EXPECT_FALSE(ContainsSequence(ncu[0].argv, {"-o"}));
+  ASSERT_EQ(profile->launches.size(), 1u);
+  EXPECT_EQ(profile->launches[0].FunctionName(), "uncoalesced_loads");
+  std::string raw = ReadTestFile(work_ / "raw.csv");
+  EXPECT_TRUE(StartsWith(raw, "\"ID\",\"Process ID\""));
+  EXPECT_FALSE(Contains(raw, "==PROF=="));
+  EXPECT_FALSE(Contains(raw, "\nok\n"));
+  EXPECT_TRUE(profile->source_pages.empty());
+}
+
+TEST_F(NcuCollectorTest, WithoutAReportAPrintedPageWithoutLaunchesFails) {
+  options_.write_report = false;
+  runner_.OnCommand("ncu", {"--csv"}, ExitedWith(0, "==PROF== Connected to process 1\nok\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_TRUE(Contains(profile.status().message(), "printed no raw-page row")) << profile.status().message();
+}
+
+TEST_F(NcuCollectorTest, ParallelDisassemblyStillAttachesTheListing) {
+  options_.parallel_disassembly = true;
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_TRUE(profile->sass.has_value());
+  EXPECT_NE(FindSassFunction(*profile->sass, "scale"), nullptr);
+  ASSERT_TRUE(profile->ptxas.has_value());
+  EXPECT_EQ(runner_.CommandsOf("cuobjdump").size(), 1u);
+  EXPECT_EQ(runner_.commands().size(), 6u);
+  EXPECT_TRUE(std::any_of(profile->inputs.begin(), profile->inputs.end(),
+                          [](const ProfileInput& input) { return input.role == "SASS listing"; }));
+  EXPECT_TRUE(notes_.empty());
+}
+
+// The timeline run: the program under the injection library, which writes timeline.<pid>.jsonl where
+// KOPT_TIMELINE_OUT says; 20,000 launches of one kernel and 2 of another.
+class TimelineCollectionTest : public NcuCollectorTest {
+ protected:
+  void SetUp() override {
+    NcuCollectorTest::SetUp();
+    options_.timeline_library = "/opt/kopt/lib/libkopt_timeline.so";
+    options_.launches_per_configuration = 3;
+    runner_.AddProgram("./app");
+    runner_.OnCommand("./app", {}, ExitedWith(0, "ok\n"), [](const CommandSpec& spec) {
+      std::string path = EnvironmentValue(spec, "KOPT_TIMELINE_OUT");
+      path.replace(path.find("%p"), 2, "4242");
+      std::string text = R"({"format":"kopt-timeline","version":1,"time_unit":"ns","pid":4242})"
+                         "\n";
+      auto kernel = [](const char* name, long long start) {
+        return std::string(R"({"kind":"kernel","name":")") + name + R"(","start":)" + std::to_string(start) +
+               R"(,"end":)" + std::to_string(start + 2000) +
+               R"(,"device":0,"context":1,"stream":7,"correlation":1,"grid":[8,1,1],"block":[256,1,1]})" +
+               "\n";
+      };
+      text += kernel("_Z11fill_randomPfijff", 0) + kernel("_Z11fill_randomPfijff", 3000);
+      for (int i = 0; i < 20000; ++i) text += kernel("_Z9tiny_stepPfPKffi", 10000 + 3000LL * i);
+      text += R"({"kind":"end","records":20002,"dropped":0})"
+              "\n";
+      WriteFile(path, text);
+    });
+  }
+};
+
+TEST_F(TimelineCollectionTest, TheTimelineRunComesFirstAndNcuProfilesASample) {
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_GE(runner_.commands().size(), 2u);
+  const CommandSpec& timeline_run = runner_.commands()[0];
+  EXPECT_EQ(timeline_run.argv, (std::vector<std::string>{"./app"}));
+  EXPECT_EQ(EnvironmentValue(timeline_run, "CUDA_INJECTION64_PATH"), "/opt/kopt/lib/libkopt_timeline.so");
+  EXPECT_EQ(EnvironmentValue(timeline_run, "KOPT_TIMELINE_OUT"), (work_ / "timeline.%p.jsonl").string());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  ASSERT_TRUE(profile->trace.has_value());
+  EXPECT_EQ(profile->trace->KernelCount(), 20002);
+  EXPECT_TRUE(std::any_of(profile->inputs.begin(), profile->inputs.end(), [](const ProfileInput& input) {
+    return input.role == "launch timeline" && input.origin == "collected";
+  }));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "profiled 5 of the 20002 launches") && Contains(note, "3 of 20000 of tiny_step");
+  }));
+}
+
+TEST_F(TimelineCollectionTest, AUserSelectionOrZeroPerKernelProfilesWithoutSampling) {
+  options_.launch_count = 10;
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_, notes_).ok());
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--filter-mode"}));
+  options_.launch_count = 0;
+  options_.launches_per_configuration = 0;
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok());
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu").back().argv, {"--filter-mode"}));
+  EXPECT_TRUE(profile->trace.has_value());  // the timeline is still taken
+}
+
+TEST_F(TimelineCollectionTest, AFailedTimelineRunIsANoteAndNcuStillSamples) {
+  runner_.OnCommand("./app", {}, ExitedWith(3, "", "boom\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_FALSE(profile->trace.has_value());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "the timeline run of `./app`") && Contains(note, "no launch timeline");
+  }));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no launch timeline to count them");
+  }));
+}
+
+TEST_F(TimelineCollectionTest, AStaleTimelineIsRemovedBeforeTheRun) {
+  fs::create_directories(work_);
+  WriteFile(work_ / "timeline.1.jsonl", "stale");
+  runner_.OnCommand("./app", {}, ExitedWith(0, ""));  // writes nothing this time
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok());
+  EXPECT_FALSE(profile->trace.has_value());
+  EXPECT_FALSE(fs::exists(work_ / "timeline.1.jsonl"));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no timeline file appeared");
+  }));
+}
+
 // ---- CollectFromProgram --------------------------------------------------------
 
 TEST_F(NcuCollectorTest, ProgramCommandLineKeepsArgumentsVerbatim) {

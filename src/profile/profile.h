@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "profile/kernel_launch.h"
+#include "profile/launch_trace.h"
 #include "profile/ncu_source_page.h"
 #include "profile/ptxas_report.h"
 #include "profile/sass.h"
@@ -29,7 +30,11 @@ struct Profile {
   std::optional<SassListing> sass;       // absent unless collected or given
   std::optional<PtxasReport> ptxas;      // absent unless collected or given
   std::vector<SourcePage> source_pages;  // ncu source page per kernel, when collected or given
-  std::vector<ProfileInput> inputs;      // every file read, in reading order (the reports list them)
+  // The program's CUPTI launch timeline (every launch, measured without ncu),
+  // when collected (live collection with libkopt_timeline.so) or found beside
+  // the profile (timeline*.jsonl in the bundle directory).
+  std::optional<LaunchTrace> trace;
+  std::vector<ProfileInput> inputs;  // every file read, in reading order (the reports list them)
 };
 
 }  // namespace kopt

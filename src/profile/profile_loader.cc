@@ -9,6 +9,7 @@
 
 #include "core/csv_reader.h"
 #include "core/file_io.h"
+#include "profile/launch_trace.h"
 #include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
 #include "profile/ncu_details_page.h"
@@ -58,6 +59,33 @@ Status AttachCompanion(const std::string& explicit_path, const fs::path& sibling
   return Status::Ok();
 }
 
+}  // namespace
+
+void AttachLaunchTrace(const std::string& explicit_path, const std::string& directory, Profile& profile,
+                       std::vector<std::string>& notes) {
+  std::vector<std::string> paths = explicit_path.empty()
+                                       ? FindLaunchTraceFiles(directory.empty() ? "." : directory)
+                                       : std::vector<std::string>{explicit_path};
+  if (paths.empty()) return;
+  Result<LaunchTrace> trace = ReadLaunchTraceFiles(paths);
+  if (!trace.ok()) {
+    notes.push_back(fmt::format("no launch timeline: {}", trace.status().message()));
+    return;
+  }
+  std::string origin = explicit_path.empty() ? "found beside the profile" : "given";
+  for (const std::string& path : paths) profile.inputs.push_back({path, "launch timeline", origin});
+  if (!trace->complete)
+    notes.push_back(
+        "the launch timeline is incomplete (the program ended before libkopt_timeline.so wrote "
+        "its last records)");
+  if (trace->dropped_records > 0)
+    notes.push_back(fmt::format("the launch timeline lost {} record(s): CUPTI's buffers were full",
+                                trace->dropped_records));
+  profile.trace = std::move(*trace);
+}
+
+namespace {
+
 Result<Profile> LoadCsvProfile(const std::string& csv_path, const ProfileSources& options,
                                std::vector<std::string>& notes) {
   KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(csv_path));
@@ -94,6 +122,7 @@ Result<Profile> LoadCsvProfile(const std::string& csv_path, const ProfileSources
                                                                 directory / "source.csv", ParseNcuSourcePage,
                                                                 source_pages, "source page", profile, notes));
   if (source_pages) profile.source_pages = std::move(*source_pages);
+  AttachLaunchTrace(options.timeline_path, directory.string(), profile, notes);
   return profile;
 }
 
@@ -104,6 +133,12 @@ CollectionOptions CollectionOptionsFor(const ProfileSources& options, const std:
   collection.launch_count = options.launch_count;
   collection.section_set = options.section_set;
   collection.progress = options.progress;
+  collection.metrics = options.metrics;
+  collection.sections = options.sections;
+  collection.timeline_library = options.timeline_library;
+  collection.launches_per_configuration = options.launches_per_configuration;
+  collection.write_report = options.write_report;
+  collection.parallel_disassembly = true;  // the system runner is thread-safe
   collection.work_directory =
       options.work_directory.empty() ? "kopt-profile-" + stem : options.work_directory;
   return collection;

@@ -35,12 +35,34 @@ struct ProfileSources {
   std::string sass_path;         // optional cuobjdump -sass / nvdisasm listing
   std::string ptxas_path;        // optional nvcc -Xptxas -v output
   std::string source_page_path;  // optional ncu --page source --csv --print-source sass export
+  // Optional CUPTI launch timeline (libkopt_timeline.so's JSON lines); empty:
+  // the timeline*.jsonl files beside a CSV profile, when there are any.
+  std::string timeline_path;
   // Live collection (a .cu target or program_argv): where the bundle goes;
   // empty: kopt-profile-<stem> in the current directory.
   std::string work_directory;
-  std::string section_set = "full";  // live collection: ncu --set
-  CollectionProgress progress;       // live collection: progress lines (profile/ncu_progress.h); null: none
+  std::string section_set = "full";  // live collection: ncu --set (unused when `metrics` is set)
+  // Live collection: the targeted collection's metrics and sections
+  // (CollectionOptions::metrics, ::sections); empty: the section set.
+  std::vector<std::string> metrics;
+  std::vector<std::string> sections;
+  // Live collection of a program or .cu: the CUPTI injection library for the
+  // launch timeline (empty: none) and the launches ncu profiles per launch
+  // configuration (0: all; CollectionOptions::launches_per_configuration).
+  std::string timeline_library;
+  long long launches_per_configuration = 0;
+  // Live collection: false: ncu prints the raw page instead of writing a
+  // report (CollectionOptions::write_report: faster, no source page).
+  bool write_report = true;
+  CollectionProgress progress;  // live collection: progress lines (profile/ncu_progress.h); null: none
 };
+
+// Attaches the launch timeline: `explicit_path` when given, else the
+// timeline*.jsonl files in `directory`. A timeline that cannot be read is a
+// note ("no launch timeline: …"), never an error: the profile is complete
+// without it.
+void AttachLaunchTrace(const std::string& explicit_path, const std::string& directory, Profile& profile,
+                       std::vector<std::string>& notes);
 
 // True when loading runs ncu live (a .cu target or a program): ncu then
 // applies kernel_regex / launch_skip / launch_count itself.
