@@ -135,8 +135,8 @@ int Report(const std::string& fit_path, const std::string& held_path, const std:
     return 1;
   }
   TextTable table;
-  table.rows.push_back(
-      {"kernel", "time (µs)", "measured (mJ)", "window stdev", "model (mJ)", "error", "baseline (mJ)", "error"});
+  table.rows.push_back({"kernel", "time (µs)", "measured (mJ)", "window stdev", "model (mJ)", "error",
+                        "baseline (mJ)", "error"});
   table.right_aligned = {false, true, true, true, true, true, true, true};
   std::vector<double> measured, model, baseline;
   std::map<std::string, std::vector<size_t>> by_task;

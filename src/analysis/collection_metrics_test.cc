@@ -63,8 +63,9 @@ TEST(CollectionMetrics, EveryMetricAToolDeclaresIsCollected) {
 std::set<std::string> FindingsRefinedBySourcePage() {
   std::set<std::string> ids;
   for (const ToolDefinition& tool : ToolRegistry()) {
-    bool reads = std::any_of(tool.required.begin(), tool.required.end(),
-                             [](const RequiredInput& input) { return input.source == InputSource::kSourcePage; });
+    bool reads = std::any_of(tool.required.begin(), tool.required.end(), [](const RequiredInput& input) {
+      return input.source == InputSource::kSourcePage;
+    });
     if (!reads) continue;
     for (const std::string& id : FindingIdsOf(tool)) ids.insert(id);
   }

@@ -74,7 +74,7 @@ struct EnergySample {
   // The standard deviation of the per-launch energy across the measurement's
   // windows (J); 0 when not recorded (samples written before it was).
   double measured_dynamic_joules_stdev = 0;
-  double seconds_per_launch = 0;       // the measured median time (for the baseline)
+  double seconds_per_launch = 0;  // the measured median time (for the baseline)
 };
 
 struct EnergyFitSettings {

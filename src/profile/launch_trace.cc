@@ -139,7 +139,8 @@ Status ReadHeader(const json& object, const LineRef& ref, LaunchTrace& trace) {
     return InvalidInput(fmt::format("{}: timeline version {}; this kopt reads version {}", ref.Where(),
                                     version, kLaunchTraceVersion));
   auto unit = object.find("time_unit");
-  if (unit == object.end() || !unit->is_string() || *unit != "ns") return FieldError(ref, "time_unit", "\"ns\"");
+  if (unit == object.end() || !unit->is_string() || *unit != "ns")
+    return FieldError(ref, "time_unit", "\"ns\"");
   KOPT_ASSIGN_OR_RETURN(trace.process_id, OptionalCountField(object, "pid", ref));
   return Status::Ok();
 }
