@@ -2,7 +2,7 @@
 # Issue 19 item 7 on a GPU machine: `kopt bench` stopped by SIGINT in the middle of a run leaves nothing
 # behind, and running the same command again finishes it.
 #
-# Two interrupted runs of the saxpy task (timing forced long: --max-noise 0 --timing-seconds 4), each
+# Two interrupted runs of the saxpy task (timing forced long: --max-noise 0.0001 --timing-seconds 4), each
 # sent SIGINT (to kopt alone, as `kill -INT` from another terminal would) once a child of the wanted kind
 # is running: first while nvcc compiles, then while kopt-runner measures. After each: the processes left
 # (nvcc, cicc, ptxas, kopt-runner), the temporary directories left in the workspace (compile-cache/.tmp-*),
@@ -23,7 +23,7 @@ mkdir -p "$result"
 work=$(mktemp -d)
 workspace=$work/ws
 task=examples/tasks/saxpy
-args=(bench "$task" "$task/candidates/saxpy_vec4.cu" -w "$workspace" --max-noise 0 --timing-seconds 4 --jobs 2)
+args=(bench "$task" "$task/candidates/saxpy_vec4.cu" -w "$workspace" --max-noise 0.0001 --timing-seconds 4 --jobs 2)
 
 children() {  # the processes of a kind still alive, with their parent and group
   ps -eo pid,ppid,pgid,stat,etimes,cmd | grep -E "$1" | grep -v -E "grep|interrupt_on_device" || true
