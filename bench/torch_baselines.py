@@ -5,8 +5,12 @@ Times the call a user would make instead of a custom kernel, at each task's
 main size, the way kopt's runner times a candidate: cold L2 (a 256 MiB
 buffer written before every sample), CUDA events around the call, median of
 the samples. TF32 is off (the harness sets NVIDIA_TF32_OVERRIDE=0 too).
-Prints JSON {task: {"call": str, "median_us": float}} on stdout; exits 3 when
-torch or a GPU is missing.
+Prints JSON {task: {"call": str, "median_us": float, "copy_bytes": int,
+"copy_us": float}} on stdout; exits 3 when torch or a GPU is missing.
+copy_us is the physical limit of a memory-bound task at its size: a plain
+device-to-device copy (dst.copy_(src)) that reads half and writes half of
+the bytes of the task's tensors, timed the same way (the 1.25x-of-floor
+target of docs/tuning.md is read against it).
 
 Usage: torch_baselines.py EXAMPLES_DIR [--samples N]
 """
@@ -21,6 +25,23 @@ def scalars(task_dir):
     with open(os.path.join(task_dir, "task.toml"), "rb") as f:
         task = tomllib.load(f)
     return {s["name"]: s["value"] for s in task.get("scalar", [])}
+
+
+DTYPE_BYTES = {"f64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i64": 8}
+
+
+def tensor_bytes(task_dir):
+    """The bytes of every tensor of the task at its main size (inputs and outputs)."""
+    with open(os.path.join(task_dir, "task.toml"), "rb") as f:
+        task = tomllib.load(f)
+    values = scalars(task_dir)
+    total = 0
+    for tensor in task["tensor"]:
+        elements = 1
+        for d in tensor["shape"]:
+            elements *= values[d] if isinstance(d, str) else d
+        total += elements * DTYPE_BYTES[tensor["dtype"]]
+    return total
 
 
 def main():
@@ -78,8 +99,13 @@ def main():
     y = torch.rand(v["n"], device=dev)
     cases["saxpy"] = ("torch.add", lambda x=x, y=y, a=v["a"]: torch.add(y, x, alpha=a))
 
-    results = {}
-    for task, (call, fn) in cases.items():
+    copies = {}
+    for task in cases:
+        half = tensor_bytes(os.path.join(examples, task)) // 2 // 4 * 4
+        source = torch.empty(half // 4, dtype=torch.float32, device=dev).fill_(1.0)
+        copies[task] = (half * 2, lambda src=source, dst=torch.empty_like(source): dst.copy_(src))
+
+    def median_us(fn):
         for _ in range(3):
             fn()
         times = []
@@ -92,7 +118,12 @@ def main():
             end.record()
             end.synchronize()
             times.append(start.elapsed_time(end) * 1e3)
-        results[task] = {"call": call, "median_us": statistics.median(times)}
+        return statistics.median(times)
+
+    results = {}
+    for task, (call, fn) in cases.items():
+        copy_bytes, copy = copies[task]
+        results[task] = {"call": call, "median_us": median_us(fn), "copy_bytes": copy_bytes, "copy_us": median_us(copy)}
     json.dump(results, sys.stdout, indent=1)
     print()
     return 0

@@ -1,16 +1,24 @@
-// Capture driver for issue 14 (kopt diff and sweeps): runs many compiled task
-// candidates (docs/harness-protocol.md §2 .so files) in ONE process, so that one
-// ncu process profiles them all.
+// Capture driver for issue 14 (kopt diff and sweeps) and issue 13 (tuning
+// spaces, bench/tuning_capture/run.sh): runs many compiled task candidates
+// (docs/harness-protocol.md §2 .so files) in ONE process, so that one ncu
+// process profiles them all.
 //
-//   drive PLAN [--time]
+//   drive PLAN [--time | --cold-time]
 //
 // PLAN lines: "LABEL LIB.so SPEC LAUNCHES" (SPEC: the selfcheck spec format of
 // examples/tasks/tools/selfcheck.cu: "seed S", "tensor DTYPE ROLE ELEMENTS KIND P1 P2",
 // "scalar TYPE VALUE"; other lines ignored). Per line, in order: a NEW stream (so the
 // rows of ncu's raw page can be grouped per item by their Stream column, in order of
-// first appearance), inputs drawn from the seed, outputs set to 0xFF, LAUNCHES calls
-// (each followed by a device sync), buffers freed. With --time: no profiling intent;
-// 3 warm-up calls then the mean of 20 calls by CUDA events, "TIME LABEL US" per line.
+// first appearance), inputs drawn from the seed (kept on the device while consecutive
+// lines name the same SPEC), outputs set to 0xFF, LAUNCHES calls (each followed by a
+// device sync). With --time: no profiling intent; 3 warm-up calls then the mean of 20
+// calls by CUDA events, "TIME LABEL US" per line. With --cold-time: 3 warm-up calls,
+// then 20 calls each after a 256 MiB L2 flush and timed alone by events; "TIME LABEL
+// US" with their median, "SPREAD LABEL MIN_US MAX_US".
+// A line "reference LIB SPEC RTOL ATOL" runs LIB once on SPEC's inputs and keeps its
+// f32 outputs: every later item on the same SPEC is checked after its first call,
+// "CHECK LABEL ok|fail WORST" (WORST: the largest |a - b| / (atol + rtol |b|); a NaN
+// or an untouched 0xFF output fails).
 // Prints "ITEM INDEX LABEL ok|error" per line. Exit 0 when every item ran.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -20,7 +28,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
+#include <functional>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -74,12 +84,26 @@ static void Fill(const Tensor& t, uint64_t seed, std::vector<unsigned char>& hos
   for (auto& thread : threads) thread.join();
 }
 
-static bool RunItem(int index, const std::string& label, const std::string& lib, const std::string& spec_path,
-                    int launches, bool time_it) {
-  std::ifstream spec(spec_path);
-  if (!spec) return false;
+struct Inputs {
+  std::string spec_path;
   std::vector<Tensor> tensors;
   std::vector<Scalar> scalars;
+  std::vector<void*> pointers;
+  std::vector<std::vector<float>> expected;  // per tensor: the reference's f32 output (empty: none)
+  double rtol = 0, atol = 0;
+};
+
+static void FreeInputs(Inputs& inputs) {
+  for (void* p : inputs.pointers) cudaFree(p);
+  inputs = Inputs{};
+}
+
+// Loads SPEC onto the device unless it is the one already there.
+static bool PrepareInputs(const std::string& spec_path, Inputs& inputs) {
+  if (inputs.spec_path == spec_path) return true;
+  FreeInputs(inputs);
+  std::ifstream spec(spec_path);
+  if (!spec) return false;
   uint64_t seed = 1;
   for (std::string line; std::getline(spec, line);) {
     std::istringstream in(line);
@@ -89,7 +113,7 @@ static bool RunItem(int index, const std::string& label, const std::string& lib,
     if (key == "tensor") {
       Tensor t;
       in >> t.dtype >> t.role >> t.elements >> t.kind >> t.p1 >> t.p2;
-      tensors.push_back(t);
+      inputs.tensors.push_back(t);
     }
     if (key == "scalar") {
       Scalar s;
@@ -98,43 +122,114 @@ static bool RunItem(int index, const std::string& label, const std::string& lib,
       if (s.type == "i64") *reinterpret_cast<int64_t*>(s.bytes) = static_cast<int64_t>(s.value);
       if (s.type == "f32") *reinterpret_cast<float*>(s.bytes) = static_cast<float>(s.value);
       if (s.type == "f64") *reinterpret_cast<double*>(s.bytes) = s.value;
-      scalars.push_back(s);
+      inputs.scalars.push_back(s);
     }
   }
+  std::vector<unsigned char> host;
+  for (size_t k = 0; k < inputs.tensors.size(); ++k) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, inputs.tensors[k].Bytes()) != cudaSuccess) return false;
+    if (inputs.tensors[k].role != "output") {
+      Fill(inputs.tensors[k], seed * 31 + k, host);
+      cudaMemcpy(p, host.data(), host.size(), cudaMemcpyHostToDevice);
+    }
+    inputs.pointers.push_back(p);
+  }
+  inputs.expected.assign(inputs.tensors.size(), {});
+  inputs.spec_path = spec_path;
+  return cudaDeviceSynchronize() == cudaSuccess;
+}
+
+static void ResetOutputs(const Inputs& inputs) {
+  for (size_t k = 0; k < inputs.tensors.size(); ++k)
+    if (inputs.tensors[k].role == "output") cudaMemset(inputs.pointers[k], 0xFF, inputs.tensors[k].Bytes());
+  cudaDeviceSynchronize();
+}
+
+static std::vector<float> OutputOf(const Inputs& inputs, size_t k) {
+  std::vector<float> host(inputs.tensors[k].elements);
+  cudaMemcpy(host.data(), inputs.pointers[k], host.size() * 4, cudaMemcpyDeviceToHost);
+  return host;
+}
+
+// The worst |a - b| / (atol + rtol |b|) over the f32 outputs (infinity for a NaN).
+static double WorstError(const Inputs& inputs) {
+  double worst = 0;
+  for (size_t k = 0; k < inputs.tensors.size(); ++k) {
+    if (inputs.expected[k].empty()) continue;
+    std::vector<float> got = OutputOf(inputs, k);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double b = inputs.expected[k][i];
+      const double error = std::fabs(got[i] - b) / (inputs.atol + inputs.rtol * std::fabs(b));
+      if (std::isnan(got[i]) || std::isnan(error)) return INFINITY;
+      worst = std::max(worst, error);
+    }
+  }
+  return worst;
+}
+
+static LaunchFunction Open(const std::string& lib, const std::string& label, int index) {
   void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     std::printf("ITEM %d %s error dlopen %s\n", index, label.c_str(), dlerror());
-    return false;
+    return nullptr;
   }
-  auto launch = reinterpret_cast<LaunchFunction>(dlsym(handle, "kopt_launch"));
+  return reinterpret_cast<LaunchFunction>(dlsym(handle, "kopt_launch"));
+}
+
+enum class Timing { kNone, kWarm, kCold };
+
+static void TimeCold(const std::string& label, const std::function<void()>& call, cudaStream_t stream) {
+  static void* flush = nullptr;
+  const size_t flush_bytes = 256u << 20;
+  if (flush == nullptr) cudaMalloc(&flush, flush_bytes);
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<float> times;
+  for (int i = 0; i < 20; ++i) {
+    cudaMemsetAsync(flush, i, flush_bytes, stream);
+    cudaEventRecord(start, stream);
+    call();
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    times.push_back(ms * 1000.0f);
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("TIME %s %.3f\nSPREAD %s %.3f %.3f\n", label.c_str(), (times[9] + times[10]) / 2, label.c_str(),
+              times.front(), times.back());
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+static bool RunItem(int index, const std::string& label, const std::string& lib, Inputs& inputs, int launches,
+                    Timing timing) {
+  LaunchFunction launch = Open(lib, label, index);
   if (launch == nullptr) return false;
   cudaStream_t stream;
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) return false;
-  std::vector<void*> pointers;
   std::vector<const void*> scalar_pointers;
-  for (auto& s : scalars) scalar_pointers.push_back(s.bytes);
-  std::vector<unsigned char> host;
-  for (size_t k = 0; k < tensors.size(); ++k) {
-    void* p = nullptr;
-    if (cudaMalloc(&p, tensors[k].Bytes()) != cudaSuccess) return false;
-    if (tensors[k].role == "output") {
-      cudaMemset(p, 0xFF, tensors[k].Bytes());
-    } else {
-      Fill(tensors[k], seed * 31 + k, host);
-      cudaMemcpy(p, host.data(), host.size(), cudaMemcpyHostToDevice);
-    }
-    pointers.push_back(p);
-  }
-  cudaDeviceSynchronize();
+  for (auto& s : inputs.scalars) scalar_pointers.push_back(s.bytes);
+  ResetOutputs(inputs);
   bool ok = true;
-  if (time_it) {
-    for (int i = 0; i < 3; ++i) launch(pointers.data(), scalar_pointers.data(), stream);
+  auto call = [&] { launch(inputs.pointers.data(), scalar_pointers.data(), stream); };
+  bool checks = std::any_of(inputs.expected.begin(), inputs.expected.end(), [](auto& e) { return !e.empty(); });
+  if (checks) {
+    call();
+    ok = cudaDeviceSynchronize() == cudaSuccess;
+    double worst = ok ? WorstError(inputs) : INFINITY;
+    std::printf("CHECK %s %s %.3g\n", label.c_str(), ok && worst <= 1.0 ? "ok" : "fail", worst);
+  }
+  if (timing == Timing::kWarm) {
+    for (int i = 0; i < 3; ++i) call();
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
     cudaEventRecord(start, stream);
     const int calls = 20;
-    for (int i = 0; i < calls; ++i) launch(pointers.data(), scalar_pointers.data(), stream);
+    for (int i = 0; i < calls; ++i) call();
     cudaEventRecord(stop, stream);
     cudaEventSynchronize(stop);
     float ms = 0;
@@ -143,33 +238,73 @@ static bool RunItem(int index, const std::string& label, const std::string& lib,
     std::printf("TIME %s %.3f\n", label.c_str(), ms * 1000.0 / calls);
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
+  } else if (timing == Timing::kCold) {
+    for (int i = 0; i < 3; ++i) call();
+    TimeCold(label, call, stream);
+    ok = cudaDeviceSynchronize() == cudaSuccess;
   } else {
     for (int i = 0; i < launches && ok; ++i) {
-      launch(pointers.data(), scalar_pointers.data(), stream);
+      call();
       ok = cudaGetLastError() == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
     }
   }
-  for (void* p : pointers) cudaFree(p);
   cudaStreamDestroy(stream);
   std::printf("ITEM %d %s %s\n", index, label.c_str(), ok ? "ok" : "error");
   std::fflush(stdout);
   return ok;
 }
 
+// "reference LIB SPEC RTOL ATOL": the expected f32 outputs of SPEC's inputs.
+static bool RunReference(const std::string& lib, const std::string& spec, double rtol, double atol, Inputs& inputs) {
+  if (!PrepareInputs(spec, inputs)) return false;
+  LaunchFunction launch = Open(lib, "reference", -1);
+  if (launch == nullptr) return false;
+  std::vector<const void*> scalar_pointers;
+  for (auto& s : inputs.scalars) scalar_pointers.push_back(s.bytes);
+  ResetOutputs(inputs);
+  launch(inputs.pointers.data(), scalar_pointers.data(), 0);
+  if (cudaDeviceSynchronize() != cudaSuccess) return false;
+  for (size_t k = 0; k < inputs.tensors.size(); ++k)
+    if (inputs.tensors[k].role == "output" && inputs.tensors[k].dtype == "f32")
+      inputs.expected[k] = OutputOf(inputs, k);
+  inputs.rtol = rtol;
+  inputs.atol = atol;
+  std::printf("REFERENCE %s ok\n", spec.c_str());
+  return true;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: drive PLAN [--time]\n");
+    std::fprintf(stderr, "usage: drive PLAN [--time | --cold-time]\n");
     return 2;
   }
-  const bool time_it = argc > 2 && std::string(argv[2]) == "--time";
+  const std::string mode = argc > 2 ? argv[2] : "";
+  const Timing timing = mode == "--time" ? Timing::kWarm : mode == "--cold-time" ? Timing::kCold : Timing::kNone;
   std::ifstream plan(argv[1]);
   int index = 0, failures = 0;
+  Inputs inputs;
   for (std::string line; std::getline(plan, line);) {
     std::istringstream in(line);
     std::string label, lib, spec;
+    if (!(in >> label >> lib >> spec)) continue;
+    if (label == "reference") {
+      double rtol = 0, atol = 0;
+      in >> rtol >> atol;
+      if (!RunReference(lib, spec, rtol, atol, inputs)) {
+        std::printf("REFERENCE %s error\n", spec.c_str());
+        ++failures;
+      }
+      continue;
+    }
     int launches = 1;
-    if (!(in >> label >> lib >> spec >> launches)) continue;
-    if (!RunItem(index++, label, lib, spec, launches, time_it)) ++failures;
+    in >> launches;
+    if (!PrepareInputs(spec, inputs)) {
+      std::printf("ITEM %d %s error inputs\n", index++, label.c_str());
+      ++failures;
+      continue;
+    }
+    if (!RunItem(index++, label, lib, inputs, launches, timing)) ++failures;
   }
+  FreeInputs(inputs);
   return failures == 0 ? 0 : 1;
 }

@@ -296,7 +296,7 @@ Result<std::vector<int>> ParseDevices(const std::string& text) {
 struct OptimizeCommandLine {
   OptimizeOptions options;
   std::string generator = "scripted";
-  std::string search = "mcts";
+  std::string search = "auto";
   std::string objective = "time";
   std::string feedback = "diagnosis";
   std::string devices = "0";
@@ -312,7 +312,11 @@ Status ResolveOptimizeCommandLine(OptimizeCommandLine& line, CLI::App& command) 
   OptimizeSettings& settings = line.options.settings;
   settings.task_directory = line.task;
   KOPT_ASSIGN_OR_RETURN(settings.generator, agents::ParseGeneratorKind(line.generator));
-  KOPT_ASSIGN_OR_RETURN(settings.search, ParseSearchPolicyKind(line.search));
+  if (line.search == "auto") {
+    settings.search = DefaultSearchPolicy(settings.generator);
+  } else {
+    KOPT_ASSIGN_OR_RETURN(settings.search, ParseSearchPolicyKind(line.search));
+  }
   std::optional<Objective> objective = ParseObjective(line.objective);
   if (!objective)
     return InvalidInput("--objective: \"" + line.objective + "\": expected time or time+energy");
@@ -339,7 +343,10 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
       ->capture_default_str();
   command.add_option("--script", settings.script_directory,
                      "Scripted generator: directory of .cu files or a script.toml (docs/optimize.md)");
-  command.add_option("--search", line->search, "Search policy: mcts, greedy, beam or random")
+  command
+      .add_option(
+          "--search", line->search,
+          "Search policy: mcts, greedy, beam or random; auto: greedy for --generator builtin, else mcts")
       ->capture_default_str();
   command
       .add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")

@@ -39,6 +39,18 @@ struct OptimizeBudget {
 // InvalidInput naming the option when a limit is 0 or negative.
 Status ValidateBudget(const OptimizeBudget& budget);
 
+// The search policy a run gets when the user names none (`--search auto`):
+// greedy for the builtin generator, MCTS for the others. In simulation over
+// three exhaustively measured and profiled H200 spaces (bench/results/
+// builtin_tuning/simulation.md), guided moves under greedy reached the
+// optimum within random search's budget on all three, under MCTS on one:
+// the builtin generator's moves are good enough to follow, while MCTS's
+// random restarts at the root and per-node child limits spend the budget on
+// exploration that LLM candidates need and configuration moves do not.
+inline SearchPolicyKind DefaultSearchPolicy(agents::GeneratorKind generator) {
+  return generator == agents::GeneratorKind::kBuiltin ? SearchPolicyKind::kGreedy : SearchPolicyKind::kMcts;
+}
+
 struct OptimizeSettings {
   std::string task_directory;
   std::vector<std::string> seed_candidate_paths;  // evaluated first, as children of the reference

@@ -8,11 +8,12 @@
 // epilogue goes through a per-warp shared staging tile with bounds checks.
 // Correct for any M, N, K >= 1. Compiles as is with the defaults below.
 //
-// kopt:tune WARPS_M values=2,4 role=block_size
-// kopt:tune WARPS_N values=2,4 role=block_size
-// kopt:tune FRAGS_M values=2,4 role=thread_tile_y
+// kopt:tune WARPS_M values=1,2,4,8 role=block_size
+// kopt:tune WARPS_N values=1,2,4,8 role=block_size
+// kopt:tune FRAGS_M values=1,2,4 role=thread_tile_y
 // kopt:tune FRAGS_N values=1,2,4 role=thread_tile_x
-// kopt:tune BLOCK_K values=32,64 role=tile_k
+// kopt:tune BLOCK_K values=16,32,64 role=tile_k
+// kopt:restrict WARPS_M * WARPS_N <= 16
 // kopt:restrict WARPS_M * FRAGS_M * 16 >= 64
 // kopt:restrict WARPS_N * FRAGS_N * 16 >= 64
 // kopt:restrict 2 * (WARPS_M * FRAGS_M * 16 * (BLOCK_K + 8) + BLOCK_K * (WARPS_N * FRAGS_N * 16 + 8)) + 1024 * WARPS_M * WARPS_N <= 49152

@@ -2,19 +2,22 @@
 // BLOCK_M x BLOCK_N tile of C per block of (BLOCK_M / THREAD_M) x
 // (BLOCK_N / THREAD_N) threads, each holding THREAD_M x THREAD_N outputs in
 // registers; k-slices of BLOCK_K staged in shared memory (A stored
-// transposed so both operands are read as float4 along the tile). Global
+// transposed so both operands are read as float4 along the tile; each tile
+// row padded by PAD floats against bank conflicts of the transposed stores). Global
 // loads are float4 when the row length allows it and the vector lies inside
 // the matrix, scalar with zero fill otherwise. The sum over k runs in
 // increasing order with fma, like the reference. Correct for any M, N, K >= 1.
 // Compiles as is with the defaults below.
 //
-// kopt:tune BLOCK_M values=64,128 role=tile_y
-// kopt:tune BLOCK_N values=64,128 role=tile_x
+// kopt:tune BLOCK_M values=32,64,128,256 role=tile_y
+// kopt:tune BLOCK_N values=32,64,128,256 role=tile_x
 // kopt:tune BLOCK_K values=8,16 role=tile_k
 // kopt:tune THREAD_M values=4,8 role=thread_tile_y
 // kopt:tune THREAD_N values=4,8 role=thread_tile_x
+// kopt:tune PAD values=0,4 role=padding
 // kopt:restrict BLOCK_M * BLOCK_N / (THREAD_M * THREAD_N) <= 1024
 // kopt:restrict BLOCK_M * BLOCK_N / (THREAD_M * THREAD_N) >= 64
+// kopt:restrict (BLOCK_M + BLOCK_N + 2 * PAD) * BLOCK_K <= 12288
 #ifndef BLOCK_M
 #define BLOCK_M 128
 #endif
@@ -30,6 +33,9 @@
 #ifndef THREAD_N
 #define THREAD_N 8
 #endif
+#ifndef PAD
+#define PAD 0
+#endif
 
 namespace {
 constexpr int kThreadsN = BLOCK_N / THREAD_N;
@@ -37,7 +43,7 @@ constexpr int kThreads = (BLOCK_M / THREAD_M) * kThreadsN;
 
 // a_tile[k][m] = A[block_row + m][k0 + k] (0 outside A).
 __device__ __forceinline__ void LoadTileA(const float* A, int M, int K, int block_row, int k0,
-                                          float (*a_tile)[BLOCK_M]) {
+                                          float (*a_tile)[BLOCK_M + PAD]) {
   for (int chunk = threadIdx.x; chunk < BLOCK_M * BLOCK_K / 4; chunk += kThreads) {
     const int m = chunk / (BLOCK_K / 4);
     const int k = (chunk % (BLOCK_K / 4)) * 4;
@@ -58,7 +64,7 @@ __device__ __forceinline__ void LoadTileA(const float* A, int M, int K, int bloc
 
 // b_tile[k][n] = B[k0 + k][block_col + n] (0 outside B).
 __device__ __forceinline__ void LoadTileB(const float* B, int N, int K, int block_col, int k0,
-                                          float (*b_tile)[BLOCK_N]) {
+                                          float (*b_tile)[BLOCK_N + PAD]) {
   for (int chunk = threadIdx.x; chunk < BLOCK_K * BLOCK_N / 4; chunk += kThreads) {
     const int k = chunk / (BLOCK_N / 4);
     const int n = (chunk % (BLOCK_N / 4)) * 4;
@@ -87,8 +93,8 @@ __device__ __forceinline__ void ReadVector(const float* source, float* destinati
 
 __global__ void __launch_bounds__(kThreads)
     gemm_f32_tunable_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
-  __shared__ __align__(16) float a_tile[BLOCK_K][BLOCK_M];
-  __shared__ __align__(16) float b_tile[BLOCK_K][BLOCK_N];
+  __shared__ __align__(16) float a_tile[BLOCK_K][BLOCK_M + PAD];
+  __shared__ __align__(16) float b_tile[BLOCK_K][BLOCK_N + PAD];
   const int block_row = blockIdx.y * BLOCK_M;
   const int block_col = blockIdx.x * BLOCK_N;
   const int thread_row = (threadIdx.x / kThreadsN) * THREAD_M;

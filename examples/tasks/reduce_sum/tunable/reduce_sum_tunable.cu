@@ -1,24 +1,27 @@
-// Tunable sum, deterministic and multi-stage (docs/tuning.md): stage 1 runs
-// BLOCKS_PER_SM blocks per SM (132 SMs on the H200) of BLOCK_SIZE threads
-// over the input in a grid-stride loop, UNROLL independent VEC-float loads
-// per iteration into separate f32 accumulators; a warp-shuffle and block
-// reduction leaves one partial per block. Stage 2 sums the partials in f64
-// in one block. Scalar tail for n % VEC; correct for any n >= 1. Compiles
-// as is with the defaults below.
+// Tunable sum in ONE launch, deterministic (docs/tuning.md): BLOCKS_PER_SM
+// blocks per SM (132 SMs on the H200) of BLOCK_SIZE threads read the input
+// in a grid-stride loop, UNROLL independent VEC-float loads per iteration
+// (all issued before any is added: UNROLL * VEC * 4 bytes in flight per
+// thread) into separate f32 accumulators; a warp-shuffle and block reduction
+// leaves one partial per block in global memory. The last block to finish
+// (a fenced atomic ticket) sums the partials in f64 in a fixed order and
+// re-arms the ticket, so the result does not depend on which block came
+// last and no second launch is needed. Scalar tail for n % VEC; correct for
+// any n >= 1. Compiles as is with the defaults below.
 //
-// kopt:tune BLOCK_SIZE values=256,512,1024 role=block_size
-// kopt:tune VEC values=2,4 role=vector_width
-// kopt:tune UNROLL values=1,2,4 role=unroll
-// kopt:tune BLOCKS_PER_SM values=2,4,8 role=split_k
+// kopt:tune BLOCK_SIZE values=128,256,512,1024 role=block_size
+// kopt:tune VEC values=1,2,4 role=vector_width
+// kopt:tune UNROLL values=1,2,4,8 role=unroll
+// kopt:tune BLOCKS_PER_SM values=1,2,4,8,16 role=split_k
 // kopt:restrict BLOCK_SIZE * BLOCKS_PER_SM <= 2048
 #ifndef BLOCK_SIZE
-#define BLOCK_SIZE 256
+#define BLOCK_SIZE 512
 #endif
 #ifndef VEC
 #define VEC 4
 #endif
 #ifndef UNROLL
-#define UNROLL 2
+#define UNROLL 4
 #endif
 #ifndef BLOCKS_PER_SM
 #define BLOCKS_PER_SM 4
@@ -28,6 +31,7 @@ namespace {
 constexpr int kSms = 132;
 constexpr int kMaxBlocks = kSms * BLOCKS_PER_SM;
 template <int V> struct VectorOf;
+template <> struct VectorOf<1> { using Type = float; };
 template <> struct VectorOf<2> { using Type = float2; };
 template <> struct VectorOf<4> { using Type = float4; };
 union Pack {
@@ -42,9 +46,12 @@ __device__ float WarpSum(float value) {
 }  // namespace
 
 __device__ float g_tunable_partials[kMaxBlocks];
+__device__ unsigned int g_tunable_ticket = 0;
 
-__global__ void __launch_bounds__(BLOCK_SIZE) reduce_sum_stage1_kernel(const float* x, int n) {
+__global__ void __launch_bounds__(BLOCK_SIZE) reduce_sum_tunable_kernel(const float* x, float* y, int n) {
   __shared__ float warp_sums[BLOCK_SIZE / 32];
+  __shared__ double final_sums[BLOCK_SIZE / 32];
+  __shared__ bool last_block;
   const long long vectors = n / VEC;
   const auto* xv = reinterpret_cast<const typename VectorOf<VEC>::Type*>(x);
   const long long stride = static_cast<long long>(gridDim.x) * BLOCK_SIZE;
@@ -77,27 +84,34 @@ __global__ void __launch_bounds__(BLOCK_SIZE) reduce_sum_stage1_kernel(const flo
   __syncthreads();
   if (threadIdx.x < 32) {
     sum = WarpSum(threadIdx.x < BLOCK_SIZE / 32 ? warp_sums[threadIdx.x] : 0.0f);
-    if (threadIdx.x == 0) g_tunable_partials[blockIdx.x] = sum;
+    if (threadIdx.x == 0) {
+      g_tunable_partials[blockIdx.x] = sum;
+      __threadfence();
+      last_block = atomicAdd(&g_tunable_ticket, 1u) == gridDim.x - 1;
+    }
   }
-}
-
-__global__ void reduce_sum_stage2_kernel(float* y, int blocks) {
-  __shared__ double partial[1024];
-  double sum = 0.0;
-  for (int i = threadIdx.x; i < blocks; i += 1024) sum += g_tunable_partials[i];
-  partial[threadIdx.x] = sum;
   __syncthreads();
-  for (int half = 512; half > 0; half /= 2) {
-    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
-    __syncthreads();
+  if (!last_block) return;
+  __threadfence();
+  // The last block: partial t, t + BLOCK_SIZE, ... per thread, then the
+  // warps' sums in warp order: the same order whichever block is last.
+  double total = 0.0;
+  for (int p = threadIdx.x; p < static_cast<int>(gridDim.x); p += BLOCK_SIZE)
+    total += static_cast<double>(*static_cast<volatile float*>(&g_tunable_partials[p]));
+  for (int offset = 16; offset > 0; offset /= 2) total += __shfl_xor_sync(0xffffffffu, total, offset);
+  if (threadIdx.x % 32 == 0) final_sums[threadIdx.x / 32] = total;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double grand = 0.0;
+    for (int w = 0; w < BLOCK_SIZE / 32; ++w) grand += final_sums[w];
+    y[0] = static_cast<float>(grand);
+    g_tunable_ticket = 0;  // re-armed for the next launch (stream order)
   }
-  if (threadIdx.x == 0) y[0] = static_cast<float>(partial[0]);
 }
 
 extern "C" void reduce_sum(const float* x, float* y, int n, cudaStream_t stream) {
   long long needed = (static_cast<long long>(n) / VEC + BLOCK_SIZE - 1) / BLOCK_SIZE;
   int blocks = static_cast<int>(needed < kMaxBlocks ? needed : kMaxBlocks);
   if (blocks < 1) blocks = 1;
-  reduce_sum_stage1_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(x, n);
-  reduce_sum_stage2_kernel<<<1, 1024, 0, stream>>>(y, blocks);
+  reduce_sum_tunable_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(x, y, n);
 }
