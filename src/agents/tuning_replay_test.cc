@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "core/file_io.h"
+
 namespace kopt::agents {
 namespace {
 
@@ -100,6 +104,40 @@ TEST(TuningReplayTest, MeasuredSpaceFromCacheChecksCoverage) {
   EXPECT_FALSE(measured->synthetic);
   EXPECT_DOUBLE_EQ(measured->reference_time_s, 5e-3);
   EXPECT_DOUBLE_EQ(measured->optimum_time_s, 1e-3 + 32e-6);
+}
+
+// The real thing: gemm_bf16's 131 configurations, each timed and profiled
+// on the H200 (tests/fixtures/tuning/README.md), the space held out when
+// the builtin generator's default policy was chosen. Guided greedy must keep
+// beating random search the way bench/results/builtin_tuning/simulation.md
+// reports: a change to the move table, the generator or the policy that
+// loses this fails here.
+TEST(TuningReplayTest, GuidedGreedyBeatsRandomSearchOnTheMeasuredGemmBf16Space) {
+  const std::string fixtures = KOPT_FIXTURE_DIR;
+  Result<std::string> text = ReadWholeFile(fixtures + "/tuning/gemm_bf16.json");
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  Result<KernelTunerCache> cache = ParseKernelTunerCache(*text, "gemm_bf16.json");
+  ASSERT_TRUE(cache.ok()) << cache.status().message();
+  Result<std::string> source = ReadWholeFile(fixtures + "/../../" + cache->header.source);
+  ASSERT_TRUE(source.ok()) << source.status().message();
+  ScalarValues scalars(cache->header.scalars.begin(), cache->header.scalars.end());
+  Result<TuningSpace> space = TuningSpace::FromSource(*source, cache->header.source, scalars);
+  ASSERT_TRUE(space.ok()) << space.status().message();
+  Result<MeasuredSpace> measured = MeasuredSpaceFromCache(*cache, std::move(*space), "gemm_bf16");
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  ReplaySettings settings;
+  settings.repeats = 20;
+  std::vector<ReplayStrategy> strategies = {
+      {"guided+greedy", SearchPolicyKind::kGreedy, MoveOrdering::kGuided},
+      {"random search", SearchPolicyKind::kRandom, MoveOrdering::kRandomSearch}};
+  Result<ReplayComparison> comparison = CompareStrategies(*measured, strategies, settings);
+  ASSERT_TRUE(comparison.ok()) << comparison.status().message();
+  const StrategyScore& guided = comparison->strategies[0];
+  const StrategyScore& random = comparison->strategies[1];
+  EXPECT_GE(guided.score, 0.9);
+  ASSERT_TRUE(guided.evaluations_to_95.has_value());
+  const int64_t random_to_95 = random.evaluations_to_95.value_or(settings.max_evaluations + 1);
+  EXPECT_LE(2 * *guided.evaluations_to_95, random_to_95);
 }
 
 }  // namespace
