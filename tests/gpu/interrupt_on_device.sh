@@ -78,7 +78,7 @@ report_state resumed
 # Item 10: live collection prints its progress on a terminal (script(1) gives kopt a pseudo-terminal).
 if command -v ncu > /dev/null && command -v script > /dev/null; then
   start=$SECONDS
-  (cd "$work" && timeout 50 script -qfec "$kopt explain $root/examples/kernels/uncoalesced_loads.cu -k uncoalesced_loads -c 1 -o report.txt" \
+  (cd "$work" && timeout 50 script -qfec "$kopt explain $root/examples/kernels/uncoalesced_loads.cu -k uncoalesced_loads --launch-count 1 -o report.txt" \
     "$result/explain_progress.typescript" > /dev/null 2>&1)
   echo "explain with progress: rc $? after $((SECONDS - start)) s" >> "$result/when.txt"
   tr '\r' '\n' < "$result/explain_progress.typescript" | grep -a "kopt:" > "$result/explain_progress_lines.txt"
