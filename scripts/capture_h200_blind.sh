@@ -2,6 +2,8 @@
 # Captures the blind example set (examples/blind_set/, issue 18) and the calibration microbenchmarks
 # (src/measure/calibrate_bench.cu) on a GPU machine; writes ONE file $OUT/h18.tar.gz.
 #   OUT=/tmp/out scripts/capture_h200_blind.sh
+#   OUT=/tmp/out SET=blind_set2 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 2;
+#       writes $OUT/blind_set2.tar.gz)
 # It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
 # 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
 #   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
@@ -30,7 +32,32 @@ elapsed() { echo $(($(date +%s) - T0)); }
 rm -rf "$W"; mkdir -p "$W/bin" "$W/cap/calibrate" "$OUT"
 export W H
 
+SET=${SET:-blind_set}  # the folder under examples/ whose programs are captured
+CALIBRATE=${CALIBRATE:-1}
+TARGETED=${TARGETED:-1}
+TAR_NAME=${TAR_NAME:-$([[ $SET == blind_set ]] && echo h18 || echo "$SET")}
+export SET
+
 # name|ncu kernel filter|launch count
+KERNELS_BLIND_SET2=(
+  "fp64_pow_rms|regex:^fp64_pow_rms\$|1"
+  "mufu_logistic_loss|regex:^mufu_logistic_loss\$|1"
+  "int64_hash_gather|regex:^int64_hash_gather\$|1"
+  "hot_bin_histogram|regex:^hot_bin_histogram\$|1"
+  "skewed_block_rows|regex:^skewed_block_rows\$|1"
+  "smem_batched_sgemm|regex:^smem_batched_sgemm\$|1"
+  "cublas_hgemm_fp16|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "short_relu_16mb|regex:^short_relu_16mb\$|1"
+  "per_row_launches|regex:^row_scale\$|10"
+  "fp16_cast_pass|regex:^(produce_activations_f32|cast_to_half_pass|consume_row_sums)\$|3"
+  "column_sum_smem_conflicts|regex:^column_sum_smem_conflicts\$|1"
+  "aos_particle_read|regex:^aos_particle_read\$|1"
+  "dependent_chain_gather|regex:^dependent_chain_gather\$|1"
+  "collatz_steps|regex:^collatz_steps\$|1"
+  "healthy_bf16_axpy|regex:^healthy_bf16_axpy\$|1"
+  "healthy_fma_horner|regex:^healthy_fma_horner\$|1"
+  "partial_wave_blocks|regex:^partial_wave_blocks\$|1"
+)
 KERNELS=(
   "fp64_gelu_literals|regex:^fp64_gelu_literals\$|1"
   "fp64_exp_decay|regex:^fp64_exp_decay\$|1"
@@ -55,6 +82,8 @@ KERNELS=(
   "healthy_tiled_transpose|regex:^healthy_tiled_transpose\$|1"
 )
 
+[[ $SET == blind_set2 ]] && KERNELS=("${KERNELS_BLIND_SET2[@]}")
+
 {
   date -u +"date: %Y-%m-%dT%H:%M:%SZ"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv
@@ -69,7 +98,7 @@ build_one() {
   local n=$1 d="$W/cap/$1" lib=""
   mkdir -p "$d"
   [[ $n == cublas_* ]] && lib=-lcublas
-  if timeout 120 nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v "$H/examples/blind_set/$n.cu" \
+  if timeout 120 nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v "$H/examples/$SET/$n.cu" \
       -o "$W/bin/$n" $lib > "$d/ptxas.txt" 2>&1; then
     cuobjdump -sass "$W/bin/$n" > "$d/sass.txt" 2>&1
   else
@@ -77,7 +106,7 @@ build_one() {
   fi
 }
 export -f build_one
-( timeout 120 nvcc -O3 -gencode=arch=compute_90a,code=sm_90a "$H/src/measure/calibrate_bench.cu" -o "$W/bin/calibrate_bench" \
+(( CALIBRATE )) && ( timeout 120 nvcc -O3 -gencode=arch=compute_90a,code=sm_90a "$H/src/measure/calibrate_bench.cu" -o "$W/bin/calibrate_bench" \
     > "$W/cap/calibrate/build.txt" 2>&1 || echo "BUILD FAILED: calibrate_bench" ) &
 for k in "${KERNELS[@]}"; do echo "${k%%|*}"; done | xargs -P "$(nproc)" -I{} bash -c 'build_one {}'
 wait
@@ -130,7 +159,9 @@ done
 echo "== targeted sections ($(elapsed) s)"
 SECTIONS=(--section SpeedOfLight --section LaunchStats --section Occupancy --section ComputeWorkloadAnalysis
   --section InstructionStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis)
-for n in mufu_softplus_sigmoid triangular_rows; do
+targeted_kernels=(mufu_softplus_sigmoid triangular_rows)
+(( TARGETED )) || targeted_kernels=()
+for n in "${targeted_kernels[@]}"; do
   (($(elapsed) > TIMING_BUDGET_S)) && { echo "SKIPPED (budget): targeted $n"; continue; }
   d="$W/cap/targeted_$n"; mkdir -p "$d"
   t1=$(date +%s%N)
@@ -144,6 +175,6 @@ echo "== wait for the exports ($(elapsed) s)"
 wait
 echo "== pack ($(elapsed) s)"
 find "$W/cap" -name '*.ncu-rep' -delete
-(cd "$W" && tar czf "$OUT/h18.tar.gz" cap)
+(cd "$W" && tar czf "$OUT/$TAR_NAME.tar.gz" cap)
 ls -la "$OUT"
 echo "done in $(elapsed) s"
