@@ -17,7 +17,6 @@ median in the same capture's `kopt bench` quality run (ms).
 import csv
 import glob
 import gzip
-import io
 import json
 import os
 import re
@@ -26,6 +25,9 @@ import sys
 import tempfile
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "h200_diff_capture"))
+import trim  # noqa: E402  (the one split of a multi-item ncu export by stream)
 
 
 def read_timing(path):
@@ -42,21 +44,13 @@ def read_timing(path):
 
 
 def split_chunk(raw_path, items_path):
-    """{label: (header, units, rows)} of one profiled chunk."""
+    """{label: (header, units, rows)} of one profiled chunk (rows grouped by Stream, as trim.py does)."""
     with gzip.open(raw_path, "rt", newline="") as f:
         rows = list(csv.reader(f))
     if len(rows) < 3:
         return {}
     header, units, data = rows[0], rows[1], rows[2:]
-    column = header.index("Stream")
-    groups, order = {}, []
-    for row in data:
-        if row[column] not in groups:
-            groups[row[column]] = []
-            order.append(row[column])
-        groups[row[column]].append(row)
-    labels = [line.split()[0] for line in open(items_path) if line.strip()]
-    return {label: (header, units, groups[stream]) for label, stream in zip(labels, order)}
+    return {label: (header, units, group) for label, group in zip(trim.items(items_path), trim.by_stream(header, data))}
 
 
 def findings_of(kopt, export):
