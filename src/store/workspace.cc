@@ -270,6 +270,11 @@ Status Workspace::RecordCompile(const CompileRecord& compile) {
 Status Workspace::InsertEvent(int64_t run_id, const MeasurementKey& key, const std::string& phase,
                               const nlohmann::json& event, bool complete) {
   std::lock_guard lock(mutex_);
+  return InsertEventLocked(run_id, key, phase, event, complete);
+}
+
+Status Workspace::InsertEventLocked(int64_t run_id, const MeasurementKey& key, const std::string& phase,
+                                    const nlohmann::json& event, bool complete) {
   static const char* kSql =
       "INSERT INTO measurements(run_id, candidate_hash, gpu, settings_hash, role, phase, complete, event, "
       "time) VALUES (?,?,?,?,?,?,?,?,?);";
@@ -294,6 +299,22 @@ Status Workspace::RecordEvent(int64_t run_id, const MeasurementKey& key, const s
 Status Workspace::RecordOutcome(int64_t run_id, const MeasurementKey& key, const nlohmann::json& outcome,
                                 bool complete) {
   return InsertEvent(run_id, key, "outcome", outcome, complete);
+}
+
+Status Workspace::RecordMeasurement(int64_t run_id, const MeasurementKey& key,
+                                    const std::vector<StoredEvent>& events, const nlohmann::json& outcome,
+                                    bool complete) {
+  std::lock_guard lock(mutex_);
+  KOPT_RETURN_IF_ERROR(Execute("BEGIN IMMEDIATE;"));
+  Status inserted = Status::Ok();
+  for (const StoredEvent& event : events) {
+    inserted = InsertEventLocked(run_id, key, event.phase, event.event, false);
+    if (!inserted.ok()) break;
+  }
+  if (inserted.ok()) inserted = InsertEventLocked(run_id, key, "outcome", outcome, complete);
+  if (inserted.ok()) inserted = Execute("COMMIT;");
+  if (!inserted.ok()) (void)Execute("ROLLBACK;");
+  return inserted;
 }
 
 Result<std::vector<StoredEvent>> Workspace::MeasurementEvents(int64_t run_id, const MeasurementKey& key) {

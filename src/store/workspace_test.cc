@@ -120,6 +120,33 @@ TEST_F(WorkspaceTest, NewestCompleteMeasurementWins) {
   EXPECT_EQ((*found)->events.back().event["run"], 1);
 }
 
+TEST_F(WorkspaceTest, RecordsAWholeMeasurementInOneTransaction) {
+  {
+    auto workspace = OpenOrDie();
+    int64_t run = *workspace->BeginRun(RunRecord{"t", "task", "NVIDIA H200", {}, {}, "settings1"});
+    // A run that does not exist: the first insert fails, and the transaction is rolled back (the
+    // workspace stays usable).
+    std::vector<StoredEvent> events = {{"device", {{"event", "device"}}},
+                                       {"timing", {{"event", "timing"}, {"median_s", 1e-5}}},
+                                       {"check", {{"event", "check"}, {"passed", true}}}};
+    EXPECT_FALSE(workspace->RecordMeasurement(run + 100, Key("h1"), events, {{"status", "ok"}}, true).ok());
+    ASSERT_TRUE(workspace->RecordMeasurement(run, Key("h1"), events, {{"status", "ok"}}, true).ok());
+    ASSERT_TRUE(workspace->RecordMeasurement(run, Key("h2"), {}, {{"status", "harness_error"}}, false).ok());
+  }
+  auto workspace = OpenOrDie();  // committed: there after a reopen
+  auto found = workspace->FindCompleteMeasurement(Key("h1"));
+  ASSERT_TRUE(found.ok() && found->has_value());
+  ASSERT_EQ((*found)->events.size(), 4u);
+  EXPECT_EQ((*found)->events[0].phase, "device");
+  EXPECT_EQ((*found)->events[1].event["median_s"], 1e-5);
+  EXPECT_EQ((*found)->events[2].phase, "check");
+  EXPECT_EQ((*found)->events[3].phase, "outcome");
+  EXPECT_EQ((*found)->events[3].event["status"], "ok");
+  EXPECT_FALSE(workspace->FindCompleteMeasurement(Key("h2"))->has_value());
+  EXPECT_EQ(workspace->MeasurementEvents(1, Key("h2"))->size(), 1u);
+  EXPECT_TRUE(workspace->MeasurementEvents(101, Key("h1"))->empty());
+}
+
 TEST_F(WorkspaceTest, KeepsEventsWithInvalidUtf8FromTheChild) {
   auto workspace = OpenOrDie();
   int64_t run = *workspace->BeginRun(RunRecord{"t", "task", "g", {}, {}, "s"});
