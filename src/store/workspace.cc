@@ -10,6 +10,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "core/file_io.h"
 #include "core/sha256.h"
 #include "store/sqlite_support.h"
 
@@ -236,8 +237,16 @@ Status Workspace::FinishRun(int64_t run_id, const std::string& finished, const n
 Result<std::string> Workspace::StoreCandidate(const std::string& source, const std::string& path,
                                               const std::string& name) {
   std::string hash = Sha256Hex(source);
-  KOPT_ASSIGN_OR_RETURN(std::string artifact, WriteArtifact("candidates/" + hash + ".cu", source));
-  (void)artifact;
+  std::string relative = "candidates/" + hash + ".cu";
+  // Content-addressed: a file that already holds exactly this source (the
+  // same candidate stored again, as the loop and its measurement session
+  // both do) is kept; anything else there (cut short, edited) is rewritten.
+  Result<std::string> stored =
+      ReadWholeFile((std::filesystem::path(directory_) / relative).string(), source.size());
+  if (!stored.ok() || *stored != source) {
+    KOPT_ASSIGN_OR_RETURN(std::string artifact, WriteArtifact(relative, source));
+    (void)artifact;
+  }
   std::lock_guard lock(mutex_);
   static const char* kSql =
       "INSERT OR IGNORE INTO candidates(hash, path, name, first_seen) VALUES (?,?,?,?);";

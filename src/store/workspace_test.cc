@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -72,6 +73,30 @@ TEST_F(WorkspaceTest, StoresCandidateSourceByHash) {
   auto again = workspace->StoreCandidate("__global__ void k() {}", "other/a.cu", "a");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, *hash);
+}
+
+TEST_F(WorkspaceTest, StoringACandidateAgainKeepsAnIntactFileAndRepairsADamagedOne) {
+  auto workspace = OpenOrDie();
+  const std::string source = "__global__ void k() { /* v2 */ }";
+  auto hash = workspace->StoreCandidate(source, "a.cu", "a");
+  ASSERT_TRUE(hash.ok());
+  std::filesystem::path file = directory_ / "candidates" / (*hash + ".cu");
+  auto inode = [&] {
+    struct stat info {};
+    EXPECT_EQ(::stat(file.c_str(), &info), 0);
+    return info.st_ino;
+  };
+  ino_t first = inode();
+  ASSERT_TRUE(workspace->StoreCandidate(source, "a.cu", "a").ok());
+  EXPECT_EQ(inode(), first);  // the same content: not written again
+  for (const std::string& damage : {std::string("__global__ void k()"), source + " extra"}) {
+    {
+      std::ofstream cut(file, std::ios::binary | std::ios::trunc);
+      cut << damage;
+    }
+    ASSERT_TRUE(workspace->StoreCandidate(source, "a.cu", "a").ok());
+    EXPECT_EQ(ReadTestFile(file), source);
+  }
 }
 
 TEST_F(WorkspaceTest, FindsOnlyCompleteMeasurementsWithTheSameKey) {
