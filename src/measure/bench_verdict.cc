@@ -28,12 +28,13 @@ struct RoundJudge {
 
   // Compares every written tensor of `task` between got (round, index) and
   // expected (expected_round, expected_index). Fills `check` when given.
-  // Returns the round's failure kind, if any; fingerprints are appended.
+  // Returns the round's failure kind, if any; the compared buffers (views
+  // into got and expected) are appended to got_rounds and expected_rounds.
   std::optional<FailureKind> Compare(const runner::RunnerTask& task, const std::string& round, int64_t index,
                                      const std::string& expected_round, int64_t expected_index,
                                      runner::CheckEvent* check, std::string& message,
-                                     std::vector<uint64_t>* got_prints,
-                                     std::vector<uint64_t>* expected_prints) {
+                                     std::vector<std::span<const std::byte>>* got_rounds,
+                                     std::vector<std::span<const std::byte>>* expected_rounds) {
     std::vector<runner::OutputVerdict> verdicts;
     for (const runner::TensorDecl& tensor : task.tensors) {
       if (!tensor.IsWritten()) continue;
@@ -65,8 +66,8 @@ struct RoundJudge {
                                                  *theirs, tolerance);
       }
       if (check != nullptr) check->outputs.push_back(one.check);
-      if (got_prints != nullptr) got_prints->push_back(runner::FingerprintBytes(*mine));
-      if (expected_prints != nullptr) expected_prints->push_back(runner::FingerprintBytes(*theirs));
+      if (got_rounds != nullptr) got_rounds->push_back(*mine);
+      if (expected_rounds != nullptr) expected_rounds->push_back(*theirs);
       verdicts.push_back(std::move(one));
     }
     return runner::RoundFailure(verdicts);
@@ -107,7 +108,8 @@ ParentVerdict JudgeOutputs(const runner::RunnerRequest& request, const RunnerEve
   ParentVerdict verdict;
   RoundJudge judge{got, expected, verdict};
   // The correctness rounds, in the order the child ran them.
-  std::vector<std::vector<uint64_t>> got_prints, expected_prints;  // per check round
+  // Per check round, per written tensor: the buffers compared (for constant_output).
+  std::vector<std::vector<std::span<const std::byte>>> got_by_round, expected_by_round;
   for (const runner::OutputsEvent& event : events.outputs) {
     if (judge.failed()) break;
     if (event.round != "check" && event.round != "variant") continue;
@@ -126,7 +128,7 @@ ParentVerdict JudgeOutputs(const runner::RunnerRequest& request, const RunnerEve
     check.seed = event.seed;
     if (variant) check.variant = static_cast<int>(event.index);
     std::string message;
-    std::vector<uint64_t> mine, theirs;
+    std::vector<std::span<const std::byte>> mine, theirs;
     std::optional<FailureKind> kind = judge.Compare(task, event.round, event.index, event.round, event.index,
                                                     &check, message, &mine, &theirs);
     if (judge.failed()) break;
@@ -137,24 +139,24 @@ ParentVerdict JudgeOutputs(const runner::RunnerRequest& request, const RunnerEve
       break;
     }
     if (!variant) {
-      got_prints.push_back(std::move(mine));
-      expected_prints.push_back(std::move(theirs));
+      got_by_round.push_back(std::move(mine));
+      expected_by_round.push_back(std::move(theirs));
     }
   }
   // constant_output over the main-size rounds, per written tensor.
-  if (!judge.failed() && got_prints.size() >= 2) {
+  if (!judge.failed() && got_by_round.size() >= 2) {
     size_t written = 0;
     for (const runner::TensorDecl& tensor : request.task.tensors) {
       if (!tensor.IsWritten()) continue;
-      std::vector<uint64_t> mine, theirs;
-      for (size_t round = 0; round < got_prints.size(); ++round) {
-        mine.push_back(got_prints[round][written]);
-        theirs.push_back(expected_prints[round][written]);
+      std::vector<std::span<const std::byte>> mine, theirs;
+      for (size_t round = 0; round < got_by_round.size(); ++round) {
+        mine.push_back(got_by_round[round][written]);
+        theirs.push_back(expected_by_round[round][written]);
       }
       if (runner::IsConstantOutput(mine, theirs)) {
         judge.Fail(FailureKind::kConstantOutput,
                    fmt::format("output \"{}\" was identical for all {} seeds while the reference's changed",
-                               tensor.name, got_prints.size()));
+                               tensor.name, got_by_round.size()));
         break;
       }
       ++written;

@@ -107,9 +107,11 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   if (ended_abnormally) complete_lines = complete_lines.substr(0, complete_lines.rfind('\n') + 1);
   run.events = ParseRunnerEvents(complete_lines);
   if (key.gpu.empty() && run.events.device) key.gpu = run.events.device->name;
-  for (const nlohmann::json& event : run.events.events) {
-    KOPT_RETURN_IF_ERROR(workspace_.RecordEvent(run_id_, key, event.value("event", "unknown"), event));
-  }
+  // The child's events, then the parent's checks and outcome: stored together below, in one transaction.
+  std::vector<StoredEvent> records;
+  records.reserve(run.events.events.size() + run.events.outputs.size());
+  for (const nlohmann::json& event : run.events.events)
+    records.push_back({event.value("event", "unknown"), event});
   KOPT_RETURN_IF_ERROR(
       workspace_.WriteArtifact(directory + artifact_stem + ".stdout", result->stdout_text).status());
   KOPT_RETURN_IF_ERROR(
@@ -120,14 +122,14 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   run.outcome = Judge(*parsed, run, *result, token, frames, expected_frames, expectations);
   // The parent's comparisons are stored beside the child's events (resume reads them back).
   for (const runner::CheckEvent& check : run.events.checks) {
-    KOPT_RETURN_IF_ERROR(workspace_.RecordEvent(run_id_, key, "check", runner::RunnerEventToJson(check)));
+    records.push_back({"check", runner::RunnerEventToJson(check)});
   }
   if (frames.ok()) run.frames = std::move(frames).value();
   run.end = DescribeCommandEnd(*result, timeout_seconds_);
   // A child killed by an interrupt of kopt has no verdict: never a complete outcome that resume reuses.
   bool complete = run.outcome.complete() && !run.below_floor && !InterruptRequested();
-  KOPT_RETURN_IF_ERROR(
-      workspace_.RecordOutcome(run_id_, key, OutcomeToJson(run.outcome, run.end, run.seconds), complete));
+  KOPT_RETURN_IF_ERROR(workspace_.RecordMeasurement(
+      run_id_, key, records, OutcomeToJson(run.outcome, run.end, run.seconds), complete));
   return run;
 }
 

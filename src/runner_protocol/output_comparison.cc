@@ -47,24 +47,37 @@ bool IntegersEqual(Dtype dtype, const std::byte* got, const std::byte* expected)
   return std::memcmp(got, expected, DtypeBytes(dtype)) == 0;
 }
 
+// The running totals of one range, kept in locals (the loop's stores to an
+// OutputCheck in memory, which the byte views may alias, cost more than the
+// arithmetic); the same arithmetic as one OutputCheck per element.
+struct RangeTally {
+  double max_abs_error = 0.0;
+  double max_rel_error = 0.0;
+  int64_t mismatches = 0;
+  int64_t nan_count = 0;
+  int64_t unwritten = 0;
+  int64_t first_mismatch_index = -1;
+};
+
 // Whether one element passes; updates the error maxima and NaN count.
-bool ElementPasses(Dtype dtype, const std::byte* got_bytes, const std::byte* expected_bytes,
-                   Tolerance tolerance, OutputCheck& check) {
-  if (!IsFloatingDataType(dtype) && IntegersEqual(dtype, got_bytes, expected_bytes)) return true;
-  double got = DecodeElement(dtype, got_bytes);
-  double expected = DecodeElement(dtype, expected_bytes);
+template <Dtype kDtype>
+inline bool ElementPasses(const std::byte* got_bytes, const std::byte* expected_bytes, Tolerance tolerance,
+                          RangeTally& tally) {
+  if (!IsFloatingDataType(kDtype) && IntegersEqual(kDtype, got_bytes, expected_bytes)) return true;
+  double got = DecodeElement(kDtype, got_bytes);
+  double expected = DecodeElement(kDtype, expected_bytes);
   if (std::isnan(expected)) return std::isnan(got);
   if (std::isnan(got)) {
-    ++check.nan_count;
+    ++tally.nan_count;
     return false;
   }
   if (std::isinf(expected) || std::isinf(got)) return got == expected;
   // Clamped so that the event's JSON stays finite (f64 outputs of opposite huge values).
   double difference = std::min(std::fabs(got - expected), std::numeric_limits<double>::max());
-  check.max_abs_error = std::max(check.max_abs_error, difference);
+  tally.max_abs_error = std::max(tally.max_abs_error, difference);
   if (expected != 0.0) {
     double relative = std::min(difference / std::fabs(expected), std::numeric_limits<double>::max());
-    check.max_rel_error = std::max(check.max_rel_error, relative);
+    tally.max_rel_error = std::max(tally.max_rel_error, relative);
   }
   return difference <= tolerance.atol + tolerance.rtol * std::fabs(expected);
 }
@@ -75,6 +88,14 @@ template <Dtype kDtype>
 void CompareRangeOf(std::span<const std::byte> got, std::span<const std::byte> expected, Tolerance tolerance,
                     size_t begin, size_t end, OutputCheck& check) {
   constexpr size_t element_bytes = DtypeBytes(kDtype);
+  // A bit-identical range (the common case of a correct candidate) passes with
+  // zero error: the same result as the element loop below, in one memcmp.
+  if (std::memcmp(got.data() + begin * element_bytes, expected.data() + begin * element_bytes,
+                  (end - begin) * element_bytes) == 0) {
+    return;
+  }
+  RangeTally tally{check.max_abs_error, check.max_rel_error, check.mismatches,
+                   check.nan_count,     check.unwritten,     check.first_mismatch_index};
   for (size_t index = begin; index < end; ++index) {
     const std::byte* got_element = got.data() + index * element_bytes;
     const std::byte* expected_element = expected.data() + index * element_bytes;
@@ -82,16 +103,22 @@ void CompareRangeOf(std::span<const std::byte> got, std::span<const std::byte> e
     if (std::memcmp(got_element, expected_element, element_bytes) == 0) continue;
     bool passes;
     if (IsPoison(got_element, element_bytes) && !IsPoison(expected_element, element_bytes)) {
-      ++check.unwritten;
+      ++tally.unwritten;
       passes = false;
     } else {
-      passes = ElementPasses(kDtype, got_element, expected_element, tolerance, check);
+      passes = ElementPasses<kDtype>(got_element, expected_element, tolerance, tally);
     }
     if (!passes) {
-      if (check.mismatches == 0) check.first_mismatch_index = static_cast<int64_t>(index);
-      ++check.mismatches;
+      if (tally.mismatches == 0) tally.first_mismatch_index = static_cast<int64_t>(index);
+      ++tally.mismatches;
     }
   }
+  check.max_abs_error = tally.max_abs_error;
+  check.max_rel_error = tally.max_rel_error;
+  check.mismatches = tally.mismatches;
+  check.nan_count = tally.nan_count;
+  check.unwritten = tally.unwritten;
+  check.first_mismatch_index = tally.first_mismatch_index;
 }
 
 void CompareRange(Dtype dtype, std::span<const std::byte> got, std::span<const std::byte> expected,
@@ -203,46 +230,16 @@ std::string DescribeOutputMismatch(const OutputCheck& check, int64_t element_cou
   return text;
 }
 
-namespace {
-
-uint64_t FingerprintPiece(std::span<const std::byte> bytes, uint64_t seed) {
-  uint64_t hash = 0x9E3779B97F4A7C15ull ^ seed;
-  size_t offset = 0;
-  for (; offset + 8 <= bytes.size(); offset += 8) {
-    uint64_t word;
-    std::memcpy(&word, bytes.data() + offset, 8);
-    hash = (hash ^ word) * 0xFF51AFD7ED558CCDull;
-    hash ^= hash >> 32;
-  }
-  for (; offset < bytes.size(); ++offset) {
-    hash = (hash ^ static_cast<uint64_t>(bytes[offset])) * 0x100000001B3ull;
-  }
-  return hash ^ (hash >> 29);
-}
-
-constexpr size_t kFingerprintPieceBytes = size_t{1} << 20;
-
-}  // namespace
-
-uint64_t FingerprintBytes(std::span<const std::byte> bytes) {
-  std::vector<uint64_t> pieces(ChunkCount(bytes.size(), kFingerprintPieceBytes));
-  ForEachChunk(pieces.size(), [&](size_t piece) {
-    size_t begin = piece * kFingerprintPieceBytes;
-    pieces[piece] =
-        FingerprintPiece(bytes.subspan(begin, std::min(kFingerprintPieceBytes, bytes.size() - begin)), piece);
-  });
-  return FingerprintPiece(std::as_bytes(std::span(pieces)), bytes.size());
-}
-
-bool IsConstantOutput(const std::vector<uint64_t>& candidate_fingerprints,
-                      const std::vector<uint64_t>& reference_fingerprints) {
-  if (candidate_fingerprints.size() < 2 || candidate_fingerprints.size() != reference_fingerprints.size()) {
-    return false;
-  }
-  auto all_equal = [](const std::vector<uint64_t>& values) {
-    return std::all_of(values.begin(), values.end(), [&](uint64_t value) { return value == values.front(); });
+bool IsConstantOutput(const std::vector<std::span<const std::byte>>& candidate_rounds,
+                      const std::vector<std::span<const std::byte>>& reference_rounds) {
+  if (candidate_rounds.size() < 2 || candidate_rounds.size() != reference_rounds.size()) return false;
+  auto all_equal = [](const std::vector<std::span<const std::byte>>& rounds) {
+    return std::all_of(rounds.begin(), rounds.end(), [&](std::span<const std::byte> round) {
+      return round.size() == rounds.front().size() &&
+             std::memcmp(round.data(), rounds.front().data(), round.size()) == 0;
+    });
   };
-  return all_equal(candidate_fingerprints) && !all_equal(reference_fingerprints);
+  return all_equal(candidate_rounds) && !all_equal(reference_rounds);
 }
 
 }  // namespace kopt::runner

@@ -177,14 +177,43 @@ TEST(OutputComparison, RoundFailurePrefersUnwritten) {
 }
 
 TEST(OutputComparison, ConstantOutputAcrossSeeds) {
-  std::vector<float> first = {1, 2, 3}, second = {1, 2, 4};
-  uint64_t a = FingerprintBytes(Bytes(first)), b = FingerprintBytes(Bytes(second));
-  EXPECT_NE(a, b);
-  EXPECT_EQ(a, FingerprintBytes(Bytes(std::vector<float>{1, 2, 3})));
-  EXPECT_TRUE(IsConstantOutput({a, a, a}, {a, b, a}));
-  EXPECT_FALSE(IsConstantOutput({a, a, a}, {a, a, a}));  // the reference is constant too
+  std::vector<float> first = {1, 2, 3}, again = {1, 2, 3}, second = {1, 2, 4};
+  std::span<const std::byte> a = Bytes(first), a2 = Bytes(again), b = Bytes(second);
+  EXPECT_TRUE(IsConstantOutput({a, a2, a}, {a, b, a}));
+  EXPECT_FALSE(IsConstantOutput({a, a, a}, {a, a2, a}));  // the reference is constant too
   EXPECT_FALSE(IsConstantOutput({a, b, a}, {a, b, b}));
-  EXPECT_FALSE(IsConstantOutput({a}, {b}));  // one round proves nothing
+  EXPECT_FALSE(IsConstantOutput({b, a, a}, {a, b, b}));  // differs in the first round only
+  EXPECT_FALSE(IsConstantOutput({a}, {b}));              // one round proves nothing
+  EXPECT_FALSE(IsConstantOutput({a, a}, {a, b, b}));     // unequal round counts
+  // Exact: one differing bit in the last element of a large buffer is a change.
+  std::vector<float> large(1 << 20, 0.5f), flipped = large;
+  flipped.back() = std::nextafter(0.5f, 1.0f);
+  EXPECT_FALSE(IsConstantOutput({Bytes(large), Bytes(flipped)}, {a, b}));
+  EXPECT_TRUE(IsConstantOutput({Bytes(large), Bytes(large)}, {a, b}));
+}
+
+// The bit-identical fast path must give exactly what the element loop gives:
+// a mismatch in the last element of a chunk, or in a later chunk, is found.
+TEST(OutputComparison, IdenticalChunksSkipButMismatchesAnywhereAreFound) {
+  std::vector<float> expected(3 * (1 << 16) + 5, 1.0f);
+  Tolerance tolerance{1e-5, 1e-8};
+  std::vector<float> got = expected;
+  OutputCheck same = CompareOutput("z", Dtype::kF32, Bytes(got), Bytes(expected), tolerance);
+  EXPECT_EQ(same.mismatches, 0);
+  EXPECT_EQ(same.max_abs_error, 0.0);
+  for (size_t index : {size_t{0}, size_t{(1 << 16) - 1}, size_t{1 << 16}, expected.size() - 1}) {
+    got = expected;
+    got[index] = 2.0f;
+    OutputCheck check = CompareOutput("z", Dtype::kF32, Bytes(got), Bytes(expected), tolerance);
+    EXPECT_EQ(check.mismatches, 1) << index;
+    EXPECT_EQ(check.first_mismatch_index, static_cast<int64_t>(index));
+    EXPECT_DOUBLE_EQ(check.max_abs_error, 1.0);
+  }
+  got = expected;
+  got[7] = 1.0f + 1e-7f;  // within tolerance but not bit-identical: the error is still measured
+  OutputCheck close = CompareOutput("z", Dtype::kF32, Bytes(got), Bytes(expected), tolerance);
+  EXPECT_EQ(close.mismatches, 0);
+  EXPECT_GT(close.max_abs_error, 0.0);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "core/file_io.h"
 #include "core/sha256.h"
 #include "store/sqlite_support.h"
 
@@ -236,8 +237,16 @@ Status Workspace::FinishRun(int64_t run_id, const std::string& finished, const n
 Result<std::string> Workspace::StoreCandidate(const std::string& source, const std::string& path,
                                               const std::string& name) {
   std::string hash = Sha256Hex(source);
-  KOPT_ASSIGN_OR_RETURN(std::string artifact, WriteArtifact("candidates/" + hash + ".cu", source));
-  (void)artifact;
+  std::string relative = "candidates/" + hash + ".cu";
+  // Content-addressed: a file that already holds exactly this source (the
+  // same candidate stored again, as the loop and its measurement session
+  // both do) is kept; anything else there (cut short, edited) is rewritten.
+  Result<std::string> stored =
+      ReadWholeFile((std::filesystem::path(directory_) / relative).string(), source.size());
+  if (!stored.ok() || *stored != source) {
+    KOPT_ASSIGN_OR_RETURN(std::string artifact, WriteArtifact(relative, source));
+    (void)artifact;
+  }
   std::lock_guard lock(mutex_);
   static const char* kSql =
       "INSERT OR IGNORE INTO candidates(hash, path, name, first_seen) VALUES (?,?,?,?);";
@@ -270,6 +279,11 @@ Status Workspace::RecordCompile(const CompileRecord& compile) {
 Status Workspace::InsertEvent(int64_t run_id, const MeasurementKey& key, const std::string& phase,
                               const nlohmann::json& event, bool complete) {
   std::lock_guard lock(mutex_);
+  return InsertEventLocked(run_id, key, phase, event, complete);
+}
+
+Status Workspace::InsertEventLocked(int64_t run_id, const MeasurementKey& key, const std::string& phase,
+                                    const nlohmann::json& event, bool complete) {
   static const char* kSql =
       "INSERT INTO measurements(run_id, candidate_hash, gpu, settings_hash, role, phase, complete, event, "
       "time) VALUES (?,?,?,?,?,?,?,?,?);";
@@ -294,6 +308,22 @@ Status Workspace::RecordEvent(int64_t run_id, const MeasurementKey& key, const s
 Status Workspace::RecordOutcome(int64_t run_id, const MeasurementKey& key, const nlohmann::json& outcome,
                                 bool complete) {
   return InsertEvent(run_id, key, "outcome", outcome, complete);
+}
+
+Status Workspace::RecordMeasurement(int64_t run_id, const MeasurementKey& key,
+                                    const std::vector<StoredEvent>& events, const nlohmann::json& outcome,
+                                    bool complete) {
+  std::lock_guard lock(mutex_);
+  KOPT_RETURN_IF_ERROR(Execute("BEGIN IMMEDIATE;"));
+  Status inserted = Status::Ok();
+  for (const StoredEvent& event : events) {
+    inserted = InsertEventLocked(run_id, key, event.phase, event.event, false);
+    if (!inserted.ok()) break;
+  }
+  if (inserted.ok()) inserted = InsertEventLocked(run_id, key, "outcome", outcome, complete);
+  if (inserted.ok()) inserted = Execute("COMMIT;");
+  if (!inserted.ok()) (void)Execute("ROLLBACK;");
+  return inserted;
 }
 
 Result<std::vector<StoredEvent>> Workspace::MeasurementEvents(int64_t run_id, const MeasurementKey& key) {

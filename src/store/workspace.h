@@ -119,6 +119,14 @@ class Workspace {
   Status RecordOutcome(int64_t run_id, const MeasurementKey& key, const nlohmann::json& outcome,
                        bool complete);
 
+  // One child's whole record in one transaction: its `events` (in order,
+  // each with its phase), then the outcome as RecordOutcome writes it. Either
+  // all of it is in the database when this returns Ok or none of it (a crash
+  // before the commit leaves no outcome: the measurement is redone, never
+  // counted twice). One commit instead of one per event.
+  Status RecordMeasurement(int64_t run_id, const MeasurementKey& key, const std::vector<StoredEvent>& events,
+                           const nlohmann::json& outcome, bool complete);
+
   // The newest complete measurement for `key`, or nullopt when there is none.
   Result<std::optional<StoredMeasurement>> FindCompleteMeasurement(const MeasurementKey& key);
 
@@ -141,6 +149,9 @@ class Workspace {
   Result<Statement*> Prepare(const char* sql);
   Status InsertEvent(int64_t run_id, const MeasurementKey& key, const std::string& phase,
                      const nlohmann::json& event, bool complete);
+  // InsertEvent with mutex_ already held.
+  Status InsertEventLocked(int64_t run_id, const MeasurementKey& key, const std::string& phase,
+                           const nlohmann::json& event, bool complete);
 
   std::string directory_;
   std::string database_path_;

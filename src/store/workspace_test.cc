@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -74,6 +75,30 @@ TEST_F(WorkspaceTest, StoresCandidateSourceByHash) {
   EXPECT_EQ(*again, *hash);
 }
 
+TEST_F(WorkspaceTest, StoringACandidateAgainKeepsAnIntactFileAndRepairsADamagedOne) {
+  auto workspace = OpenOrDie();
+  const std::string source = "__global__ void k() { /* v2 */ }";
+  auto hash = workspace->StoreCandidate(source, "a.cu", "a");
+  ASSERT_TRUE(hash.ok());
+  std::filesystem::path file = directory_ / "candidates" / (*hash + ".cu");
+  auto inode = [&] {
+    struct stat info {};
+    EXPECT_EQ(::stat(file.c_str(), &info), 0);
+    return info.st_ino;
+  };
+  ino_t first = inode();
+  ASSERT_TRUE(workspace->StoreCandidate(source, "a.cu", "a").ok());
+  EXPECT_EQ(inode(), first);  // the same content: not written again
+  for (const std::string& damage : {std::string("__global__ void k()"), source + " extra"}) {
+    {
+      std::ofstream cut(file, std::ios::binary | std::ios::trunc);
+      cut << damage;
+    }
+    ASSERT_TRUE(workspace->StoreCandidate(source, "a.cu", "a").ok());
+    EXPECT_EQ(ReadTestFile(file), source);
+  }
+}
+
 TEST_F(WorkspaceTest, FindsOnlyCompleteMeasurementsWithTheSameKey) {
   auto workspace = OpenOrDie();
   int64_t run = *workspace->BeginRun(RunRecord{"t", "task", "NVIDIA H200", {}, {7}, "settings1"});
@@ -118,6 +143,33 @@ TEST_F(WorkspaceTest, NewestCompleteMeasurementWins) {
   ASSERT_TRUE(found.ok() && found->has_value());
   EXPECT_EQ((*found)->run_id, 2);
   EXPECT_EQ((*found)->events.back().event["run"], 1);
+}
+
+TEST_F(WorkspaceTest, RecordsAWholeMeasurementInOneTransaction) {
+  {
+    auto workspace = OpenOrDie();
+    int64_t run = *workspace->BeginRun(RunRecord{"t", "task", "NVIDIA H200", {}, {}, "settings1"});
+    // A run that does not exist: the first insert fails, and the transaction is rolled back (the
+    // workspace stays usable).
+    std::vector<StoredEvent> events = {{"device", {{"event", "device"}}},
+                                       {"timing", {{"event", "timing"}, {"median_s", 1e-5}}},
+                                       {"check", {{"event", "check"}, {"passed", true}}}};
+    EXPECT_FALSE(workspace->RecordMeasurement(run + 100, Key("h1"), events, {{"status", "ok"}}, true).ok());
+    ASSERT_TRUE(workspace->RecordMeasurement(run, Key("h1"), events, {{"status", "ok"}}, true).ok());
+    ASSERT_TRUE(workspace->RecordMeasurement(run, Key("h2"), {}, {{"status", "harness_error"}}, false).ok());
+  }
+  auto workspace = OpenOrDie();  // committed: there after a reopen
+  auto found = workspace->FindCompleteMeasurement(Key("h1"));
+  ASSERT_TRUE(found.ok() && found->has_value());
+  ASSERT_EQ((*found)->events.size(), 4u);
+  EXPECT_EQ((*found)->events[0].phase, "device");
+  EXPECT_EQ((*found)->events[1].event["median_s"], 1e-5);
+  EXPECT_EQ((*found)->events[2].phase, "check");
+  EXPECT_EQ((*found)->events[3].phase, "outcome");
+  EXPECT_EQ((*found)->events[3].event["status"], "ok");
+  EXPECT_FALSE(workspace->FindCompleteMeasurement(Key("h2"))->has_value());
+  EXPECT_EQ(workspace->MeasurementEvents(1, Key("h2"))->size(), 1u);
+  EXPECT_TRUE(workspace->MeasurementEvents(101, Key("h1"))->empty());
 }
 
 TEST_F(WorkspaceTest, KeepsEventsWithInvalidUtf8FromTheChild) {
