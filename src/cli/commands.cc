@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
-#include <map>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "app/bench.h"
@@ -264,13 +264,15 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
   command.add_option("--device", options->measure.device, "CUDA device ordinal")->capture_default_str();
   command.add_flag("--compile-only", options->measure.compile_only, "Only compile (no GPU needed)");
   command
-      .add_option("--reference-cache", options->measure.reference_cache,
-                  "Reuse the expected outputs and seeds of an earlier run: auto (imported KernelBench tasks), "
-                  "on, off")
+      .add_option(
+          "--reference-cache", options->measure.reference_cache,
+          "Reuse the expected outputs and seeds of an earlier run: auto (imported KernelBench tasks), "
+          "on, off")
       ->transform(CLI::CheckedTransformer(
-          std::map<std::string, MeasureSettings::ReferenceCache>{{"auto", MeasureSettings::ReferenceCache::kAuto},
-                                                                 {"on", MeasureSettings::ReferenceCache::kOn},
-                                                                 {"off", MeasureSettings::ReferenceCache::kOff}},
+          std::map<std::string, MeasureSettings::ReferenceCache>{
+              {"auto", MeasureSettings::ReferenceCache::kAuto},
+              {"on", MeasureSettings::ReferenceCache::kOn},
+              {"off", MeasureSettings::ReferenceCache::kOff}},
           CLI::ignore_case));
   command.footer(
       "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "

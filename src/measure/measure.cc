@@ -466,7 +466,8 @@ bool MeasureSession::Impl::UseCachedReference(Item& item) {
   if (!cached_reference_) return false;
   CachedReference cached = std::move(*cached_reference_);
   cached_reference_.reset();
-  MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash, std::string(EntryRoleName(EntryRole::kReference))};
+  MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash,
+                     std::string(EntryRoleName(EntryRole::kReference))};
   Result<std::vector<StoredEvent>> events = workspace_->MeasurementEvents(cached.run_id, key);
   Result<ChildRun> run = events.ok() ? ChildRunFromStored(*events) : Result<ChildRun>(events.status());
   if (!run.ok() || run->outcome.status != ChildOutcome::Status::kOk) {
