@@ -335,9 +335,22 @@ TEST_F(MeasureSessionTest, TheReferenceCacheServesALaterRunItsSeedsAndExpectedOu
   EXPECT_EQ(warm->reference.resumed_from_run, first->run_id);
   ASSERT_EQ(warm->candidates.size(), 1u);
   EXPECT_EQ(warm->candidates[0].status, MeasureStatus::kOk);
-  EXPECT_EQ(warm->candidates[0].checks_passed, 3u);
+  EXPECT_EQ(warm->candidates[0].checks_passed, warm->candidates[0].checks_total);
+  EXPECT_EQ(warm->candidates[0].checks_total, first->candidates[0].checks_total);
+  EXPECT_GE(warm->candidates[0].checks_total, 3u)
+      << "the three check rounds, judged against the cached frames";
   EXPECT_DOUBLE_EQ(warm->candidates[0].speedup.value_or(0), 2.0);
   EXPECT_THAT(testing::PrintToString(warm->notes), HasSubstr("reference cache"));
+
+  // The candidate is judged against the cached frames: one byte changed there fails it.
+  fs::path entry = fs::directory_iterator(workspace_ / "reference-cache")->path();
+  std::string frames = *ReadWholeFile((entry / "frames.bin").string());
+  frames.back() = static_cast<char>(frames.back() ^ 0x55);
+  ASSERT_TRUE(WriteFileAtomically((entry / "frames.bin").string(), frames).ok());
+  Result<MeasurementReport> tampered = Measure(settings_, environment_, *task, candidates);
+  ASSERT_TRUE(tampered.ok()) << tampered.status().message();
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 1u);
+  EXPECT_EQ(tampered->candidates[0].status, MeasureStatus::kFailed);
 
   // Off: the reference runs, with fresh seeds.
   settings_.reference_cache = MeasureSettings::ReferenceCache::kOff;
