@@ -18,10 +18,12 @@ Steps (each writes into OUT; every time is in seconds unless it says ms/us):
              their expected verdicts -> OUT/cheats/*.json
   kb_cheats  KernelBench's own eval of the ModelNew cheats and controls
              (in parallel), beside kopt's verdicts -> OUT/kb_eval_*.log
-  cost       one ModelNew candidate evaluated by KernelBench's own
-             eval_kernel_against_ref, cold (fresh extension build dir) then
-             warm, beside kopt bench of the same file, cold (fresh
-             workspace and compile cache) then warm -> OUT/cost.json
+  cost       one ModelNew candidate per --cost-problems evaluated by
+             KernelBench's own eval_kernel_against_ref, cold (fresh extension
+             build dir) then warm x --cost-reps, beside kopt bench of the same
+             file, cold (empty workspace: no compile or reference cache) then
+             warm x --cost-reps, each a new process; with the candidate and
+             reference children's event timelines from kopt's workspace
 Writes OUT/summary.md and OUT/summary.json. Exit 1 when a cheat got an
 unexpected verdict or a control failed.
 
@@ -51,7 +53,10 @@ EXAMPLES = [
     ("level2", "63_Gemm_ReLU_Divide", ["level2_63_Gemm_ReLU_Divide.cu"]),
     ("level2", "76_Gemm_Add_ReLU", ["level2_76_Gemm_Add_ReLU.cu"]),
 ]
-COST_PROBLEM = ("level1", "12_Matmul_with_diagonal_matrices_", "12_Matmul_with_diagonal_matrices__modelnew.py")
+COST_PROBLEMS = {
+    "88": ("level1", "88_MinGPTNewGelu", "88_MinGPTNewGelu_modelnew.py"),
+    "12": ("level1", "12_Matmul_with_diagonal_matrices_", "12_Matmul_with_diagonal_matrices__modelnew.py"),
+}
 
 
 def task_dir(out, level, stem):
@@ -98,6 +103,7 @@ def entries(report):
             "measure_s": quantity(entry.get("measure", {}).get("time")),
             "median_s": quantity(timing.get("median")),
             "speedup_vs_reference": quantity(entry.get("speedup")),
+            "resumed": entry.get("resumed_from_run"),
         }
     return out
 
@@ -252,37 +258,94 @@ def step_cheats(args, summary):
 KB_EVAL = os.path.join(HERE, "kernelbench_eval_driver.py")
 
 
+def child_timeline(workspace, run_id, role):
+    """The events of one child of `run_id` from the workspace database: when
+    each arrived (elapsed_s since the child started) and the runner's own step
+    times of the correctness rounds (generate, prepare, call, input_check,
+    send), summed over the rounds."""
+    import sqlite3
+    database = os.path.join(workspace, "kopt.db")
+    if not os.path.exists(database):
+        return None
+    connection = sqlite3.connect(database)
+    try:
+        rows = connection.execute("SELECT phase, event FROM measurements WHERE run_id = ? AND role = ? ORDER BY id",
+                                  (run_id, role)).fetchall()
+    finally:
+        connection.close()
+    timeline, steps = [], {}
+    for phase, text in rows:
+        event = json.loads(text)
+        label = phase + (f":{event.get('round')}{event.get('index')}" if phase == "outputs" else "")
+        if "elapsed_s" in event:
+            timeline.append([label, event["elapsed_s"]])
+        for name, seconds in (event.get("phase_seconds") or {}).items():
+            steps[name] = round(steps.get(name, 0) + seconds, 4)
+        if phase == "timing":
+            steps["timing_gpu_s"] = event.get("gpu_seconds")
+        if phase == "outcome":
+            timeline.append(["child_wall", event.get("seconds")])
+    return {"timeline": timeline, "round_steps_s": steps} if rows else None
+
+
+def kopt_cost_run(args, task, candidate, workspace, label):
+    report = os.path.join(args.out, f"kopt_cost_{label}.json")
+    code, wall, data = bench(args.kopt, task, [candidate], report, workspace, args.timing_seconds,
+                             os.path.join(args.out, f"kopt_cost_{label}.log"))
+    got = entries(data)
+    e = got.get(os.path.splitext(os.path.basename(candidate))[0], {})
+    run_id = ((data or {}).get("run") or {}).get("id")
+    reference = got.get("reference") or {}
+    return {"exit": code, "command_wall_s": round(wall, 3), "candidate": e,
+            "per_candidate_s": round((e.get("compile_s") or 0) + (e.get("measure_s") or 0), 3),
+            "reference": reference, "reference_end": (data or {}).get("reference_end") and {
+                "measure_s": quantity(data["reference_end"].get("measure", {}).get("time"))},
+            "notes": (data or {}).get("notes"),
+            "candidate_child": child_timeline(workspace, run_id, "candidate") if run_id else None,
+            "reference_child": child_timeline(workspace, run_id, "reference") if run_id else None}
+
+
 def step_cost(args, summary):
-    level, stem, candidate_file = COST_PROBLEM
-    task = task_dir(args.out, level, stem)
-    problem = os.path.join(task, "problem.py")
-    candidate = os.path.join(ROOT, "examples", "kernelbench", candidate_file)
-    cost = {"problem": f"{level}/{stem}", "candidate": candidate_file}
-    build = os.path.join(args.out, "kb_build")
-    shutil.rmtree(build, ignore_errors=True)
-    for phase in ("cold", "warm"):
-        log = os.path.join(args.out, f"kb_eval_{phase}.log")
-        code, wall = run([sys.executable, KB_EVAL, args.kb_package, problem, candidate, build], log,
-                         timeout=args.kb_timeout)
-        result = None
-        with open(log) as f:
-            for line in f:
-                if line.startswith("KBRESULT "):
-                    result = json.loads(line[9:])
-        cost[f"kernelbench_{phase}"] = {"exit": code, "wall_s": round(wall, 3), "result": result}
-    workspace = os.path.join(args.out, "ws_cost")
-    shutil.rmtree(workspace, ignore_errors=True)
-    for phase in ("cold", "warm"):
-        report = os.path.join(args.out, f"kopt_cost_{phase}.json")
-        code, wall, data = bench(args.kopt, task, [candidate], report, workspace, args.timing_seconds,
-                                 os.path.join(args.out, f"kopt_cost_{phase}.log"))
-        got = entries(data)
-        name = os.path.splitext(candidate_file)[0]
-        e = got.get(name, {})
-        cost[f"kopt_{phase}"] = {"exit": code, "command_wall_s": round(wall, 3), "candidate": e,
-                                 "per_candidate_s": round((e.get("compile_s") or 0) + (e.get("measure_s") or 0), 3),
-                                 "reference": got.get("reference")}
-    summary["cost"] = cost
+    """Cost per candidate, in one run, for each of --cost-problems: KernelBench's
+    own eval_kernel_against_ref of the ModelNew file, cold (fresh extension build
+    directory, new process) then warm (same build directory, new process) x
+    --cost-reps; then kopt bench of the same file in a new process each time:
+    cold (empty workspace: no compile cache, no reference cache), then warm (the
+    same workspace: compile cache and reference cache populated by the cold run,
+    --rerun so the candidate is measured again, not reported from the store) x
+    --cost-reps."""
+    results = []
+    for item in args.cost_problems.split(","):
+        level, stem, candidate_file = COST_PROBLEMS[item]
+        task = task_dir(args.out, level, stem)
+        problem = os.path.join(task, "problem.py")
+        candidate = os.path.join(ROOT, "examples", "kernelbench", candidate_file)
+        cost = {"problem": f"{level}/{stem}", "candidate": candidate_file, "kernelbench": [], "kopt": []}
+        build = os.path.join(args.scratch, f"kb_build_{stem}")
+        shutil.rmtree(build, ignore_errors=True)
+        for rep in range(1 + args.cost_reps):
+            phase = "cold" if rep == 0 else "warm"
+            log = os.path.join(args.out, f"kb_eval_{stem}_{rep}_{phase}.log")
+            code, wall = run([sys.executable, KB_EVAL, args.kb_package, problem, candidate, build], log,
+                             timeout=args.kb_timeout)
+            result = None
+            with open(log) as f:
+                for line in f:
+                    if line.startswith("KBRESULT "):
+                        result = json.loads(line[9:])
+            cost["kernelbench"].append({"phase": phase, "exit": code, "wall_s": round(wall, 3), "result": result})
+            summary["cost"] = results + [cost]
+            write_summary(args, summary)
+        workspace = os.path.join(args.scratch, f"ws_cost_{stem}")
+        shutil.rmtree(workspace, ignore_errors=True)
+        for rep in range(1 + args.cost_reps):
+            phase = "cold" if rep == 0 else "warm"
+            cost["kopt"].append({"phase": phase, **kopt_cost_run(args, task, candidate, workspace,
+                                                                 f"{stem}_{rep}_{phase}")})
+            summary["cost"] = results + [cost]
+            write_summary(args, summary)
+        results.append(cost)
+        summary["cost"] = results
 
 
 def step_kb_cheats(args, summary):
@@ -353,17 +416,21 @@ def write_summary(args, summary):
             lines.append(f"| {v['file']} | {v['problem']} | {' or '.join(v['expect'])} | {v['got']} | "
                          f"{'ok' if v['ok'] else 'WRONG: ' + v['message'][:120]} |")
         lines.append("")
-    if "cost" in summary:
-        c = summary["cost"]
-        lines += [f"Cost per candidate ({c['problem']}, {c['candidate']}):", ""]
-        for phase in ("cold", "warm"):
-            kb = c.get(f"kernelbench_{phase}", {})
-            ko = c.get(f"kopt_{phase}", {})
-            lines.append(f"- {phase}: KernelBench eval_kernel_against_ref {kb.get('wall_s')} s "
-                         f"(correct: {(kb.get('result') or {}).get('correctness')}); kopt: candidate "
-                         f"{ko.get('per_candidate_s')} s (compile {ko.get('candidate', {}).get('compile_s')} s, "
-                         f"child {ko.get('candidate', {}).get('measure_s')} s), whole command "
-                         f"{ko.get('command_wall_s')} s (verdict {ko.get('candidate', {}).get('status')})")
+    for c in summary.get("cost", []):
+        lines += [f"Cost per candidate ({c['problem']}, {c['candidate']}), each a new process:", "",
+                  "| who | phase | whole command (s) | compile (s) | candidate child (s) | reference child (s) | "
+                  "reference end (s) | verdict |", "|---|---|---|---|---|---|---|---|"]
+        for kb in c["kernelbench"]:
+            r = kb.get("result") or {}
+            lines.append(f"| KernelBench eval_kernel_against_ref | {kb['phase']} | {kb['wall_s']} | - | - | - | - | "
+                         f"correct {r.get('correctness')} (import torch {r.get('import_s')} s) |")
+        for ko in c["kopt"]:
+            e = ko.get("candidate") or {}
+            ref = ko.get("reference") or {}
+            lines.append(f"| kopt bench | {ko['phase']} | {ko['command_wall_s']} | {e.get('compile_s')} "
+                         f"(cached {e.get('compile_cached')}) | {e.get('measure_s')} | "
+                         f"{ref.get('measure_s')} (from run {ref.get('resumed') }) | "
+                         f"{(ko.get('reference_end') or {}).get('measure_s')} | {e.get('status')} {e.get('kind') or ''} |")
         lines.append("")
     if "kernelbench_on_cheats" in summary:
         lines += ["KernelBench's own eval on the ModelNew cases (runtime fields in ms):", "",
@@ -386,9 +453,14 @@ def main():
     parser.add_argument("--steps", default="import,eager,examples,cheats,cost,kb_cheats")
     parser.add_argument("--timing-seconds", default="1")
     parser.add_argument("--kb-timeout", type=float, default=200)
+    parser.add_argument("--scratch", help="folder for the cost step's workspaces and KernelBench build "
+                        "directories (large: a reference cache holds every expected output); default OUT")
+    parser.add_argument("--cost-problems", default="88", help="comma-separated keys of COST_PROBLEMS")
+    parser.add_argument("--cost-reps", type=int, default=3, help="warm repetitions (and cold kopt runs)")
     parser.add_argument("--torch-compile", action="store_true", help="also time torch.compile for one problem")
     args = parser.parse_args()
     args.kopt = os.path.abspath(args.kopt)
+    args.scratch = args.scratch or args.out
     os.makedirs(args.out, exist_ok=True)
     summary = {"schema": "kopt.kernelbench.compare/1"}
     started = time.perf_counter()

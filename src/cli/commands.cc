@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "app/bench.h"
@@ -262,6 +263,17 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
   command.add_flag("--rerun", options->measure.rerun, "Measure again what the workspace already has");
   command.add_option("--device", options->measure.device, "CUDA device ordinal")->capture_default_str();
   command.add_flag("--compile-only", options->measure.compile_only, "Only compile (no GPU needed)");
+  command
+      .add_option(
+          "--reference-cache", options->measure.reference_cache,
+          "Reuse the expected outputs and seeds of an earlier run: auto (imported KernelBench tasks), "
+          "on, off")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, MeasureSettings::ReferenceCache>{
+              {"auto", MeasureSettings::ReferenceCache::kAuto},
+              {"on", MeasureSettings::ReferenceCache::kOn},
+              {"off", MeasureSettings::ReferenceCache::kOff}},
+          CLI::ignore_case));
   command.footer(
       "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "
       "on bad input.\n\nExamples:\n  kopt bench examples/tasks/saxpy\n"

@@ -24,6 +24,7 @@
 #include "measure/bench_verdict.h"
 #include "measure/child_outcome.h"
 #include "measure/measure_plan.h"
+#include "measure/reference_cache.h"
 #include "measure/runner_client.h"
 #include "profile/ncu_collector.h"
 #include "store/workspace.h"
@@ -229,6 +230,14 @@ class MeasureSession::Impl {
   OutputFrames expected_frames_;
   bool have_expected_ = false;
   int64_t l2_bytes_ = 0;  // from the reference child's device event
+  // The reference-output cache (measure/reference_cache.h): the key when it
+  // is used in this session ("" otherwise), the entry found at Begin, and
+  // whether the expected outputs came from it.
+  std::string reference_cache_key_;
+  std::optional<CachedReference> cached_reference_;
+  bool reference_from_cache_ = false;
+  bool UseCachedReference(Item& item);
+  void StoreReferenceInCache(const Item& item);
 };
 
 Status MeasureSession::Impl::Begin(const std::string& task_directory) {
@@ -241,6 +250,25 @@ Status MeasureSession::Impl::Begin(const std::string& task_directory) {
   report_.settings["compiler"] = {{"flags", compiler_->flags()},
                                   {"nvcc_version_sha256", Sha256Hex(compiler_->nvcc_version())}};
   report_.settings_hash = Sha256Hex(report_.settings.dump());
+  bool cache_wanted = settings_.reference_cache == MeasureSettings::ReferenceCache::kOn ||
+                      (settings_.reference_cache == MeasureSettings::ReferenceCache::kAuto &&
+                       fs::exists(fs::path(task_directory) / "kernelbench.json"));
+  if (cache_wanted && plan_.live_gpu && !settings_.compile_only) {
+    Result<std::string> key =
+        ReferenceCacheKey(task_directory, report_.settings_hash, plan_.live_gpu->name, settings_.seed);
+    if (key.ok()) {
+      reference_cache_key_ = *key;
+      cached_reference_ = LoadCachedReference(workspace_->directory(), *key);
+      // The entry's seeds: every candidate judged against it sees the same (still one per round).
+      if (cached_reference_ && cached_reference_->seeds.size() == plan_.seeds.size()) {
+        plan_.seeds = cached_reference_->seeds;
+      } else {
+        cached_reference_.reset();
+      }
+    } else {
+      report_.notes.push_back(key.status().message() + "; the reference is measured without the cache");
+    }
+  }
   report_.task = plan_.task.name;
   report_.task_directory = task_directory;
   report_.architecture = plan_.architecture;
@@ -378,6 +406,7 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
     if (resumed) return Status::Ok();
   }
   bool is_reference = child.role != EntryRole::kCandidate;
+  if (child.role == EntryRole::kReference && !have_expected_ && UseCachedReference(item)) return Status::Ok();
   const CompileResult& reference = items_[0]->compile->value();
   RunnerRequestOptions request_options;
   request_options.check = child.check;
@@ -421,11 +450,50 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
     expected_frames_ = std::move(run.frames);
     have_expected_ = true;
     if (run.events.device) l2_bytes_ = run.events.device->l2_bytes;
+    ApplyChildRun(run, item.entry);
+    if (child.check && child.timing == settings_.time) StoreReferenceInCache(item);
   }
   ApplyChildRun(run, item.entry);
   item.entry.resumed_from_run.reset();
   if (run.below_floor) return RemeasureBelowFloor(item, run);
   return Status::Ok();
+}
+
+// The expected outputs, seeds and reference measurement from the cache
+// entry found at Begin; false (the child runs) when there is none or its
+// events are not in the workspace any more.
+bool MeasureSession::Impl::UseCachedReference(Item& item) {
+  if (!cached_reference_) return false;
+  CachedReference cached = std::move(*cached_reference_);
+  cached_reference_.reset();
+  MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash,
+                     std::string(EntryRoleName(EntryRole::kReference))};
+  Result<std::vector<StoredEvent>> events = workspace_->MeasurementEvents(cached.run_id, key);
+  Result<ChildRun> run = events.ok() ? ChildRunFromStored(*events) : Result<ChildRun>(events.status());
+  if (!run.ok() || run->outcome.status != ChildOutcome::Status::kOk) {
+    report_.notes.push_back("reference cache: the measurement of run " + std::to_string(cached.run_id) +
+                            " is not in the workspace (" +
+                            (run.ok() ? std::string("it did not pass") : run.status().message()) +
+                            "); the reference runs now");
+    return false;
+  }
+  ApplyChildRun(*run, item.entry);
+  item.entry.resumed_from_run = cached.run_id;
+  expected_frames_ = std::move(cached.frames);
+  have_expected_ = true;
+  reference_from_cache_ = true;
+  if (run->events.device) l2_bytes_ = run->events.device->l2_bytes;
+  report_.notes.push_back("reference: expected outputs, seeds and timing from the reference cache (run " +
+                          std::to_string(cached.run_id) +
+                          "); not re-timed at the end (--reference-cache off measures it now)");
+  return true;
+}
+
+void MeasureSession::Impl::StoreReferenceInCache(const Item& item) {
+  if (reference_cache_key_.empty() || !item.entry.ok()) return;
+  Status stored = StoreCachedReference(workspace_->directory(), reference_cache_key_, report_.run_id,
+                                       plan_.seeds, expected_frames_);
+  if (!stored.ok()) report_.notes.push_back(stored.message());
 }
 
 // A candidate timed below the floor is measured again with fresh input
@@ -604,7 +672,7 @@ Result<std::vector<MeasurementEntry>> MeasureSession::Impl::MeasurePending(size_
 }
 
 Status MeasureSession::Impl::RetimeReference() {
-  if (!settings_.time || !measured_fresh_) return Status::Ok();
+  if (!settings_.time || !measured_fresh_ || reference_from_cache_) return Status::Ok();
   Item again = *items_[0];
   again.entry.role = EntryRole::kReferenceAgain;
   again.entry.name = "reference (end)";

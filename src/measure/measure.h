@@ -72,6 +72,16 @@ struct MeasureSettings {
   // turns it into include directories (MeasureSession::Open does when the
   // command has not).
   std::string cutlass;
+  // The reference-output cache (measure/reference_cache.h; docs/kernelbench.md
+  // "Cost per candidate"): kAuto uses it for tasks whose reference is a
+  // PyTorch bridge (an imported KernelBench task: kernelbench.json in the task
+  // directory), kOn for every task, kOff never (neither read nor written).
+  // With it, a run whose key has an entry takes that entry's seeds, expected
+  // outputs and reference timing instead of running the reference child (and
+  // does not re-time the reference at the end); a run without an entry runs
+  // the reference and writes one. --rerun still re-measures the candidates.
+  enum class ReferenceCache { kAuto, kOn, kOff };
+  ReferenceCache reference_cache = ReferenceCache::kAuto;
 };
 
 // Makes settings.include_directories absolute (InvalidInput naming

@@ -306,6 +306,64 @@ TEST_F(MeasureSessionTest, OneShotMeasureReportsInTheOrderGivenAndReusesStoredRe
   EXPECT_EQ(children_.RunnerCallsFor("fast.candidate"), 1u);
 }
 
+TEST_F(MeasureSessionTest, TheReferenceCacheServesALaterRunItsSeedsAndExpectedOutputs) {
+  environment_.query_gpus = [] {
+    GpuSpec gpu = *FindGpu("h200");
+    gpu.name = "NVIDIA H200";
+    gpu.device_index = 0;
+    return Result<std::vector<GpuSpec>>(std::vector<GpuSpec>{gpu});
+  };
+  settings_.seed.reset();  // random seeds: the second run must take the first run's
+  settings_.seeds = 3;
+  settings_.rerun = true;  // measure the candidate again each time
+  settings_.reference_cache = MeasureSettings::ReferenceCache::kOn;
+  Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+  ASSERT_TRUE(task.ok());
+  std::vector<CandidateSource> candidates = {{"fast", "", "// FAST\n"}};
+  Result<MeasurementReport> first = Measure(settings_, environment_, *task, candidates);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 1u);
+  EXPECT_EQ(children_.RunnerCallsFor("reference_end"), 1u);
+  EXPECT_TRUE(fs::is_directory(workspace_ / "reference-cache"));
+
+  Result<MeasurementReport> warm = Measure(settings_, environment_, *task, candidates);
+  ASSERT_TRUE(warm.ok()) << warm.status().message();
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 1u) << "the reference child did not run again";
+  EXPECT_EQ(children_.RunnerCallsFor("reference_end"), 1u) << "a cached reference is not re-timed";
+  EXPECT_EQ(children_.RunnerCallsFor("fast.candidate"), 2u);
+  EXPECT_EQ(warm->seeds, first->seeds);
+  EXPECT_EQ(warm->reference.resumed_from_run, first->run_id);
+  ASSERT_EQ(warm->candidates.size(), 1u);
+  EXPECT_EQ(warm->candidates[0].status, MeasureStatus::kOk);
+  EXPECT_EQ(warm->candidates[0].checks_passed, warm->candidates[0].checks_total);
+  EXPECT_EQ(warm->candidates[0].checks_total, first->candidates[0].checks_total);
+  EXPECT_GE(warm->candidates[0].checks_total, 3u)
+      << "the three check rounds, judged against the cached frames";
+  EXPECT_DOUBLE_EQ(warm->candidates[0].speedup.value_or(0), 2.0);
+  EXPECT_THAT(testing::PrintToString(warm->notes), HasSubstr("reference cache"));
+
+  // The candidate is judged against the cached frames: one byte changed there fails it.
+  fs::path entry = fs::directory_iterator(workspace_ / "reference-cache")->path();
+  std::string frames = *ReadWholeFile((entry / "frames.bin").string());
+  frames.back() = static_cast<char>(frames.back() ^ 0x55);
+  ASSERT_TRUE(WriteFileAtomically((entry / "frames.bin").string(), frames).ok());
+  Result<MeasurementReport> tampered = Measure(settings_, environment_, *task, candidates);
+  ASSERT_TRUE(tampered.ok()) << tampered.status().message();
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 1u);
+  EXPECT_EQ(tampered->candidates[0].status, MeasureStatus::kFailed);
+
+  // Off: the reference runs, with fresh seeds.
+  settings_.reference_cache = MeasureSettings::ReferenceCache::kOff;
+  Result<MeasurementReport> off = Measure(settings_, environment_, *task, candidates);
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 2u);
+  EXPECT_NE(off->seeds, first->seeds);
+  // Auto: saxpy has no kernelbench.json, so no cache.
+  settings_.reference_cache = MeasureSettings::ReferenceCache::kAuto;
+  ASSERT_TRUE(Measure(settings_, environment_, *task, candidates).ok());
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 3u);
+}
+
 TEST_F(MeasureSessionTest, CompileOnlyRunsNothing) {
   settings_.compile_only = true;
   environment_.runner_program.clear();
