@@ -266,8 +266,8 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
   command
       .add_option(
           "--reference-cache", options->measure.reference_cache,
-          "Reuse the expected outputs and seeds of an earlier run: auto (imported KernelBench tasks), "
-          "on, off")
+          "Reuse the expected outputs and seeds of an earlier run (trusted candidates only: they sit in the "
+          "workspace): off (default), auto (imported KernelBench tasks), on")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, MeasureSettings::ReferenceCache>{
               {"auto", MeasureSettings::ReferenceCache::kAuto},

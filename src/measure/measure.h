@@ -73,7 +73,10 @@ struct MeasureSettings {
   // command has not).
   std::string cutlass;
   // The reference-output cache (measure/reference_cache.h; docs/kernelbench.md
-  // "Cost per candidate"): kAuto uses it for tasks whose reference is a
+  // "Cost per candidate"). Off by default: the cached expected outputs sit in
+  // the workspace, where a hostile candidate (same user, no sandbox) could
+  // find and copy them, and its seeds repeat across candidates; only a user
+  // who trusts the candidates turns it on. kAuto uses it for tasks whose reference is a
   // PyTorch bridge (an imported KernelBench task: kernelbench.json in the task
   // directory), kOn for every task, kOff never (neither read nor written).
   // With it, a run whose key has an entry takes that entry's seeds, expected
@@ -81,7 +84,7 @@ struct MeasureSettings {
   // does not re-time the reference at the end); a run without an entry runs
   // the reference and writes one. --rerun still re-measures the candidates.
   enum class ReferenceCache { kAuto, kOn, kOff };
-  ReferenceCache reference_cache = ReferenceCache::kAuto;
+  ReferenceCache reference_cache = ReferenceCache::kOff;
 };
 
 // Makes settings.include_directories absolute (InvalidInput naming
