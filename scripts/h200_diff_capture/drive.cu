@@ -26,12 +26,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cmath>
 #include <cstring>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -64,7 +64,9 @@ static void Fill(const Tensor& t, uint64_t seed, std::vector<unsigned char>& hos
       std::uniform_real_distribution<double> uniform(t.p1, t.p2);
       std::student_t_distribution<double> student(t.p1 > 0 ? t.p1 : 3.0);
       for (size_t i = c * chunk; i < std::min(t.elements, (c + 1) * chunk); ++i) {
-        double v = t.kind == "normal" ? normal(engine) : t.kind == "uniform" ? uniform(engine) : student(engine) * t.p2;
+        double v = t.kind == "normal"    ? normal(engine)
+                   : t.kind == "uniform" ? uniform(engine)
+                                         : student(engine) * t.p2;
         if (t.dtype == "f32") {
           float f = static_cast<float>(v);
           std::memcpy(&host[i * 4], &f, 4);
@@ -215,7 +217,8 @@ static bool RunItem(int index, const std::string& label, const std::string& lib,
   ResetOutputs(inputs);
   bool ok = true;
   auto call = [&] { launch(inputs.pointers.data(), scalar_pointers.data(), stream); };
-  bool checks = std::any_of(inputs.expected.begin(), inputs.expected.end(), [](auto& e) { return !e.empty(); });
+  bool checks =
+      std::any_of(inputs.expected.begin(), inputs.expected.end(), [](auto& e) { return !e.empty(); });
   if (checks) {
     call();
     ok = cudaDeviceSynchronize() == cudaSuccess;
@@ -255,7 +258,8 @@ static bool RunItem(int index, const std::string& label, const std::string& lib,
 }
 
 // "reference LIB SPEC RTOL ATOL": the expected f32 outputs of SPEC's inputs.
-static bool RunReference(const std::string& lib, const std::string& spec, double rtol, double atol, Inputs& inputs) {
+static bool RunReference(const std::string& lib, const std::string& spec, double rtol, double atol,
+                         Inputs& inputs) {
   if (!PrepareInputs(spec, inputs)) return false;
   LaunchFunction launch = Open(lib, "reference", -1);
   if (launch == nullptr) return false;
@@ -279,7 +283,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string mode = argc > 2 ? argv[2] : "";
-  const Timing timing = mode == "--time" ? Timing::kWarm : mode == "--cold-time" ? Timing::kCold : Timing::kNone;
+  const Timing timing = mode == "--time"        ? Timing::kWarm
+                        : mode == "--cold-time" ? Timing::kCold
+                                                : Timing::kNone;
   std::ifstream plan(argv[1]);
   int index = 0, failures = 0;
   Inputs inputs;
