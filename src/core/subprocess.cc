@@ -411,13 +411,17 @@ class SystemCommandRunner : public CommandRunner {
   }
 
   std::string FindProgram(const std::string& program) override {
-    if (program.empty()) return "";
-    if (program.find('/') != std::string::npos) return IsExecutableFile(program) ? program : "";
-    return SearchPath(program, ParentPath());
+    return FindProgramOnPath(program);
   }
 };
 
 }  // namespace
+
+std::string FindProgramOnPath(const std::string& program) {
+  if (program.empty()) return "";
+  if (program.find('/') != std::string::npos) return IsExecutableFile(program) ? program : "";
+  return SearchPath(program, ParentPath());
+}
 
 double ArrivalSeconds(const std::vector<OutputArrival>& arrivals, size_t end_offset) {
   for (const OutputArrival& arrival : arrivals) {

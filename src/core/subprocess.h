@@ -88,6 +88,10 @@ class CommandRunner {
 
 std::unique_ptr<CommandRunner> MakeSystemCommandRunner();
 
+// The system runner's lookup: the full path of `program` when it is an
+// executable path, or found on this process's PATH (absolute), else "".
+std::string FindProgramOnPath(const std::string& program);
+
 // The parent-clock arrival time of the stdout byte just before `end_offset`
 // (the end of a line): the first arrival whose piece reaches it; the last
 // arrival's time when none does; 0 without arrivals.

@@ -1,7 +1,6 @@
 #include "measure/reference_cache.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "core/subprocess.h"
 
 namespace kopt {
 namespace {
@@ -25,23 +25,7 @@ constexpr const char* kSchema = "kopt.reference_cache/1";
 std::string PythonIdentity() {
   const char* configured = std::getenv("KOPT_PYTHON");
   std::string program = configured && *configured ? configured : "python3";
-  std::string path = program;
-  if (program.find('/') == std::string::npos) {
-    const char* search = std::getenv("PATH");
-    std::string directories = search ? search : "";
-    size_t start = 0;
-    path.clear();
-    while (start <= directories.size()) {
-      size_t end = directories.find(':', start);
-      if (end == std::string::npos) end = directories.size();
-      std::string candidate = directories.substr(start, end - start) + "/" + program;
-      if (access(candidate.c_str(), X_OK) == 0) {
-        path = candidate;
-        break;
-      }
-      start = end + 1;
-    }
-  }
+  std::string path = FindProgramOnPath(program);
   struct stat info {};
   if (path.empty() || stat(path.c_str(), &info) != 0) return program + " (not found)";
   std::error_code error;
