@@ -446,14 +446,14 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
     gpu_ = key.gpu;
     KOPT_RETURN_IF_ERROR(workspace_->SetRunGpu(report_.run_id, gpu_));
   }
-  if (child.role == EntryRole::kReference && !have_expected_) {
+  const bool first_reference = child.role == EntryRole::kReference && !have_expected_;
+  if (first_reference) {
     expected_frames_ = std::move(run.frames);
     have_expected_ = true;
     if (run.events.device) l2_bytes_ = run.events.device->l2_bytes;
-    ApplyChildRun(run, item.entry);
-    if (child.check && child.timing == settings_.time) StoreReferenceInCache(item);
   }
   ApplyChildRun(run, item.entry);
+  if (first_reference && child.check && child.timing == settings_.time) StoreReferenceInCache(item);
   item.entry.resumed_from_run.reset();
   if (run.below_floor) return RemeasureBelowFloor(item, run);
   return Status::Ok();
