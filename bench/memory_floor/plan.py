@@ -7,7 +7,7 @@
                         WORK/<task>/time.txt (a "reference" line on the main size, seed 11, then every
                         item: the drive plan of the timed runs) and WORK/<task>/check.txt (per
                         [[variant]] size of task.toml: a reference line, then every candidate item:
-                        the correctness plan at the odd sizes).
+                        the correctness plan at the odd sizes, and EXTRA_CHECKS).
 
 Items per task (ITEMS below): the current best configuration of the committed space, the
 hand-written candidates, a small sweep of each new tunable file's knobs, and the probes of this
@@ -54,6 +54,11 @@ ITEMS = {
         ("bench/memory_floor/copy_probe_stencil2d.cu", [], [()]),
     ],
 }
+
+
+# Sizes checked beside the task's [[variant]]s: stencil2d's variants all have W % 4 != 0 (the bulk
+# kernel's fallback path); these take its copy-engine path with a ragged last strip and row block.
+EXTRA_CHECKS = {"stencil2d": [{"H": 1000, "W": 1028}, {"H": 67, "W": 1540}]}
 
 
 def selfcheck_module(root):
@@ -127,7 +132,7 @@ def main(root, work):
             f.write(f"reference {reference} {spec} {rtol} {atol}\n")
             f.writelines(f"{label} {lib} {spec} 1\n" for label, lib, _ in items)
         with open(os.path.join(work, task, "check.txt"), "w") as f:
-            for k, variant in enumerate(toml.get("variant", [])):
+            for k, variant in enumerate(toml.get("variant", []) + EXTRA_CHECKS.get(task, [])):
                 variant_spec = os.path.join(work, f"{task}.variant{k}.spec")
                 with open(variant_spec, "w") as g:
                     g.write(selfcheck.spec_text(toml, {**scalars, **variant}, 12 + k, False))
