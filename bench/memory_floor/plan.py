@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Plans bench/memory_floor/run.sh: the issue-13 memory-floor sweep of reduce_sum and stencil2d.
 
-  plan.py ROOT WORK     writes WORK/jobs.txt (one nvcc command per library, built as `kopt bench`
+  plan.py ROOT WORK ROUND
+                        ROUND: 1 or 2 (the item lists ROUND1, ROUND2 below, one per device call);
+                        writes WORK/jobs.txt (one nvcc command per library, built as `kopt bench`
                         builds a candidate: the wrapper of examples/tasks/check_compile.sh, the flags
                         of bench/tuning_capture/plan.py, each configuration's parameters as -D),
                         WORK/<task>/time.txt (a "reference" line on the main size, seed 11, then every
@@ -9,7 +11,7 @@
                         [[variant]] size of task.toml: a reference line, then every candidate item:
                         the correctness plan at the odd sizes, and EXTRA_CHECKS).
 
-Items per task (ITEMS below): the current best configuration of the committed space, the
+Items per task (ROUND1, ROUND2 below): the current best configuration of the committed space, the
 hand-written candidates, a small sweep of each new tunable file's knobs, and the probes of this
 folder (a same-bytes device-to-device copy; for reduce_sum a pure-read kernel). Labels follow the
 tuning caches: <file stem>__<values in declaration order joined by _>.
@@ -21,7 +23,7 @@ import tomllib
 FLAGS = "-O3 -std=c++17 -lineinfo -arch=sm_90a -cudart shared -Xcompiler -fPIC -shared -Xlinker -z,defs"
 
 # (source relative to the repository, parameter names in declaration order, list of value tuples)
-ITEMS = {
+ROUND1 = {
     "reduce_sum": [
         ("examples/tasks/reduce_sum/tunable/reduce_sum_tunable.cu", ["BLOCK_SIZE", "VEC", "UNROLL", "BLOCKS_PER_SM"],
          [(512, 4, 4, 2), (1024, 2, 4, 2)]),
@@ -55,6 +57,35 @@ ITEMS = {
     ],
 }
 
+
+# Round 2 (device call 2): the winners of round 1 beside the current best, the probes, a copy
+# kernel, more knobs around the best streaming reduce_sum, and the pipelined stencil window.
+ROUND2 = {
+    "reduce_sum": [
+        ("examples/tasks/reduce_sum/tunable/reduce_sum_tunable.cu", ["BLOCK_SIZE", "VEC", "UNROLL", "BLOCKS_PER_SM"],
+         [(512, 4, 4, 2)]),
+        ("examples/tasks/reduce_sum/candidates/reduce_sum_atomic.cu", [], [()]),
+        ("examples/tasks/reduce_sum/tunable/reduce_sum_stream.cu",
+         ["BLOCK_SIZE", "UNROLL", "BLOCKS_PER_SM", "CHUNKED", "HINT"],
+         [(512, 8, 2, 0, 1), (512, 8, 2, 0, 0), (1024, 4, 2, 0, 1), (512, 8, 3, 0, 1), (256, 16, 3, 0, 1),
+          (512, 4, 3, 0, 1), (256, 8, 4, 0, 1), (256, 16, 2, 0, 1), (1024, 8, 1, 0, 1), (512, 16, 1, 0, 1),
+          (1024, 2, 2, 0, 1), (512, 8, 3, 0, 0)]),
+        ("bench/memory_floor/read_probe.cu", ["BLOCKS_PER_SM", "UNROLL", "HINT"],
+         [(2, 8, 1), (4, 4, 0), (3, 8, 1), (2, 8, 0)]),
+        ("bench/memory_floor/copy_probe_reduce_sum.cu", [], [()]),
+    ],
+    "stencil2d": [
+        ("examples/tasks/stencil2d/tunable/stencil2d_tunable.cu", ["BLOCK_X", "BLOCK_Y", "VEC", "ROWS"],
+         [(128, 2, 4, 4), (64, 4, 4, 4)]),
+        ("examples/tasks/stencil2d/tunable/stencil2d_pipe.cu", ["BLOCK_X", "ROWS", "PF"],
+         [(128, 64, 4), (128, 64, 2), (128, 64, 3), (128, 64, 6), (128, 32, 4), (128, 16, 4), (128, 128, 4),
+          (64, 64, 4), (256, 64, 4), (256, 32, 2), (256, 16, 3), (64, 32, 2), (512, 16, 2), (128, 8, 4),
+          (64, 128, 3), (256, 128, 2), (128, 32, 8), (64, 16, 6)]),
+        ("bench/memory_floor/copy_kernel_probe_stencil2d.cu", ["BLOCKS_PER_SM", "UNROLL"], [(4, 4), (2, 8)]),
+        ("bench/memory_floor/copy_probe_stencil2d.cu", [], [()]),
+    ],
+}
+ROUNDS = {"1": ROUND1, "2": ROUND2}
 
 # Sizes checked beside the task's [[variant]]s: stencil2d's variants all have W % 4 != 0 (the bulk
 # kernel's fallback path); these take its copy-engine path with a ragged last strip and row block.
@@ -95,11 +126,11 @@ def wrapper_text(toml, source):
         "}", ""])
 
 
-def main(root, work):
+def main(root, work, items):
     selfcheck = selfcheck_module(root)
     nvcc = os.environ.get("NVCC", "nvcc")
     jobs = []
-    for task, groups in ITEMS.items():
+    for task, groups in items.items():
         task_dir = os.path.join(root, "examples", "tasks", task)
         with open(os.path.join(task_dir, "task.toml"), "rb") as f:
             toml = tomllib.load(f)
@@ -144,6 +175,6 @@ def main(root, work):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4 or sys.argv[3] not in ROUNDS:
         sys.exit(__doc__)
-    main(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
+    main(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), ROUNDS[sys.argv[3]])

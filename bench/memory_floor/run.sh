@@ -8,27 +8,37 @@
 # (seed 11) and at every [[variant]] size. Run from the repository root on the device:
 #   OUT=/some/dir bash bench/memory_floor/run.sh
 # Needs nvcc and python3 (no torch, no carried binaries). Never changes clocks or device settings.
-# Writes $OUT/h13/: env.txt, log.txt, summary.txt (the table printed at the end),
+# Writes $OUT/h13/summary.txt (the table printed at the end) and $OUT/h13/memory_floor.tar.gz
+# holding memory_floor/: env.txt, log.txt, summary.txt,
 #   <task>.cold1.txt   drive --cold-time, plan order
 #   <task>.cold2.txt   drive --cold-time, reverse order (drift and noise between the passes)
 #   <task>.clean.txt   drive --cold-time-clean (the flush reads 256 MiB instead of writing it: the
 #                      timed call then writes back no dirty lines of the flush)
 #   <task>.check.txt   the variant sizes: "CHECK label ok|fail worst" per candidate
-# Environment: BUDGET_S (default 300: later steps are skipped once it is spent).
+# Environment: ROUND (the item list of plan.py, default 2), BUDGET_S (default 300: later steps are
+# skipped once it is spent).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(pwd)"
 OUT="${OUT:-$root/out}"
-RES="$OUT/h13"
 WORK="${WORK:-/tmp/memory_floor}"
+RES="$WORK/results/memory_floor"
 BUDGET_S="${BUDGET_S:-300}"
-mkdir -p "$RES" "$WORK"
+ROUND="${ROUND:-2}"
+rm -rf "$WORK/results"
+mkdir -p "$RES" "$OUT/h13"
 pick_tool() { command -v "$1" 2>/dev/null || echo "/usr/local/cuda/bin/$1"; }
 NVCC="${NVCC:-$(pick_tool nvcc)}"
 export NVCC
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 log() { echo "[memory_floor $(date +%T) ${SECONDS}s] $*" | tee -a "$RES/log.txt"; }
 left() { echo $((BUDGET_S - SECONDS)); }
+finish() {
+  tar -C "$WORK/results" -czf "$OUT/h13/memory_floor.tar.gz" memory_floor
+  [ -f "$RES/summary.txt" ] && cp "$RES/summary.txt" "$OUT/h13/"
+  log "wrote $OUT/h13/memory_floor.tar.gz"
+}
+trap finish EXIT
 
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv
@@ -36,8 +46,8 @@ left() { echo $((BUDGET_S - SECONDS)); }
   git -C "$root" log -1 --format='%H %s' 2>/dev/null
 } >"$RES/env.txt" 2>&1
 
-log "plan"
-python3 "$here/plan.py" "$root" "$WORK" >>"$RES/log.txt" 2>&1 || { log "plan failed"; exit 1; }
+log "plan, round $ROUND"
+python3 "$here/plan.py" "$root" "$WORK" "$ROUND" >>"$RES/log.txt" 2>&1 || { log "plan failed"; exit 1; }
 "$NVCC" -O2 -std=c++17 -arch=sm_90 -cudart shared -o "$WORK/drive" "$root/scripts/h200_diff_capture/drive.cu" -ldl \
   >>"$RES/log.txt" 2>&1 || { log "driver build failed"; exit 1; }
 log "compile $(wc -l <"$WORK/jobs.txt") libraries on $(nproc) cores"

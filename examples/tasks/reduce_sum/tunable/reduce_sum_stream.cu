@@ -22,7 +22,7 @@
 //
 // kopt:tune BLOCK_SIZE values=256,512,1024 role=block_size
 // kopt:tune UNROLL values=2,4,8,16 role=unroll
-// kopt:tune BLOCKS_PER_SM values=1,2,4,8 role=split_k
+// kopt:tune BLOCKS_PER_SM values=1,2,3,4,8 role=split_k
 // kopt:tune CHUNKED values=0,1 role=other
 // kopt:tune HINT values=0,1,2,3 role=load_caching
 // kopt:restrict BLOCK_SIZE * BLOCKS_PER_SM <= 2048
