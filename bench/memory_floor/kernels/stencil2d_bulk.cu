@@ -1,3 +1,7 @@
+// MEASURED SLOWER (H200, bench/results/builtin_tuning/memory_floor: 152.8-167.8 µs against
+// stencil2d_tunable.cu's 140.6 µs): kept here, out of examples/tasks/stencil2d/tunable/, so the
+// builtin generator (the first tunable file in name order) tunes the faster space.
+//
 // Tunable 3x3 stencil with zero padding, rows streamed by the bulk copy
 // engine (docs/tuning.md): a block owns a strip of TILE_W columns and
 // ROWS_PER_BLOCK output rows. It streams its input rows (the strip plus 4

@@ -1,3 +1,7 @@
+// MEASURED SLOWER (H200, bench/results/builtin_tuning/memory_floor: 74.3-76.6 µs against
+// reduce_sum_stream.cu's 72.6 µs): kept here, out of examples/tasks/reduce_sum/tunable/, so the
+// builtin generator (the first tunable file in name order) tunes the faster space.
+//
 // Tunable sum in ONE launch through the bulk copy engine (docs/tuning.md):
 // a persistent grid of BLOCKS_PER_SM blocks per SM (132 SMs on the H200),
 // each streaming one CONTIGUOUS run of STAGE_KB-KiB chunks of x into a ring
