@@ -15,14 +15,14 @@
 // defaults below.
 //
 // kopt:tune BLOCK_X values=64,128,256,512 role=block_size
-// kopt:tune ROWS values=8,16,32,64,128 role=items_per_thread
+// kopt:tune ROWS values=4,8,16,32,64,128 role=items_per_thread
 // kopt:tune PF values=2,3,4,6,8 role=stages
 // kopt:restrict PF <= ROWS
 #ifndef BLOCK_X
 #define BLOCK_X 128
 #endif
 #ifndef ROWS
-#define ROWS 64
+#define ROWS 8
 #endif
 #ifndef PF
 #define PF 4
