@@ -213,7 +213,8 @@ static void TimeCold(const std::string& label, const std::function<void()>& call
     if (clean) {
       // twice: the first pass writes back whatever the previous call left dirty
       for (int pass = 0; pass < 2; ++pass)
-        ReadFlushKernel<<<132 * 8, 256, 0, stream>>>(static_cast<const int4*>(flush), flush_bytes / 16, nullptr);
+        ReadFlushKernel<<<132 * 8, 256, 0, stream>>>(static_cast<const int4*>(flush), flush_bytes / 16,
+                                                     nullptr);
     } else {
       cudaMemsetAsync(flush, i, flush_bytes, stream);
     }

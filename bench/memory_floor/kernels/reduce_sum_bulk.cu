@@ -71,19 +71,21 @@ __device__ __forceinline__ void BarrierInit(unsigned long long* barrier) {
 __device__ __forceinline__ void IssueChunk(void* dst, const void* src, unsigned long long* barrier,
                                            unsigned long long policy) {
   const unsigned bar = SharedAddress(barrier);
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(kStageBytes) : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(kStageBytes)
+               : "memory");
 #if HINT == 1
   asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
-          SharedAddress(dst)),
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, "
+      "[%3], %4;" ::"r"(SharedAddress(dst)),
       "l"(src), "r"(kStageBytes), "r"(bar), "l"(policy)
       : "memory");
 #else
   (void)policy;
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   SharedAddress(dst)),
-               "l"(src), "r"(kStageBytes), "r"(bar)
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          SharedAddress(dst)),
+      "l"(src), "r"(kStageBytes), "r"(bar)
+      : "memory");
 #endif
 }
 

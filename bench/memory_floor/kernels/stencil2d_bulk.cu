@@ -47,13 +47,15 @@ __device__ __forceinline__ unsigned SharedAddress(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-__device__ __forceinline__ void IssueRow(float* dst, const float* src, unsigned bytes, unsigned long long* barrier) {
+__device__ __forceinline__ void IssueRow(float* dst, const float* src, unsigned bytes,
+                                         unsigned long long* barrier) {
   const unsigned bar = SharedAddress(barrier);
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   SharedAddress(dst)),
-               "l"(src), "r"(bytes), "r"(bar)
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          SharedAddress(dst)),
+      "l"(src), "r"(bytes), "r"(bar)
+      : "memory");
 }
 
 __device__ __forceinline__ void BarrierWait(unsigned long long* barrier, unsigned phase) {
@@ -108,8 +110,8 @@ __device__ __forceinline__ void StoreVector(float* p, float4 v) {
 }
 }  // namespace
 
-__global__ void __launch_bounds__(kThreads) stencil2d_bulk_kernel(const float* x, const float* w, float* y, int H,
-                                                                  int W) {
+__global__ void __launch_bounds__(kThreads)
+    stencil2d_bulk_kernel(const float* x, const float* w, float* y, int H, int W) {
   __shared__ __align__(128) float ring[STAGES][kRowFloats];
   __shared__ __align__(8) unsigned long long full[STAGES];
   float weight[9];

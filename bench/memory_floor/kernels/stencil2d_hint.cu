@@ -90,8 +90,8 @@ struct Segment {
   float value[VEC + 2];
 };
 
-__device__ __forceinline__ Segment LoadSegment(const float* x, int H, int W, int row, int c0, bool vector_path,
-                                           unsigned long long policy) {
+__device__ __forceinline__ Segment LoadSegment(const float* x, int H, int W, int row, int c0,
+                                               bool vector_path, unsigned long long policy) {
   Segment segment;
   Pack pack;
   const bool row_inside = row >= 0 && row < H;
@@ -115,8 +115,8 @@ __device__ __forceinline__ Segment LoadSegment(const float* x, int H, int W, int
 }
 }  // namespace
 
-__global__ void __launch_bounds__(kThreads) stencil2d_hint_kernel(const float* x, const float* w, float* y, int H,
-                                                                     int W) {
+__global__ void __launch_bounds__(kThreads)
+    stencil2d_hint_kernel(const float* x, const float* w, float* y, int H, int W) {
   float weight[9];
 #pragma unroll
   for (int q = 0; q < 9; ++q) weight[q] = w[q];

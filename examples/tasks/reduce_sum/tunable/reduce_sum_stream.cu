@@ -83,7 +83,8 @@ __device__ __forceinline__ float4 LoadStream(const float4* p, unsigned long long
 __device__ float g_stream_partials[kMaxBlocks];
 __device__ unsigned int g_stream_ticket = 0;
 
-__global__ void __launch_bounds__(BLOCK_SIZE, BLOCKS_PER_SM) reduce_sum_stream_kernel(const float* x, float* y, int n) {
+__global__ void __launch_bounds__(BLOCK_SIZE, BLOCKS_PER_SM)
+    reduce_sum_stream_kernel(const float* x, float* y, int n) {
   __shared__ float warp_sums[BLOCK_SIZE / 32];
   __shared__ double final_sums[BLOCK_SIZE / 32];
   __shared__ bool last_block;

@@ -45,7 +45,8 @@ __device__ __forceinline__ Slice LoadSlice(const float* x, int H, int W, int row
   const bool row_inside = row >= 0 && row < H;
   const float* line = x + static_cast<size_t>(row_inside ? row : 0) * W;
   if (kVector) {
-    slice.v = row_inside && c < W ? *reinterpret_cast<const float4*>(line + c) : make_float4(0.f, 0.f, 0.f, 0.f);
+    slice.v =
+        row_inside && c < W ? *reinterpret_cast<const float4*>(line + c) : make_float4(0.f, 0.f, 0.f, 0.f);
   } else {
     slice.v.x = row_inside && c < W ? line[c] : 0.0f;
     slice.v.y = row_inside && c + 1 < W ? line[c + 1] : 0.0f;
@@ -78,8 +79,8 @@ __device__ __forceinline__ Segment ToSegment(const Slice& slice, int lane) {
 
 // kVector: 16-byte loads and stores (W % 4 == 0, x and y 16-byte aligned).
 template <bool kVector>
-__global__ void __launch_bounds__(BLOCK_X) stencil2d_pipe_kernel(const float* x, const float* w, float* y, int H,
-                                                                 int W) {
+__global__ void __launch_bounds__(BLOCK_X)
+    stencil2d_pipe_kernel(const float* x, const float* w, float* y, int H, int W) {
   float weight[9];
 #pragma unroll
   for (int q = 0; q < 9; ++q) weight[q] = w[q];
