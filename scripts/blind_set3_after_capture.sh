@@ -99,5 +99,26 @@ CAPTURED=$(sed -n 's/^date: //p' "$FIX/capture_env.txt")
   build/bench/diagnosis_accuracy "$FIX"
 } > "$RESULT"
 sed -n '/### Summary/,$p' "$RESULT"
+
+# The fixtures' README: the capture facts (the misses are read from the table and argued by hand below it)
+MULTI=$(for d in "$FIX"/*/; do [[ -f $d/raw.csv ]] || continue
+  n=$(($(wc -l < "$d/raw.csv") - 2)); if ((n > 1)); then printf '%s (%d launches), ' "$(basename "$d")" "$n"; fi
+done)
+{
+  echo "# H200 profiles of $SET (issue 18)"
+  echo
+  echo "Nsight Compute captures of the programs in \`examples/$SET/\`; their labels (\`examples/$SET/labels.toml\`)"
+  echo "were committed before this capture ($LABEL_COMMIT) and are copied, unchanged, into each folder's"
+  echo "\`expected.toml\` by \`scripts/blind_set_labels.py\`. Scored in \`$RESULT\`."
+  echo
+  echo "Captured $CAPTURED by \`SET=$SET CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh\` (\`capture_env.txt\`,"
+  echo "ncu wall time per program in \`ncu_times.txt\`$([[ -f $FIX/capture_log.txt ]] && echo ', the log in `capture_log.txt`')), the first two sets' method:"
+  echo "\`nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v\` (\`ptxas.txt\`), \`cuobjdump -sass\`"
+  echo "(\`sass.txt\`), one \`ncu --set full --clock-control none\` profile of the labelled launch (\`raw.csv\`,"
+  echo "\`details.csv\`, \`source.csv\`, trimmed by \`scripts/capture_h200_fixtures.sh --trim\`), the program's own"
+  echo "timing without ncu (\`timing.txt\`). Profiled launches: one of the labelled kernel, except ${MULTI%, }"
+  echo "(the filters of \`KERNELS_${SET^^}\` in the capture script)."
+} > "$FIX/README.md"
 echo
-echo "wrote $FIX/ and $RESULT; next: a README in $FIX (capture facts, misses argued, labels unchanged), then commit"
+echo "wrote $FIX/ (README.md with the capture facts) and $RESULT; next: argue any miss under the table"
+echo "(labels stay unchanged), then commit both"
