@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds the reference→best pair fixtures from a pairs.sh capture (run from the repository root, with
 # kopt built):
-#   bash scripts/h200_diff_capture/rebuild_pairs.sh PATH/h14_pairs.tar.gz [KOPT]
+#   bash scripts/h200_diff_capture/rebuild_pairs.sh PATH/h14_pairs.tar.gz|PATH/h14_pairs [KOPT]
 # 1. unpacks the capture and trims it into tests/fixtures/h200_diff (trim.py pairs);
 # 2. adds a golden case diff_h200_<task> for a task that has none, and rewrites the expectations of
 #    every golden case (KOPT_UPDATE_GOLDEN=1: check `git diff tests/golden` for changes beyond the
@@ -11,9 +11,14 @@ set -euo pipefail
 tarball="$1"
 kopt="${2:-build/src/kopt}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-unpacked="$(mktemp -d /tmp/h14res.XXXXXX)"
-tar -C "$unpacked" -xzf "$tarball"
-python3 "$here/trim.py" pairs "$unpacked/h14_pairs" tests/fixtures/h200_diff
+if [[ -d "$tarball" ]]; then
+  capture="$tarball"
+else
+  unpacked="$(mktemp -d /tmp/h14res.XXXXXX)"
+  tar -C "$unpacked" -xzf "$tarball"
+  capture="$unpacked/h14_pairs"
+fi
+python3 "$here/trim.py" pairs "$capture" tests/fixtures/h200_diff
 for dir in tests/fixtures/h200_diff/pairs/*/; do
   task="$(basename "$dir")"
   case="tests/golden/cases/diff_h200_$task"
