@@ -4,7 +4,9 @@
 #   scripts/blind_set3_after_capture.sh CAPTURE [CAPTURE_LOG]
 # CAPTURE: the blind_set3.tar.gz that `OUT=... SET=blind_set3 CALIBRATE=0 TARGETED=0
 # scripts/capture_h200_blind.sh` wrote (or the folder it unpacks to, holding cap/); CAPTURE_LOG: that
-# command's stdout (optional; copied as capture_log.txt). Run from the repository root.
+# command's stdout (optional; copied as capture_log.txt). EXTRA=ANOTHER.tar.gz adds the programs of a
+# second capture (ONLY=... TAR_NAME=...: what the first one's budget skipped) that the first lacks; its
+# env.txt is kept as capture_env_extra.txt. Run from the repository root.
 # Steps:
 #   1. scripts/capture_h200_fixtures.sh --trim CAP tests/fixtures/h200_blind3 (the first two sets' trimming),
 #      env.txt as capture_env.txt;
@@ -37,12 +39,25 @@ else
   [[ -d $CAP/cap ]] && CAP=$CAP/cap
 fi
 [[ -f $CAP/env.txt ]] || { echo "$0: $CAP has no env.txt: not a capture_h200_blind.sh capture" >&2; exit 1; }
+if [[ -n ${EXTRA:-} ]]; then
+  mkdir -p "$TMP/extra"
+  tar xzf "$EXTRA" -C "$TMP/extra"
+  for d in "$TMP"/extra/cap/*/; do
+    n=$(basename "$d")
+    if [[ -f $d/raw_full.csv && ! -f $CAP/$n/raw_full.csv ]]; then
+      rm -rf "${CAP:?}/$n"
+      cp -r "$d" "$CAP/$n"
+      echo "from $EXTRA: $n"
+    fi
+  done
+fi
 
 echo "== 1. trim $CAP -> $FIX"
 rm -rf "$FIX"
 mkdir -p "$FIX"
 scripts/capture_h200_fixtures.sh --trim "$CAP" "$FIX"
 cp "$CAP/env.txt" "$FIX/capture_env.txt"
+[[ -n ${EXTRA:-} ]] && cp "$TMP/extra/cap/env.txt" "$FIX/capture_env_extra.txt"
 [[ -n $LOG && -f $LOG ]] && cp "$LOG" "$FIX/capture_log.txt"
 # ncu wall time per program, for the README
 for t in "$CAP"/*/ncu_time.txt; do [[ -f $t ]] && cat "$t"; done > "$FIX/ncu_times.txt" || true

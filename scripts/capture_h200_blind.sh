@@ -7,6 +7,8 @@
 #   OUT=/tmp/out SET=blind_set3 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 3, 23
 #       programs, about 3 minutes; writes $OUT/blind_set3.tar.gz; scripts/blind_set3_after_capture.sh
 #       turns it into tests/fixtures/h200_blind3/ and the accuracy table)
+#   OUT=/tmp/out SET=blind_set3 ONLY="prog ..." TAR_NAME=blind_set3_rest CALIBRATE=0 TARGETED=0 \
+#       scripts/capture_h200_blind.sh   (only the programs named: what a budget skipped)
 # It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
 # 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
 #   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
@@ -112,6 +114,12 @@ KERNELS=(
 
 [[ $SET == blind_set2 ]] && KERNELS=("${KERNELS_BLIND_SET2[@]}")
 [[ $SET == blind_set3 ]] && KERNELS=("${KERNELS_BLIND_SET3[@]}")
+# ONLY="prog1 prog2 ...": capture just these programs of the set (a second call for what a budget skipped)
+if [[ -n ${ONLY:-} ]]; then
+  selected=()
+  for k in "${KERNELS[@]}"; do [[ " $ONLY " == *" ${k%%|*} "* ]] && selected+=("$k"); done
+  KERNELS=("${selected[@]}")
+fi
 
 {
   date -u +"date: %Y-%m-%dT%H:%M:%SZ"
