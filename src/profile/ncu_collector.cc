@@ -588,6 +588,42 @@ Result<Profile> ReadPrintedRawPage(const std::string& printed, const std::string
   return profile;
 }
 
+// What ncu will profile, for the progress line: "31 launches sampled of 20002"; and how many launches
+// that is (0: not known), for the watcher's "i of n". The plan counts every kernel: with a kernel regex
+// its counts are not ncu's, so they are not shown.
+struct NcuSelection {
+  std::string text;
+  long long launches = 0;
+};
+
+NcuSelection DescribeNcuSelection(const CollectionOptions& options, const SamplingPlan* plan, bool sampling) {
+  NcuSelection selection;
+  std::vector<std::string> parts;
+  if (!options.kernel_regex.empty()) parts.push_back("kernels matching " + Quoted(options.kernel_regex));
+  if (options.launch_count > 0) {
+    parts.push_back(fmt::format("at most {} launches", options.launch_count));
+    selection.launches = options.launch_count;
+  } else if (options.launch_skip > 0) {
+    parts.push_back(fmt::format("the launches after the first {}", options.launch_skip));
+  } else if (plan && plan->total_launches > 0 && options.kernel_regex.empty()) {
+    parts.push_back(plan->Samples()
+                        ? fmt::format("{} launches sampled of {}", plan->total_profiled, plan->total_launches)
+                        : fmt::format("all {} launches", plan->total_launches));
+    selection.launches = plan->total_profiled;
+  } else if (sampling) {
+    parts.push_back(fmt::format("first {} launches per configuration", options.launches_per_configuration));
+  }
+  for (const std::string& part : parts) selection.text += (selection.text.empty() ? "" : ", ") + part;
+  return selection;
+}
+
+// `options` with its progress steps drawn on `line` (none when it has no progress callback).
+CollectionOptions WithProgressLine(const CollectionOptions& options, CollectionProgressLine& line) {
+  CollectionOptions drawn = options;
+  if (options.progress) drawn.progress = [&line](std::string_view step) { line.Step(step); };
+  return drawn;
+}
+
 void AttachLaunchTraceTo(Profile& profile, std::optional<LaunchTrace> trace) {
   if (!trace) return;
   for (const std::string& file : trace->files)
@@ -690,9 +726,12 @@ Result<Profile> ImportNcuReport(const std::string& report_path, const Collection
   return ReadReport(report_path, options, runner, std::nullopt);
 }
 
-Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
-                                   const CollectionOptions& options, CommandRunner& runner,
-                                   std::vector<std::string>& notes) {
+namespace {
+
+// CollectFromProgram with `options`' progress steps already drawn on `line` (WithProgressLine).
+Result<Profile> CollectProgramUnderNcu(const std::vector<std::string>& program_argv,
+                                       const CollectionOptions& options, CommandRunner& runner,
+                                       std::vector<std::string>& notes, CollectionProgressLine& line) {
   KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
   KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));
   KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a program"));
@@ -702,18 +741,21 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   std::error_code error;
   fs::remove(report_path, error);  // a stale report must not pass for this run's
 
+  std::string program_name = fs::path(program.front()).filename().string();
   std::optional<LaunchTrace> trace;
   std::vector<std::string> sampling_arguments;
+  std::optional<SamplingPlan> plan;
   if (!options.timeline_library.empty()) {
+    Progress(options, "running " + program_name + " once for the launch timeline");
     trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
                                options.timeout_seconds, runner, notes);
   }
   bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
   if (!user_selects && options.launches_per_configuration > 0) {
     if (trace) {
-      SamplingPlan plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
-      sampling_arguments = plan.ncu_arguments;
-      if (plan.total_launches > 0) notes.push_back(plan.Describe());
+      plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
+      sampling_arguments = plan->ncu_arguments;
+      if (plan->total_launches > 0) notes.push_back(plan->Describe());
     } else {
       // No timeline to count the launches: ncu still samples, and the note cannot say how many it left out.
       sampling_arguments = UnplannedSamplingArguments(options.launches_per_configuration);
@@ -725,9 +767,12 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   }
   std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
   CommandSpec profile_spec = ToolCommand(argv, options);
-  NcuProgressWatcher watcher(options.progress, options.launch_count);
+  NcuSelection selection =
+      DescribeNcuSelection(options, plan ? &*plan : nullptr, !sampling_arguments.empty());
+  NcuProgressWatcher watcher([&line](std::string_view text) { line.Update(text); }, selection.launches);
   if (options.progress) {
-    Progress(options, "profiling " + fs::path(program.front()).filename().string() + " under ncu");
+    Progress(options, "profiling " + program_name + " under ncu" +
+                          (selection.text.empty() ? "" : ": " + selection.text));
     profile_spec.on_stdout = [&watcher](std::string_view piece) { watcher.Feed(piece); };
   }
   KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(profile_spec));
@@ -738,6 +783,7 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, command, options));
   if (!options.write_report) {
     AddWarningNotes(output, notes);
+    Progress(options, "reading the raw page ncu printed");
     KOPT_ASSIGN_OR_RETURN(Profile profile, ReadPrintedRawPage(result.stdout_text, command, work_directory));
     AttachLaunchTraceTo(profile, std::move(trace));
     return profile;
@@ -755,14 +801,29 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   return profile;
 }
 
+}  // namespace
+
+// Every path out of a collection, errors included, destroys its CollectionProgressLine: the ticker thread
+// has ended before the collection returns.
+Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
+                                   const CollectionOptions& options, CommandRunner& runner,
+                                   std::vector<std::string>& notes) {
+  CollectionProgressLine line(options.progress, options.progress_refresh_seconds, options.progress_clock);
+  return CollectProgramUnderNcu(program_argv, WithProgressLine(options, line), runner, notes, line);
+}
+
 Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
                                    const CollectionOptions& options, CommandRunner& runner) {
   std::vector<std::string> notes;
   return CollectFromProgram(program_argv, options, runner, notes);
 }
 
-Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
-                                      CommandRunner& runner, std::vector<std::string>& notes) {
+Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path,
+                                      const CollectionOptions& given_options, CommandRunner& runner,
+                                      std::vector<std::string>& notes) {
+  CollectionProgressLine line(given_options.progress, given_options.progress_refresh_seconds,
+                              given_options.progress_clock);
+  const CollectionOptions options = WithProgressLine(given_options, line);
   std::error_code error;
   if (!fs::is_regular_file(cuda_source_path, error)) {
     return NotFound("CUDA source " + Quoted(cuda_source_path) + " not found (expected a .cu file)");
@@ -781,19 +842,22 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const
 
   if (!options.parallel_disassembly) {
     KOPT_ASSIGN_OR_RETURN(Profile profile,
-                          CollectFromProgram({binary_path.string()}, options, runner, notes));
+                          CollectProgramUnderNcu({binary_path.string()}, options, runner, notes, line));
     profile.source = cuda_source_path;
     AttachPtxasReport(ptxas_text, ptxas_path, profile, notes);
     AttachSassListing(binary_path, work_directory, options, runner, profile, notes);
     return profile;
   }
-  // cuobjdump (CPU only, about 1 s for a small program on the H200 machine) runs while ncu profiles.
+  // cuobjdump (CPU only, about 1 s for a small program on the H200 machine) runs while ncu profiles; the
+  // progress line stays on ncu's step.
   Profile listing;
   std::vector<std::string> listing_notes;
+  CollectionOptions quiet_options = options;
+  quiet_options.progress = nullptr;
   std::future<void> disassembly = std::async(std::launch::async, [&] {
-    AttachSassListing(binary_path, work_directory, options, runner, listing, listing_notes);
+    AttachSassListing(binary_path, work_directory, quiet_options, runner, listing, listing_notes);
   });
-  Result<Profile> collected = CollectFromProgram({binary_path.string()}, options, runner, notes);
+  Result<Profile> collected = CollectProgramUnderNcu({binary_path.string()}, options, runner, notes, line);
   disassembly.wait();
   if (!collected.ok()) return collected.status();
   Profile profile = std::move(collected).value();
