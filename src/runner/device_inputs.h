@@ -1,6 +1,10 @@
-// Timed input sets drawn on the device (issue 12: "every timed input set
-// drawn with its own values, on the device, so it stays cheap"), and the
-// per-sample preparation of a set: outputs poisoned, inouts drawn again.
+// Input tensors drawn on the device: the correctness rounds' (issue 16: a
+// 256 MiB heavy-tailed input took about 0.5 s per round to draw on the host,
+// then an upload and a read-back for the input check) and the timed input
+// sets (issue 12: "every timed input set drawn with its own values, on the
+// device, so it stays cheap"); the per-sample preparation of a set (outputs
+// poisoned, inouts drawn again); and the input check of a round, on the
+// device: an input compared with what was drawn for it.
 //
 // Values come from device_fill.cu, a counter-based function of
 // (TensorSeed(set seed, tensor name), element index): not the host
@@ -34,5 +38,18 @@ Status DrawSetOnDevice(const RunnerTask& task, uint64_t set_seed, DeviceTensors&
 // `set_seed` (so every sample starts from the set's values), inputs untouched.
 Status PrepareSetForSample(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
                            cudaStream_t stream);
+
+// How an input differs from what DrawSetOnDevice drew for it.
+struct InputDifference {
+  uint64_t differing_bytes = 0;
+  uint64_t first_byte = 0;  // meaningful when differing_bytes > 0
+};
+
+// Compares input `index` of `tensors` with what DrawSetOnDevice(task,
+// set_seed) wrote into it, on the device (no copy of the tensor is kept or
+// read back: each element's drawn value is computed again), and waits for
+// the result. Errors: the CUDA call that failed.
+Result<InputDifference> CompareWithDraw(const RunnerTask& task, size_t index, uint64_t set_seed,
+                                        const DeviceTensors& tensors, cudaStream_t stream);
 
 }  // namespace kopt::runner
