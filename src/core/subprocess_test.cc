@@ -276,6 +276,20 @@ TEST(SubprocessChannelTest, TheChildsChannelDescriptorArrivesApartFromStdout) {
   EXPECT_GT(result.seconds, 0);
 }
 
+TEST(SubprocessChannelTest, TheExpectedSizeIsOnlyAHint) {
+  // 12 MiB from the child: more than a small hint, less than a huge one (reserved, huge pages asked for).
+  for (size_t expected : {size_t{16}, size_t{64} << 20}) {
+    CommandSpec spec;
+    spec.argv = {"/bin/sh", "-c", "head -c 12582912 /dev/zero | tr '\\0' 'k' >&3"};
+    spec.channel_fd = 3;
+    spec.expected_channel_bytes = expected;
+    CommandResult result = RunOk(spec);
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.channel_bytes, std::string(size_t{12} << 20, 'k')) << expected;
+    EXPECT_FALSE(result.channel_truncated);
+  }
+}
+
 TEST(SubprocessChannelTest, AChannelMustNotTakeTheStandardDescriptors) {
   CommandSpec spec;
   spec.argv = {"/bin/true"};

@@ -236,6 +236,9 @@ class MeasureSession::Impl {
   std::string reference_cache_key_;
   std::optional<CachedReference> cached_reference_;
   bool reference_from_cache_ = false;
+  // The reference is an imported KernelBench task's PyTorch bridge
+  // (kernelbench.json in the task directory): not re-timed at the end.
+  bool bridge_reference_ = false;
   bool UseCachedReference(Item& item);
   void StoreReferenceInCache(const Item& item);
 };
@@ -250,9 +253,10 @@ Status MeasureSession::Impl::Begin(const std::string& task_directory) {
   report_.settings["compiler"] = {{"flags", compiler_->flags()},
                                   {"nvcc_version_sha256", Sha256Hex(compiler_->nvcc_version())}};
   report_.settings_hash = Sha256Hex(report_.settings.dump());
-  bool cache_wanted = settings_.reference_cache == MeasureSettings::ReferenceCache::kOn ||
-                      (settings_.reference_cache == MeasureSettings::ReferenceCache::kAuto &&
-                       fs::exists(fs::path(task_directory) / "kernelbench.json"));
+  bridge_reference_ = fs::exists(fs::path(task_directory) / "kernelbench.json");
+  bool cache_wanted =
+      settings_.reference_cache == MeasureSettings::ReferenceCache::kOn ||
+      (settings_.reference_cache == MeasureSettings::ReferenceCache::kAuto && bridge_reference_);
   if (cache_wanted && plan_.live_gpu && !settings_.compile_only) {
     Result<std::string> key =
         ReferenceCacheKey(task_directory, report_.settings_hash, plan_.live_gpu->name, settings_.seed);
@@ -673,6 +677,14 @@ Result<std::vector<MeasurementEntry>> MeasureSession::Impl::MeasurePending(size_
 
 Status MeasureSession::Impl::RetimeReference() {
   if (!settings_.time || !measured_fresh_ || reference_from_cache_) return Status::Ok();
+  if (bridge_reference_) {
+    report_.notes.push_back(
+        "reference (the PyTorch bridge of an imported KernelBench task): not re-timed at the end; its time "
+        "is "
+        "the bridge's host copies around PyTorch, not a kernel's, so a drift figure would say nothing about "
+        "the GPU (the speedup as KernelBench reports it is against PyTorch eager, timed on its own)");
+    return Status::Ok();
+  }
   Item again = *items_[0];
   again.entry.role = EntryRole::kReferenceAgain;
   again.entry.name = "reference (end)";
