@@ -440,6 +440,8 @@ def step_cost(args, summary):
     # KernelBench cold: all problems at once (each mostly one host compiler process, 16 cores).
     running = []
     for (level, stem, candidate_file), cost in zip(items, costs):
+        if args.cost_skip_kernelbench:
+            break
         task = task_dir(args.out, level, stem)
         build = os.path.join(args.scratch, f"kb_build_{stem}")
         shutil.rmtree(build, ignore_errors=True)
@@ -451,15 +453,23 @@ def step_cost(args, summary):
             command, stdout=handle, stderr=subprocess.STDOUT)))
         if not args.kb_cold_parallel:
             running[-1][4].wait()
-    for cost, log, handle, started, process in running:
-        try:
-            process.wait(timeout=args.kb_timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    ended = {}
+    deadline = time.perf_counter() + args.kb_timeout
+    while len(ended) < len(running):  # each one's own end time (they run at once)
+        for index, (_, _, _, _, process) in enumerate(running):
+            if index not in ended and process.poll() is not None:
+                ended[index] = time.perf_counter()
+        if time.perf_counter() > deadline:
+            for index, (_, _, _, _, process) in enumerate(running):
+                if index not in ended:
+                    process.kill()
+                    process.wait()
+                    ended[index] = time.perf_counter()
+        time.sleep(0.05)
+    for index, (cost, log, handle, started, process) in enumerate(running):
         handle.close()
         cost["kernelbench"].append({"label": "cold", "exit": process.returncode,
-                                    "wall_s": round(time.perf_counter() - started, 3), "result": kb_result(log),
+                                    "wall_s": round(ended[index] - started, 3), "result": kb_result(log),
                                     "concurrent_with_other_problems": bool(args.kb_cold_parallel and len(items) > 1)})
     summary["cost"] = costs
     write_summary(args, summary)
@@ -467,7 +477,7 @@ def step_cost(args, summary):
         task = task_dir(args.out, level, stem)
         candidate = os.path.join(ROOT, "examples", "kernelbench", candidate_file)
         build = os.path.join(args.scratch, f"kb_build_{stem}")
-        for rep in range(args.cost_reps):
+        for rep in range(0 if args.cost_skip_kernelbench else args.cost_reps):
             cost["kernelbench"].append(kernelbench_cost_run(args, os.path.join(task, "problem.py"), candidate,
                                                             build, f"{stem}_warm{rep}"))
             write_summary(args, summary)
@@ -602,6 +612,8 @@ def main():
     parser.add_argument("--cost-reps", type=int, default=1, help="KernelBench's warm repetitions")
     parser.add_argument("--cost-candidates", type=int, default=4,
                         help="distinct copies of the candidate in one kopt bench (the marginal cost)")
+    parser.add_argument("--cost-skip-kernelbench", action="store_true",
+                        help="kopt's runs only (KernelBench's measured in an earlier run of the same session)")
     parser.add_argument("--kb-cold-parallel", action="store_true",
                         help="KernelBench's cold evaluations of all cost problems at the same time")
     parser.add_argument("--torch-compile", action="store_true", help="also time torch.compile for one problem")

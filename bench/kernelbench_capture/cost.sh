@@ -16,6 +16,8 @@
 #   .carry/capture/h16/problems/level1/{88_MinGPTNewGelu,12_Matmul_with_diagonal_matrices_}.py and
 #   .carry/capture/h16/kernelbench/{eval,timing,dataset,utils}.py (KernelBench 423217d,
 #     from the search tool's fetch of ScalingIntelligence/KernelBench; not committed).
+# SKIP_KB=1: kopt's runs only (KernelBench's evaluation measured by an
+# earlier run of this script; about 80 s).
 # Writes $OUT/h16/ (summary.md, summary.json, compare.log, env.txt) and
 # $OUT/h16/raw.tar.gz (reports, logs, children's timelines). About 200 s; the
 # compare is cut at 225 s (what it finished is in the summary).
@@ -32,7 +34,8 @@ export KOPT_RUNNER=$PWD/.carry/bin/kopt-runner
 S=$(date +%s.%N)
 timeout 225 python3 bench/kernelbench_compare.py --kopt .carry/bin/kopt --problems "$C/problems" \
   --kb-package "$C/kernelbench" --out "$T/out" --scratch "$T/scratch" --steps import,cost --cost-problems 88,12 \
-  --cost-candidates 4 --cost-reps 1 --kb-cold-parallel --timing-seconds 1 > "$R/compare.log" 2>&1
+  --cost-candidates 4 --cost-reps 1 --kb-cold-parallel --timing-seconds 1 \
+  ${SKIP_KB:+--cost-skip-kernelbench} > "$R/compare.log" 2>&1
 echo "rc=$? wall=$(python3 -c "import time;print(round(time.time()-$S,1))")" >> "$R/compare.log"
 cp "$T/out/summary.md" "$T/out/summary.json" "$R/" 2>/dev/null
 tar -czf "$R/raw.tar.gz" -C "$T/out" --exclude='tasks' . 2>/dev/null

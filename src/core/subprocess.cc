@@ -214,6 +214,11 @@ class ChildMonitor {
     streams_[0] = {stdout_fd, &result_.stdout_text, spec.max_output_bytes, &result_.output_truncated};
     streams_[1] = {stderr_fd, &result_.stderr_text, spec.max_output_bytes, &result_.output_truncated};
     streams_[2] = {channel_fd, &result_.channel_bytes, spec.max_channel_bytes, &result_.channel_truncated};
+    if (channel_fd >= 0 && spec.channel_storage != nullptr) {
+      result_.channel_bytes = std::move(*spec.channel_storage);
+      result_.channel_bytes.clear();
+      spec.channel_storage->clear();
+    }
     if (channel_fd >= 0 && spec.expected_channel_bytes > 0) ReserveChannel();
     RegisterChildGroup(pid_);  // an interrupt of kopt kills the child's whole group (core/interrupt.h)
   }

@@ -290,6 +290,22 @@ TEST(SubprocessChannelTest, TheExpectedSizeIsOnlyAHint) {
   }
 }
 
+TEST(SubprocessChannelTest, TheChannelArrivesInTheMemoryItWasGiven) {
+  std::string storage(size_t{1} << 20, 'x');
+  const char* memory = storage.data();
+  CommandSpec spec;
+  spec.argv = {"/bin/sh", "-c", "printf 'frame' >&3"};
+  spec.channel_fd = 3;
+  spec.channel_storage = &storage;
+  std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
+  Result<CommandResult> ran = runner->Run(spec);
+  ASSERT_TRUE(ran.ok()) << ran.status().message();
+  CommandResult result = std::move(ran).value();  // moved, as RunnerClient does: no copy of the channel
+  EXPECT_EQ(result.channel_bytes, "frame") << "the old contents are gone";
+  EXPECT_EQ(result.channel_bytes.data(), memory) << "the same allocation, no new pages";
+  EXPECT_TRUE(storage.empty());
+}
+
 TEST(SubprocessChannelTest, AChannelMustNotTakeTheStandardDescriptors) {
   CommandSpec spec;
   spec.argv = {"/bin/true"};
