@@ -74,9 +74,8 @@ class DrawnLines {
   // Waits (at most 5 s) until `line` was drawn.
   bool AwaitLine(const std::string& line) {
     std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::seconds(5), [&] {
-      return std::find(lines_.begin(), lines_.end(), line) != lines_.end();
-    });
+    return changed_.wait_for(lock, std::chrono::seconds(5),
+                             [&] { return std::find(lines_.begin(), lines_.end(), line) != lines_.end(); });
   }
 
  private:
