@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/phase_timer.h"
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "profile/ncu_progress.h"
@@ -63,9 +64,11 @@ struct CollectionOptions {
   // process instead of three, about 1.5 s less on the H200; no report and no
   // source page in the bundle).
   bool write_report = true;
-  // .cu targets: disassemble (cuobjdump) while ncu profiles, on a second
-  // thread; the CommandRunner must then be thread-safe (the system one is).
-  bool parallel_disassembly = false;
+  // Run independent commands at once, on a second thread: a .cu's
+  // disassembly (cuobjdump) while ncu profiles, and the raw and source page
+  // exports of a report together. The CommandRunner must then be thread-safe
+  // (the system one is).
+  bool parallel_commands = false;
   std::string cache_control =
       "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
   std::string ncu = "ncu";
@@ -79,6 +82,10 @@ struct CollectionOptions {
   // profiles, "exporting the raw page (ncu --import)", "exporting the source page", "disassembling
   // (cuobjdump -sass)". Null: none.
   CollectionProgress progress;
+  // Where the wall time goes (core/phase_timer.h): the GPU query, nvcc, the
+  // disassembly, the timeline run, ncu, the exports and reading the pages, each
+  // recorded as a phase. Null: nothing recorded.
+  PhaseTimer* phases = nullptr;
 };
 
 Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
