@@ -121,14 +121,15 @@ nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -o "$BIN/memory_latency
 nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -o "$BIN/uncoalesced_loads" \
   examples/kernels/uncoalesced_loads.cu >"$R/logs/nvcc_unc.log" 2>&1
 stamp() { while IFS= read -r line; do echo "$(date +%s.%N | cut -c1-14) $line"; done; }
+export -f stamp
 ncu_base=(ncu --section LaunchStats --section Occupancy --clock-control none --target-processes all)
 if [ "$(elapsed_s)" -lt "$BUDGET_S" ]; then
   # Passes and seconds per launch (ncu prints its progress lines only without --csv).
-  timed ncu_passes_mll 60 bash -c "$(printf '%q ' "${ncu_base[@]}") --metrics $METRICS --apply-rules no --page raw $BIN/memory_latency_low_mlp 2>&1 | stamp"
+  timed ncu_passes_mll 60 bash -c "stdbuf -oL -eL $(printf '%q ' "${ncu_base[@]}") --metrics $METRICS --apply-rules no --page raw $BIN/memory_latency_low_mlp 2>&1 | stamp"
   grep -E "Profiling|Connected|Disconnected" "$R/logs/ncu_passes_mll.log" | cut -c1-160 | tee -a "$SUMMARY"
 fi
 if [ "$(elapsed_s)" -lt "$BUDGET_S" ]; then
-  timed ncu_passes_nosass_mll 60 bash -c "$(printf '%q ' "${ncu_base[@]}") --metrics $NOSASS --apply-rules no --page raw $BIN/memory_latency_low_mlp 2>&1 | stamp"
+  timed ncu_passes_nosass_mll 60 bash -c "stdbuf -oL -eL $(printf '%q ' "${ncu_base[@]}") --metrics $NOSASS --apply-rules no --page raw $BIN/memory_latency_low_mlp 2>&1 | stamp"
   grep -E "Profiling|Connected|Disconnected" "$R/logs/ncu_passes_nosass_mll.log" | cut -c1-160 | tee -a "$SUMMARY"
 fi
 for rules in yes no; do
