@@ -4,9 +4,13 @@
 #   OUT=<empty dir> bash tests/gpu/live/issue18_live_phases.sh
 # Times `kopt explain` three times each on examples/kernels/{uncoalesced_loads,shared_bank_conflicts,
 # memory_latency_low_mlp}.cu and on the 20,000-launch program (examples/blind_set/many_tiny_launches),
-# once with --set full, printing each run's phase breakdown (the JSON report's collection_phases) and
-# top finding; then a few direct ncu runs: the targeted set's replay passes and time per launch, ncu's
-# rules on and off (time, raw-page columns), --kill on the 20,000-launch program, nvidia-smi's time.
+# printing each run's phase breakdown (the JSON report's collection_phases) and top finding, and the
+# main branch's kopt once each (.carry/bin/kopt_main, when packed); then direct measurements: nvcc then
+# ncu against ncu started first on a launcher waiting for the build, ncu's own time line, nvcc
+# --threads 0, and the replay passes per metric family of the targeted set.
+# (Round 1, 2026-12-02 03:03 UTC, also measured: 27 passes per launch, 26 without the SASS-instrumented
+# metrics; --apply-rules no 0.3 s faster with the same 925 raw-page columns; --kill ends the program
+# after the sample; nvidia-smi 25 ms; nvcc 2.16 s, -cubin alone 0.72 s; cuobjdump 0.94 s.)
 # Everything lands in $OUT/h18live/ (summary.txt, and h18live.tar.gz: reports, bundles, logs).
 # About 2 minutes of GPU time; every step has a timeout, and optional steps stop after BUDGET_S.
 set -u
@@ -16,7 +20,7 @@ KOPT=${KOPT:-$REPO/.carry/bin/kopt}
 export KOPT_TIMELINE_LIBRARY=${KOPT_TIMELINE_LIBRARY:-$(dirname "$KOPT")/libkopt_timeline.so}
 export LD_LIBRARY_PATH="$REPO/.carry/lib:${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64"
 export LC_ALL=C
-BUDGET_S=${BUDGET_S:-150}
+BUDGET_S=${BUDGET_S:-155}
 mkdir -p "$OUT/h18live"
 WORK=$(mktemp -d)
 R=$WORK/h18live
@@ -83,27 +87,28 @@ PY
 nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -I examples/kernels -o "$R/many_tiny_launches" \
   examples/blind_set/many_tiny_launches.cu >"$R/logs/nvcc_tiny.log" 2>&1 || say "nvcc of many_tiny_launches failed"
 
-# ---- kopt explain, three times each (the first run of each also writes the terminal report, --verbose) ----
-for round in 1 2 3; do
+# ---- kopt explain, three times each; the main branch's kopt (.carry/bin/kopt_main, when packed) once each,
+# in the same session, for the before/after comparison ----
+KOPT_MAIN=$(dirname "$KOPT")/kopt_main
+explain_all() {  # ROUND BINARY TAG
+  local round=$1 binary=$2 tag=$3 kernel dir
   for kernel in uncoalesced_loads shared_bank_conflicts memory_latency_low_mlp; do
-    dir=$R/runs/${kernel}_$round
-    timed "${kernel}_$round" 60 "$KOPT" explain --work-dir "$dir" -f json -o "$dir.json" \
+    dir=$R/runs/${tag}${kernel}_$round
+    timed "${tag}${kernel}_$round" 60 "$binary" explain --work-dir "$dir" -f json -o "$dir.json" \
       "examples/kernels/$kernel.cu"
     describe "$dir.json"
     rm -f "$dir/$kernel"  # the binary
   done
-  dir=$R/runs/tiny_$round
-  timed "tiny_$round" 60 "$KOPT" explain --work-dir "$dir" -f json -o "$dir.json" -- "$R/many_tiny_launches"
+  dir=$R/runs/${tag}tiny_$round
+  timed "${tag}tiny_$round" 60 "$binary" explain --work-dir "$dir" -f json -o "$dir.json" -- "$R/many_tiny_launches"
   describe "$dir.json"
+}
+for round in 1 2 3; do
+  explain_all "$round" "$KOPT" ""
+  if [ "$round" = 1 ] && [ -x "$KOPT_MAIN" ]; then explain_all 1 "$KOPT_MAIN" main_; fi
 done
-# The terminal reports, for comparison with the goldens' wording (offline: kopt explain on the bundles).
-dir=$R/runs/full_uncoalesced_loads
-timed full_uncoalesced_loads 60 "$KOPT" explain --set full --work-dir "$dir" -f json -o "$dir.json" \
-  examples/kernels/uncoalesced_loads.cu
-describe "$dir.json"
-rm -f "$dir/uncoalesced_loads" "$dir/profile.ncu-rep"
 
-# ---- direct ncu runs (optional, as time allows) ----
+# ---- direct measurements (optional, as time allows, most useful first) ----
 METRICS=$(python3 - <<'PY'
 import re
 text = open("src/analysis/collection_metrics.cc").read()
@@ -112,47 +117,72 @@ body = body[: body.index("};")]
 print(",".join(re.findall(r'"([^"]+)"', body)))
 PY
 )
-NOSASS=$(echo "$METRICS" | tr ',' '\n' | grep -v -E '^(smsp|sm)__sass_' | paste -sd, -)
-say "targeted metrics: $(echo "$METRICS" | tr ',' '\n' | wc -l), of them SASS-instrumented: $(echo "$METRICS" | tr ',' '\n' | grep -c -E '^(smsp|sm)__sass_')"
 BIN=$R/runs/bins
 mkdir -p "$BIN"
-nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -o "$BIN/memory_latency_low_mlp" \
-  examples/kernels/memory_latency_low_mlp.cu >"$R/logs/nvcc_mll.log" 2>&1
-nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -o "$BIN/uncoalesced_loads" \
-  examples/kernels/uncoalesced_loads.cu >"$R/logs/nvcc_unc.log" 2>&1
 stamp() { while IFS= read -r line; do echo "$(date +%s.%N | cut -c1-14) $line"; done; }
 export -f stamp
-ncu_base=(ncu --section LaunchStats --section Occupancy --clock-control none --target-processes all)
-if [ "$(elapsed_s)" -lt "$BUDGET_S" ]; then
-  # Passes and seconds per launch (ncu prints its progress lines only without --csv).
-  timed ncu_passes_mll 60 bash -c "stdbuf -oL -eL $(printf '%q ' "${ncu_base[@]}") --metrics $METRICS --apply-rules no --page raw $BIN/memory_latency_low_mlp 2>&1 | stamp"
-  grep -E "Profiling|Connected|Disconnected" "$R/logs/ncu_passes_mll.log" | cut -c1-160 | tee -a "$SUMMARY"
-fi
-if [ "$(elapsed_s)" -lt "$BUDGET_S" ]; then
-  timed ncu_passes_nosass_mll 60 bash -c "stdbuf -oL -eL $(printf '%q ' "${ncu_base[@]}") --metrics $NOSASS --apply-rules no --page raw $BIN/memory_latency_low_mlp 2>&1 | stamp"
-  grep -E "Profiling|Connected|Disconnected" "$R/logs/ncu_passes_nosass_mll.log" | cut -c1-160 | tee -a "$SUMMARY"
-fi
-for rules in yes no; do
-  if [ "$(elapsed_s)" -lt "$BUDGET_S" ]; then
-    timed "ncu_rules_${rules}_unc" 60 "${ncu_base[@]}" --metrics "$METRICS" --apply-rules "$rules" \
-      --csv --page raw --print-units base "$BIN/uncoalesced_loads"
-    grep '^"ID"' "$R/logs/ncu_rules_${rules}_unc.log" | tr ',' '\n' | sort >"$R/ncu/columns_rules_$rules.txt"
-  fi
+NVCC=(nvcc -O3 -lineinfo -Xptxas -v -gencode=arch=compute_90a,code=sm_90a)
+NCU=(ncu --section LaunchStats --section Occupancy --metrics "$METRICS" --clock-control none --apply-rules no
+     --target-processes all --csv --page raw --print-units base)
+# Sequential build then ncu, against ncu started first on a launcher that waits for the build and then
+# execs the program (ncu's start-up overlapping nvcc). Each twice, alternating.
+overlap_run() {  # TAG
+  local tag=$1 t0 flag=$BIN/ready_$1
+  t0=$(date +%s%N)
+  rm -f "$flag"
+  timeout 60 "${NCU[@]}" bash -c 'while [ ! -e "$1" ]; do sleep 0.05; done; exec "$2"' launcher "$flag" \
+    "$BIN/ovl_$tag" >"$R/logs/overlap_$tag.log" 2>&1 &
+  local ncu_pid=$!
+  "${NVCC[@]}" -o "$BIN/ovl_$tag" examples/kernels/uncoalesced_loads.cu >/dev/null 2>&1
+  local t_build=$(date +%s%N)
+  touch "$flag"
+  wait "$ncu_pid"
+  echo "overlap_$tag exit=$? ms=$((($(date +%s%N) - t0) / 1000000)) build_ms=$(((t_build - t0) / 1000000)) rows=$(grep -c '^"[0-9]' "$R/logs/overlap_$tag.log")" | tee -a "$R/times.txt" >>"$SUMMARY"
+}
+sequential_run() {  # TAG
+  local tag=$1 t0
+  t0=$(date +%s%N)
+  "${NVCC[@]}" -o "$BIN/seq_$tag" examples/kernels/uncoalesced_loads.cu >/dev/null 2>&1
+  local t_build=$(date +%s%N)
+  timeout 60 "${NCU[@]}" "$BIN/seq_$tag" >"$R/logs/sequential_$tag.log" 2>&1
+  echo "sequential_$tag exit=$? ms=$((($(date +%s%N) - t0) / 1000000)) build_ms=$(((t_build - t0) / 1000000)) rows=$(grep -c '^"[0-9]' "$R/logs/sequential_$tag.log")" | tee -a "$R/times.txt" >>"$SUMMARY"
+}
+for i in 1 2; do
+  [ "$(elapsed_s)" -lt "$BUDGET_S" ] && sequential_run "$i"
+  [ "$(elapsed_s)" -lt "$BUDGET_S" ] && overlap_run "$i"
 done
-if [ -s "$R/ncu/columns_rules_yes.txt" ] && [ -s "$R/ncu/columns_rules_no.txt" ]; then
-  say "raw-page columns, rules on: $(wc -l <"$R/ncu/columns_rules_yes.txt"), off: $(wc -l <"$R/ncu/columns_rules_no.txt"); differing: $(diff "$R/ncu/columns_rules_yes.txt" "$R/ncu/columns_rules_no.txt" | grep -c '^[<>]')"
-  diff "$R/ncu/columns_rules_yes.txt" "$R/ncu/columns_rules_no.txt" | head -20 | tee -a "$SUMMARY"
-fi
+grep -E '^==' "$R/logs/overlap_1.log" 2>/dev/null | cut -c1-160 | tee -a "$SUMMARY"
+# Where ncu's own time goes: its start, the program's connection, the end (targeted set, 2 kernels).
+"${NVCC[@]}" -o "$BIN/sbc" examples/kernels/shared_bank_conflicts.cu >/dev/null 2>&1
 if [ "$(elapsed_s)" -lt "$BUDGET_S" ]; then
-  timed ncu_kill_tiny 60 "${ncu_base[@]}" --metrics "$METRICS" --apply-rules no --launch-count 5 --kill yes \
-    --csv --page raw --print-units base "$R/many_tiny_launches"
-  say "  --kill: $(grep -c '^"[0-9]' "$R/logs/ncu_kill_tiny.log") launch rows; ncu lines:"
-  grep -E "^==" "$R/logs/ncu_kill_tiny.log" | cut -c1-200 | tee -a "$SUMMARY"
+  { echo "$(date +%s.%N | cut -c1-14) start"; "${NCU[@]}" "$BIN/sbc" 2>&1 | grep --line-buffered '^==' | stamp
+    echo "$(date +%s.%N | cut -c1-14) end"; } >"$R/logs/ncu_stamps.log"
+  cut -c1-140 "$R/logs/ncu_stamps.log" | tee -a "$SUMMARY"
 fi
-for i in 1 2 3; do timed "nvidia_smi_$i" 30 nvidia-smi --query-gpu=compute_cap --format=csv,noheader; done
-timed cuobjdump_unc 30 cuobjdump -sass "$BIN/uncoalesced_loads"
-timed nvcc_unc 60 nvcc -O3 -lineinfo -Xptxas -v -gencode=arch=compute_90a,code=sm_90a -o "$BIN/u2" \
-  examples/kernels/uncoalesced_loads.cu
-timed nvcc_unc_cubin 60 nvcc -O3 -lineinfo -Xptxas -v -gencode=arch=compute_90a,code=sm_90a -cubin \
-  -o "$BIN/u2.cubin" examples/kernels/uncoalesced_loads.cu
+# nvcc with --threads 0 against without (one architecture).
+for i in 1 2; do
+  [ "$(elapsed_s)" -lt "$BUDGET_S" ] || break
+  timed "nvcc_plain_$i" 60 "${NVCC[@]}" -o "$BIN/np" examples/kernels/uncoalesced_loads.cu
+  timed "nvcc_threads0_$i" 60 "${NVCC[@]}" --threads 0 -o "$BIN/nt" examples/kernels/uncoalesced_loads.cu
+done
+# Replay passes per metric family (one launch of shared_bank_conflicts), the sections alone first.
+passes() {  # NAME [METRIC LIST]
+  local name=$1 list=${2:-}
+  [ "$(elapsed_s)" -lt "$BUDGET_S" ] || return
+  timeout 60 ncu --section LaunchStats --section Occupancy ${list:+--metrics "$list"} --clock-control none \
+    --apply-rules no -k regex:^shared_bank -c 1 "$BIN/sbc" >"$R/logs/passes_$name.log" 2>&1
+  say "passes $name ($(echo "$list" | tr ',' '\n' | grep -c .) metrics): $(grep -o '[0-9]* passes' "$R/logs/passes_$name.log" | head -1)"
+}
+family() { echo "$METRICS" | tr ',' '\n' | grep -E "$1" | grep -v -E "${2:-^$}" | paste -sd, -; }
+passes sections_only
+passes all "$METRICS"
+passes dram "$(family '^dram__')"
+passes gpc_gpu "$(family '^(gpc|gpu)__')"
+passes l1tex "$(family '^l1tex__')"
+passes lts "$(family '^lts__')"
+passes sm_pipes "$(family '^sm__inst_executed_pipe')"
+passes sm_other "$(family '^sm__' '^sm__(inst_executed_pipe|sass)')"
+passes stalls "$(family '^smsp__average_warps_issue_stalled')"
+passes sass_instrumented "$(family '^(smsp|sm)__sass_')"
+passes smsp_other "$(family '^smsp__' '^smsp__(average_warps_issue_stalled|sass_)')"
 rm -rf "$BIN" "$R/many_tiny_launches"
