@@ -646,17 +646,15 @@ bool ProfiledEveryLaunchOfFew(const Profile& profile, const CollectionOptions& o
                      [&](const auto& entry) { return entry.second < options.launches_per_configuration; });
 }
 
-// One ncu run of `program` with `sampling_arguments`; its output goes to ncu.log. `name`: the
-// program's name for the progress line.
-Result<CommandResult> RunNcu(const std::vector<std::string>& program, const std::string& name,
-                             const CollectionOptions& options, const fs::path& report_base,
-                             const std::vector<std::string>& sampling_arguments, CommandRunner& runner,
-                             const std::string& phase_name) {
+// One ncu run of `program` with `sampling_arguments`; its output goes to ncu.log.
+Result<CommandResult> RunNcu(const std::vector<std::string>& program, const CollectionOptions& options,
+                             const fs::path& report_base, const std::vector<std::string>& sampling_arguments,
+                             CommandRunner& runner, const std::string& phase_name) {
   std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
   CommandSpec profile_spec = ToolCommand(argv, options);
   NcuProgressWatcher watcher(options.progress, options.launch_count);
   if (options.progress) {
-    Progress(options, "profiling " + name + " under ncu");
+    Progress(options, "profiling " + fs::path(program.front()).filename().string() + " under ncu");
     profile_spec.on_stdout = [&watcher](std::string_view piece) { watcher.Feed(piece); };
   }
   PhaseTimer::Scope ncu_phase(options.phases, phase_name);
@@ -708,18 +706,12 @@ Result<Profile> ReadNcuResults(const CommandResult& result, const std::string& c
   return profile;
 }
 
-// The file CollectFromCudaSource writes when the build is over: "built" when it succeeded, empty
-// when it failed.
-constexpr const char* kBuildReadyFile = "build.ready";
-
 // The program profiled under ncu, with the launch timeline when there is a library for it (taken
 // before or after ncu: `order`), a sample of the launches (launches_per_configuration) unless the
-// user selected launches. `launcher`, when not empty, is what ncu starts instead of the program: a
-// command that ends by exec'ing it (BuildWaitingLauncher); the timeline run runs the program itself.
+// user selected launches.
 Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
                                 const CollectionOptions& options, CommandRunner& runner,
-                                std::vector<std::string>& notes, TimelineOrder order,
-                                const std::vector<std::string>& launcher = {}) {
+                                std::vector<std::string>& notes, TimelineOrder order) {
   KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
   KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));
   KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a program"));
@@ -729,7 +721,6 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
   std::error_code error;
   fs::remove(report_path, error);  // a stale report must not pass for this run's
   std::string command = CommandLineForDisplay(program_argv);
-  const std::vector<std::string>& under_ncu = launcher.empty() ? program : launcher;
 
   bool timeline = !options.timeline_library.empty();
   bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
@@ -762,10 +753,9 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
   // fail (a program that does not survive its end, an ncu that does not support it), the plain sample.
   Result<Profile> profiled = InvalidInput("not profiled");
   if (!early_stop_arguments.empty()) {
-    KOPT_ASSIGN_OR_RETURN(
-        CommandResult result,
-        RunNcu(under_ncu, fs::path(program.front()).filename().string(), options, report_base,
-               early_stop_arguments, runner, "ncu run (stopping the program after the sample)"));
+    KOPT_ASSIGN_OR_RETURN(CommandResult result,
+                          RunNcu(program, options, report_base, early_stop_arguments, runner,
+                                 "ncu run (stopping the program after the sample)"));
     std::vector<std::string> run_notes;
     Status run = InterpretNcuRun(result, command, options, /*program_stopped_by_ncu=*/true);
     // A timeout, missing counter permission or a missing program would only repeat: no second run.
@@ -790,8 +780,7 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
   }
   if (!profiled.ok()) {
     KOPT_ASSIGN_OR_RETURN(CommandResult result,
-                          RunNcu(under_ncu, fs::path(program.front()).filename().string(), options,
-                                 report_base, sampling_arguments, runner, "ncu run"));
+                          RunNcu(program, options, report_base, sampling_arguments, runner, "ncu run"));
     KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, command, options, /*program_stopped_by_ncu=*/false));
     profiled = ReadNcuResults(result, command, report_path, work_directory, options, runner, notes);
   }
@@ -851,16 +840,6 @@ void AttachSassListing(const fs::path& binary_path, const fs::path& work_directo
   } else {
     notes.push_back("no SASS instruction mix: " + listing.status().message());
   }
-}
-
-std::vector<std::string> BuildWaitingLauncher(const fs::path& ready_path, const fs::path& binary_path,
-                                              double timeout_seconds) {
-  long long polls = std::max(1LL, static_cast<long long>(timeout_seconds * 20));
-  std::string script = fmt::format(
-      "i=0; while [ ! -e \"$1\" ]; do i=$((i+1)); if [ \"$i\" -gt {} ]; then exit 98; fi; sleep 0.05; done; "
-      "if [ -s \"$1\" ]; then exec \"$2\"; fi; exit 97",
-      polls);
-  return {"/bin/sh", "-c", script, "kopt-wait-for-build", ready_path.string(), binary_path.string()};
 }
 
 Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability) {
@@ -949,11 +928,12 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const
   KOPT_ASSIGN_OR_RETURN(std::string architecture, ChooseArchitecture(options, runner));
 
   fs::path binary_path = work_directory / fs::path(cuda_source_path).stem();
+  KOPT_ASSIGN_OR_RETURN(std::string ptxas_text,
+                        CompileSource(cuda_source_path, binary_path, architecture, options, runner));
   fs::path ptxas_path = work_directory / "ptxas.txt";
+  KOPT_RETURN_IF_ERROR(WriteTextFile(ptxas_path, ptxas_text));
+
   if (!options.parallel_commands) {
-    KOPT_ASSIGN_OR_RETURN(std::string ptxas_text,
-                          CompileSource(cuda_source_path, binary_path, architecture, options, runner));
-    KOPT_RETURN_IF_ERROR(WriteTextFile(ptxas_path, ptxas_text));
     KOPT_ASSIGN_OR_RETURN(Profile profile, CollectUnderNcu({binary_path.string()}, options, runner, notes,
                                                            TimelineOrder::kAfterNcu));
     profile.source = cuda_source_path;
@@ -961,43 +941,15 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const
     AttachSassListing(binary_path, work_directory, options, runner, profile, notes);
     return profile;
   }
-  // ncu starts while nvcc builds (its own start-up overlaps the build): it runs a launcher that waits
-  // for the build and then execs the program; cuobjdump (CPU only, about 1 s) runs while ncu profiles.
-  fs::path ready_path = work_directory / kBuildReadyFile;
-  fs::remove(ready_path, error);
-  Result<Profile> collected = Internal("not profiled");
-  std::vector<std::string> collection_notes;
-  std::future<void> profiling = std::async(std::launch::async, [&] {
-    collected =
-        CollectUnderNcu({binary_path.string()}, options, runner, collection_notes, TimelineOrder::kAfterNcu,
-                        BuildWaitingLauncher(ready_path, binary_path, options.timeout_seconds));
-  });
-  Result<std::string> compiled = CompileSource(cuda_source_path, binary_path, architecture, options, runner);
-  Status signalled =
-      WriteTextFile(ready_path, compiled.ok() ? "built\n" : "");  // empty: the launcher gives up
-  if (!compiled.ok() || !signalled.ok()) {
-    profiling.wait();  // the launcher exits without running anything; ncu's failure is not the news
-    return compiled.ok() ? signalled : compiled.status();
-  }
-  std::string ptxas_text = std::move(compiled).value();
-  Status ptxas_written = WriteTextFile(ptxas_path, ptxas_text);
+  // cuobjdump (CPU only, about 1 s for a small program on the H200 machine) runs while ncu profiles.
   Profile listing;
   std::vector<std::string> listing_notes;
   std::future<void> disassembly = std::async(std::launch::async, [&] {
     AttachSassListing(binary_path, work_directory, options, runner, listing, listing_notes);
   });
-  profiling.wait();
+  Result<Profile> collected =
+      CollectUnderNcu({binary_path.string()}, options, runner, notes, TimelineOrder::kAfterNcu);
   disassembly.wait();
-  KOPT_RETURN_IF_ERROR(ptxas_written);
-  if (!collected.ok() && collected.status().kind() == ErrorKind::kWorkFailed) {
-    // An ncu that would not follow the launcher into the program: once more on the program itself.
-    std::string why = collected.status().message().substr(0, collected.status().message().find('\n'));
-    collection_notes = {"ncu started before the build did not profile the program (" + why +
-                        "); profiled it again after the build"};
-    collected =
-        CollectUnderNcu({binary_path.string()}, options, runner, collection_notes, TimelineOrder::kAfterNcu);
-  }
-  notes.insert(notes.end(), collection_notes.begin(), collection_notes.end());
   if (!collected.ok()) return collected.status();
   Profile profile = std::move(collected).value();
   profile.source = cuda_source_path;

@@ -111,15 +111,6 @@ void AttachSassListing(const std::filesystem::path& binary_path, const std::file
                        const CollectionOptions& options, CommandRunner& runner, Profile& profile,
                        std::vector<std::string>& notes);
 
-// What ncu runs for a .cu whose build is still under way (CollectFromCudaSource with
-// parallel_commands: ncu's own start-up then overlaps nvcc): a POSIX shell that polls for
-// `ready_path` every 50 ms, for at most `timeout_seconds`, then execs `binary_path` (the same
-// process, which ncu follows as it would the program) when the file is not empty, or exits 97 when
-// it is empty (the build failed); 98 when the file never appeared.
-std::vector<std::string> BuildWaitingLauncher(const std::filesystem::path& ready_path,
-                                              const std::filesystem::path& binary_path,
-                                              double timeout_seconds);
-
 // The nvcc architecture for a compute capability as nvidia-smi prints it:
 // "9.0" → "sm_90a" (Hopper's wgmma/TMA features need the 'a' target), "8.6" →
 // "sm_86", "10.0" → "sm_100". An unrecognised text is InvalidInput.

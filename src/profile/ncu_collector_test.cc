@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "core/fake_command_runner_test_util.h"
 #include "core/text.h"
@@ -414,83 +413,6 @@ TEST_F(NcuCollectorTest, ParallelDisassemblyStillAttachesTheListing) {
   EXPECT_TRUE(std::any_of(profile->inputs.begin(), profile->inputs.end(),
                           [](const ProfileInput& input) { return input.role == "SASS listing"; }));
   EXPECT_TRUE(notes_.empty());
-}
-
-// ncu starts while nvcc builds: its program is a launcher that waits for build.ready, then execs the binary.
-TEST_F(NcuCollectorTest, InParallelNcuStartsOnALauncherThatWaitsForTheBuild) {
-  options_.parallel_commands = true;
-  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
-  ASSERT_TRUE(profile.ok()) << profile.status().message();
-  std::vector<CommandSpec> ncu = runner_.CommandsOf("ncu");
-  ASSERT_FALSE(ncu.empty());
-  const std::vector<std::string>& argv = ncu[0].argv;
-  ASSERT_GE(argv.size(), 6u);
-  std::vector<std::string> tail(argv.end() - 6, argv.end());
-  EXPECT_EQ(tail[0], "/bin/sh");
-  EXPECT_EQ(tail[1], "-c");
-  EXPECT_TRUE(Contains(tail[2], "exec \"$2\""));
-  EXPECT_EQ(tail[4], (work_ / "build.ready").string());
-  EXPECT_EQ(tail[5], Binary());
-  std::ifstream ready(work_ / "build.ready");
-  std::string ready_text((std::istreambuf_iterator<char>(ready)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(ready_text, "built\n");
-  EXPECT_EQ(profile->source, source_path_);
-}
-
-TEST_F(NcuCollectorTest, InParallelAFailedBuildIsTheErrorAndTheLauncherIsToldToGiveUp) {
-  options_.parallel_commands = true;
-  runner_.OnCommand("nvcc", {}, ExitedWith(1, "", "probe.cu(3): error: identifier \"x\" is undefined\n"));
-  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
-  ASSERT_FALSE(profile.ok());
-  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
-  EXPECT_TRUE(Contains(profile.status().message(), "does not compile"));
-  EXPECT_TRUE(fs::exists(work_ / "build.ready"));
-  EXPECT_EQ(fs::file_size(work_ / "build.ready"), 0u);  // empty: the launcher exits without running anything
-}
-
-TEST_F(NcuCollectorTest, InParallelAnNcuThatDoesNotFollowTheLauncherProfilesTheProgramAgain) {
-  options_.parallel_commands = true;
-  runner_.OnCommand("ncu", {"/bin/sh"}, ExitedWith(0, "==WARNING== No kernels were profiled.\n"));
-  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
-  ASSERT_TRUE(profile.ok()) << profile.status().message();
-  std::vector<CommandSpec> profiling;
-  for (const CommandSpec& spec : runner_.CommandsOf("ncu")) {
-    if (ContainsSequence(spec.argv, {"--set"})) profiling.push_back(spec);
-  }
-  ASSERT_EQ(profiling.size(), 2u);
-  EXPECT_EQ(profiling[1].argv.back(), Binary());
-  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
-    return Contains(note, "ncu started before the build did not profile the program");
-  }));
-}
-
-// The launcher itself, run by a real shell: it waits for the file, then execs the program or gives up.
-TEST(BuildWaitingLauncherTest, ExecsTheProgramOnceTheBuildIsReadyAndGivesUpOnAFailedOne) {
-  fs::path dir = fs::temp_directory_path() / ("kopt_launcher_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  WriteFile(dir / "program", "#!/bin/sh\necho ran\n");
-  fs::permissions(dir / "program", fs::perms::owner_all);
-  std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
-  CommandSpec spec;
-  spec.argv = BuildWaitingLauncher(dir / "ready", dir / "program", 5);
-  spec.timeout_seconds = 10;
-  // The build ends while the launcher waits.
-  std::thread build([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    WriteFile(dir / "ready", "built\n");
-  });
-  Result<CommandResult> ran = runner->Run(spec);
-  build.join();
-  ASSERT_TRUE(ran.ok());
-  EXPECT_EQ(ran->exit_code, 0);
-  EXPECT_EQ(ran->stdout_text, "ran\n");
-  WriteFile(dir / "ready", "");  // a failed build
-  ran = runner->Run(spec);
-  ASSERT_TRUE(ran.ok());
-  EXPECT_EQ(ran->exit_code, 97);
-  EXPECT_EQ(ran->stdout_text, "");
-  fs::remove_all(dir);
 }
 
 // The timeline run: the program under the injection library, which writes timeline.<pid>.jsonl where

@@ -5,12 +5,15 @@
 # Times `kopt explain` three times each on examples/kernels/{uncoalesced_loads,shared_bank_conflicts,
 # memory_latency_low_mlp}.cu and on the 20,000-launch program (examples/blind_set/many_tiny_launches),
 # printing each run's phase breakdown (the JSON report's collection_phases) and top finding, and the
-# main branch's kopt once each (.carry/bin/kopt_main, when packed); then direct measurements: nvcc then
-# ncu against ncu started first on a launcher waiting for the build, ncu's own time line, nvcc
-# --threads 0, and the replay passes per metric family of the targeted set.
+# main branch's kopt once each (.carry/bin/kopt_main, when packed); then direct measurements: ncu's
+# own time line, nvcc --threads 0, and the replay passes per metric family of the targeted set.
 # (Round 1, 2026-12-02 03:03 UTC, also measured: 27 passes per launch, 26 without the SASS-instrumented
 # metrics; --apply-rules no 0.3 s faster with the same 925 raw-page columns; --kill ends the program
-# after the sample; nvidia-smi 25 ms; nvcc 2.16 s, -cubin alone 0.72 s; cuobjdump 0.94 s.)
+# after the sample; nvidia-smi 25 ms; nvcc 2.16 s, -cubin alone 0.72 s; cuobjdump 0.94 s. Round 2,
+# 03:34 UTC, tried ncu started before nvcc on a shell launcher polling for the build with `sleep`: each
+# .cu took 20-23 s instead of 5.6-7.0 s (about 0.5 s per `sleep` process started under ncu, ~35 of them;
+# reverted); the same session measured main's kopt at 5.6, 5.7, 7.0 s per .cu and 8.7 s for the
+# 20,000-launch program, this branch's at 5.6 s for the latter.)
 # Everything lands in $OUT/h18live/ (summary.txt, and h18live.tar.gz: reports, bundles, logs).
 # About 2 minutes of GPU time; every step has a timeout, and optional steps stop after BUDGET_S.
 set -u
@@ -124,34 +127,6 @@ export -f stamp
 NVCC=(nvcc -O3 -lineinfo -Xptxas -v -gencode=arch=compute_90a,code=sm_90a)
 NCU=(ncu --section LaunchStats --section Occupancy --metrics "$METRICS" --clock-control none --apply-rules no
      --target-processes all --csv --page raw --print-units base)
-# Sequential build then ncu, against ncu started first on a launcher that waits for the build and then
-# execs the program (ncu's start-up overlapping nvcc). Each twice, alternating.
-overlap_run() {  # TAG
-  local tag=$1 t0 flag=$BIN/ready_$1
-  t0=$(date +%s%N)
-  rm -f "$flag"
-  timeout 60 "${NCU[@]}" bash -c 'while [ ! -e "$1" ]; do sleep 0.05; done; exec "$2"' launcher "$flag" \
-    "$BIN/ovl_$tag" >"$R/logs/overlap_$tag.log" 2>&1 &
-  local ncu_pid=$!
-  "${NVCC[@]}" -o "$BIN/ovl_$tag" examples/kernels/uncoalesced_loads.cu >/dev/null 2>&1
-  local t_build=$(date +%s%N)
-  touch "$flag"
-  wait "$ncu_pid"
-  echo "overlap_$tag exit=$? ms=$((($(date +%s%N) - t0) / 1000000)) build_ms=$(((t_build - t0) / 1000000)) rows=$(grep -c '^"[0-9]' "$R/logs/overlap_$tag.log")" | tee -a "$R/times.txt" >>"$SUMMARY"
-}
-sequential_run() {  # TAG
-  local tag=$1 t0
-  t0=$(date +%s%N)
-  "${NVCC[@]}" -o "$BIN/seq_$tag" examples/kernels/uncoalesced_loads.cu >/dev/null 2>&1
-  local t_build=$(date +%s%N)
-  timeout 60 "${NCU[@]}" "$BIN/seq_$tag" >"$R/logs/sequential_$tag.log" 2>&1
-  echo "sequential_$tag exit=$? ms=$((($(date +%s%N) - t0) / 1000000)) build_ms=$(((t_build - t0) / 1000000)) rows=$(grep -c '^"[0-9]' "$R/logs/sequential_$tag.log")" | tee -a "$R/times.txt" >>"$SUMMARY"
-}
-for i in 1 2; do
-  [ "$(elapsed_s)" -lt "$BUDGET_S" ] && sequential_run "$i"
-  [ "$(elapsed_s)" -lt "$BUDGET_S" ] && overlap_run "$i"
-done
-grep -E '^==' "$R/logs/overlap_1.log" 2>/dev/null | cut -c1-160 | tee -a "$SUMMARY"
 # Where ncu's own time goes: its start, the program's connection, the end (targeted set, 2 kernels).
 "${NVCC[@]}" -o "$BIN/sbc" examples/kernels/shared_bank_conflicts.cu >/dev/null 2>&1
 if [ "$(elapsed_s)" -lt "$BUDGET_S" ]; then
