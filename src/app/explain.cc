@@ -171,7 +171,21 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
     };
   }
   Result<Profile> loaded = LoadProfile(sources, runner, notes);
-  if (drew_progress) log << "\r\033[K" << std::flush;
+  // The collection's ticker has ended (profile/ncu_progress.h); the analysis keeps the line until the
+  // report is written or an error returns.
+  struct ClearProgressLine {
+    std::ostream& log;
+    bool& drawn;
+    void operator()() {
+      if (drawn) log << "\r\033[K" << std::flush;
+      drawn = false;
+    }
+    ~ClearProgressLine() { (*this)(); }
+  } clear_progress{log, drew_progress};
+  if (loaded.ok() && drew_progress) {
+    sources.progress(fmt::format("analysing {} launch{}", loaded->launches.size(),
+                                 loaded->launches.size() == 1 ? "" : "es"));
+  }
   sources.progress = nullptr;
   sources.phases = nullptr;
   KOPT_ASSIGN_OR_RETURN(Profile profile, std::move(loaded));
@@ -190,6 +204,7 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   if (energy) diagnose_options.energy_coefficients = &*energy;
 
   // The LLM side (--llm, --hypotheses) never fails the command.
+  if (options.llm && options.verbose) clear_progress();  // the exchanges are logged on `log`
   StreamLogSink log_sink(log);
   std::optional<LlmSession> session;
   if (options.llm) session = LlmSession::Open(options, options.verbose ? &log_sink : nullptr);
@@ -212,6 +227,7 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   render_options.color = options.color && options.output_path.empty();
   render_options.verbose = options.verbose;
   std::string rendered = MakeRenderer(format, render_options)->Render(diagnosis);
+  clear_progress();
   if (options.output_path.empty()) {
     out << rendered;
     return Status::Ok();

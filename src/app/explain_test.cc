@@ -175,5 +175,34 @@ TEST(ExplainLiveCollectionTest, TheDefaultIsTheTimelineAndTheTargetedSampledColl
   fs::remove_all(work);
 }
 
+// Issue 19 item 10: on a terminal the live collection's steps are drawn on one line of `log`, the analysis
+// too, and the line is cleared before the report; nothing of it reaches the report.
+TEST(ExplainLiveCollectionTest, TheProgressLineShowsTheStepsAndIsClearedBeforeTheReport) {
+  ScopedEnvironment library("KOPT_TIMELINE_LIBRARY", "/opt/kopt/libkopt_timeline.so");
+  fs::path work = fs::temp_directory_path() / ("kopt_explain_progress_" + std::to_string(getpid()));
+  fs::remove_all(work);
+  FakeCommandRunner runner;
+  runner.AddProgram("./app");
+  runner.OnCommand("./app", {}, ExitedWith(0, ""));
+  runner.OnCommand(
+      "ncu", {"--csv"},
+      ExitedWith(0, *ReadWholeFile(std::string(KOPT_FIXTURE_DIR) + "/collector/ncu_printed_raw_page.txt")));
+  ExplainOptions options;
+  options.program_argv = {"./app"};
+  options.work_directory = work.string();
+  options.format = "md";
+  options.progress = true;
+  std::ostringstream out, log;
+  Status status = RunExplain(options, runner, out, log);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_THAT(log.str(), HasSubstr("\r\033[Kkopt: running app once for the launch timeline"));
+  EXPECT_THAT(log.str(),
+              HasSubstr("\r\033[Kkopt: profiling app under ncu: first 3 launches per configuration"));
+  EXPECT_THAT(log.str(), HasSubstr("\r\033[Kkopt: analysing 1 launch"));
+  EXPECT_TRUE(log.str().ends_with("\r\033[K")) << log.str();
+  EXPECT_THAT(out.str(), ::testing::Not(HasSubstr("kopt: ")));
+  fs::remove_all(work);
+}
+
 }  // namespace
 }  // namespace kopt

@@ -604,6 +604,42 @@ Result<Profile> ReadPrintedRawPage(const std::string& printed, const std::string
   return profile;
 }
 
+// What ncu will profile, for the progress line: "31 launches sampled of 20002"; and how many launches
+// that is (0: not known), for the watcher's "i of n". The plan counts every kernel: with a kernel regex
+// its counts are not ncu's, so they are not shown.
+struct NcuSelection {
+  std::string text;
+  long long launches = 0;
+};
+
+NcuSelection DescribeNcuSelection(const CollectionOptions& options, const SamplingPlan* plan, bool sampling) {
+  NcuSelection selection;
+  std::vector<std::string> parts;
+  if (!options.kernel_regex.empty()) parts.push_back("kernels matching " + Quoted(options.kernel_regex));
+  if (options.launch_count > 0) {
+    parts.push_back(fmt::format("at most {} launches", options.launch_count));
+    selection.launches = options.launch_count;
+  } else if (options.launch_skip > 0) {
+    parts.push_back(fmt::format("the launches after the first {}", options.launch_skip));
+  } else if (plan && plan->total_launches > 0 && options.kernel_regex.empty()) {
+    parts.push_back(plan->Samples()
+                        ? fmt::format("{} launches sampled of {}", plan->total_profiled, plan->total_launches)
+                        : fmt::format("all {} launches", plan->total_launches));
+    selection.launches = plan->total_profiled;
+  } else if (sampling) {
+    parts.push_back(fmt::format("first {} launches per configuration", options.launches_per_configuration));
+  }
+  for (const std::string& part : parts) selection.text += (selection.text.empty() ? "" : ", ") + part;
+  return selection;
+}
+
+// `options` with its progress steps drawn on `line` (none when it has no progress callback).
+CollectionOptions WithProgressLine(const CollectionOptions& options, CollectionProgressLine& line) {
+  CollectionOptions drawn = options;
+  if (options.progress) drawn.progress = [&line](std::string_view step) { line.Step(step); };
+  return drawn;
+}
+
 void AttachLaunchTraceTo(Profile& profile, std::optional<LaunchTrace> trace) {
   if (!trace) return;
   for (const std::string& file : trace->files)
@@ -649,12 +685,14 @@ bool ProfiledEveryLaunchOfFew(const Profile& profile, const CollectionOptions& o
 // One ncu run of `program` with `sampling_arguments`; its output goes to ncu.log.
 Result<CommandResult> RunNcu(const std::vector<std::string>& program, const CollectionOptions& options,
                              const fs::path& report_base, const std::vector<std::string>& sampling_arguments,
+                             const NcuSelection& selection, CollectionProgressLine& line,
                              CommandRunner& runner, const std::string& phase_name) {
   std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
   CommandSpec profile_spec = ToolCommand(argv, options);
-  NcuProgressWatcher watcher(options.progress, options.launch_count);
+  NcuProgressWatcher watcher([&line](std::string_view text) { line.Update(text); }, selection.launches);
   if (options.progress) {
-    Progress(options, "profiling " + fs::path(program.front()).filename().string() + " under ncu");
+    Progress(options, "profiling " + fs::path(program.front()).filename().string() + " under ncu" +
+                          (selection.text.empty() ? "" : ": " + selection.text));
     profile_spec.on_stdout = [&watcher](std::string_view piece) { watcher.Feed(piece); };
   }
   PhaseTimer::Scope ncu_phase(options.phases, phase_name);
@@ -673,6 +711,7 @@ Result<Profile> ReadNcuResults(const CommandResult& result, const std::string& c
   std::string output = CombinedOutput(result);
   if (!options.write_report) {
     AddWarningNotes(output, notes);
+    Progress(options, "reading the raw page ncu printed");
     PhaseTimer::Scope phase(options.phases, "reading the raw page");
     return ReadPrintedRawPage(result.stdout_text, command, work_directory);
   }
@@ -688,8 +727,10 @@ Result<Profile> ReadNcuResults(const CommandResult& result, const std::string& c
     // The two exports read the report independently (CPU only): together they take the longer one's time.
     Profile source_pages;
     std::vector<std::string> source_page_notes;
+    CollectionOptions quiet_options = options;  // the progress line stays on the raw page's export
+    quiet_options.progress = nullptr;
     std::future<void> source_export = std::async(std::launch::async, [&] {
-      AttachSourcePage(report_path, work_directory, options, runner, source_pages, source_page_notes);
+      AttachSourcePage(report_path, work_directory, quiet_options, runner, source_pages, source_page_notes);
     });
     Result<Profile> read = ReadReport(report_path, options, runner, work_directory);
     source_export.wait();
@@ -711,7 +752,8 @@ Result<Profile> ReadNcuResults(const CommandResult& result, const std::string& c
 // user selected launches.
 Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
                                 const CollectionOptions& options, CommandRunner& runner,
-                                std::vector<std::string>& notes, TimelineOrder order) {
+                                std::vector<std::string>& notes, TimelineOrder order,
+                                CollectionProgressLine& line) {
   KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
   KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));
   KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a program"));
@@ -727,10 +769,13 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
   bool samples = !user_selects && options.launches_per_configuration > 0;
   std::optional<LaunchTrace> trace;
   if (timeline && order == TimelineOrder::kBeforeNcu) {
+    Progress(options,
+             "running " + fs::path(program.front()).filename().string() + " once for the launch timeline");
     trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
                                options.timeout_seconds, runner, notes, options.phases);
   }
   std::vector<std::string> sampling_arguments, early_stop_arguments;
+  std::optional<SamplingPlan> plan;
   // Without a timeline to count the launches ncu samples all the same, with the filter the plan gives
   // whenever it leaves launches out; the note cannot say how many it left out.
   std::string unplanned_note = fmt::format(
@@ -739,10 +784,10 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
       options.launches_per_configuration);
   if (samples) {
     if (trace) {
-      SamplingPlan plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
-      sampling_arguments = plan.ncu_arguments;
-      if (options.kernel_regex.empty()) early_stop_arguments = plan.early_stop_arguments;
-      if (plan.total_launches > 0) notes.push_back(plan.Describe());
+      plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
+      sampling_arguments = plan->ncu_arguments;
+      if (options.kernel_regex.empty()) early_stop_arguments = plan->early_stop_arguments;
+      if (plan->total_launches > 0) notes.push_back(plan->Describe());
     } else {
       sampling_arguments = UnplannedSamplingArguments(options.launches_per_configuration);
       if (order == TimelineOrder::kBeforeNcu || !timeline) notes.push_back(unplanned_note);
@@ -751,10 +796,12 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
 
   // ncu stops the program after the sample when the sample is its first launches; should that run
   // fail (a program that does not survive its end, an ncu that does not support it), the plain sample.
+  NcuSelection selection =
+      DescribeNcuSelection(options, plan ? &*plan : nullptr, !sampling_arguments.empty());
   Result<Profile> profiled = InvalidInput("not profiled");
   if (!early_stop_arguments.empty()) {
     KOPT_ASSIGN_OR_RETURN(CommandResult result,
-                          RunNcu(program, options, report_base, early_stop_arguments, runner,
+                          RunNcu(program, options, report_base, early_stop_arguments, selection, line, runner,
                                  "ncu run (stopping the program after the sample)"));
     std::vector<std::string> run_notes;
     Status run = InterpretNcuRun(result, command, options, /*program_stopped_by_ncu=*/true);
@@ -768,8 +815,8 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
     } else {
       fs::remove(report_path, error);  // the second run's report, or none, must be what is read
       std::string why = profiled.status().message().substr(0, profiled.status().message().find('\n'));
-      for (const std::string& line : MarkedLines(CombinedOutput(result), "==ERROR==")) {
-        if (why.find(line) == std::string::npos) why += " " + line;
+      for (const std::string& error_line : MarkedLines(CombinedOutput(result), "==ERROR==")) {
+        if (why.find(error_line) == std::string::npos) why += " " + error_line;
       }
       notes.push_back(
           fmt::format("ncu could not stop the program after the sampled launches ({}); profiled the sample "
@@ -779,8 +826,8 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
     }
   }
   if (!profiled.ok()) {
-    KOPT_ASSIGN_OR_RETURN(CommandResult result,
-                          RunNcu(program, options, report_base, sampling_arguments, runner, "ncu run"));
+    KOPT_ASSIGN_OR_RETURN(CommandResult result, RunNcu(program, options, report_base, sampling_arguments,
+                                                       selection, line, runner, "ncu run"));
     KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, command, options, /*program_stopped_by_ncu=*/false));
     profiled = ReadNcuResults(result, command, report_path, work_directory, options, runner, notes);
   }
@@ -794,6 +841,8 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
           options.kernel_regex.empty() ? "of the program " : "that the kernel filter matched ",
           profile.launches.size()));
     } else {
+      Progress(options,
+               "running " + fs::path(program.front()).filename().string() + " once for the launch timeline");
       trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
                                  options.timeout_seconds, runner, notes, options.phases);
       if (samples) {
@@ -906,7 +955,11 @@ Result<Profile> ImportNcuReport(const std::string& report_path, const Collection
 Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
                                    const CollectionOptions& options, CommandRunner& runner,
                                    std::vector<std::string>& notes) {
-  return CollectUnderNcu(program_argv, options, runner, notes, TimelineOrder::kBeforeNcu);
+  // Every path out of a collection, errors included, destroys its CollectionProgressLine: the ticker
+  // thread has ended before the collection returns.
+  CollectionProgressLine line(options.progress, options.progress_refresh_seconds, options.progress_clock);
+  return CollectUnderNcu(program_argv, WithProgressLine(options, line), runner, notes,
+                         TimelineOrder::kBeforeNcu, line);
 }
 
 Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
@@ -915,8 +968,12 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   return CollectFromProgram(program_argv, options, runner, notes);
 }
 
-Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
-                                      CommandRunner& runner, std::vector<std::string>& notes) {
+Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path,
+                                      const CollectionOptions& given_options, CommandRunner& runner,
+                                      std::vector<std::string>& notes) {
+  CollectionProgressLine line(given_options.progress, given_options.progress_refresh_seconds,
+                              given_options.progress_clock);
+  const CollectionOptions options = WithProgressLine(given_options, line);
   std::error_code error;
   if (!fs::is_regular_file(cuda_source_path, error)) {
     return NotFound("CUDA source " + Quoted(cuda_source_path) + " not found (expected a .cu file)");
@@ -935,20 +992,23 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const
 
   if (!options.parallel_commands) {
     KOPT_ASSIGN_OR_RETURN(Profile profile, CollectUnderNcu({binary_path.string()}, options, runner, notes,
-                                                           TimelineOrder::kAfterNcu));
+                                                           TimelineOrder::kAfterNcu, line));
     profile.source = cuda_source_path;
     AttachPtxasReport(ptxas_text, ptxas_path, profile, notes);
     AttachSassListing(binary_path, work_directory, options, runner, profile, notes);
     return profile;
   }
-  // cuobjdump (CPU only, about 1 s for a small program on the H200 machine) runs while ncu profiles.
+  // cuobjdump (CPU only, about 1 s for a small program on the H200 machine) runs while ncu profiles; the
+  // progress line stays on ncu's step.
   Profile listing;
   std::vector<std::string> listing_notes;
+  CollectionOptions quiet_options = options;
+  quiet_options.progress = nullptr;
   std::future<void> disassembly = std::async(std::launch::async, [&] {
-    AttachSassListing(binary_path, work_directory, options, runner, listing, listing_notes);
+    AttachSassListing(binary_path, work_directory, quiet_options, runner, listing, listing_notes);
   });
   Result<Profile> collected =
-      CollectUnderNcu({binary_path.string()}, options, runner, notes, TimelineOrder::kAfterNcu);
+      CollectUnderNcu({binary_path.string()}, options, runner, notes, TimelineOrder::kAfterNcu, line);
   disassembly.wait();
   if (!collected.ok()) return collected.status();
   Profile profile = std::move(collected).value();
