@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/fake_command_runner_test_util.h"
@@ -145,7 +147,20 @@ TEST(ExplainLiveCollectionTest, TheDefaultIsTheTimelineAndTheTargetedSampledColl
   };
   EXPECT_TRUE(has("--metrics") && has("Occupancy") && has("--csv") && has("per-launch-config"));
   EXPECT_FALSE(has("--set") || has("-o"));
+  auto rules = std::find(argv.begin(), argv.end(), "--apply-rules");
+  ASSERT_NE(rules, argv.end());  // ncu's rules only add rule results to a report: off without one
+  EXPECT_EQ(*(rules + 1), "no");
   EXPECT_THAT(out.str(), HasSubstr("uncoalesced_loads"));
+  // Where the seconds went: the live collection's phases, in the order they started.
+  nlohmann::json report = nlohmann::json::parse(out.str());
+  ASSERT_TRUE(report.contains("collection_phases"));
+  std::vector<std::string> phase_names;
+  for (const auto& phase : report["collection_phases"]) {
+    EXPECT_GE(phase["seconds"].get<double>(), 0);
+    phase_names.push_back(phase["name"]);
+  }
+  EXPECT_THAT(phase_names, ::testing::ElementsAre("timeline run (libkopt_timeline.so)", "ncu run",
+                                                  "reading the raw page", "analysis (diagnose)"));
   fs::remove_all(work);
 
   options.section_set = "full";  // --set full: ncu's set into a report, as before

@@ -427,7 +427,7 @@ TEST_F(NcuCollectorTest, WithoutAReportAPrintedPageWithoutLaunchesFails) {
 }
 
 TEST_F(NcuCollectorTest, ParallelDisassemblyStillAttachesTheListing) {
-  options_.parallel_disassembly = true;
+  options_.parallel_commands = true;
   Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   ASSERT_TRUE(profile->sass.has_value());
@@ -477,8 +477,10 @@ TEST_F(TimelineCollectionTest, TheTimelineRunComesFirstAndNcuProfilesASample) {
   EXPECT_EQ(timeline_run.argv, (std::vector<std::string>{"./app"}));
   EXPECT_EQ(EnvironmentValue(timeline_run, "CUDA_INJECTION64_PATH"), "/opt/kopt/lib/libkopt_timeline.so");
   EXPECT_EQ(EnvironmentValue(timeline_run, "KOPT_TIMELINE_OUT"), (work_ / "timeline.%p.jsonl").string());
-  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
-                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  // The sample (2 fill launches, the first 3 of tiny_step) is the program's first 5 launches: ncu ends
+  // the program after them instead of intercepting the other 19,997.
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--launch-count", "5", "--kill", "yes"}));
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--filter-mode"}));
   ASSERT_TRUE(profile->trace.has_value());
   EXPECT_EQ(profile->trace->KernelCount(), 20002);
   EXPECT_TRUE(std::any_of(profile->inputs.begin(), profile->inputs.end(), [](const ProfileInput& input) {
@@ -558,6 +560,75 @@ TEST_F(NcuCollectorTest, AFailedCollectionStopsItsTickerBeforeReturning) {
   now = 30;
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(drawn.Count(), count);
+}
+
+TEST_F(TimelineCollectionTest, AFailedEarlyStopRunProfilesTheSampleAgainWithTheProgramRunningOn) {
+  runner_.OnCommand("ncu", {"--kill"}, ExitedWith(1, "==ERROR== unrecognised option '--kill'\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::vector<CommandSpec> profiling;
+  for (const CommandSpec& spec : runner_.CommandsOf("ncu")) {
+    if (ContainsSequence(spec.argv, {"--set"})) profiling.push_back(spec);
+  }
+  ASSERT_EQ(profiling.size(), 2u);
+  EXPECT_TRUE(
+      ContainsSequence(profiling[1].argv, {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  EXPECT_FALSE(ContainsSequence(profiling[1].argv, {"--kill"}));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "ncu could not stop the program after the sampled launches") &&
+           Contains(note, "unrecognised option");
+  }));
+}
+
+TEST_F(TimelineCollectionTest, AProgramEndedByNcuAfterTheSampleIsNoFailure) {
+  // What ncu says when --kill ends the program: its exit status is not the program's verdict.
+  runner_.OnCommand("ncu", {"--kill"},
+                    ExitedWith(0, Fixture("collector/ncu_success.txt") +
+                                      "==ERROR== The application returned an error code (9).\n"),
+                    WriteOutputOf("-o", ".ncu-rep"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(runner_.CommandsOf("ncu").size(), 3u);  // one profiling run, two exports
+}
+
+TEST_F(TimelineCollectionTest, AKernelFilterKeepsThePerConfigurationSample) {
+  // --launch-count would count only the launches the filter matches: the early stop is not used.
+  options_.kernel_regex = "tiny";
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_, notes_).ok());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--kill"}));
+}
+
+TEST_F(TimelineCollectionTest, ACudaSourceIsProfiledFirstAndTracedOnlyWhenNcuMayHaveLeftLaunchesOut) {
+  // The probe's profile has one launch of each kernel: ncu saw every launch, no timeline run.
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_TRUE(runner_.CommandsOf(Binary()).empty());
+  EXPECT_FALSE(profile->trace.has_value());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no launch timeline: ncu profiled every launch of the program");
+  }));
+
+  // A limit of 1 per configuration: ncu may have left launches out, so the timeline run follows ncu.
+  notes_.clear();
+  options_.launches_per_configuration = 1;
+  runner_.AddProgram(Binary());
+  profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_EQ(runner_.CommandsOf(Binary()).size(), 1u);
+  size_t ncu_index = 0, timeline_index = 0;
+  for (size_t index = 0; index < runner_.commands().size(); ++index) {
+    const CommandSpec& spec = runner_.commands()[index];
+    if (spec.argv[0] == "ncu" && ContainsSequence(spec.argv, {"--set"})) ncu_index = index;
+    if (spec.argv[0] == Binary()) timeline_index = index;
+  }
+  EXPECT_LT(ncu_index, timeline_index);
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no launch timeline to count them") || Contains(note, "no timeline file appeared");
+  }));
 }
 
 TEST_F(TimelineCollectionTest, AUserSelectionOrZeroPerKernelProfilesWithoutSampling) {
