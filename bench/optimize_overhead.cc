@@ -26,11 +26,18 @@
 // H200), with `near` every element differs in its last bit (the comparison's
 // slow path on every element, as for a reordered reduction).
 //
+// Also printed: the parent process's own CPU time (user + system, all its
+// threads; getrusage RUSAGE_SELF, children excluded) per evaluation, which a
+// busy shared machine does not inflate the way it inflates wall time, and the
+// 1-minute load average before and after the run.
+//
 // Usage: optimize_overhead [EVALUATIONS [varied|near]]   (default 200 varied)
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <utility>
@@ -85,6 +92,21 @@ class ChildIntervalRecorder : public CommandRunner {
   std::vector<std::pair<Clock::time_point, Clock::time_point>> intervals_;
   int children_ = 0;
 };
+
+// User + system CPU seconds of this process (all threads, not its children).
+double ParentCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& value) {
+    return static_cast<double>(value.tv_sec) + value.tv_usec * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+double LoadAverage() {
+  double load[1] = {0};
+  return getloadavg(load, 1) == 1 ? load[0] : -1;
+}
 
 class CountingGenerator : public agents::CandidateGenerator {
  public:
@@ -151,9 +173,13 @@ int Main(int argc, char** argv) {
   settings.seed = 1;
   settings.profile = false;
   settings.budget.max_evaluations = evaluations;
+  double load_before = LoadAverage();
+  double cpu_before = ParentCpuSeconds();
   Clock::time_point start = Clock::now();
   Result<RunState> state = RunOptimization(settings, environment);
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  double cpu_seconds = ParentCpuSeconds() - cpu_before;
+  double load_after = LoadAverage();
   double child_seconds = commands.ChildSeconds();
   if (!state.ok()) {
     fmt::print(stderr, "optimize_overhead: {}\n", state.status().message());
@@ -168,6 +194,9 @@ int Main(int argc, char** argv) {
   fmt::print("| whole run | {:.3f} s |\n", seconds);
   fmt::print("| in {} child processes (taken out) | {:.3f} s |\n", commands.children(), child_seconds);
   fmt::print("| overhead per evaluation | {:.2f} ms |\n", per_evaluation * 1e3);
+  fmt::print("| parent CPU (user + system) per evaluation | {:.2f} ms |\n",
+             cpu_seconds / static_cast<double>(state->usage.evaluations) * 1e3);
+  fmt::print("| 1-minute load average before / after | {:.2f} / {:.2f} |\n", load_before, load_after);
   for (double evaluation : {0.41, 0.59, 3.0}) {
     fmt::print("| share of a {:.2f} s evaluation | {:.2f} % |\n", evaluation,
                100 * per_evaluation / evaluation);
