@@ -3,7 +3,7 @@
 // (docs/harness-protocol.md §2 .so files) in ONE process, so that one ncu
 // process profiles them all.
 //
-//   drive PLAN [--time | --cold-time]
+//   drive PLAN [--time | --cold-time | --cold-time-clean]
 //
 // PLAN lines: "LABEL LIB.so SPEC LAUNCHES" (SPEC: the selfcheck spec format of
 // examples/tasks/tools/selfcheck.cu: "seed S", "tensor DTYPE ROLE ELEMENTS KIND P1 P2",
@@ -14,7 +14,10 @@
 // device sync). With --time: no profiling intent; 3 warm-up calls then the mean of 20
 // calls by CUDA events, "TIME LABEL US" per line. With --cold-time: 3 warm-up calls,
 // then 20 calls each after a 256 MiB L2 flush and timed alone by events; "TIME LABEL
-// US" with their median, "SPREAD LABEL MIN_US MAX_US".
+// US" with their median, "SPREAD LABEL MIN_US MAX_US". --cold-time-clean: the same, but
+// the flush READS a 256 MiB buffer (kopt bench and --cold-time flush with a memset, which
+// leaves L2 full of dirty lines that the timed call then writes back as it evicts them;
+// after a read the L2 holds clean lines only): the difference is that write-back's cost.
 // A line "reference LIB SPEC RTOL ATOL" runs LIB once on SPEC's inputs and keeps its
 // f32 outputs: every later item on the same SPEC is checked after its first call,
 // "CHECK LABEL ok|fail WORST" (WORST: the largest |a - b| / (atol + rtol |b|); a NaN
@@ -182,18 +185,41 @@ static LaunchFunction Open(const std::string& lib, const std::string& label, int
   return reinterpret_cast<LaunchFunction>(dlsym(handle, "kopt_launch"));
 }
 
-enum class Timing { kNone, kWarm, kCold };
+enum class Timing { kNone, kWarm, kCold, kColdClean };
 
-static void TimeCold(const std::string& label, const std::function<void()>& call, cudaStream_t stream) {
+// Reads `count` int4 and stores nothing unless their xor is an impossible value: an L2
+// flush that leaves only clean lines behind.
+__global__ void ReadFlushKernel(const int4* p, size_t count, int* sink) {
+  int acc = 0;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const int4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7fffffff && sink != nullptr) *sink = acc;
+}
+
+static void TimeCold(const std::string& label, const std::function<void()>& call, cudaStream_t stream,
+                     bool clean) {
   static void* flush = nullptr;
   const size_t flush_bytes = 256u << 20;
-  if (flush == nullptr) cudaMalloc(&flush, flush_bytes);
+  if (flush == nullptr) {
+    cudaMalloc(&flush, flush_bytes);
+    cudaMemset(flush, 1, flush_bytes);
+    cudaDeviceSynchronize();
+  }
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
   std::vector<float> times;
   for (int i = 0; i < 20; ++i) {
-    cudaMemsetAsync(flush, i, flush_bytes, stream);
+    if (clean) {
+      // twice: the first pass writes back whatever the previous call left dirty
+      for (int pass = 0; pass < 2; ++pass)
+        ReadFlushKernel<<<132 * 8, 256, 0, stream>>>(static_cast<const int4*>(flush), flush_bytes / 16, nullptr);
+    } else {
+      cudaMemsetAsync(flush, i, flush_bytes, stream);
+    }
     cudaEventRecord(start, stream);
     call();
     cudaEventRecord(stop, stream);
@@ -244,9 +270,9 @@ static bool RunItem(int index, const std::string& label, const std::string& lib,
     std::printf("TIME %s %.3f\n", label.c_str(), ms * 1000.0 / calls);
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
-  } else if (timing == Timing::kCold) {
+  } else if (timing == Timing::kCold || timing == Timing::kColdClean) {
     for (int i = 0; i < 3; ++i) call();
-    TimeCold(label, call, stream);
+    TimeCold(label, call, stream, timing == Timing::kColdClean);
     ok = cudaDeviceSynchronize() == cudaSuccess;
   } else {
     for (int i = 0; i < launches && ok; ++i) {
@@ -282,13 +308,14 @@ static bool RunReference(const std::string& lib, const std::string& spec, double
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: drive PLAN [--time | --cold-time]\n");
+    std::fprintf(stderr, "usage: drive PLAN [--time | --cold-time | --cold-time-clean]\n");
     return 2;
   }
   const std::string mode = argc > 2 ? argv[2] : "";
-  const Timing timing = mode == "--time"        ? Timing::kWarm
-                        : mode == "--cold-time" ? Timing::kCold
-                                                : Timing::kNone;
+  const Timing timing = mode == "--time"              ? Timing::kWarm
+                        : mode == "--cold-time"       ? Timing::kCold
+                        : mode == "--cold-time-clean" ? Timing::kColdClean
+                                                      : Timing::kNone;
   std::ifstream plan(argv[1]);
   int index = 0, failures = 0;
   Inputs inputs;
