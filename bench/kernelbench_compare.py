@@ -21,9 +21,11 @@ Steps (each writes into OUT; every time is in seconds unless it says ms/us):
   cost       one ModelNew candidate per --cost-problems evaluated by
              KernelBench's own eval_kernel_against_ref, cold (fresh extension
              build dir) then warm x --cost-reps, beside kopt bench of the same
-             file, cold (empty workspace: no compile or reference cache) then
-             warm x --cost-reps, each a new process; with the candidate and
-             reference children's event timelines from kopt's workspace
+             file and --cost-candidates distinct copies of it in one command,
+             cold (empty workspace) then warm (compile cache populated), each
+             candidate's marginal cost from the progress line's time stamps,
+             and the same file alone, cold; with the candidate and reference
+             children's event timelines from kopt's workspace (step_cost)
 Writes OUT/summary.md and OUT/summary.json. Exit 1 when a cheat got an
 unexpected verdict or a control failed.
 
@@ -259,10 +261,10 @@ KB_EVAL = os.path.join(HERE, "kernelbench_eval_driver.py")
 
 
 def child_timeline(workspace, run_id, role):
-    """The events of one child of `run_id` from the workspace database: when
-    each arrived (elapsed_s since the child started) and the runner's own step
-    times of the correctness rounds (generate, prepare, call, input_check,
-    send), summed over the rounds."""
+    """The events of the children of `run_id` in `role` from the workspace
+    database: when each arrived (elapsed_s since its child started) and the
+    runner's own step times of the correctness rounds (draw, call,
+    input_check, send), summed over the rounds and children."""
     import sqlite3
     database = os.path.join(workspace, "kopt.db")
     if not os.path.exists(database):
@@ -279,75 +281,219 @@ def child_timeline(workspace, run_id, role):
         label = phase + (f":{event.get('round')}{event.get('index')}" if phase == "outputs" else "")
         if "elapsed_s" in event:
             timeline.append([label, event["elapsed_s"]])
-        for name, seconds in (event.get("phase_seconds") or {}).items():
+        for name, seconds in (event.get("phase_s") or {}).items():
             steps[name] = round(steps.get(name, 0) + seconds, 4)
         if phase == "timing":
             steps["timing_gpu_s"] = event.get("gpu_seconds")
+            steps["sampling_wall_s"] = event.get("sampling_wall_s")
         if phase == "outcome":
             timeline.append(["child_wall", event.get("seconds")])
     return {"timeline": timeline, "round_steps_s": steps} if rows else None
 
 
-def kopt_cost_run(args, task, candidate, workspace, label):
+def run_with_progress(command, log):
+    """Runs `command` with its stderr on a pseudo-terminal, so that kopt
+    bench draws its progress line ("[i/N] measuring NAME", written before
+    each child starts), and stamps each line with the seconds since the
+    start. Returns (exit code, wall seconds, [(seconds, text)])."""
+    import pty
+    import re
+    master, slave = pty.openpty()
+    started = time.perf_counter()
+    with open(log, "w") as f:
+        f.write("$ " + " ".join(command) + "\n")
+        f.flush()
+        process = subprocess.Popen(command, stdout=f, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    marks, pending, pending_at = [], "", None
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the last holder of the terminal closed it
+            break
+        if not data:
+            break
+        now = time.perf_counter() - started
+        for piece in re.split(r"(\r|\n)", data.decode(errors="replace")):
+            if piece in ("\r", "\n"):
+                text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", pending).strip()
+                if text:
+                    marks.append((round(pending_at, 3), text))
+                pending, pending_at = "", None
+            elif piece:
+                pending_at = now if pending_at is None else pending_at
+                pending += piece
+    os.close(master)
+    code = process.wait()
+    wall = time.perf_counter() - started
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", pending).strip()
+    if text:
+        marks.append((round(pending_at, 3), text))
+    with open(log, "a") as f:
+        for seconds, line in marks:
+            f.write(f"[{seconds:9.3f} s] {line}\n")
+    return code, wall, marks
+
+
+def cost_candidates(args, stem, candidate, count):
+    """`count` distinct KernelBench candidates: the example ModelNew file as
+    it is, then copies whose CUDA source starts with a comment naming the copy
+    (another source: another compile, nothing reported from the store)."""
+    folder = os.path.join(args.out, "cost_candidates")
+    os.makedirs(folder, exist_ok=True)
+    with open(candidate) as f:
+        text = f.read()
+    marker = "#include <torch/extension.h>"
+    if marker not in text:
+        raise ValueError(f"{candidate}: no '{marker}' line to mark copies with")
+    files = [candidate]
+    for copy in range(2, count + 1):
+        path = os.path.join(folder, f"{stem}_modelnew_c{copy}.py")
+        with open(path, "w") as f:
+            f.write(text.replace(marker, f"// kopt cost step: copy {copy}\n{marker}", 1))
+        files.append(path)
+    return files
+
+
+def kopt_cost_run(args, task, candidates, workspace, label, rerun):
+    """One `kopt bench TASK C1..CN` (a new process, the reference-output
+    cache off: the default for untrusted candidates): the whole command's
+    wall time, the reference's part, and each candidate's marginal cost: the
+    seconds from the start of its child ("measuring NAME") to the start of
+    the next one (the last: to the command's exit), with its compile time
+    beside it (compiles run in parallel, overlapping the reference child)."""
     report = os.path.join(args.out, f"kopt_cost_{label}.json")
-    # The cost step measures the trusted example candidate with the reference-output cache (off by
-    # default: docs/kernelbench.md "Cost per candidate").
-    code, wall, data = bench(args.kopt, task, [candidate], report, workspace, args.timing_seconds,
-                             os.path.join(args.out, f"kopt_cost_{label}.log"), extra=("--reference-cache", "auto"))
+    command = [args.kopt, "bench", task, *candidates, "-f", "json", "-o", report, "-w", workspace,
+               "--timing-seconds", str(args.timing_seconds), "--timeout", "120"]
+    if rerun:
+        command.append("--rerun")
+    code, wall, marks = run_with_progress(command, os.path.join(args.out, f"kopt_cost_{label}.log"))
+    data = None
+    if os.path.exists(report):
+        with open(report) as f:
+            data = json.load(f)
     got = entries(data)
-    e = got.get(os.path.splitext(os.path.basename(candidate))[0], {})
+    names = [os.path.splitext(os.path.basename(c))[0] for c in candidates]
+    started = {}
+    for seconds, text in marks:
+        words = text.split()
+        if len(words) >= 3 and words[1] == "measuring" and words[2] not in started:
+            started[words[2]] = seconds
+    order = sorted((started[n], n) for n in names if n in started)
+    per_candidate = []
+    for position, (start, name) in enumerate(order):
+        end = order[position + 1][0] if position + 1 < len(order) else wall
+        e = got.get(name, {})
+        per_candidate.append({"name": name, "start_s": start, "marginal_s": round(end - start, 3),
+                              "compile_s": e.get("compile_s"), "compile_cached": e.get("compile_cached"),
+                              "child_s": e.get("measure_s"), "status": e.get("status"), "kind": e.get("kind")})
     run_id = ((data or {}).get("run") or {}).get("id")
-    reference = got.get("reference") or {}
-    return {"exit": code, "command_wall_s": round(wall, 3), "candidate": e,
-            "per_candidate_s": round((e.get("compile_s") or 0) + (e.get("measure_s") or 0), 3),
-            "reference": reference, "reference_end": (data or {}).get("reference_end") and {
+    first = order[0][0] if order else None
+    return {"label": label, "candidates": len(candidates), "exit": code, "command_wall_s": round(wall, 3),
+            "reference": got.get("reference") or {},
+            "first_candidate_start_s": first,
+            "per_candidate": per_candidate,
+            "marginal_mean_s": round((wall - first) / len(order), 3) if order else None,
+            "reference_end": (data or {}).get("reference_end") and {
                 "measure_s": quantity(data["reference_end"].get("measure", {}).get("time"))},
             "notes": (data or {}).get("notes"),
-            "candidate_child": child_timeline(workspace, run_id, "candidate") if run_id else None,
+            "candidate_children": child_timeline(workspace, run_id, "candidate") if run_id else None,
             "reference_child": child_timeline(workspace, run_id, "reference") if run_id else None}
 
 
+def kernelbench_cost_run(args, problem, candidate, build, label):
+    log = os.path.join(args.out, f"kb_eval_{label}.log")
+    code, wall = run([sys.executable, KB_EVAL, args.kb_package, problem, candidate, build], log,
+                     timeout=args.kb_timeout)
+    return {"label": label, "exit": code, "wall_s": round(wall, 3), "result": kb_result(log)}
+
+
+def kb_result(log):
+    with open(log) as f:
+        for line in f:
+            if line.startswith("KBRESULT "):
+                return json.loads(line[9:])
+    return None
+
+
 def step_cost(args, summary):
-    """Cost per candidate, in one run, for each of --cost-problems: KernelBench's
-    own eval_kernel_against_ref of the ModelNew file, cold (fresh extension build
-    directory, new process) then warm (same build directory, new process) x
-    --cost-reps; then kopt bench of the same file in a new process each time:
-    cold (empty workspace: no compile cache, no reference cache), then warm (the
-    same workspace: compile cache and reference cache populated by the cold run,
-    --rerun so the candidate is measured again, not reported from the store) x
-    --cost-reps."""
+    """Cost per candidate, in one run, for each of --cost-problems
+    (docs/kernelbench.md "Cost per candidate"):
+
+    KernelBench: its own eval_kernel_against_ref of the example ModelNew
+    file, each a new process: cold (a fresh extension build directory; the
+    cold evaluations of all problems at once, --kb-cold-parallel) and warm x
+    --cost-reps (the same build directory). It re-runs its reference for
+    every candidate.
+
+    kopt: `kopt bench TASK C1..CN` with N = --cost-candidates distinct copies
+    of the same file (cost_candidates), each a new process: cold (an empty
+    workspace: nothing compiled), then warm (the same workspace, --rerun:
+    every compile cached, every candidate measured again); each candidate's
+    marginal cost from the progress line's time stamps; and N = 1 cold in its
+    own empty workspace: the whole first invocation for one candidate."""
     results = []
-    for item in args.cost_problems.split(","):
-        level, stem, candidate_file = COST_PROBLEMS[item]
+    items = [COST_PROBLEMS[item] for item in args.cost_problems.split(",")]
+    costs = []
+    for level, stem, candidate_file in items:
+        costs.append({"problem": f"{level}/{stem}", "candidate": candidate_file, "kernelbench": [], "kopt": []})
+    # KernelBench cold: all problems at once (each mostly one host compiler process, 16 cores).
+    running = []
+    for (level, stem, candidate_file), cost in zip(items, costs):
+        if args.cost_skip_kernelbench:
+            break
         task = task_dir(args.out, level, stem)
-        problem = os.path.join(task, "problem.py")
-        candidate = os.path.join(ROOT, "examples", "kernelbench", candidate_file)
-        cost = {"problem": f"{level}/{stem}", "candidate": candidate_file, "kernelbench": [], "kopt": []}
         build = os.path.join(args.scratch, f"kb_build_{stem}")
         shutil.rmtree(build, ignore_errors=True)
-        for rep in range(1 + args.cost_reps):
-            phase = "cold" if rep == 0 else "warm"
-            log = os.path.join(args.out, f"kb_eval_{stem}_{rep}_{phase}.log")
-            code, wall = run([sys.executable, KB_EVAL, args.kb_package, problem, candidate, build], log,
-                             timeout=args.kb_timeout)
-            result = None
-            with open(log) as f:
-                for line in f:
-                    if line.startswith("KBRESULT "):
-                        result = json.loads(line[9:])
-            cost["kernelbench"].append({"phase": phase, "exit": code, "wall_s": round(wall, 3), "result": result})
-            summary["cost"] = results + [cost]
+        command = [sys.executable, KB_EVAL, args.kb_package, os.path.join(task, "problem.py"),
+                   os.path.join(ROOT, "examples", "kernelbench", candidate_file), build]
+        log = os.path.join(args.out, f"kb_eval_{stem}_cold.log")
+        handle = open(log, "w")
+        running.append((cost, log, handle, time.perf_counter(), subprocess.Popen(
+            command, stdout=handle, stderr=subprocess.STDOUT)))
+        if not args.kb_cold_parallel:
+            running[-1][4].wait()
+    ended = {}
+    deadline = time.perf_counter() + args.kb_timeout
+    while len(ended) < len(running):  # each one's own end time (they run at once)
+        for index, (_, _, _, _, process) in enumerate(running):
+            if index not in ended and process.poll() is not None:
+                ended[index] = time.perf_counter()
+        if time.perf_counter() > deadline:
+            for index, (_, _, _, _, process) in enumerate(running):
+                if index not in ended:
+                    process.kill()
+                    process.wait()
+                    ended[index] = time.perf_counter()
+        time.sleep(0.05)
+    for index, (cost, log, handle, started, process) in enumerate(running):
+        handle.close()
+        cost["kernelbench"].append({"label": "cold", "exit": process.returncode,
+                                    "wall_s": round(ended[index] - started, 3), "result": kb_result(log),
+                                    "concurrent_with_other_problems": bool(args.kb_cold_parallel and len(items) > 1)})
+    summary["cost"] = costs
+    write_summary(args, summary)
+    for (level, stem, candidate_file), cost in zip(items, costs):
+        task = task_dir(args.out, level, stem)
+        candidate = os.path.join(ROOT, "examples", "kernelbench", candidate_file)
+        build = os.path.join(args.scratch, f"kb_build_{stem}")
+        for rep in range(0 if args.cost_skip_kernelbench else args.cost_reps):
+            cost["kernelbench"].append(kernelbench_cost_run(args, os.path.join(task, "problem.py"), candidate,
+                                                            build, f"{stem}_warm{rep}"))
             write_summary(args, summary)
-        workspace = os.path.join(args.scratch, f"ws_cost_{stem}")
+        candidates = cost_candidates(args, stem, candidate, args.cost_candidates)
+        workspace = os.path.join(args.scratch, f"ws_cost_{stem}_n{len(candidates)}")
         shutil.rmtree(workspace, ignore_errors=True)
-        for rep in range(1 + args.cost_reps):
-            phase = "cold" if rep == 0 else "warm"
-            cost["kopt"].append({"phase": phase, **kopt_cost_run(args, task, candidate, workspace,
-                                                                 f"{stem}_{rep}_{phase}")})
-            summary["cost"] = results + [cost]
+        for phase, rerun in (("cold", False), ("warm", True)):
+            cost["kopt"].append({"phase": phase, **kopt_cost_run(args, task, candidates, workspace,
+                                                                 f"{stem}_n{len(candidates)}_{phase}", rerun)})
             write_summary(args, summary)
+        single = os.path.join(args.scratch, f"ws_cost_{stem}_n1")
+        shutil.rmtree(single, ignore_errors=True)
+        cost["kopt"].append({"phase": "cold", **kopt_cost_run(args, task, candidates[:1], single,
+                                                              f"{stem}_n1_cold", False)})
+        write_summary(args, summary)
         results.append(cost)
-        summary["cost"] = results
 
 
 def step_kb_cheats(args, summary):
@@ -419,20 +565,25 @@ def write_summary(args, summary):
                          f"{'ok' if v['ok'] else 'WRONG: ' + v['message'][:120]} |")
         lines.append("")
     for c in summary.get("cost", []):
-        lines += [f"Cost per candidate ({c['problem']}, {c['candidate']}), each a new process:", "",
-                  "| who | phase | whole command (s) | compile (s) | candidate child (s) | reference child (s) | "
-                  "reference end (s) | verdict |", "|---|---|---|---|---|---|---|---|"]
+        lines += [f"Cost per candidate ({c['problem']}, {c['candidate']}), each command a new process:", "",
+                  "| who | run | whole command (s) | reference (s) | per candidate: marginal (s) | "
+                  "per candidate: compile (s) | per candidate: child (s) | verdicts |",
+                  "|---|---|---|---|---|---|---|---|"]
         for kb in c["kernelbench"]:
             r = kb.get("result") or {}
-            lines.append(f"| KernelBench eval_kernel_against_ref | {kb['phase']} | {kb['wall_s']} | - | - | - | - | "
+            lines.append(f"| KernelBench eval_kernel_against_ref | {kb['label']}"
+                         f"{' (cold builds of all problems at once)' if kb.get('concurrent_with_other_problems') else ''}"
+                         f" | {kb['wall_s']} | re-run per candidate | {kb['wall_s']} | - | - | "
                          f"correct {r.get('correctness')} (import torch {r.get('import_s')} s) |")
         for ko in c["kopt"]:
-            e = ko.get("candidate") or {}
+            per = ko.get("per_candidate") or []
+            fmt = lambda key: " ".join(str(p.get(key)) for p in per)
             ref = ko.get("reference") or {}
-            lines.append(f"| kopt bench | {ko['phase']} | {ko['command_wall_s']} | {e.get('compile_s')} "
-                         f"(cached {e.get('compile_cached')}) | {e.get('measure_s')} | "
-                         f"{ref.get('measure_s')} (from run {ref.get('resumed') }) | "
-                         f"{(ko.get('reference_end') or {}).get('measure_s')} | {e.get('status')} {e.get('kind') or ''} |")
+            verdicts = sorted(set(f"{p.get('status')}{' ' + p['kind'] if p.get('kind') else ''}" for p in per))
+            lines.append(f"| kopt bench, {ko['candidates']} candidate(s) | {ko['phase']} | {ko['command_wall_s']} | "
+                         f"{ref.get('measure_s')} (child; first candidate at {ko.get('first_candidate_start_s')}) | "
+                         f"{fmt('marginal_s')} (mean {ko.get('marginal_mean_s')}) | {fmt('compile_s')} | "
+                         f"{fmt('child_s')} | {', '.join(verdicts)} |")
         lines.append("")
     if "kernelbench_on_cheats" in summary:
         lines += ["KernelBench's own eval on the ModelNew cases (runtime fields in ms):", "",
@@ -458,7 +609,13 @@ def main():
     parser.add_argument("--scratch", help="folder for the cost step's workspaces and KernelBench build "
                         "directories (large: a reference cache holds every expected output); default OUT")
     parser.add_argument("--cost-problems", default="88", help="comma-separated keys of COST_PROBLEMS")
-    parser.add_argument("--cost-reps", type=int, default=3, help="warm repetitions (and cold kopt runs)")
+    parser.add_argument("--cost-reps", type=int, default=1, help="KernelBench's warm repetitions")
+    parser.add_argument("--cost-candidates", type=int, default=4,
+                        help="distinct copies of the candidate in one kopt bench (the marginal cost)")
+    parser.add_argument("--cost-skip-kernelbench", action="store_true",
+                        help="kopt's runs only (KernelBench's measured in an earlier run of the same session)")
+    parser.add_argument("--kb-cold-parallel", action="store_true",
+                        help="KernelBench's cold evaluations of all cost problems at the same time")
     parser.add_argument("--torch-compile", action="store_true", help="also time torch.compile for one problem")
     args = parser.parse_args()
     args.kopt = os.path.abspath(args.kopt)

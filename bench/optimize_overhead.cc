@@ -26,11 +26,22 @@
 // H200), with `near` every element differs in its last bit (the comparison's
 // slow path on every element, as for a reordered reduction).
 //
+// Also printed: the parent process's own CPU time (user + system, all its
+// threads; getrusage RUSAGE_SELF, children excluded) per evaluation, and the
+// part of it outside the children's runs: less the CPU the calling thread
+// spent inside the command runner while a child ran (RUSAGE_THREAD around
+// each run: reading the child's pipes, which overlaps the child). That is the
+// orchestration's work without the waits for a core that a busy shared
+// machine adds to the wall time. And the 1-minute load average before and
+// after the run.
+//
 // Usage: optimize_overhead [EVALUATIONS [varied|near]]   (default 200 varied)
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <utility>
@@ -47,15 +58,36 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+double Seconds(const timeval& value) {
+  return static_cast<double>(value.tv_sec) + static_cast<double>(value.tv_usec) * 1e-6;
+}
+
+// User + system CPU seconds of this process (all threads, not its children).
+double ParentCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
+}
+
+// User + system CPU seconds of the calling thread.
+double ThreadCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
+}
+
 // The system runner, with each child's start and end recorded.
 class ChildIntervalRecorder : public CommandRunner {
  public:
   explicit ChildIntervalRecorder(std::unique_ptr<CommandRunner> inner) : inner_(std::move(inner)) {}
   Result<CommandResult> Run(const CommandSpec& spec) override {
     Clock::time_point start = Clock::now();
+    double thread_cpu = ThreadCpuSeconds();
     Result<CommandResult> result = inner_->Run(spec);
+    thread_cpu = ThreadCpuSeconds() - thread_cpu;
     std::lock_guard lock(mutex_);
     intervals_.emplace_back(start, Clock::now());
+    cpu_during_children_ += thread_cpu;
     ++children_;
     return result;
   }
@@ -78,13 +110,25 @@ class ChildIntervalRecorder : public CommandRunner {
     std::lock_guard lock(mutex_);
     return children_;
   }
+  // CPU seconds the calling threads spent inside the runner while their
+  // child ran (reading its pipes: the child's output, not orchestration).
+  double CpuDuringChildren() {
+    std::lock_guard lock(mutex_);
+    return cpu_during_children_;
+  }
 
  private:
   std::unique_ptr<CommandRunner> inner_;
   std::mutex mutex_;
   std::vector<std::pair<Clock::time_point, Clock::time_point>> intervals_;
   int children_ = 0;
+  double cpu_during_children_ = 0;
 };
+
+double LoadAverage() {
+  double load[1] = {0};
+  return getloadavg(load, 1) == 1 ? load[0] : -1;
+}
 
 class CountingGenerator : public agents::CandidateGenerator {
  public:
@@ -151,9 +195,13 @@ int Main(int argc, char** argv) {
   settings.seed = 1;
   settings.profile = false;
   settings.budget.max_evaluations = evaluations;
+  double load_before = LoadAverage();
+  double cpu_before = ParentCpuSeconds();
   Clock::time_point start = Clock::now();
   Result<RunState> state = RunOptimization(settings, environment);
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  double cpu_seconds = ParentCpuSeconds() - cpu_before;
+  double load_after = LoadAverage();
   double child_seconds = commands.ChildSeconds();
   if (!state.ok()) {
     fmt::print(stderr, "optimize_overhead: {}\n", state.status().message());
@@ -168,6 +216,12 @@ int Main(int argc, char** argv) {
   fmt::print("| whole run | {:.3f} s |\n", seconds);
   fmt::print("| in {} child processes (taken out) | {:.3f} s |\n", commands.children(), child_seconds);
   fmt::print("| overhead per evaluation | {:.2f} ms |\n", per_evaluation * 1e3);
+  const double count = static_cast<double>(state->usage.evaluations);
+  fmt::print("| parent CPU (user + system, all threads) per evaluation | {:.2f} ms |\n",
+             cpu_seconds / count * 1e3);
+  fmt::print("| of it outside the children's runs (orchestration CPU) per evaluation | {:.2f} ms |\n",
+             (cpu_seconds - commands.CpuDuringChildren()) / count * 1e3);
+  fmt::print("| 1-minute load average before / after | {:.2f} / {:.2f} |\n", load_before, load_after);
   for (double evaluation : {0.41, 0.59, 3.0}) {
     fmt::print("| share of a {:.2f} s evaluation | {:.2f} % |\n", evaluation,
                100 * per_evaluation / evaluation);

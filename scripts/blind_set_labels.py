@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes expected.toml into each trimmed blind-set fixture folder from examples/blind_set/labels.toml.
+"""Writes expected.toml into each trimmed blind-set fixture folder from a blind set's labels.toml
+(examples/blind_set/labels.toml, examples/blind_set2/..., examples/blind_set3/...).
 
 usage: blind_set_labels.py LABELS_TOML FIXTURE_DIR
 
@@ -31,12 +32,13 @@ def main():
             continue
         with open(raw, newline='', encoding='utf-8', errors='replace') as f:
             launches = max(0, sum(1 for _ in csv.reader(f)) - 2)
-        lines = [f'# Expected diagnosis of this blind-set capture: the label of examples/blind_set/labels.toml.']
+        lines = [f'# Expected diagnosis of this blind-set capture: the label of {os.path.relpath(labels_path)}.']
         if 'kernel' in label:
             lines.append(f'kernel = {quote(label["kernel"])}')
         else:
             lines.append(f'kernel_regex = {quote(label["kernel_regex"])}')
-        lines.append(f'source = {quote("examples/blind_set/" + label["program"] + ".cu")}')
+        source = os.path.relpath(os.path.join(os.path.dirname(labels_path), label['program'] + '.cu'))
+        lines.append(f'source = {quote(source)}')
         lines.append(f'primary_bottleneck = {quote(label["primary"])}')
         lines.append('acceptable = [' + ', '.join(quote(a) for a in label.get('acceptable', [])) + ']')
         lines.append(f'kind = {quote(label["kind"])}')

@@ -4,6 +4,11 @@
 #   OUT=/tmp/out scripts/capture_h200_blind.sh
 #   OUT=/tmp/out SET=blind_set2 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 2;
 #       writes $OUT/blind_set2.tar.gz)
+#   OUT=/tmp/out SET=blind_set3 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 3, 23
+#       programs, about 3 minutes; writes $OUT/blind_set3.tar.gz; scripts/blind_set3_after_capture.sh
+#       turns it into tests/fixtures/h200_blind3/ and the accuracy table)
+#   OUT=/tmp/out SET=blind_set3 ONLY="prog ..." TAR_NAME=blind_set3_rest CALIBRATE=0 TARGETED=0 \
+#       scripts/capture_h200_blind.sh   (only the programs named: what a budget skipped)
 # It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
 # 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
 #   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
@@ -58,6 +63,31 @@ KERNELS_BLIND_SET2=(
   "healthy_fma_horner|regex:^healthy_fma_horner\$|1"
   "partial_wave_blocks|regex:^partial_wave_blocks\$|1"
 )
+KERNELS_BLIND_SET3=(
+  "fp64_haversine_pairs|regex:^fp64_haversine_pairs\$|1"
+  "nbody_sqrt_div_forces|regex:^nbody_sqrt_div_forces\$|1"
+  "gmm_loglik_div_exp|regex:^gmm_loglik_div_exp\$|1"
+  "int64_generic_permute|regex:^int64_generic_permute\$|1"
+  "int_circular_delay_taps|regex:^int_circular_delay_taps\$|1"
+  "bitonic_sort_smem|regex:^bitonic_sort_smem\$|1"
+  "cublaslt_bf16_gemm_bias|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "cublas_sgemv_decode|regex:gemv|gemm|nvjet|xmma|sm90_|1"
+  "short_residual_scale_24mb|regex:^short_residual_scale_24mb\$|1"
+  "short_embedding_gather_12mb|regex:^short_embedding_gather_12mb\$|1"
+  "sgemm_textbook_tiled|regex:^sgemm_textbook_tiled\$|1"
+  "hgemm_half2_simt|regex:^hgemm_half2_simt\$|1"
+  "csr_spmv_hub_rows|regex:^csr_spmv_hub_rows\$|1"
+  "kmeans_atomic_centroids|regex:^kmeans_atomic_centroids\$|1"
+  "heat_step_launches|regex:^heat_step\$|10"
+  "adam_per_tensor_launches|regex:^adam_step\$|10"
+  "pad_copy_pass|regex:^(produce_feature_map|zero_pad_copy|depthwise_conv3x3)\$|3"
+  "naive_transpose_store|regex:^naive_transpose_store\$|1"
+  "knn_topk_local_array|regex:^knn_topk_local_array\$|1"
+  "healthy_cublas_dgemm|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "tiny_class_weights|regex:^tiny_class_weights\$|1"
+  "healthy_philox_uniform|regex:^healthy_philox_uniform\$|1"
+  "healthy_row_sumsq|regex:^healthy_row_sumsq\$|1"
+)
 KERNELS=(
   "fp64_gelu_literals|regex:^fp64_gelu_literals\$|1"
   "fp64_exp_decay|regex:^fp64_exp_decay\$|1"
@@ -83,6 +113,13 @@ KERNELS=(
 )
 
 [[ $SET == blind_set2 ]] && KERNELS=("${KERNELS_BLIND_SET2[@]}")
+[[ $SET == blind_set3 ]] && KERNELS=("${KERNELS_BLIND_SET3[@]}")
+# ONLY="prog1 prog2 ...": capture just these programs of the set (a second call for what a budget skipped)
+if [[ -n ${ONLY:-} ]]; then
+  selected=()
+  for k in "${KERNELS[@]}"; do [[ " $ONLY " == *" ${k%%|*} "* ]] && selected+=("$k"); done
+  KERNELS=("${selected[@]}")
+fi
 
 {
   date -u +"date: %Y-%m-%dT%H:%M:%SZ"
@@ -97,7 +134,8 @@ echo "== build ($(elapsed) s)"
 build_one() {
   local n=$1 d="$W/cap/$1" lib=""
   mkdir -p "$d"
-  [[ $n == cublas_* ]] && lib=-lcublas
+  # the programs that call cuBLAS or cublasLt (not all of them are named cublas_*)
+  grep -qE 'cublas(_v2|Lt)\.h|blind_common\.cuh' "$H/examples/$SET/$n.cu" && lib="-lcublas -lcublasLt"
   if timeout 120 nvcc -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v "$H/examples/$SET/$n.cu" \
       -o "$W/bin/$n" $lib > "$d/ptxas.txt" 2>&1; then
     cuobjdump -sass "$W/bin/$n" > "$d/sass.txt" 2>&1

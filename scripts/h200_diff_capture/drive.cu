@@ -165,8 +165,11 @@ static double WorstError(const Inputs& inputs) {
     std::vector<float> got = OutputOf(inputs, k);
     for (size_t i = 0; i < got.size(); ++i) {
       const double b = inputs.expected[k][i];
-      const double error = std::fabs(got[i] - b) / (inputs.atol + inputs.rtol * std::fabs(b));
-      if (std::isnan(got[i]) || std::isnan(error)) return INFINITY;
+      const double allowed = inputs.atol + inputs.rtol * std::fabs(b);
+      if (std::isnan(got[i])) return INFINITY;
+      // An exact tolerance (transpose: rtol = atol = 0) allows only equal values.
+      const double error = allowed > 0 ? std::fabs(got[i] - b) / allowed : (got[i] == b ? 0.0 : INFINITY);
+      if (std::isnan(error)) return INFINITY;
       worst = std::max(worst, error);
     }
   }

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Turns an unpacked issue-14 capture (run.sh's h14/ folder) into tests/fixtures/h200_diff/.
+"""Turns an unpacked issue-14 capture into tests/fixtures/h200_diff/.
 
-  trim.py CAPTURE_DIR FIXTURE_DIR
+  trim.py CAPTURE_DIR FIXTURE_DIR         round 1 (run.sh's h14/ folder): pairs, sweeps, repeat
+  trim.py pairs CAPTURE_DIR FIXTURE_DIR   round 2 (pairs.sh's h14_pairs/ folder): replaces pairs/ and
+                                          writes repeat_identity/, timing.txt, timing_cold.txt and
+                                          pairs/env.txt, stall_counters.txt, metrics_query.txt; the
+                                          sweeps and repeat/ of round 1 are kept
+
+Round 1:
 
   pairs/<task>/before.csv, after.csv   the reference's and its fastest candidate's launches (raw page,
                                        base units), split from the one ncu export by Stream (drive.cu
@@ -16,6 +22,7 @@ Every CSV keeps the columns that are non-empty in at least one of its rows.
 """
 import csv
 import os
+import re
 import shutil
 import sys
 
@@ -92,5 +99,34 @@ def main():
             shutil.copy(src, os.path.join(fixtures, dest, "timing.txt"))
 
 
+def main_pairs(capture, fixtures):
+    header, units, data = read_export(os.path.join(capture, "pairs", "raw.csv"))
+    labels = items(os.path.join(capture, "pairs", "items.txt"))
+    groups = by_stream(header, data)
+    assert len(groups) == len(labels), (len(groups), len(labels))
+    shutil.rmtree(os.path.join(fixtures, "pairs"), ignore_errors=True)
+    for label, rows in zip(labels, groups):
+        task, name = label.split("__", 1)
+        side = "before" if name == "reference" else "after"
+        write_export(os.path.join(fixtures, "pairs", task, side + ".csv"), header, units, rows)
+        with open(os.path.join(fixtures, "pairs", task, side + ".txt"), "w") as f:
+            f.write(name + "\n")
+    header, units, data = read_export(os.path.join(capture, "repeat", "raw.csv"))
+    write_export(os.path.join(fixtures, "repeat_identity", "raw.csv"), header, units, data)
+    shutil.copy(os.path.join(capture, "repeat", "items.txt"), os.path.join(fixtures, "repeat_identity", "items.txt"))
+    keep = ("TIME", "SPREAD", "CHECK", "REFERENCE", "ITEM")
+    for source, dest in (("timing_warm.txt", "timing.txt"), ("timing_cold.txt", "timing_cold.txt")):
+        with open(os.path.join(capture, source)) as f, open(os.path.join(fixtures, dest), "w") as out:
+            for line in f:
+                if line.startswith(keep):
+                    out.write(re.sub(r"/tmp/h14p\.[A-Za-z0-9]+/", "<work>/", line))
+    for name in ("env.txt", "stall_counters.txt", "metrics_query.txt"):
+        if os.path.exists(os.path.join(capture, name)):
+            shutil.copy(os.path.join(capture, name), os.path.join(fixtures, "pairs", name))
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "pairs":
+        main_pairs(sys.argv[2], sys.argv[3])
+    else:
+        main()

@@ -12,6 +12,7 @@
 #include "analysis/energy_model.h"
 #include "analysis/narrative.h"
 #include "analysis/roofline.h"
+#include "core/phase_timer.h"
 #include "hw/gpu_spec.h"
 #include "profile/kernel_launch.h"
 
@@ -167,6 +168,10 @@ struct Diagnosis {
   std::optional<Narrative> narrative;  // absent: no narrative was asked for
   std::vector<HypothesisOutcome> hypotheses;
   bool hypotheses_run = false;  // the pass ran: an empty list then means "nothing predicted"
+  // Live collection only (`kopt explain kernel.cu` or a program): where the wall time went, each
+  // phase with its start and duration (the GPU query, nvcc, the timeline run, ncu, the exports, the
+  // disassembly, reading, the analysis); empty for a profile read from files.
+  std::vector<PhaseTiming> collection_phases;
 };
 
 }  // namespace kopt

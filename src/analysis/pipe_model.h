@@ -34,6 +34,8 @@ inline constexpr std::string_view kDfmaPeakMetric =
     "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained";
 inline constexpr std::string_view kTf32DensePeakMetric =
     "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_off.sum.peak_sustained";
+// Share of active cycles a scheduler issued an instruction (the issue-slot load).
+inline constexpr std::string_view kIssueActiveMetric = "smsp__issue_active.avg.pct_of_peak_sustained_active";
 inline constexpr double kWarpSize = 32;
 
 // ---------------------------------------------------------------- pipes

@@ -152,6 +152,22 @@ KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosi
                     "the terms describe noise as much as the change",
                     100 * (after_diagnosis.roofline.duration_ns - before_ns) / before_ns, 100 * noise));
   }
+  const TimeAttribution& attribution = comparison.attribution;
+  if (attribution.available && attribution.residual_fraction > kResidualNoteFraction) {
+    double rho_before = 1, rho_after = 1;
+    for (const AttributionTerm& term : attribution.terms) {
+      if (term.factor == "residual" && term.part.empty()) {
+        rho_before = term.before;
+        rho_after = term.after;
+      }
+    }
+    comparison.notes.push_back(fmt::format(
+        "the model residual is {:.0f}% of the change (ρ {:.3f} → {:.3f}): ρ sets the active warp-cycles "
+        "against the stall counts, which ncu collects in different replay passes of the kernel, so it "
+        "carries their run-to-run variation, as large as a few percent of a short kernel's time "
+        "(docs/diff.md); a change of that size is not resolved into its terms",
+        100 * attribution.residual_fraction, rho_before, rho_after));
+  }
   if (!comparison.attribution.available) {
     comparison.notes.push_back(fmt::format(
         "no time attribution: {} missing ({}); collect with ncu --set full (or the WarpStateStats, "

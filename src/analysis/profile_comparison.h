@@ -91,6 +91,11 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
 // the versions report).
 std::vector<FindingChange> CompareFindings(const KernelDiagnosis& before, const KernelDiagnosis& after);
 
+// A pair whose attribution residual is above this share of its time change
+// gets a note: ρ compares counters of different replay passes (docs/diff.md),
+// so the change is not resolved into its terms.
+inline constexpr double kResidualNoteFraction = 0.10;
+
 // The comparison of one pair of launches (their diagnoses given).
 KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosis& before_diagnosis,
                                 const KernelLaunch& after, const KernelDiagnosis& after_diagnosis,

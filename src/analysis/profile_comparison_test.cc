@@ -109,6 +109,43 @@ TEST(ProfileComparisonTest, FewerSectionsCompareWhatBothHave) {
   EXPECT_TRUE(noted);
 }
 
+// A launch with the time model's ratio-form metrics; `rho` is the identity's mismatch.
+KernelLaunch TimedLaunch(double issued, double warps, double rho) {
+  const double stalls = 20;  // selected 1 + long_scoreboard 19
+  const double active = issued * stalls / warps * rho;
+  return SyntheticLaunch({{"gpu__time_duration.sum", active / 1.98e9 * 1e9},
+                          {"smsp__inst_issued.avg", issued},
+                          {"smsp__warps_active.avg.per_cycle_active", warps},
+                          {"smsp__cycles_active.avg", active},
+                          {"sm__cycles_elapsed.avg", active},
+                          {"sm__cycles_elapsed.avg.per_second", 1.98e9},
+                          {"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", 1},
+                          {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", 19}});
+}
+
+bool HasNote(const KernelComparison& pair, const std::string& text) {
+  for (const std::string& note : pair.notes)
+    if (note.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(ProfileComparisonTest, AResidualAboveATenthOfTheChangeIsANote) {
+  KernelDiagnosis before_diagnosis, after_diagnosis;
+  KernelLaunch before = TimedLaunch(1000, 8, 1.0);
+  // 10 % fewer instructions, but ρ 5 % higher: half the change is left to the residual.
+  KernelLaunch after = TimedLaunch(900, 8, 1.05);
+  KernelComparison pair = CompareKernels(before, before_diagnosis, after, after_diagnosis, 12);
+  ASSERT_TRUE(pair.attribution.available);
+  EXPECT_GT(pair.attribution.residual_fraction, kResidualNoteFraction);
+  EXPECT_TRUE(HasNote(pair, "replay passes"));
+  // The same change with ρ unchanged: no note.
+  KernelComparison exact =
+      CompareKernels(before, before_diagnosis, TimedLaunch(900, 8, 1.0), after_diagnosis, 12);
+  ASSERT_TRUE(exact.attribution.available);
+  EXPECT_LT(exact.attribution.residual_fraction, 1e-9);
+  EXPECT_FALSE(HasNote(exact, "replay passes"));
+}
+
 TEST(ProfileComparisonTest, FindingChanges) {
   KernelDiagnosis before, after;
   Finding a{"uncoalesced_loads", "Uncoalesced loads", Severity::kMajor, 0.4};

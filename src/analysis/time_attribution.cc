@@ -15,7 +15,9 @@ constexpr const char* kDuration = "gpu__time_duration.sum";
 constexpr const char* kIssued = "smsp__inst_issued.avg";
 constexpr const char* kIssuedSum = "smsp__inst_issued.sum";
 constexpr const char* kWarps = "smsp__warps_active.avg.per_cycle_active";
+constexpr const char* kWarpsSum = "smsp__warps_active.sum";
 constexpr const char* kActiveCycles = "smsp__cycles_active.avg";
+constexpr const char* kActiveCyclesSum = "smsp__cycles_active.sum";
 constexpr const char* kElapsedCycles = "sm__cycles_elapsed.avg";
 constexpr const char* kClock = "sm__cycles_elapsed.avg.per_second";
 
@@ -67,6 +69,10 @@ std::string StallMetric(const std::string& reason) {
   return fmt::format("smsp__average_warps_issue_stalled_{}_per_issue_active.ratio", reason);
 }
 
+std::string StallCounter(const std::string& reason) {
+  return fmt::format("smsp__warps_issue_stalled_{}.sum", reason);
+}
+
 // Splits an additive factor X = Σ parts exactly: part p gets L_T · Δx_p / L(X1, X0).
 void AddParts(const std::string& factor, const std::string& unit, const std::string& suffix,
               const std::vector<std::pair<std::string, double>>& before,
@@ -104,6 +110,18 @@ double LogMean(double x, double y) {
   return (x - y) / (std::log(x) - std::log(y));
 }
 
+const char* StallSourceName(StallSource source) {
+  return source == StallSource::kCounters ? "counters" : "ratios";
+}
+
+bool HasStallCounters(const KernelLaunch& launch) {
+  for (const std::string& name : {StallCounter("selected"), std::string(kIssuedSum), std::string(kWarpsSum),
+                                  std::string(kActiveCyclesSum)}) {
+    if (!launch.Metric(name)) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> MissingTimeModelMetrics(const KernelLaunch& launch) {
   std::vector<std::string> missing;
   for (const char* name : {kDuration, kIssued, kWarps, kActiveCycles}) {
@@ -115,20 +133,40 @@ std::vector<std::string> MissingTimeModelMetrics(const KernelLaunch& launch) {
   return missing;
 }
 
-std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch) {
+std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch, StallSource preferred) {
   if (!MissingTimeModelMetrics(launch).empty()) return std::nullopt;
   TimeModel model;
   model.duration_ns = *launch.Metric(kDuration);
-  model.instructions_per_scheduler = *launch.Metric(kIssued);
-  model.active_warps = *launch.Metric(kWarps);
-  const double active_cycles = *launch.Metric(kActiveCycles);
   const double elapsed_cycles = *ElapsedCycles(launch);
   model.clock_hz = *Clock(launch);
-  for (const std::string& reason : StallReasonNames()) {
-    auto value = launch.Metric(StallMetric(reason));
-    if (!value || *value <= 0) continue;
-    model.stall_cycles.emplace_back(reason, *value);
-    model.cycles_per_issue += *value;
+  const double schedulers = Schedulers(launch);
+  double active_cycles = 0;
+  if (preferred == StallSource::kCounters && HasStallCounters(launch) && schedulers > 0) {
+    // Every factor from a sum: ρ = warps / Σ stalled, free of the ratios' rounding.
+    model.stall_source = StallSource::kCounters;
+    const double issued = *launch.Metric(kIssuedSum);
+    const double warps = *launch.Metric(kWarpsSum);
+    const double cycles = *launch.Metric(kActiveCyclesSum);
+    if (issued <= 0 || cycles <= 0) return std::nullopt;
+    model.instructions_per_scheduler = issued / schedulers;
+    model.active_warps = warps / cycles;
+    active_cycles = cycles / schedulers;
+    for (const std::string& reason : StallReasonNames()) {
+      auto value = launch.Metric(StallCounter(reason));
+      if (!value || *value <= 0) continue;
+      model.stall_cycles.emplace_back(reason, *value / issued);
+      model.cycles_per_issue += *value / issued;
+    }
+  } else {
+    model.instructions_per_scheduler = *launch.Metric(kIssued);
+    model.active_warps = *launch.Metric(kWarps);
+    active_cycles = *launch.Metric(kActiveCycles);
+    for (const std::string& reason : StallReasonNames()) {
+      auto value = launch.Metric(StallMetric(reason));
+      if (!value || *value <= 0) continue;
+      model.stall_cycles.emplace_back(reason, *value);
+      model.cycles_per_issue += *value;
+    }
   }
   if (model.duration_ns <= 0 || model.instructions_per_scheduler <= 0 || model.active_warps <= 0 ||
       active_cycles <= 0 || elapsed_cycles <= 0 || model.clock_hz <= 0 || model.cycles_per_issue <= 0) {
@@ -138,7 +176,6 @@ std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch) {
       active_cycles * model.active_warps / (model.instructions_per_scheduler * model.cycles_per_issue);
   model.active_share = active_cycles / elapsed_cycles;
   model.overhead_ratio = model.duration_ns * 1e-9 * model.clock_hz / elapsed_cycles;
-  const double schedulers = Schedulers(launch);
   if (schedulers > 0) {
     for (const std::string& pipe : Pipes()) {
       if (auto count = launch.Metric(fmt::format("sm__inst_executed_pipe_{}.sum", pipe))) {
@@ -183,10 +220,24 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
       result.traffic.push_back(change);
     }
   }
-  auto model_before = ReadTimeModel(before);
-  auto model_after = ReadTimeModel(after);
+  // The counter form only when both launches have it: one form for the pair.
+  const StallSource source =
+      HasStallCounters(before) && HasStallCounters(after) ? StallSource::kCounters : StallSource::kRatios;
+  auto model_before = ReadTimeModel(before, source);
+  auto model_after = ReadTimeModel(after, source);
+  if (model_before && model_after && model_before->stall_source != model_after->stall_source) {
+    model_before = ReadTimeModel(before, StallSource::kRatios);  // a side could not use its counters
+    model_after = ReadTimeModel(after, StallSource::kRatios);
+  }
   if (!model_before || !model_after) return result;
   result.available = true;
+  result.stall_source = model_before->stall_source;
+  if (result.stall_source == StallSource::kCounters) {
+    result.method +=
+        "; I, S, W and the active cycles read from counter sums (smsp__warps_issue_stalled_*.sum)";
+  } else {
+    result.method += "; S read from ncu's per-issue stall ratios (two decimals)";
+  }
   result.before_ns = model_before->duration_ns;
   result.after_ns = model_after->duration_ns;
   result.delta_ns = result.after_ns - result.before_ns;

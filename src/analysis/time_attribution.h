@@ -19,6 +19,16 @@
 //   f  SM clock                                      sm__cycles_elapsed.avg.per_second
 //                                                    (else smsp__cycles_elapsed.avg.per_second)
 //
+// Two forms of I, S, W, C_active (StallSource). The ratios above are what
+// --set full exports; ncu prints them with two decimals. When the launch has
+// the counters behind them, smsp__warps_issue_stalled_<reason>.sum (selected
+// included), smsp__inst_issued.sum, smsp__warps_active.sum and
+// smsp__cycles_active.sum, every factor is read from a sum instead (N the
+// schedulers): I = issued/N, S = Σ stalled/issued, W = warps/cycles,
+// C_active = cycles/N, so ρ = warps / Σ stalled: exactly 1 when the stall
+// reasons partition the active warp-cycles, whatever the rounding. A pair
+// uses the counters only when both launches have them.
+//
 // The product is T exactly, so the log-mean Divisia index (LMDI) splits
 // ΔT = L(T1, T0) · Σ ln(X1/X0) with L(x, y) = (x − y)/(ln x − ln y) into one
 // term per factor with no remainder. Additive factors are split further the
@@ -42,8 +52,18 @@
 
 namespace kopt {
 
+// Where S (and I, W, C_active) come from.
+enum class StallSource {
+  kRatios,    // smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio (two decimals)
+  kCounters,  // smsp__warps_issue_stalled_<reason>.sum and the issued/warps/cycles sums
+};
+
+// "ratios" or "counters".
+const char* StallSourceName(StallSource source);
+
 // The factors of one launch; absent when a metric is missing.
 struct TimeModel {
+  StallSource stall_source = StallSource::kRatios;
   double duration_ns = 0;
   double instructions_per_scheduler = 0;                          // I, inst
   double cycles_per_issue = 0;                                    // S, warp-cycles per issued instruction
@@ -56,10 +76,17 @@ struct TimeModel {
   std::vector<std::pair<std::string, double>> stall_cycles;       // per reason, warp-cycles per issue
 };
 
-// The metrics ReadTimeModel needs that `launch` lacks (empty: it has them all).
+// The metrics ReadTimeModel needs that `launch` lacks (empty: it has them all),
+// in the ratio form (the counter form is optional: HasStallCounters).
 std::vector<std::string> MissingTimeModelMetrics(const KernelLaunch& launch);
-// nullopt when a metric is missing (MissingTimeModelMetrics names it) or a factor is not positive.
-std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch);
+// True when `launch` has the counter form's sums (the selected reason's
+// counter, the issued, active-warp and active-cycle sums).
+bool HasStallCounters(const KernelLaunch& launch);
+// nullopt when a metric is missing (MissingTimeModelMetrics names it) or a
+// factor is not positive. kCounters reads the counter form when the launch
+// has it (HasStallCounters), else the ratio form; model.stall_source says which.
+std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch,
+                                       StallSource preferred = StallSource::kCounters);
 
 struct AttributionTerm {
   std::string factor;  // "instructions", "stalls", "occupancy", "waves", "launch", "clock", "residual"
@@ -92,6 +119,8 @@ struct TimeAttribution {
   double residual_fraction = 0;  // |residual_ns| / |delta_ns| (0 when delta is 0)
   std::vector<TrafficChange> traffic;
   std::string method;  // one sentence naming the model
+  // The form both launches were read in: kCounters when both have the sums.
+  StallSource stall_source = StallSource::kRatios;
 };
 
 // The log mean L(x, y) = (x − y)/(ln x − ln y), x for x == y; x, y > 0.

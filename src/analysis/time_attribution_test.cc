@@ -32,6 +32,43 @@ KernelLaunch ModelLaunch(double issued, double long_scoreboard, double warps, do
   return SyntheticLaunch(metrics);
 }
 
+// A launch with both forms of the identity's metrics: the counter sums of 528
+// schedulers (stall counters that partition the active warp-cycles times
+// `partition`: 1 is the hardware identity) and the ratios as ncu exports them,
+// rounded to two decimals.
+KernelLaunch CounterLaunch(double issued_per_scheduler, double selected, double long_scoreboard,
+                           double other_stalls, double warps, double active_share, double clock,
+                           double partition = 1, bool with_counters = true) {
+  const double schedulers = 528;
+  const double round2 = 100;
+  auto rounded = [&](double x) { return std::round(x * round2) / round2; };
+  const double issued = issued_per_scheduler * schedulers;
+  const double stalled = (selected + long_scoreboard + other_stalls) * issued;  // warp-cycles
+  const double warps_sum = stalled * partition;
+  const double cycles = warps_sum / warps;  // active cycles summed over schedulers
+  const double elapsed = cycles / schedulers / active_share;
+  std::vector<std::pair<std::string, double>> metrics = {
+      {"gpu__time_duration.sum", elapsed / clock * 1e9},
+      {"smsp__inst_issued.avg", rounded(issued_per_scheduler)},
+      {"smsp__inst_issued.sum", issued},
+      {"smsp__warps_active.avg.per_cycle_active", rounded(warps)},
+      {"smsp__cycles_active.avg", rounded(cycles / schedulers)},
+      {"sm__cycles_elapsed.avg", rounded(elapsed)},
+      {"sm__cycles_elapsed.avg.per_second", clock},
+      {"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", rounded(selected)},
+      {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", rounded(long_scoreboard)},
+      {"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio", rounded(other_stalls)},
+  };
+  if (with_counters) {
+    metrics.push_back({"smsp__warps_active.sum", warps_sum});
+    metrics.push_back({"smsp__cycles_active.sum", cycles});
+    metrics.push_back({"smsp__warps_issue_stalled_selected.sum", selected * issued});
+    metrics.push_back({"smsp__warps_issue_stalled_long_scoreboard.sum", long_scoreboard * issued});
+    metrics.push_back({"smsp__warps_issue_stalled_wait.sum", other_stalls * issued});
+  }
+  return SyntheticLaunch(metrics);
+}
+
 double Sum(const TimeAttribution& attribution, bool parts) {
   double sum = 0;
   for (const AttributionTerm& term : attribution.terms)
@@ -112,6 +149,55 @@ TEST(TimeAttributionTest, TrafficAtPeakAndAchievedRates) {
   ASSERT_EQ(attribution.traffic.size(), 1u);
   EXPECT_NEAR(attribution.traffic[0].floor_delta_ns, -1e9 / 4e12 * 1e9, 1e-6);
   EXPECT_NEAR(attribution.traffic[0].at_achieved_ns, -1e9 / 2e12 * 1e9, 1e-6);
+}
+
+// Stall values whose two-decimal rounding leaves ρ off 1 in the ratio form.
+constexpr double kSelected = 1.0, kLongScoreboard = 42.333, kWait = 3.594;
+
+TEST(TimeAttributionTest, CounterSumsMakeTheIdentityExact) {
+  KernelLaunch before = CounterLaunch(1311.684, kSelected, kLongScoreboard, kWait, 11.3149, 0.647, 2.04e9);
+  KernelLaunch after =
+      CounterLaunch(1290.5, kSelected, kLongScoreboard + 0.004, kWait, 11.3151, 0.6471, 2.04e9);
+  ASSERT_TRUE(HasStallCounters(before));
+  auto model = ReadTimeModel(before);
+  ASSERT_TRUE(model.has_value());
+  EXPECT_EQ(model->stall_source, StallSource::kCounters);
+  EXPECT_NEAR(model->identity_ratio, 1, 1e-12);
+  EXPECT_NEAR(model->cycles_per_issue, kSelected + kLongScoreboard + kWait, 1e-9);
+  EXPECT_NEAR(model->instructions_per_scheduler, 1311.684, 0.01);  // schedulers from the rounded avg
+  TimeAttribution attribution = AttributeTimeChange(before, after, {}, {});
+  ASSERT_TRUE(attribution.available);
+  EXPECT_EQ(attribution.stall_source, StallSource::kCounters);
+  EXPECT_NEAR(attribution.residual_ns, 0, 1e-9 * attribution.before_ns);
+  EXPECT_NEAR(Sum(attribution, false), attribution.delta_ns, 1e-9 * attribution.before_ns);
+  // The same launches read through the rounded ratios: a residual of the size the rounding leaves.
+  auto ratio_before = ReadTimeModel(before, StallSource::kRatios);
+  ASSERT_TRUE(ratio_before.has_value());
+  EXPECT_EQ(ratio_before->stall_source, StallSource::kRatios);
+  EXPECT_GT(std::fabs(ratio_before->identity_ratio - 1), 1e-5);
+}
+
+TEST(TimeAttributionTest, CountersThatDoNotPartitionTheWarpCyclesAreTheResidual) {
+  KernelLaunch before = CounterLaunch(1000, kSelected, 40, 2, 8, 0.9, 1.7e9, 1.0);
+  KernelLaunch after = CounterLaunch(1000, kSelected, 40, 2, 8, 0.9, 1.7e9, 1.05);  // 5 % unexplained
+  TimeAttribution attribution = AttributeTimeChange(before, after, {}, {});
+  ASSERT_TRUE(attribution.available);
+  EXPECT_EQ(attribution.stall_source, StallSource::kCounters);
+  EXPECT_NEAR(Term(attribution, "residual")->after, 1.05, 1e-12);
+  EXPECT_NEAR(attribution.residual_fraction, 1, 1e-9);
+}
+
+TEST(TimeAttributionTest, APairUsesTheCountersOnlyWhenBothLaunchesHaveThem) {
+  KernelLaunch before = CounterLaunch(1000, kSelected, kLongScoreboard, kWait, 8, 0.9, 1.7e9);
+  KernelLaunch after =
+      CounterLaunch(900, kSelected, kLongScoreboard, kWait, 8, 0.9, 1.7e9, 1, /*with_counters=*/false);
+  EXPECT_FALSE(HasStallCounters(after));
+  TimeAttribution attribution = AttributeTimeChange(before, after, {}, {});
+  ASSERT_TRUE(attribution.available);
+  EXPECT_EQ(attribution.stall_source, StallSource::kRatios);
+  EXPECT_EQ(Term(attribution, "stalls")->before, Term(attribution, "stalls")->after);  // both rounded sums
+  EXPECT_NEAR(Sum(attribution, false), attribution.delta_ns, 1e-9 * attribution.before_ns);
+  EXPECT_NE(attribution.method.find("ratios"), std::string::npos);
 }
 
 // On real H200 profiles of two different kernels the model's residual stays small.

@@ -101,20 +101,28 @@ inline const CeilingsTable& H200Ceilings() {
   return table;
 }
 
-// The diagnosis of the blind-set fixture's launch of `function` (its first
-// launch when empty), the whole profile as its timeline, with the H200
-// ceilings table unless `with_ceilings` is false.
-inline KernelDiagnosis DiagnoseBlindFixture(const std::string& kernel, const std::string& function = "",
-                                            FixtureParts parts = {}, bool with_ceilings = true) {
+// The diagnosis of the launch of `function` (its first launch when empty) in
+// the fixture `kernel` of `set` ("h200_blind", "h200_blind2"), the whole
+// profile as its timeline, with the H200 ceilings table unless
+// `with_ceilings` is false.
+inline KernelDiagnosis DiagnoseFixtureIn(const std::string& set, const std::string& kernel,
+                                         const std::string& function = "", FixtureParts parts = {},
+                                         bool with_ceilings = true) {
   DiagnoseOptions options;
   if (with_ceilings) options.ceilings = &H200Ceilings();
-  Diagnosis diagnosis = Diagnose(LoadFixtureFrom("h200_blind", kernel, parts), options);
+  Diagnosis diagnosis = Diagnose(LoadFixtureFrom(set, kernel, parts), options);
   EXPECT_FALSE(diagnosis.kernels.empty()) << kernel;
   for (const KernelDiagnosis& launch : diagnosis.kernels) {
     if (function.empty() || launch.function_name == function) return launch;
   }
   ADD_FAILURE() << kernel << ": no launch of " << function;
   return KernelDiagnosis{};
+}
+
+// DiagnoseFixtureIn on the first blind set (tests/fixtures/h200_blind).
+inline KernelDiagnosis DiagnoseBlindFixture(const std::string& kernel, const std::string& function = "",
+                                            FixtureParts parts = {}, bool with_ceilings = true) {
+  return DiagnoseFixtureIn("h200_blind", kernel, function, parts, with_ceilings);
 }
 
 // The diagnosis of the fixture's first launch.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <mutex>
 #include <optional>
 
 #include "analysis/collection_metrics.h"
@@ -125,6 +126,7 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
 
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
                   std::ostream& log) {
+  PhaseTimer phases;  // live collection: where the seconds go (Diagnosis::collection_phases)
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
       options.output_path,
       {options.target, options.sass_path, options.ptxas_path, options.source_page_path, options.config_path,
@@ -156,17 +158,36 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
     if (auto note = GpuVariantNote(options.gpu, *gpu)) notes.push_back(*note);
   }
   ProfileSources sources = SourcesOf(options);
+  bool live = IsLiveCollection(sources);
+  if (live) sources.phases = &phases;
   bool drew_progress = false;
-  if (options.progress && IsLiveCollection(sources)) {
-    sources.progress = [&log, &drew_progress](std::string_view step) {
+  std::mutex progress_mutex;  // steps arrive from two threads (cuobjdump beside ncu, the two exports)
+  if (options.progress && live) {
+    sources.progress = [&log, &drew_progress, &progress_mutex](std::string_view step) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
       log << "\r\033[K"
           << "kopt: " << Truncate(SanitizeForTerminal(step), 100) << std::flush;
       drew_progress = true;
     };
   }
   Result<Profile> loaded = LoadProfile(sources, runner, notes);
-  if (drew_progress) log << "\r\033[K" << std::flush;
+  // The collection's ticker has ended (profile/ncu_progress.h); the analysis keeps the line until the
+  // report is written or an error returns.
+  struct ClearProgressLine {
+    std::ostream& log;
+    bool& drawn;
+    void operator()() {
+      if (drawn) log << "\r\033[K" << std::flush;
+      drawn = false;
+    }
+    ~ClearProgressLine() { (*this)(); }
+  } clear_progress{log, drew_progress};
+  if (loaded.ok() && drew_progress) {
+    sources.progress(fmt::format("analysing {} launch{}", loaded->launches.size(),
+                                 loaded->launches.size() == 1 ? "" : "es"));
+  }
   sources.progress = nullptr;
+  sources.phases = nullptr;
   KOPT_ASSIGN_OR_RETURN(Profile profile, std::move(loaded));
   std::vector<std::string> read;
   for (const ProfileInput& input : profile.inputs) read.push_back(input.path);
@@ -183,6 +204,7 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   if (energy) diagnose_options.energy_coefficients = &*energy;
 
   // The LLM side (--llm, --hypotheses) never fails the command.
+  if (options.llm && options.verbose) clear_progress();  // the exchanges are logged on `log`
   StreamLogSink log_sink(log);
   std::optional<LlmSession> session;
   if (options.llm) session = LlmSession::Open(options, options.verbose ? &log_sink : nullptr);
@@ -193,15 +215,19 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
     predictions = PredictHypothesesFor(profile, source, session ? &*session : nullptr);
   }
 
+  PhaseTimer::Scope analysis_phase(live ? &phases : nullptr, "analysis (diagnose)");
   Diagnosis diagnosis = Diagnose(profile, diagnose_options);
+  analysis_phase.Stop();
   diagnosis.notes.insert(diagnosis.notes.end(), notes.begin(), notes.end());
   if (predictions) AddCheckedHypotheses(*predictions, diagnosis);
   if (session) AddNarrative(profile, source, *session, diagnosis);
+  if (live) diagnosis.collection_phases = phases.Phases();
 
   RenderOptions render_options;
   render_options.color = options.color && options.output_path.empty();
   render_options.verbose = options.verbose;
   std::string rendered = MakeRenderer(format, render_options)->Render(diagnosis);
+  clear_progress();
   if (options.output_path.empty()) {
     out << rendered;
     return Status::Ok();

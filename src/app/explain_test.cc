@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/fake_command_runner_test_util.h"
@@ -145,7 +147,20 @@ TEST(ExplainLiveCollectionTest, TheDefaultIsTheTimelineAndTheTargetedSampledColl
   };
   EXPECT_TRUE(has("--metrics") && has("Occupancy") && has("--csv") && has("per-launch-config"));
   EXPECT_FALSE(has("--set") || has("-o"));
+  auto rules = std::find(argv.begin(), argv.end(), "--apply-rules");
+  ASSERT_NE(rules, argv.end());  // ncu's rules only add rule results to a report: off without one
+  EXPECT_EQ(*(rules + 1), "no");
   EXPECT_THAT(out.str(), HasSubstr("uncoalesced_loads"));
+  // Where the seconds went: the live collection's phases, in the order they started.
+  nlohmann::json report = nlohmann::json::parse(out.str());
+  ASSERT_TRUE(report.contains("collection_phases"));
+  std::vector<std::string> phase_names;
+  for (const auto& phase : report["collection_phases"]) {
+    EXPECT_GE(phase["seconds"].get<double>(), 0);
+    phase_names.push_back(phase["name"]);
+  }
+  EXPECT_THAT(phase_names, ::testing::ElementsAre("timeline run (libkopt_timeline.so)", "ncu run",
+                                                  "reading the raw page", "analysis (diagnose)"));
   fs::remove_all(work);
 
   options.section_set = "full";  // --set full: ncu's set into a report, as before
@@ -157,6 +172,35 @@ TEST(ExplainLiveCollectionTest, TheDefaultIsTheTimelineAndTheTargetedSampledColl
   EXPECT_EQ(full.CommandsOf("ncu")[0].argv[1], "--set");
   EXPECT_EQ(full.CommandsOf("ncu")[0].argv[2], "full");
   EXPECT_TRUE(full.CommandsOf("./app").empty());  // no timeline run
+  fs::remove_all(work);
+}
+
+// Issue 19 item 10: on a terminal the live collection's steps are drawn on one line of `log`, the analysis
+// too, and the line is cleared before the report; nothing of it reaches the report.
+TEST(ExplainLiveCollectionTest, TheProgressLineShowsTheStepsAndIsClearedBeforeTheReport) {
+  ScopedEnvironment library("KOPT_TIMELINE_LIBRARY", "/opt/kopt/libkopt_timeline.so");
+  fs::path work = fs::temp_directory_path() / ("kopt_explain_progress_" + std::to_string(getpid()));
+  fs::remove_all(work);
+  FakeCommandRunner runner;
+  runner.AddProgram("./app");
+  runner.OnCommand("./app", {}, ExitedWith(0, ""));
+  runner.OnCommand(
+      "ncu", {"--csv"},
+      ExitedWith(0, *ReadWholeFile(std::string(KOPT_FIXTURE_DIR) + "/collector/ncu_printed_raw_page.txt")));
+  ExplainOptions options;
+  options.program_argv = {"./app"};
+  options.work_directory = work.string();
+  options.format = "md";
+  options.progress = true;
+  std::ostringstream out, log;
+  Status status = RunExplain(options, runner, out, log);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_THAT(log.str(), HasSubstr("\r\033[Kkopt: running app once for the launch timeline"));
+  EXPECT_THAT(log.str(),
+              HasSubstr("\r\033[Kkopt: profiling app under ncu: first 3 launches per configuration"));
+  EXPECT_THAT(log.str(), HasSubstr("\r\033[Kkopt: analysing 1 launch"));
+  EXPECT_TRUE(log.str().ends_with("\r\033[K")) << log.str();
+  EXPECT_THAT(out.str(), ::testing::Not(HasSubstr("kopt: ")));
   fs::remove_all(work);
 }
 

@@ -276,6 +276,36 @@ TEST(SubprocessChannelTest, TheChildsChannelDescriptorArrivesApartFromStdout) {
   EXPECT_GT(result.seconds, 0);
 }
 
+TEST(SubprocessChannelTest, TheExpectedSizeIsOnlyAHint) {
+  // 12 MiB from the child: more than a small hint, less than a huge one (reserved, huge pages asked for).
+  for (size_t expected : {size_t{16}, size_t{64} << 20}) {
+    CommandSpec spec;
+    spec.argv = {"/bin/sh", "-c", "head -c 12582912 /dev/zero | tr '\\0' 'k' >&3"};
+    spec.channel_fd = 3;
+    spec.expected_channel_bytes = expected;
+    CommandResult result = RunOk(spec);
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.channel_bytes, std::string(size_t{12} << 20, 'k')) << expected;
+    EXPECT_FALSE(result.channel_truncated);
+  }
+}
+
+TEST(SubprocessChannelTest, TheChannelArrivesInTheMemoryItWasGiven) {
+  std::string storage(size_t{1} << 20, 'x');
+  const char* memory = storage.data();
+  CommandSpec spec;
+  spec.argv = {"/bin/sh", "-c", "printf 'frame' >&3"};
+  spec.channel_fd = 3;
+  spec.channel_storage = &storage;
+  std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
+  Result<CommandResult> ran = runner->Run(spec);
+  ASSERT_TRUE(ran.ok()) << ran.status().message();
+  CommandResult result = std::move(ran).value();  // moved, as RunnerClient does: no copy of the channel
+  EXPECT_EQ(result.channel_bytes, "frame") << "the old contents are gone";
+  EXPECT_EQ(result.channel_bytes.data(), memory) << "the same allocation, no new pages";
+  EXPECT_TRUE(storage.empty());
+}
+
 TEST(SubprocessChannelTest, AChannelMustNotTakeTheStandardDescriptors) {
   CommandSpec spec;
   spec.argv = {"/bin/true"};

@@ -225,6 +225,38 @@ int64_t ExpectedInputSets(const runner::RunnerRequest& request, int64_t l2_bytes
   return std::min<int64_t>((2 * l2_bytes + set_bytes - 1) / set_bytes, kMaxInputSets);
 }
 
+uint64_t ExpectedOutputBytes(const runner::RunnerRequest& request, int64_t l2_bytes) {
+  auto round_bytes = [](const runner::RunnerTask& task, const std::string& round, int64_t index) {
+    uint64_t bytes = 0;
+    for (const runner::TensorDecl& tensor : task.tensors) {
+      if (!tensor.IsWritten()) continue;
+      uint64_t payload = static_cast<uint64_t>(tensor.ByteCount());
+      bytes += EncodeFrameHead({round, index, tensor.name}, payload).size() + payload;
+    }
+    return bytes;
+  };
+  uint64_t total = 0;
+  if (request.check) {
+    for (size_t index = 0; index < request.seeds.size(); ++index) {
+      total += round_bytes(request.task, "check", static_cast<int64_t>(index));
+    }
+    for (size_t index = 0; index < request.check_variants.size(); ++index) {
+      total += round_bytes(runner::ApplyVariant(request.task, request.check_variants[index]), "variant",
+                           static_cast<int64_t>(index));
+    }
+  }
+  if (request.timing) {
+    bool reference = request.role == runner::RunnerRole::kReference;
+    int64_t frames = reference ? (l2_bytes > 0 ? ExpectedInputSets(request, l2_bytes) : 1)
+                               : request.timing->verified_samples;
+    for (int64_t index = 0; index < frames; ++index) {
+      total += round_bytes(request.task, reference ? "set" : "timed", index);
+    }
+    total += round_bytes(request.task, "fresh", 0);
+  }
+  return total;
+}
+
 std::string CheckTimingClaims(const runner::RunnerRequest& request, const runner::TimingEvent& timing,
                               double timing_window_seconds, int64_t l2_bytes) {
   if (!request.timing) return "a timing event although the request asked for no timing";

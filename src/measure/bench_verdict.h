@@ -73,6 +73,12 @@ bool IsHarnessVerdict(const ParentVerdict& verdict);
 // most 64).
 int64_t ExpectedInputSets(const runner::RunnerRequest& request, int64_t l2_bytes);
 
+// The bytes of the output frames (heads included) that a child of
+// `request` sends when it runs every round it was asked for: the parent
+// reserves that much for the channel. `l2_bytes` as for ExpectedInputSets
+// (a reference child sends one frame per input set); 0: one set.
+uint64_t ExpectedOutputBytes(const runner::RunnerRequest& request, int64_t l2_bytes);
+
 // "" when the child's timing agrees with the parent's observations, else
 // why not (kind timing_inconsistent). `timing_window_seconds`: the parent's
 // clock from the arrival of the event before `timing` to that of `timing`

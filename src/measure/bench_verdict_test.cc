@@ -209,6 +209,21 @@ TEST(ExpectedInputSetsTest, FollowsTheRunnersRule) {
   EXPECT_EQ(ExpectedInputSets(request, 60 << 20), 1);
 }
 
+TEST(ExpectedOutputBytesTest, EveryFrameOfAHonestChild) {
+  RunnerRequest request = Request();
+  request.timing->verified_samples = 1;
+  EXPECT_EQ(ExpectedOutputBytes(request, 0), Honest().size());
+  // A reference child sends one frame per input set instead of the verified samples.
+  request.role = runner::RunnerRole::kReference;
+  std::string reference = Frame("check", 0, {1, 2, 3, 4}) + Frame("check", 1, {5, 6, 7, 8}) +
+                          Frame("variant", 0, {1, 1, 1}) + Frame("set", 0, {9, 9, 9, 9}) +
+                          Frame("set", 1, {8, 8, 8, 8}) + Frame("fresh", 0, {4, 3, 2, 1});
+  EXPECT_EQ(ExpectedOutputBytes(request, 24), reference.size());  // 32-byte sets, 24-byte L2: 2 sets
+  request.check = false;
+  request.timing.reset();
+  EXPECT_EQ(ExpectedOutputBytes(request, 8), 0u);
+}
+
 TEST(RooflineFloorTest, TheCeilingsTheTaskAllows) {
   const GpuSpec* h200 = FindGpu("NVIDIA H200");
   ASSERT_NE(h200, nullptr);

@@ -8,7 +8,9 @@
 // candidate in parallel (harness/compiler.h, cached); as soon as the
 // reference and a candidate are built, run them on the GPU, each in its own
 // kopt-runner child with a watchdog (measure/runner_client.h): the reference
-// first, then each candidate, then (Finish) the reference again (drift).
+// first, then each candidate, then (Finish) the reference again (drift;
+// not for an imported KernelBench task, whose reference time is its PyTorch
+// bridge's host copies: docs/kernelbench.md "Cost per candidate").
 // Every event is stored in the workspace as it is read (store/workspace.h);
 // a candidate already measured with the same source, GPU and harness
 // settings is not run again but reported from the store (rerun forces). A
@@ -184,7 +186,8 @@ class MeasureSession {
   Result<MeasurementEntry> MeasureCandidate(const std::string& source, const std::string& name);
 
   // Ends the session: measures what is pending, re-times the reference when
-  // some candidate was measured now (timing on), sets the drift, the floor,
+  // some candidate was measured now (timing on; not a PyTorch bridge
+  // reference, not one from the reference cache), sets the drift, the floor,
   // the notes, closes the run record, and returns the report of every entry.
   // Call once; the session is finished after it.
   Result<MeasurementReport> Finish();

@@ -43,7 +43,9 @@ json MeasurementSettingsJson(const MeasureSettings& settings, const MeasurePlan&
   }
   return {{"kopt_version", KOPT_VERSION},
           // 2: the verdict is the parent's (issue 12); results of protocol 1 are not reused.
-          {"harness_protocol", 2},
+          // 3: the check rounds' inputs are drawn on the device (issue 16): other values for the same
+          // seeds, so no stored reference result or reference-cache entry of protocol 2 is reused.
+          {"harness_protocol", 3},
           {"task", plan.task.ToJson()},
           {"check_variants", plan.task.VariantsToJson()},
           {"reference_sha256", Sha256Hex(plan.task.reference_source)},

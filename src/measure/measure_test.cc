@@ -364,6 +364,25 @@ TEST_F(MeasureSessionTest, TheReferenceCacheServesALaterRunItsSeedsAndExpectedOu
   EXPECT_EQ(children_.RunnerCallsFor("reference"), 3u);
 }
 
+TEST_F(MeasureSessionTest, APyTorchBridgeReferenceIsNotRetimedAtTheEnd) {
+  // The saxpy task as if imported from KernelBench: a kernelbench.json beside its task.toml.
+  fs::path imported = workspace_.parent_path() / ("kopt_measure_bridge_" + std::to_string(getpid()));
+  fs::remove_all(imported);
+  fs::copy(ExampleTask("saxpy"), imported, fs::copy_options::recursive);
+  ASSERT_TRUE(WriteFileAtomically((imported / "kernelbench.json").string(), "{}\n").ok());
+  Result<MeasureTask> task = LoadMeasureTask(imported.string());
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  Result<MeasurementReport> report = Measure(settings_, environment_, *task, {{"fast", "", "// FAST\n"}});
+  fs::remove_all(imported);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(children_.RunnerCallsFor("reference"), 1u);
+  EXPECT_EQ(children_.RunnerCallsFor("reference_end"), 0u);
+  EXPECT_FALSE(report->reference_end.has_value());
+  EXPECT_FALSE(report->reference_drift.has_value());
+  EXPECT_THAT(testing::PrintToString(report->notes), HasSubstr("not re-timed at the end"));
+  EXPECT_EQ(report->candidates[0].status, MeasureStatus::kOk);
+}
+
 TEST_F(MeasureSessionTest, CompileOnlyRunsNothing) {
   settings_.compile_only = true;
   environment_.runner_program.clear();

@@ -91,6 +91,8 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   spec.kill_grace_seconds = 2;
   spec.max_output_bytes = size_t{64} << 20;
   spec.channel_fd = kOutputChannelFd;
+  spec.expected_channel_bytes = ExpectedOutputBytes(*parsed, expected.l2_bytes);
+  spec.channel_storage = channel_storage_;
   const auto started = std::chrono::steady_clock::now();
   Result<CommandResult> result = command_runner_.Run(spec);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -53,12 +53,17 @@ class RunnerClient {
   Result<ChildRun> Run(const nlohmann::json& request, const std::string& artifact_stem, MeasurementKey& key,
                        const ChildExpectations& expected, const OutputFrames* expected_frames);
 
+  // Memory the next children receive their output channel into
+  // (CommandSpec::channel_storage; borrowed; null: new memory each time).
+  void set_channel_storage(std::string* storage) { channel_storage_ = storage; }
+
  private:
   CommandRunner& command_runner_;
   std::string runner_program_;
   Workspace& workspace_;
   int64_t run_id_;
   double timeout_seconds_;
+  std::string* channel_storage_ = nullptr;
 };
 
 // The parent's verdict as stored in the workspace (phase "outcome"); `seconds`:

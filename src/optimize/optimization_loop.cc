@@ -16,6 +16,7 @@
 #include "core/interrupt.h"
 #include "core/text.h"
 #include "optimize/node_energy.h"
+#include "search/run_state_store.h"
 #include "search/transposition_key.h"
 #include "store/search_memory.h"
 #include "store/workspace.h"
@@ -179,6 +180,7 @@ class OptimizationRun {
   Status StoreSource(NodeId node, const std::string& source);
   void WriteNodeArtifact(NodeId node, const std::string& file, const std::string& text);
   Status Persist();
+  Status PersistWhole();  // the end of a run: the snapshot alone, no journal to replay
   void Report(NodeId node);
   void Stop(RunStatus status, std::string reason);
   double Now() const { return environment_.now_seconds ? environment_.now_seconds() : SteadySeconds(); }
@@ -187,6 +189,7 @@ class OptimizationRun {
   const OptimizeSettings& settings_;
   const OptimizeEnvironment& environment_;
   std::unique_ptr<Workspace> workspace_;
+  std::unique_ptr<RunStateStore> store_;            // runs/<run>/optimize.json + optimize.journal
   std::unique_ptr<InterruptCleanup> on_interrupt_;  // marks the run interrupted (core/interrupt.h)
   std::unique_ptr<SearchMemory> memory_;
   std::unique_ptr<SearchPolicy> policy_;
@@ -236,6 +239,7 @@ Status OptimizationRun::Open() {
     run.settings = state_.settings;
     KOPT_ASSIGN_OR_RETURN(state_.run_id, workspace_->BeginRun(run));
   }
+  store_ = std::make_unique<RunStateStore>(workspace_->directory(), state_.run_id);
   KOPT_ASSIGN_OR_RETURN(policy_, MakeSearchPolicy(settings_.search, settings_.search_settings, state_.seed));
   on_interrupt_ = std::make_unique<InterruptCleanup>([this] {
     long long run = static_cast<long long>(state_.run_id);
@@ -306,9 +310,12 @@ void OptimizationRun::WriteNodeArtifact(NodeId node, const std::string& file, co
 
 Status OptimizationRun::Persist() {
   state_.usage.wall_seconds = wall_before_ + (Now() - started_at_);
-  Result<std::string> written =
-      workspace_->WriteArtifact(RunStatePath(state_.run_id), RunStateToJson(state_).dump(1));
-  return written.ok() ? Status::Ok() : written.status();
+  return store_->Save(state_);
+}
+
+Status OptimizationRun::PersistWhole() {
+  state_.usage.wall_seconds = wall_before_ + (Now() - started_at_);
+  return store_->Compact(state_);
 }
 
 void OptimizationRun::Stop(RunStatus status, std::string reason) {
@@ -809,7 +816,7 @@ Result<RunState> OptimizationRun::Run() {
     if (!written.ok()) state_.notes.push_back("could not write best.cu: " + written.status().message());
   }
   if (state_.status == RunStatus::kRunning) state_.status = RunStatus::kFinished;
-  KOPT_RETURN_IF_ERROR(Persist());
+  KOPT_RETURN_IF_ERROR(PersistWhole());
   return state_;
 }
 
@@ -865,20 +872,7 @@ Result<RunState> RunOptimization(const OptimizeSettings& settings, const Optimiz
 }
 
 Result<RunState> LoadRunState(const std::string& workspace_directory, int64_t run_id) {
-  std::string path = (fs::path(workspace_directory) / RunStatePath(run_id)).string();
-  std::error_code error;
-  if (!fs::exists(path, error)) {
-    return NotFound(
-        fmt::format("{}: run {} has no optimize state (is it a kopt bench run, or another "
-                    "workspace? see --workspace)",
-                    path, run_id));
-  }
-  KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
-  json document = json::parse(text, nullptr, false);
-  if (document.is_discarded()) return InvalidInput(path + ": not valid JSON (the file is corrupted)");
-  Result<RunState> state = RunStateFromJson(document);
-  if (!state.ok()) return InvalidInput(fmt::format("{}: {}", path, state.status().message()));
-  return state;
+  return LoadRunStateFiles(workspace_directory, run_id);
 }
 
 Result<int64_t> LatestOptimizeRun(const std::string& workspace_directory) {

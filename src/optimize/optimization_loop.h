@@ -16,8 +16,11 @@
 // rejected (never the best; its children are repairs told why); compile /
 // check / run failures → failed with the text a repair is given.
 //
-// Persistence: runs/<run>/optimize.json (search/run_state.h) is written
-// atomically after every step that changes it; sources go to the workspace's
+// Persistence: the run state (search/run_state.h) is saved after every step
+// that changes it, as one appended line of what changed
+// (search/run_state_store.h: runs/<run>/optimize.journal beside the
+// snapshot runs/<run>/optimize.json; a finished run is the snapshot alone);
+// sources go to the workspace's
 // candidates/ as soon as they are generated. After a kill -9, Resume
 // continues the same tree: a pending node whose source was stored is
 // measured (a measurement completed before the kill is adopted from the
@@ -78,9 +81,10 @@ struct OptimizeEnvironment {
 // also in the workspace; the best candidate is written to runs/<run>/best.cu.
 Result<RunState> RunOptimization(const OptimizeSettings& settings, const OptimizeEnvironment& environment);
 
-// Reads runs/<run>/optimize.json of the workspace at `workspace_directory`
-// (`kopt report RUN`). NotFound when the run has no optimize state;
-// InvalidInput naming the file for a corrupted one.
+// Reads runs/<run>/optimize.json and its journal of the workspace at
+// `workspace_directory` (`kopt report RUN`; search/run_state_store.h).
+// NotFound when the run has no optimize state; InvalidInput naming the file
+// for a corrupted one.
 Result<RunState> LoadRunState(const std::string& workspace_directory, int64_t run_id);
 
 // The newest run of the workspace that has an optimize state (`kopt report`

@@ -18,6 +18,7 @@
 #include "analysis/tool_test_support.h"
 #include "core/file_io.h"
 #include "core/subprocess.h"
+#include "search/run_state_store.h"
 #include "store/search_memory.h"
 #include "store/workspace.h"
 
@@ -75,6 +76,35 @@ class ListGenerator : public agents::CandidateGenerator {
  private:
   std::vector<std::string> behaviours_;
   size_t next_ = 0;
+};
+
+// The system runner, with the workspace copied before and after every child:
+// each copy is the workspace as a kill -9 at that instant would leave it
+// (during a compile, during a measurement, after either finished but before
+// the loop recorded it).
+class CrashImageRunner : public CommandRunner {
+ public:
+  CrashImageRunner(std::unique_ptr<CommandRunner> inner, std::string workspace)
+      : inner_(std::move(inner)), workspace_(std::move(workspace)) {}
+  Result<CommandResult> Run(const CommandSpec& spec) override {
+    Copy();
+    Result<CommandResult> result = inner_->Run(spec);
+    Copy();
+    return result;
+  }
+  std::string FindProgram(const std::string& program) override { return inner_->FindProgram(program); }
+  std::vector<std::string> images;
+
+ private:
+  void Copy() {
+    if (!fs::exists(workspace_)) return;
+    std::string image = workspace_ + ".crash" + std::to_string(images.size());
+    fs::remove_all(image);
+    fs::copy(workspace_, image, fs::copy_options::recursive);
+    images.push_back(image);
+  }
+  std::unique_ptr<CommandRunner> inner_;
+  std::string workspace_;
 };
 
 class OptimizationLoopTest : public ::testing::Test {
@@ -216,6 +246,43 @@ TEST_F(OptimizationLoopTest, ResumeContinuesTheSameTreeWithoutMeasuringAgain) {
   EXPECT_EQ(second.requests.size(), 2u) << "the first two answers were served before the stop";
   EXPECT_EQ(ChildrenRun("timed_80"), 1);
   EXPECT_EQ(ChildrenRun("timed_30"), 1);
+}
+
+TEST_F(OptimizationLoopTest, AKillAtEveryChildResumesToTheSameTreeWithNothingCountedTwice) {
+  const std::vector<std::string> answers = {"timed_80", "compile_error", "timed_40", "timed_60"};
+  settings_.budget.max_evaluations = 4;
+  auto crashing = std::make_unique<CrashImageRunner>(MakeSystemCommandRunner(), workspace_);
+  CrashImageRunner* images = crashing.get();
+  runner_ = std::move(crashing);
+  environment_.measure.command_runner = runner_.get();
+  ListGenerator whole_generator(answers);
+  Result<RunState> whole = Run(whole_generator);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  std::vector<std::string> crash_images = std::move(images->images);
+  ASSERT_GE(crash_images.size(), 8u);
+  runner_ = MakeSystemCommandRunner();
+  environment_.measure.command_runner = runner_.get();
+  settings_.resume_run = whole->run_id;
+  for (const std::string& image : crash_images) {
+    fs::remove_all(workspace_);
+    fs::copy(image, workspace_, fs::copy_options::recursive);
+    fs::remove_all(image);
+    if (!fs::exists(workspace_ + "/" + RunStatePath(whole->run_id))) continue;  // before the first save
+    ListGenerator generator(answers);
+    Result<RunState> resumed = Run(generator);
+    ASSERT_TRUE(resumed.ok()) << image << ": " << resumed.status().message();
+    EXPECT_EQ(resumed->usage.evaluations, 4) << image;
+    ASSERT_EQ(resumed->tree.size(), whole->tree.size()) << image;
+    for (NodeId node = 0; node < whole->tree.size(); ++node) {
+      EXPECT_EQ(resumed->tree.node(node).status, whole->tree.node(node).status) << image << " n" << node;
+      EXPECT_EQ(resumed->tree.node(node).time_s, whole->tree.node(node).time_s) << image << " n" << node;
+      EXPECT_EQ(resumed->tree.node(node).visits, whole->tree.node(node).visits) << image << " n" << node;
+    }
+    // What the files say equals what the run returned.
+    Result<RunState> stored = LoadRunState(workspace_, whole->run_id);
+    ASSERT_TRUE(stored.ok()) << stored.status().message();
+    EXPECT_EQ(RunStateToJson(*stored).dump(), RunStateToJson(*resumed).dump()) << image;
+  }
 }
 
 TEST_F(OptimizationLoopTest, AnUnavailableEndpointPausesAndTheRunResumes) {

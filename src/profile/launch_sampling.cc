@@ -30,6 +30,29 @@ std::string Count(long long value) {
   return std::to_string(value);
 }
 
+// True when the first `per_configuration` launches of each (kernel, configuration) are the program's
+// first launches in launch-call order: no launch left out comes before a sampled one. A timeline of
+// several processes is never a prefix (ncu counts their launches together, in an order the timeline
+// does not fix).
+bool SampleIsAPrefix(const LaunchTrace& trace, long long per_configuration) {
+  if (trace.files.size() > 1) return false;
+  std::vector<const TraceActivity*> kernels;
+  for (const TraceActivity& activity : trace.activities) {
+    if (activity.kind == TraceActivityKind::kKernel) kernels.push_back(&activity);
+  }
+  std::stable_sort(kernels.begin(), kernels.end(), [](const TraceActivity* a, const TraceActivity* b) {
+    return a->correlation < b->correlation;
+  });
+  std::map<std::pair<std::string, Configuration>, long long> seen;
+  bool left_one_out = false;
+  for (const TraceActivity* kernel : kernels) {
+    bool sampled = ++seen[{kernel->name, ConfigurationOf(*kernel)}] <= per_configuration;
+    if (sampled && left_one_out) return false;
+    left_one_out = left_one_out || !sampled;
+  }
+  return true;
+}
+
 }  // namespace
 
 SamplingPlan PlanLaunchSampling(const LaunchTrace& trace, long long launches_per_configuration) {
@@ -58,7 +81,12 @@ SamplingPlan PlanLaunchSampling(const LaunchTrace& trace, long long launches_per
     plan.total_launches += kernel.launches;
     plan.total_profiled += kernel.profiled;
   }
-  if (plan.Samples()) plan.ncu_arguments = UnplannedSamplingArguments(plan.launches_per_configuration);
+  if (plan.Samples()) {
+    plan.ncu_arguments = UnplannedSamplingArguments(plan.launches_per_configuration);
+    if (SampleIsAPrefix(trace, plan.launches_per_configuration)) {
+      plan.early_stop_arguments = {"--launch-count", std::to_string(plan.total_profiled), "--kill", "yes"};
+    }
+  }
   return plan;
 }
 

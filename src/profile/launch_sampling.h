@@ -37,6 +37,12 @@ struct SamplingPlan {
   long long total_launches = 0, total_profiled = 0;
   // ncu's filter arguments for the plan; empty when every launch is profiled.
   std::vector<std::string> ncu_arguments;
+  // When the sampled launches are the program's first total_profiled launches (in launch-call order,
+  // one process; e.g. two setup kernels, then the first 3 of 20,000 launches of one kernel): the same
+  // sample as `--launch-count total_profiled --kill yes`, which ends the program once they are profiled
+  // instead of letting ncu intercept every later launch. Empty otherwise, and when nothing is left out.
+  // Only valid without a kernel filter (ncu's --launch-count counts the launches the filter matches).
+  std::vector<std::string> early_stop_arguments;
 
   bool Samples() const { return total_profiled < total_launches; }
   // One sentence for the report's notes: "profiled 3 of 20000 launches of tiny_step and 2 of 2 of
@@ -44,7 +50,8 @@ struct SamplingPlan {
   std::string Describe() const;
 };
 
-// The plan for `trace`'s kernels (memcpy and memset records do not count).
+// The plan for `trace`'s kernels (memcpy and memset records do not count). Launch-call order is
+// the order of CUPTI's correlation ids (the order ncu counts launches in).
 SamplingPlan PlanLaunchSampling(const LaunchTrace& trace, long long launches_per_configuration);
 
 // ncu's filter arguments for the first `launches_per_configuration` (> 0) launches of each launch

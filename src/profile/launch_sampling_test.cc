@@ -14,6 +14,7 @@ TraceActivity KernelActivity(const std::string& name, uint64_t start, long long 
   kernel.name = name;
   kernel.start_ns = start;
   kernel.end_ns = start + 10;
+  kernel.correlation = static_cast<long long>(start);  // launched in start order unless a test says otherwise
   kernel.grid = {grid_x, 1, 1};
   kernel.block = {256, 1, 1};
   kernel.shared_dynamic_bytes = dynamic_shared;
@@ -50,6 +51,8 @@ TEST(LaunchSampling, ProfilesTheFirstLaunchesOfEachConfiguration) {
   EXPECT_TRUE(plan.Samples());
   EXPECT_EQ(plan.ncu_arguments,
             (std::vector<std::string>{"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  // The sample is the program's first 5 launches: ncu can end the program after them.
+  EXPECT_EQ(plan.early_stop_arguments, (std::vector<std::string>{"--launch-count", "5", "--kill", "yes"}));
   EXPECT_EQ(
       plan.Describe(),
       "profiled 5 of the 20002 launches the launch timeline recorded (2 of 2 of fill_random and 3 of 20000 "
@@ -66,6 +69,35 @@ TEST(LaunchSampling, EachLaunchConfigurationIsSampled) {
   ASSERT_EQ(plan.kernels.size(), 1u);
   EXPECT_EQ(plan.kernels[0].configurations, 3);
   EXPECT_EQ(plan.kernels[0].profiled, 2 + 2 + 1);
+  // Launches of the first configuration left out come before sampled ones: not a prefix.
+  EXPECT_TRUE(plan.early_stop_arguments.empty());
+  EXPECT_FALSE(plan.ncu_arguments.empty());
+}
+
+TEST(LaunchSampling, APrefixIsJudgedInLaunchCallOrderNotGpuStartOrder) {
+  // y was launched first (correlation 1) on another stream but started on the GPU last; x four times.
+  LaunchTrace trace;
+  for (int i = 0; i < 4; ++i) {
+    trace.activities.push_back(KernelActivity("_Z1xv", i * 10, 1));
+    trace.activities.back().correlation = 2 + i;
+  }
+  trace.activities.push_back(KernelActivity("_Z1yv", 100, 1));
+  trace.activities.back().correlation = 1;
+  SamplingPlan plan = PlanLaunchSampling(trace, 3);
+  EXPECT_EQ(plan.total_profiled, 4);
+  EXPECT_EQ(plan.early_stop_arguments, (std::vector<std::string>{"--launch-count", "4", "--kill", "yes"}));
+
+  trace.activities.back().correlation = 99;  // y launched after the left-out fourth x
+  EXPECT_TRUE(PlanLaunchSampling(trace, 3).early_stop_arguments.empty());
+}
+
+TEST(LaunchSampling, NoEarlyStopForSeveralProcessesOrWhenNothingIsLeftOut) {
+  LaunchTrace trace = TinyLaunchesTrace();
+  trace.files = {"timeline.1.jsonl", "timeline.2.jsonl"};
+  SamplingPlan plan = PlanLaunchSampling(trace, 3);
+  EXPECT_TRUE(plan.Samples());
+  EXPECT_TRUE(plan.early_stop_arguments.empty());
+  EXPECT_TRUE(PlanLaunchSampling(TinyLaunchesTrace(), 0).early_stop_arguments.empty());
 }
 
 TEST(LaunchSampling, ZeroOrFewLaunchesProfileEverything) {

@@ -40,7 +40,7 @@ std::string FindTimelineLibrary() {
 std::optional<LaunchTrace> CollectLaunchTrace(const std::vector<std::string>& program_argv,
                                               const std::string& library, const std::string& work_directory,
                                               double timeout_seconds, CommandRunner& runner,
-                                              std::vector<std::string>& notes) {
+                                              std::vector<std::string>& notes, PhaseTimer* phases) {
   for (const std::string& stale : FindLaunchTraceFiles(work_directory)) {
     std::error_code error;
     fs::remove(stale, error);  // an earlier run's timeline must not pass for this one's
@@ -50,7 +50,9 @@ std::optional<LaunchTrace> CollectLaunchTrace(const std::vector<std::string>& pr
   spec.environment = {{"CUDA_INJECTION64_PATH", library},
                       {"KOPT_TIMELINE_OUT", (fs::path(work_directory) / "timeline.%p.jsonl").string()}};
   spec.timeout_seconds = timeout_seconds;
+  PhaseTimer::Scope run_phase(phases, "timeline run (libkopt_timeline.so)");
   Result<CommandResult> result = runner.Run(spec);
+  run_phase.Stop();
   std::string command = CommandLineForDisplay(program_argv);
   if (!result.ok()) {
     notes.push_back(
@@ -76,7 +78,9 @@ std::optional<LaunchTrace> CollectLaunchTrace(const std::vector<std::string>& pr
     }
     return std::nullopt;
   }
+  PhaseTimer::Scope read_phase(phases, "reading the timeline");
   Result<LaunchTrace> trace = ReadLaunchTraceFiles(files);
+  read_phase.Stop();
   if (!trace.ok()) {
     notes.push_back("no launch timeline: " + trace.status().message());
     return std::nullopt;

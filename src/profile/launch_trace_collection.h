@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/phase_timer.h"
 #include "core/subprocess.h"
 #include "profile/launch_trace.h"
 
@@ -28,10 +29,11 @@ std::string FindTimelineLibrary();
 
 // Runs `program_argv` with CUDA_INJECTION64_PATH=library and
 // KOPT_TIMELINE_OUT=<work_directory>/timeline.%p.jsonl (old timeline files
-// there are removed first), and reads what it wrote.
+// there are removed first), and reads what it wrote. `phases` (may be null)
+// receives "timeline run" and "reading the timeline".
 std::optional<LaunchTrace> CollectLaunchTrace(const std::vector<std::string>& program_argv,
                                               const std::string& library, const std::string& work_directory,
                                               double timeout_seconds, CommandRunner& runner,
-                                              std::vector<std::string>& notes);
+                                              std::vector<std::string>& notes, PhaseTimer* phases = nullptr);
 
 }  // namespace kopt

@@ -11,9 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <optional>
 #include <regex>
 #include <system_error>
+#include <tuple>
 
 #include "core/csv_reader.h"
 #include "core/text.h"
@@ -274,7 +276,9 @@ Result<std::string> ExportRawPage(const std::string& report_path, const Collecti
   CommandSpec spec = ToolCommand(
       {options.ncu, "--import", report_path, "--csv", "--page", "raw", "--print-units", "base"}, options);
   Progress(options, "exporting the raw page (ncu --import)");
+  PhaseTimer::Scope phase(options.phases, "raw page export (ncu --import)");
   KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(spec));
+  phase.Stop();
   std::string output = CombinedOutput(result);
   if (result.timed_out) {
     return WorkFailed("ncu timed out after " + FormatSeconds(options.timeout_seconds) + " s reading " +
@@ -316,6 +320,7 @@ void AttachSourcePage(const std::string& report_path, const fs::path& work_direc
   std::vector<std::string> argv = {options.ncu, "--import",       report_path, "--csv",         "--page",
                                    "source",    "--print-source", "sass",      "--print-units", "base"};
   Progress(options, "exporting the source page (ncu --import)");
+  PhaseTimer::Scope phase(options.phases, "source page export (ncu --import)");
   Result<CommandResult> result = runner.Run(ToolCommand(argv, options));
   if (!result.ok() || !result->Succeeded()) {
     std::string why = result.ok() ? DescribeCommandEnd(*result, options.timeout_seconds) +
@@ -384,7 +389,13 @@ std::vector<std::string> NcuProfileCommand(const std::vector<std::string>& progr
   argv.insert(argv.end(), {"--clock-control", "none"});
   // ncu's default (all) is left implicit: the command line users know.
   if (options.cache_control != "all") argv.insert(argv.end(), {"--cache-control", options.cache_control});
-  if (options.write_report) argv.insert(argv.end(), {"--import-source", "yes"});  // sources go in the report
+  if (options.write_report) {
+    argv.insert(argv.end(), {"--import-source", "yes"});  // sources go in the report
+  } else {
+    // ncu's guided-analysis rules (Python, run per profiled launch) only add rule results to a report,
+    // which the printed raw page has no place for.
+    argv.insert(argv.end(), {"--apply-rules", "no"});
+  }
   if (!options.kernel_regex.empty()) {
     bool has_prefix = StartsWith(options.kernel_regex, "regex:");
     std::string pattern = has_prefix ? options.kernel_regex.substr(6) : options.kernel_regex;
@@ -480,8 +491,9 @@ std::optional<std::string> ApplicationErrorCode(std::string_view output) {
 }
 
 // Maps a finished ncu run to a Status: OK when it profiled something.
+// program_stopped_by_ncu: ncu ended the program itself (--kill yes): its exit status says nothing.
 Status InterpretNcuRun(const CommandResult& result, const std::string& command,
-                       const CollectionOptions& options) {
+                       const CollectionOptions& options, bool program_stopped_by_ncu) {
   std::string output = CombinedOutput(result);
   std::string tail = Section("last lines of output", LastLines(output, kOutputTailLines));
   if (result.timed_out) {
@@ -496,7 +508,8 @@ Status InterpretNcuRun(const CommandResult& result, const std::string& command,
     return NotFound("ncu cannot run `" + command + "`: the program does not exist or is not executable" +
                     ErrorLinesSection(output));
   }
-  if (std::optional<std::string> code = ApplicationErrorCode(output)) {
+  std::optional<std::string> code = ApplicationErrorCode(output);
+  if (code && !program_stopped_by_ncu) {
     return WorkFailed("the program `" + command + "` failed under ncu (it returned error code " + *code +
                       ErrorCodeHint(*code) + ")" + ErrorLinesSection(output) + ProgramOutputTail(output));
   }
@@ -505,7 +518,7 @@ Status InterpretNcuRun(const CommandResult& result, const std::string& command,
                       "`" + ErrorLinesSection(output) + tail);
   }
   if (Contains(output, "No kernels were profiled")) return NoKernelProfiledStatus(command, options, output);
-  if (result.exit_code != 0) {
+  if (result.exit_code != 0 && !program_stopped_by_ncu) {
     return WorkFailed("ncu failed (" + DescribeCommandEnd(result, 0) + ") while profiling `" + command + "`" +
                       ErrorLinesSection(output) + tail);
   }
@@ -524,6 +537,7 @@ void AddWarningNotes(std::string_view output, std::vector<std::string>& notes) {
 
 Result<std::string> ChooseArchitecture(const CollectionOptions& options, CommandRunner& runner) {
   if (!options.architecture.empty()) return options.architecture;
+  PhaseTimer::Scope phase(options.phases, "GPU query (nvidia-smi)");
   return DetectLocalArchitecture(runner, std::min(options.timeout_seconds, kNvidiaSmiTimeoutSeconds));
 }
 
@@ -536,7 +550,9 @@ Result<std::string> CompileSource(const std::string& source_path, const fs::path
   argv.insert(argv.end(), options.extra_nvcc_flags.begin(), options.extra_nvcc_flags.end());
   argv.insert(argv.end(), {"-o", binary_path.string(), source_path});
   Progress(options, "building " + fs::path(source_path).filename().string() + " (nvcc)");
+  PhaseTimer::Scope phase(options.phases, "build (nvcc)");
   KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(ToolCommand(argv, options)));
+  phase.Stop();
   std::string command = CommandLineForDisplay(argv);
   if (result.timed_out) {
     return WorkFailed("nvcc timed out after " + FormatSeconds(options.timeout_seconds) + " s compiling " +
@@ -588,11 +604,256 @@ Result<Profile> ReadPrintedRawPage(const std::string& printed, const std::string
   return profile;
 }
 
+// What ncu will profile, for the progress line: "31 launches sampled of 20002"; and how many launches
+// that is (0: not known), for the watcher's "i of n". The plan counts every kernel: with a kernel regex
+// its counts are not ncu's, so they are not shown.
+struct NcuSelection {
+  std::string text;
+  long long launches = 0;
+};
+
+NcuSelection DescribeNcuSelection(const CollectionOptions& options, const SamplingPlan* plan, bool sampling) {
+  NcuSelection selection;
+  std::vector<std::string> parts;
+  if (!options.kernel_regex.empty()) parts.push_back("kernels matching " + Quoted(options.kernel_regex));
+  if (options.launch_count > 0) {
+    parts.push_back(fmt::format("at most {} launches", options.launch_count));
+    selection.launches = options.launch_count;
+  } else if (options.launch_skip > 0) {
+    parts.push_back(fmt::format("the launches after the first {}", options.launch_skip));
+  } else if (plan && plan->total_launches > 0 && options.kernel_regex.empty()) {
+    parts.push_back(plan->Samples()
+                        ? fmt::format("{} launches sampled of {}", plan->total_profiled, plan->total_launches)
+                        : fmt::format("all {} launches", plan->total_launches));
+    selection.launches = plan->total_profiled;
+  } else if (sampling) {
+    parts.push_back(fmt::format("first {} launches per configuration", options.launches_per_configuration));
+  }
+  for (const std::string& part : parts) selection.text += (selection.text.empty() ? "" : ", ") + part;
+  return selection;
+}
+
+// `options` with its progress steps drawn on `line` (none when it has no progress callback).
+CollectionOptions WithProgressLine(const CollectionOptions& options, CollectionProgressLine& line) {
+  CollectionOptions drawn = options;
+  if (options.progress) drawn.progress = [&line](std::string_view step) { line.Step(step); };
+  return drawn;
+}
+
 void AttachLaunchTraceTo(Profile& profile, std::optional<LaunchTrace> trace) {
   if (!trace) return;
   for (const std::string& file : trace->files)
     profile.inputs.push_back({file, "launch timeline", "collected"});
   profile.trace = std::move(trace);
+}
+
+// When the launch timeline is taken (see CollectUnderNcu).
+enum class TimelineOrder {
+  // First, so that ncu profiles the planned sample, stopping the program after it when the sample
+  // is the program's first launches (programs: applications launch many kernels).
+  kBeforeNcu,
+  // After ncu, and only when ncu may not have profiled every launch (.cu files: test programs that
+  // launch each kernel a few times; their timeline cannot change the diagnosis).
+  kAfterNcu,
+};
+
+// Below the launch-overhead tool's default min_launches (10): with fewer launches of every kernel,
+// all of them profiled, the timeline's measured gaps and counts cannot change the diagnosis.
+constexpr size_t kLaunchesNotWorthATimeline = 8;
+
+// True when ncu profiled every launch of the program (none of its launch configurations reached the
+// per-configuration limit, and no launch selection of the user's) and each kernel function has fewer
+// than kLaunchesNotWorthATimeline launches.
+bool ProfiledEveryLaunchOfFew(const Profile& profile, const CollectionOptions& options) {
+  if (options.launch_skip > 0 || options.launch_count > 0) return false;
+  // Dynamic shared memory is not told apart: configurations that differ only in it count together,
+  // which can only make this answer "no" more often.
+  using Configuration =
+      std::tuple<std::string, long long, long long, long long, long long, long long, long long>;
+  std::map<Configuration, long long> per_configuration;
+  std::map<std::string, size_t> per_function;
+  for (const KernelLaunch& launch : profile.launches) {
+    ++per_configuration[{launch.kernel_name, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
+                         launch.block.y, launch.block.z}];
+    if (++per_function[launch.FunctionName()] >= kLaunchesNotWorthATimeline) return false;
+  }
+  if (options.launches_per_configuration == 0) return true;
+  return std::all_of(per_configuration.begin(), per_configuration.end(),
+                     [&](const auto& entry) { return entry.second < options.launches_per_configuration; });
+}
+
+// One ncu run of `program` with `sampling_arguments`; its output goes to ncu.log.
+Result<CommandResult> RunNcu(const std::vector<std::string>& program, const CollectionOptions& options,
+                             const fs::path& report_base, const std::vector<std::string>& sampling_arguments,
+                             const NcuSelection& selection, CollectionProgressLine& line,
+                             CommandRunner& runner, const std::string& phase_name) {
+  std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
+  CommandSpec profile_spec = ToolCommand(argv, options);
+  NcuProgressWatcher watcher([&line](std::string_view text) { line.Update(text); }, selection.launches);
+  if (options.progress) {
+    Progress(options, "profiling " + fs::path(program.front()).filename().string() + " under ncu" +
+                          (selection.text.empty() ? "" : ": " + selection.text));
+    profile_spec.on_stdout = [&watcher](std::string_view piece) { watcher.Feed(piece); };
+  }
+  PhaseTimer::Scope ncu_phase(options.phases, phase_name);
+  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(profile_spec));
+  ncu_phase.Stop();
+  KOPT_RETURN_IF_ERROR(WriteTextFile(report_base.parent_path() / "ncu.log",
+                                     "$ " + CommandLineForDisplay(argv) + "\n" + CombinedOutput(result)));
+  return result;
+}
+
+// The profile of a finished ncu run: the printed raw page, or the report's raw and source pages.
+Result<Profile> ReadNcuResults(const CommandResult& result, const std::string& command,
+                               const std::string& report_path, const fs::path& work_directory,
+                               const CollectionOptions& options, CommandRunner& runner,
+                               std::vector<std::string>& notes) {
+  std::string output = CombinedOutput(result);
+  if (!options.write_report) {
+    AddWarningNotes(output, notes);
+    Progress(options, "reading the raw page ncu printed");
+    PhaseTimer::Scope phase(options.phases, "reading the raw page");
+    return ReadPrintedRawPage(result.stdout_text, command, work_directory);
+  }
+  std::error_code error;
+  if (!fs::exists(report_path, error)) {
+    return WorkFailed("ncu finished profiling `" + command + "` but wrote no report at " +
+                      Quoted(report_path) + ErrorLinesSection(output) +
+                      Section("last lines of output", LastLines(output, kOutputTailLines)));
+  }
+  AddWarningNotes(output, notes);
+  Profile profile;
+  if (options.parallel_commands) {
+    // The two exports read the report independently (CPU only): together they take the longer one's time.
+    Profile source_pages;
+    std::vector<std::string> source_page_notes;
+    CollectionOptions quiet_options = options;  // the progress line stays on the raw page's export
+    quiet_options.progress = nullptr;
+    std::future<void> source_export = std::async(std::launch::async, [&] {
+      AttachSourcePage(report_path, work_directory, quiet_options, runner, source_pages, source_page_notes);
+    });
+    Result<Profile> read = ReadReport(report_path, options, runner, work_directory);
+    source_export.wait();
+    if (!read.ok()) return read.status();
+    profile = std::move(read).value();
+    profile.source_pages = std::move(source_pages.source_pages);
+    profile.inputs.insert(profile.inputs.end(), source_pages.inputs.begin(), source_pages.inputs.end());
+    notes.insert(notes.end(), source_page_notes.begin(), source_page_notes.end());
+  } else {
+    KOPT_ASSIGN_OR_RETURN(profile, ReadReport(report_path, options, runner, work_directory));
+    AttachSourcePage(report_path, work_directory, options, runner, profile, notes);
+  }
+  profile.source = "ncu " + command;
+  return profile;
+}
+
+// The program profiled under ncu, with the launch timeline when there is a library for it (taken
+// before or after ncu: `order`), a sample of the launches (launches_per_configuration) unless the
+// user selected launches.
+Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
+                                const CollectionOptions& options, CommandRunner& runner,
+                                std::vector<std::string>& notes, TimelineOrder order,
+                                CollectionProgressLine& line) {
+  KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
+  KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));
+  KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a program"));
+  KOPT_ASSIGN_OR_RETURN(std::vector<std::string> program, ResolveProgram(program_argv, runner));
+  fs::path report_base = work_directory / kReportStem;
+  std::string report_path = report_base.string() + ".ncu-rep";
+  std::error_code error;
+  fs::remove(report_path, error);  // a stale report must not pass for this run's
+  std::string command = CommandLineForDisplay(program_argv);
+
+  bool timeline = !options.timeline_library.empty();
+  bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
+  bool samples = !user_selects && options.launches_per_configuration > 0;
+  std::optional<LaunchTrace> trace;
+  if (timeline && order == TimelineOrder::kBeforeNcu) {
+    Progress(options,
+             "running " + fs::path(program.front()).filename().string() + " once for the launch timeline");
+    trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
+                               options.timeout_seconds, runner, notes, options.phases);
+  }
+  std::vector<std::string> sampling_arguments, early_stop_arguments;
+  std::optional<SamplingPlan> plan;
+  // Without a timeline to count the launches ncu samples all the same, with the filter the plan gives
+  // whenever it leaves launches out; the note cannot say how many it left out.
+  std::string unplanned_note = fmt::format(
+      "profiled at most the first {} launches of each launch configuration (no launch timeline to count "
+      "them); --launches-per-kernel 0 profiles every launch",
+      options.launches_per_configuration);
+  if (samples) {
+    if (trace) {
+      plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
+      sampling_arguments = plan->ncu_arguments;
+      if (options.kernel_regex.empty()) early_stop_arguments = plan->early_stop_arguments;
+      if (plan->total_launches > 0) notes.push_back(plan->Describe());
+    } else {
+      sampling_arguments = UnplannedSamplingArguments(options.launches_per_configuration);
+      if (order == TimelineOrder::kBeforeNcu || !timeline) notes.push_back(unplanned_note);
+    }
+  }
+
+  // ncu stops the program after the sample when the sample is its first launches; should that run
+  // fail (a program that does not survive its end, an ncu that does not support it), the plain sample.
+  NcuSelection selection =
+      DescribeNcuSelection(options, plan ? &*plan : nullptr, !sampling_arguments.empty());
+  Result<Profile> profiled = InvalidInput("not profiled");
+  if (!early_stop_arguments.empty()) {
+    KOPT_ASSIGN_OR_RETURN(CommandResult result,
+                          RunNcu(program, options, report_base, early_stop_arguments, selection, line, runner,
+                                 "ncu run (stopping the program after the sample)"));
+    std::vector<std::string> run_notes;
+    Status run = InterpretNcuRun(result, command, options, /*program_stopped_by_ncu=*/true);
+    // A timeout, missing counter permission or a missing program would only repeat: no second run.
+    if (!run.ok() && (result.timed_out || run.kind() != ErrorKind::kWorkFailed)) return run;
+    profiled = run.ok()
+                   ? ReadNcuResults(result, command, report_path, work_directory, options, runner, run_notes)
+                   : Result<Profile>(run);
+    if (profiled.ok()) {
+      notes.insert(notes.end(), run_notes.begin(), run_notes.end());
+    } else {
+      fs::remove(report_path, error);  // the second run's report, or none, must be what is read
+      std::string why = profiled.status().message().substr(0, profiled.status().message().find('\n'));
+      for (const std::string& error_line : MarkedLines(CombinedOutput(result), "==ERROR==")) {
+        if (why.find(error_line) == std::string::npos) why += " " + error_line;
+      }
+      notes.push_back(
+          fmt::format("ncu could not stop the program after the sampled launches ({}); profiled the sample "
+                      "again with the "
+                      "program running to its end",
+                      why));
+    }
+  }
+  if (!profiled.ok()) {
+    KOPT_ASSIGN_OR_RETURN(CommandResult result, RunNcu(program, options, report_base, sampling_arguments,
+                                                       selection, line, runner, "ncu run"));
+    KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, command, options, /*program_stopped_by_ncu=*/false));
+    profiled = ReadNcuResults(result, command, report_path, work_directory, options, runner, notes);
+  }
+  KOPT_ASSIGN_OR_RETURN(Profile profile, std::move(profiled));
+
+  if (timeline && order == TimelineOrder::kAfterNcu) {
+    if (ProfiledEveryLaunchOfFew(profile, options)) {
+      notes.push_back(fmt::format(
+          "no launch timeline: ncu profiled every launch {}({}), too few for the timeline to change the "
+          "diagnosis, so the program did not run again under libkopt_timeline.so",
+          options.kernel_regex.empty() ? "of the program " : "that the kernel filter matched ",
+          profile.launches.size()));
+    } else {
+      Progress(options,
+               "running " + fs::path(program.front()).filename().string() + " once for the launch timeline");
+      trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
+                                 options.timeout_seconds, runner, notes, options.phases);
+      if (samples) {
+        SamplingPlan plan =
+            trace ? PlanLaunchSampling(*trace, options.launches_per_configuration) : SamplingPlan{};
+        notes.push_back(plan.total_launches > 0 ? plan.Describe() : unplanned_note);
+      }
+    }
+  }
+  AttachLaunchTraceTo(profile, std::move(trace));
+  return profile;
 }
 
 }  // namespace
@@ -609,6 +870,7 @@ void AttachSassListing(const fs::path& binary_path, const fs::path& work_directo
   }
   std::vector<std::string> argv = {options.cuobjdump, "-sass", binary_path.string()};
   Progress(options, "disassembling (cuobjdump -sass)");
+  PhaseTimer::Scope phase(options.phases, "disassembly (cuobjdump -sass)");
   Result<CommandResult> result = runner.Run(ToolCommand(argv, options));
   if (!result.ok() || !result->Succeeded()) {
     std::string why = result.ok() ? DescribeCommandEnd(*result, options.timeout_seconds) +
@@ -693,66 +955,11 @@ Result<Profile> ImportNcuReport(const std::string& report_path, const Collection
 Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
                                    const CollectionOptions& options, CommandRunner& runner,
                                    std::vector<std::string>& notes) {
-  KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
-  KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));
-  KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a program"));
-  KOPT_ASSIGN_OR_RETURN(std::vector<std::string> program, ResolveProgram(program_argv, runner));
-  fs::path report_base = work_directory / kReportStem;
-  std::string report_path = report_base.string() + ".ncu-rep";
-  std::error_code error;
-  fs::remove(report_path, error);  // a stale report must not pass for this run's
-
-  std::optional<LaunchTrace> trace;
-  std::vector<std::string> sampling_arguments;
-  if (!options.timeline_library.empty()) {
-    trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
-                               options.timeout_seconds, runner, notes);
-  }
-  bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
-  if (!user_selects && options.launches_per_configuration > 0) {
-    if (trace) {
-      SamplingPlan plan = PlanLaunchSampling(*trace, options.launches_per_configuration);
-      sampling_arguments = plan.ncu_arguments;
-      if (plan.total_launches > 0) notes.push_back(plan.Describe());
-    } else {
-      // No timeline to count the launches: ncu still samples, and the note cannot say how many it left out.
-      sampling_arguments = UnplannedSamplingArguments(options.launches_per_configuration);
-      notes.push_back(
-          fmt::format("profiled at most the first {} launches of each launch configuration (no "
-                      "launch timeline to count them); --launches-per-kernel 0 profiles every launch",
-                      options.launches_per_configuration));
-    }
-  }
-  std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
-  CommandSpec profile_spec = ToolCommand(argv, options);
-  NcuProgressWatcher watcher(options.progress, options.launch_count);
-  if (options.progress) {
-    Progress(options, "profiling " + fs::path(program.front()).filename().string() + " under ncu");
-    profile_spec.on_stdout = [&watcher](std::string_view piece) { watcher.Feed(piece); };
-  }
-  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(profile_spec));
-  std::string output = CombinedOutput(result);
-  KOPT_RETURN_IF_ERROR(
-      WriteTextFile(work_directory / "ncu.log", "$ " + CommandLineForDisplay(argv) + "\n" + output));
-  std::string command = CommandLineForDisplay(program_argv);
-  KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, command, options));
-  if (!options.write_report) {
-    AddWarningNotes(output, notes);
-    KOPT_ASSIGN_OR_RETURN(Profile profile, ReadPrintedRawPage(result.stdout_text, command, work_directory));
-    AttachLaunchTraceTo(profile, std::move(trace));
-    return profile;
-  }
-  if (!fs::exists(report_path, error)) {
-    return WorkFailed("ncu finished profiling `" + command + "` but wrote no report at " +
-                      Quoted(report_path) + ErrorLinesSection(output) +
-                      Section("last lines of output", LastLines(output, kOutputTailLines)));
-  }
-  AddWarningNotes(output, notes);
-  KOPT_ASSIGN_OR_RETURN(Profile profile, ReadReport(report_path, options, runner, work_directory));
-  AttachSourcePage(report_path, work_directory, options, runner, profile, notes);
-  profile.source = "ncu " + command;
-  AttachLaunchTraceTo(profile, std::move(trace));
-  return profile;
+  // Every path out of a collection, errors included, destroys its CollectionProgressLine: the ticker
+  // thread has ended before the collection returns.
+  CollectionProgressLine line(options.progress, options.progress_refresh_seconds, options.progress_clock);
+  return CollectUnderNcu(program_argv, WithProgressLine(options, line), runner, notes,
+                         TimelineOrder::kBeforeNcu, line);
 }
 
 Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
@@ -761,8 +968,12 @@ Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
   return CollectFromProgram(program_argv, options, runner, notes);
 }
 
-Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
-                                      CommandRunner& runner, std::vector<std::string>& notes) {
+Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path,
+                                      const CollectionOptions& given_options, CommandRunner& runner,
+                                      std::vector<std::string>& notes) {
+  CollectionProgressLine line(given_options.progress, given_options.progress_refresh_seconds,
+                              given_options.progress_clock);
+  const CollectionOptions options = WithProgressLine(given_options, line);
   std::error_code error;
   if (!fs::is_regular_file(cuda_source_path, error)) {
     return NotFound("CUDA source " + Quoted(cuda_source_path) + " not found (expected a .cu file)");
@@ -779,21 +990,25 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const
   fs::path ptxas_path = work_directory / "ptxas.txt";
   KOPT_RETURN_IF_ERROR(WriteTextFile(ptxas_path, ptxas_text));
 
-  if (!options.parallel_disassembly) {
-    KOPT_ASSIGN_OR_RETURN(Profile profile,
-                          CollectFromProgram({binary_path.string()}, options, runner, notes));
+  if (!options.parallel_commands) {
+    KOPT_ASSIGN_OR_RETURN(Profile profile, CollectUnderNcu({binary_path.string()}, options, runner, notes,
+                                                           TimelineOrder::kAfterNcu, line));
     profile.source = cuda_source_path;
     AttachPtxasReport(ptxas_text, ptxas_path, profile, notes);
     AttachSassListing(binary_path, work_directory, options, runner, profile, notes);
     return profile;
   }
-  // cuobjdump (CPU only, about 1 s for a small program on the H200 machine) runs while ncu profiles.
+  // cuobjdump (CPU only, about 1 s for a small program on the H200 machine) runs while ncu profiles; the
+  // progress line stays on ncu's step.
   Profile listing;
   std::vector<std::string> listing_notes;
+  CollectionOptions quiet_options = options;
+  quiet_options.progress = nullptr;
   std::future<void> disassembly = std::async(std::launch::async, [&] {
-    AttachSassListing(binary_path, work_directory, options, runner, listing, listing_notes);
+    AttachSassListing(binary_path, work_directory, quiet_options, runner, listing, listing_notes);
   });
-  Result<Profile> collected = CollectFromProgram({binary_path.string()}, options, runner, notes);
+  Result<Profile> collected =
+      CollectUnderNcu({binary_path.string()}, options, runner, notes, TimelineOrder::kAfterNcu, line);
   disassembly.wait();
   if (!collected.ok()) return collected.status();
   Profile profile = std::move(collected).value();

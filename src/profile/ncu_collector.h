@@ -27,10 +27,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/phase_timer.h"
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "profile/ncu_progress.h"
@@ -63,9 +65,11 @@ struct CollectionOptions {
   // process instead of three, about 1.5 s less on the H200; no report and no
   // source page in the bundle).
   bool write_report = true;
-  // .cu targets: disassemble (cuobjdump) while ncu profiles, on a second
-  // thread; the CommandRunner must then be thread-safe (the system one is).
-  bool parallel_disassembly = false;
+  // Run independent commands at once, on a second thread: a .cu's
+  // disassembly (cuobjdump) while ncu profiles, and the raw and source page
+  // exports of a report together. The CommandRunner must then be thread-safe
+  // (the system one is).
+  bool parallel_commands = false;
   std::string cache_control =
       "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
   std::string ncu = "ncu";
@@ -75,10 +79,22 @@ struct CollectionOptions {
   std::vector<std::string> extra_nvcc_flags;
   std::string work_directory;    // required: where the bundle's files are written
   double timeout_seconds = 900;  // per external command
-  // Progress lines for a terminal (profile/ncu_progress.h): "building app.cu (nvcc)", each launch ncu
-  // profiles, "exporting the raw page (ncu --import)", "exporting the source page", "disassembling
-  // (cuobjdump -sass)". Null: none.
+  // Progress lines for a terminal (profile/ncu_progress.h): "building app.cu (nvcc)", "running app once
+  // for the launch timeline", "profiling app under ncu: 31 launches sampled of 20002", each launch ncu
+  // profiles when it names them, "exporting the raw page (ncu --import)" or "reading the raw page ncu
+  // printed", "exporting the source page", "disassembling (cuobjdump -sass)" (not with
+  // parallel_commands: the line stays on ncu's step, and on the raw page's export); while a step runs its
+  // line is redrawn with the seconds it has taken ("… · 12 s", CollectionProgressLine, on a ticker thread
+  // that ends before the collection returns). Called from one thread at a time. Null: none.
   CollectionProgress progress;
+  // How often the ticker looks at the clock (0: no ticker), and the clock (seconds on a monotonic clock;
+  // null: std::chrono::steady_clock; tests pass a fake).
+  double progress_refresh_seconds = 0.25;
+  std::function<double()> progress_clock;
+  // Where the wall time goes (core/phase_timer.h): the GPU query, nvcc, the
+  // disassembly, the timeline run, ncu, the exports and reading the pages, each
+  // recorded as a phase. Null: nothing recorded.
+  PhaseTimer* phases = nullptr;
 };
 
 Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,

@@ -6,11 +6,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "core/fake_command_runner_test_util.h"
 #include "core/text.h"
@@ -56,6 +62,24 @@ bool ContainsSequence(const std::vector<std::string>& argv, const std::vector<st
 bool Contains(const std::string& text, const std::string& needle) {
   return text.find(needle) != std::string::npos;
 }
+
+std::string JoinForTest(const std::vector<std::string>& lines) {
+  std::string joined;
+  for (const std::string& line : lines) joined += line + "\n";
+  return joined;
+}
+
+// Counts the progress lines drawn (from any thread).
+class DrawnLinesCounter {
+ public:
+  CollectionProgress Sink() {
+    return [this](std::string_view) { ++count_; };
+  }
+  size_t Count() const { return count_.load(); }
+
+ private:
+  std::atomic<size_t> count_ = 0;
+};
 
 class NcuCollectorTest : public ::testing::Test {
  protected:
@@ -107,6 +131,7 @@ class NcuCollectorTest : public ::testing::Test {
 TEST_F(NcuCollectorTest, ProgressNamesEachStepAndTheLaunchesNcuProfiles) {
   std::vector<std::string> steps;
   options_.progress = [&steps](std::string_view step) { steps.emplace_back(step); };
+  options_.progress_refresh_seconds = 0;  // no redraw with the seconds: the steps alone
   Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   EXPECT_EQ(steps, (std::vector<std::string>{
@@ -402,7 +427,7 @@ TEST_F(NcuCollectorTest, WithoutAReportAPrintedPageWithoutLaunchesFails) {
 }
 
 TEST_F(NcuCollectorTest, ParallelDisassemblyStillAttachesTheListing) {
-  options_.parallel_disassembly = true;
+  options_.parallel_commands = true;
   Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   ASSERT_TRUE(profile->sass.has_value());
@@ -452,8 +477,10 @@ TEST_F(TimelineCollectionTest, TheTimelineRunComesFirstAndNcuProfilesASample) {
   EXPECT_EQ(timeline_run.argv, (std::vector<std::string>{"./app"}));
   EXPECT_EQ(EnvironmentValue(timeline_run, "CUDA_INJECTION64_PATH"), "/opt/kopt/lib/libkopt_timeline.so");
   EXPECT_EQ(EnvironmentValue(timeline_run, "KOPT_TIMELINE_OUT"), (work_ / "timeline.%p.jsonl").string());
-  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
-                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  // The sample (2 fill launches, the first 3 of tiny_step) is the program's first 5 launches: ncu ends
+  // the program after them instead of intercepting the other 19,997.
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--launch-count", "5", "--kill", "yes"}));
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--filter-mode"}));
   ASSERT_TRUE(profile->trace.has_value());
   EXPECT_EQ(profile->trace->KernelCount(), 20002);
   EXPECT_TRUE(std::any_of(profile->inputs.begin(), profile->inputs.end(), [](const ProfileInput& input) {
@@ -461,6 +488,146 @@ TEST_F(TimelineCollectionTest, TheTimelineRunComesFirstAndNcuProfilesASample) {
   }));
   EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
     return Contains(note, "profiled 5 of the 20002 launches") && Contains(note, "3 of 20000 of tiny_step");
+  }));
+}
+
+// Issue 19 item 10: the targeted collection runs ncu with --csv, and ncu then prints no `==PROF== Profiling`
+// line (H200, tests/fixtures/collector/ncu_printed_raw_page.txt): the line still moves while ncu runs,
+// redrawn with the seconds it has taken and what is known (the sampled launches of the timeline's). Here
+// on the real clock: the fake ncu "runs" until the line was redrawn at one second (at most 4 s).
+TEST_F(TimelineCollectionTest, TheTargetedCollectionRedrawsTheLineWhileNcuPrintsNothing) {
+  options_.write_report = false;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::string> lines;
+  options_.progress = [&](std::string_view line) {
+    std::lock_guard lock(mutex);
+    lines.emplace_back(line);
+    changed.notify_all();
+  };
+  const std::string refreshed = "profiling app under ncu: 5 launches sampled of 20002 · 1 s";
+  runner_.OnCommand("ncu", {"--csv"}, ExitedWith(0, Fixture("collector/ncu_printed_raw_page.txt")),
+                    [&](const CommandSpec&) {
+                      std::unique_lock lock(mutex);
+                      changed.wait_for(lock, std::chrono::seconds(4), [&] {
+                        return std::find(lines.begin(), lines.end(), refreshed) != lines.end();
+                      });
+                    });
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::lock_guard lock(mutex);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "running app once for the launch timeline");
+  // (the fake timeline run of 20,002 launches may take over a second: its line is redrawn then)
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "profiling app under ncu: 5 launches sampled of 20002"),
+            lines.end());
+  EXPECT_NE(std::find(lines.begin(), lines.end(), refreshed), lines.end());
+  EXPECT_EQ(lines.back(), "reading the raw page ncu printed");
+}
+
+// With ncu's per-launch lines (a report, --set full) each launch is "i of" the sampled launches.
+TEST_F(TimelineCollectionTest, EachLaunchNcuNamesIsCountedAgainstTheSample) {
+  std::vector<std::string> lines;
+  options_.progress = [&lines](std::string_view line) { lines.emplace_back(line); };
+  options_.progress_refresh_seconds = 0;
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_, notes_).ok());
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "profiling launch 1 of 5: scale (ncu launch ID 0)"),
+            lines.end());
+  // A kernel regex: the timeline's counts are not ncu's, so none is claimed.
+  lines.clear();
+  options_.kernel_regex = "tiny";
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_, notes_).ok());
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "profiling launch 1: scale (ncu launch ID 0)"),
+            lines.end());
+  EXPECT_NE(std::find(lines.begin(), lines.end(),
+                      "profiling app under ncu: kernels matching 'tiny', first 3 launches per configuration"),
+            lines.end())
+      << JoinForTest(lines);
+}
+
+// A collection that fails returns with its ticker ended: nothing is drawn afterwards.
+TEST_F(NcuCollectorTest, AFailedCollectionStopsItsTickerBeforeReturning) {
+  DrawnLinesCounter drawn;
+  std::atomic<double> now = 0;
+  options_.progress = drawn.Sink();
+  options_.progress_refresh_seconds = 0.001;
+  options_.progress_clock = [&now] { return now.load(); };
+  ProfilingRunGives(ExitedWith(1, "", "==ERROR== something broke\n"));
+  runner_.AddProgram("./app");
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_FALSE(profile.ok());
+  size_t count = drawn.Count();
+  now = 30;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(drawn.Count(), count);
+}
+
+TEST_F(TimelineCollectionTest, AFailedEarlyStopRunProfilesTheSampleAgainWithTheProgramRunningOn) {
+  runner_.OnCommand("ncu", {"--kill"}, ExitedWith(1, "==ERROR== unrecognised option '--kill'\n"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::vector<CommandSpec> profiling;
+  for (const CommandSpec& spec : runner_.CommandsOf("ncu")) {
+    if (ContainsSequence(spec.argv, {"--set"})) profiling.push_back(spec);
+  }
+  ASSERT_EQ(profiling.size(), 2u);
+  EXPECT_TRUE(
+      ContainsSequence(profiling[1].argv, {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  EXPECT_FALSE(ContainsSequence(profiling[1].argv, {"--kill"}));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "ncu could not stop the program after the sampled launches") &&
+           Contains(note, "unrecognised option");
+  }));
+}
+
+TEST_F(TimelineCollectionTest, AProgramEndedByNcuAfterTheSampleIsNoFailure) {
+  // What ncu says when --kill ends the program: its exit status is not the program's verdict.
+  runner_.OnCommand("ncu", {"--kill"},
+                    ExitedWith(0, Fixture("collector/ncu_success.txt") +
+                                      "==ERROR== The application returned an error code (9).\n"),
+                    WriteOutputOf("-o", ".ncu-rep"));
+  Result<Profile> profile = CollectFromProgram({"./app"}, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(runner_.CommandsOf("ncu").size(), 3u);  // one profiling run, two exports
+}
+
+TEST_F(TimelineCollectionTest, AKernelFilterKeepsThePerConfigurationSample) {
+  // --launch-count would count only the launches the filter matches: the early stop is not used.
+  options_.kernel_regex = "tiny";
+  ASSERT_TRUE(CollectFromProgram({"./app"}, options_, runner_, notes_).ok());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv, {"--kill"}));
+}
+
+TEST_F(TimelineCollectionTest, ACudaSourceIsProfiledFirstAndTracedOnlyWhenNcuMayHaveLeftLaunchesOut) {
+  // The probe's profile has one launch of each kernel: ncu saw every launch, no timeline run.
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_TRUE(runner_.CommandsOf(Binary()).empty());
+  EXPECT_FALSE(profile->trace.has_value());
+  EXPECT_TRUE(ContainsSequence(runner_.CommandsOf("ncu")[0].argv,
+                               {"--filter-mode", "per-launch-config", "--launch-count", "3"}));
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no launch timeline: ncu profiled every launch of the program");
+  }));
+
+  // A limit of 1 per configuration: ncu may have left launches out, so the timeline run follows ncu.
+  notes_.clear();
+  options_.launches_per_configuration = 1;
+  runner_.AddProgram(Binary());
+  profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_EQ(runner_.CommandsOf(Binary()).size(), 1u);
+  size_t ncu_index = 0, timeline_index = 0;
+  for (size_t index = 0; index < runner_.commands().size(); ++index) {
+    const CommandSpec& spec = runner_.commands()[index];
+    if (spec.argv[0] == "ncu" && ContainsSequence(spec.argv, {"--set"})) ncu_index = index;
+    if (spec.argv[0] == Binary()) timeline_index = index;
+  }
+  EXPECT_LT(ncu_index, timeline_index);
+  EXPECT_TRUE(std::any_of(notes_.begin(), notes_.end(), [](const std::string& note) {
+    return Contains(note, "no launch timeline to count them") || Contains(note, "no timeline file appeared");
   }));
 }
 

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cmath>
 #include <utility>
 
+#include "core/interrupt.h"
+#include "core/terminal_text.h"
 #include "profile/kernel_launch.h"
 
 namespace kopt {
@@ -11,6 +15,12 @@ namespace {
 
 constexpr std::string_view kProfilingPrefix = "==PROF== Profiling \"";
 constexpr size_t kMaxLineBytes = 64 * 1024;  // a longer line is the program's output, not ncu's
+// The step's text is cut to this many columns, so that its seconds stay on a 100-column line.
+constexpr size_t kProgressTextColumns = 86;
+
+double ProgressClockSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 }  // namespace
 
@@ -52,6 +62,83 @@ void NcuProgressWatcher::Inspect() {
                           : fmt::format("{}", launches_seen_);
   report_(
       fmt::format("profiling launch {}: {} (ncu launch ID {})", count, name.empty() ? "kernel" : name, id));
+}
+
+std::string FormatElapsedSeconds(double seconds) {
+  long long whole = seconds > 0 ? static_cast<long long>(std::floor(seconds)) : 0;
+  if (whole < 60) return fmt::format("{} s", whole);
+  return fmt::format("{} min {:02} s", whole / 60, whole % 60);
+}
+
+CollectionProgressLine::CollectionProgressLine(CollectionProgress report, double refresh_seconds, Clock clock)
+    : report_(std::move(report)),
+      clock_(clock ? std::move(clock) : Clock(ProgressClockSeconds)),
+      refresh_seconds_(refresh_seconds) {
+  if (report_ && refresh_seconds_ > 0) ticker_ = std::thread([this] { Tick(); });
+}
+
+CollectionProgressLine::~CollectionProgressLine() {
+  Stop();
+}
+
+void CollectionProgressLine::Step(std::string_view text) {
+  if (!report_) return;
+  double now = clock_();
+  std::lock_guard lock(mutex_);
+  if (stopped_) return;
+  text_ = Truncate(text, kProgressTextColumns);
+  step_start_ = now;
+  DrawLocked(now);
+}
+
+void CollectionProgressLine::Update(std::string_view text) {
+  if (!report_) return;
+  double now = clock_();
+  std::lock_guard lock(mutex_);
+  if (stopped_) return;
+  if (text_.empty()) step_start_ = now;  // no step yet: this one starts now
+  text_ = Truncate(text, kProgressTextColumns);
+  DrawLocked(now);
+}
+
+void CollectionProgressLine::Refresh() {
+  if (!report_) return;
+  double now = clock_();
+  std::lock_guard lock(mutex_);
+  if (stopped_ || text_.empty()) return;
+  long long seconds = static_cast<long long>(std::floor(now - step_start_));
+  if (seconds < 1 || seconds == drawn_seconds_) return;
+  DrawLocked(now);
+}
+
+void CollectionProgressLine::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable() && ticker_.get_id() != std::this_thread::get_id()) ticker_.join();
+}
+
+// Under mutex_.
+void CollectionProgressLine::DrawLocked(double now) {
+  if (InterruptRequested()) return;
+  double elapsed = now - step_start_;
+  long long seconds = elapsed >= 1 ? static_cast<long long>(std::floor(elapsed)) : 0;
+  drawn_seconds_ = seconds;
+  report_(seconds >= 1 ? text_ + " · " + FormatElapsedSeconds(elapsed) : text_);
+}
+
+void CollectionProgressLine::Tick() {
+  auto period = std::chrono::duration<double>(refresh_seconds_);
+  while (true) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, period, [this] { return stopped_; });
+      if (stopped_) return;
+    }
+    Refresh();
+  }
 }
 
 }  // namespace kopt

@@ -133,12 +133,13 @@ CollectionOptions CollectionOptionsFor(const ProfileSources& options, const std:
   collection.launch_count = options.launch_count;
   collection.section_set = options.section_set;
   collection.progress = options.progress;
+  collection.phases = options.phases;
   collection.metrics = options.metrics;
   collection.sections = options.sections;
   collection.timeline_library = options.timeline_library;
   collection.launches_per_configuration = options.launches_per_configuration;
   collection.write_report = options.write_report;
-  collection.parallel_disassembly = true;  // the system runner is thread-safe
+  collection.parallel_commands = true;  // the system runner is thread-safe
   collection.work_directory =
       options.work_directory.empty() ? "kopt-profile-" + stem : options.work_directory;
   return collection;

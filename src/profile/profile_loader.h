@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/phase_timer.h"
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "profile/ncu_progress.h"
@@ -55,6 +56,8 @@ struct ProfileSources {
   // report (CollectionOptions::write_report: faster, no source page).
   bool write_report = true;
   CollectionProgress progress;  // live collection: progress lines (profile/ncu_progress.h); null: none
+  PhaseTimer* phases =
+      nullptr;  // live collection: where the time goes (CollectionOptions::phases); null: none
 };
 
 // Attaches the launch timeline: `explicit_path` when given, else the

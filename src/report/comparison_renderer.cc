@@ -85,9 +85,11 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
     doc.Chart(RooflineShiftSvg(&before.roofline, after.roofline, fmt::format("{}-{}", chart_prefix, index)));
   }
   if (attribution.available) {
-    doc.Subheading(fmt::format("Where the time went: the terms sum to {}; residual {} ({} of the change)",
-                               SignedDuration(attribution.delta_ns), SignedDuration(attribution.residual_ns),
-                               FormatFraction(attribution.residual_fraction, kStyle)));
+    doc.Subheading(fmt::format(
+        "Where the time went: the terms sum to {}; residual {} ({} of the change); stalls from {}",
+        SignedDuration(attribution.delta_ns), SignedDuration(attribution.residual_ns),
+        FormatFraction(attribution.residual_fraction, kStyle),
+        attribution.stall_source == StallSource::kCounters ? "counter sums" : "ncu's rounded ratios"));
     TextTable terms;
     terms.rows = {{"term", "before", "after", "time"}};
     terms.right_aligned = {false, true, true, true};
@@ -230,6 +232,7 @@ Json AttributionJson(const TimeAttribution& attribution) {
   json["change"] = JsonQuantity(attribution.delta_ns, "ns");
   json["residual"] = JsonQuantity(attribution.residual_ns, "ns");
   json["residual_fraction"] = JsonQuantity(attribution.residual_fraction, "fraction");
+  json["stall_source"] = StallSourceName(attribution.stall_source);
   json["missing_metrics"] = attribution.missing;
   Json terms = Json::array();
   for (const AttributionTerm& term : attribution.terms) {

@@ -30,8 +30,9 @@ TEST(ComparisonRendererTest, TerminalShowsTheAttributionSummingToTheChange) {
   ASSERT_EQ(comparison.pairs.size(), 1u);
   ASSERT_TRUE(comparison.pairs[0].attribution.available);
   std::string text = RenderComparison(comparison, ReportFormat::kTerminal);
-  EXPECT_NE(text.find("transpose_reference_kernel → transpose_tile_kernel"), std::string::npos);
+  EXPECT_NE(text.find("transpose_reference_kernel → transpose_tunable_kernel"), std::string::npos);
   EXPECT_NE(text.find("Where the time went"), std::string::npos);
+  EXPECT_NE(text.find("stalls from counter sums"), std::string::npos);  // the fixtures have the sums
   EXPECT_NE(text.find("measured change"), std::string::npos);
   EXPECT_NE(text.find("Metrics that moved most beyond noise"), std::string::npos);
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
@@ -43,6 +44,7 @@ TEST(ComparisonRendererTest, JsonIsVersionedWithUnits) {
   EXPECT_EQ(json["schema"], kDiffSchema);
   const auto& attribution = json["pairs"][0]["attribution"];
   EXPECT_EQ(attribution["change"]["unit"], "ns");
+  EXPECT_EQ(attribution["stall_source"], "counters");
   double sum = 0;
   for (const auto& term : attribution["terms"])
     if (term["part"].is_null()) sum += term["time"]["value"].get<double>();

@@ -120,7 +120,7 @@ TEST(EnergySection, AbsentWithoutATable) {
 
 TEST(EnergySection, JsonEveryNumberWithItsUnit) {
   nlohmann::json json = nlohmann::json::parse(Render(ReportFormat::kJson, SampleWithEnergy()));
-  EXPECT_EQ(json["schema_version"], "1.5");
+  EXPECT_EQ(json["schema_version"], "1.6");
   const nlohmann::json& energy = json["kernels"][0]["energy"];
   EXPECT_EQ(energy["coefficients"]["gpu"], "NVIDIA H200");
   EXPECT_EQ(energy["skipped"], false);

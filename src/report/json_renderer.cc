@@ -382,6 +382,13 @@ nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis) {
     }
   }
   json["narrative"] = diagnosis.narrative ? NarrativeJson(*diagnosis.narrative) : Json(nullptr);
+  if (!diagnosis.collection_phases.empty()) {  // live collection only (schema 1.6)
+    json["collection_phases"] = Json::array();
+    for (const PhaseTiming& phase : diagnosis.collection_phases) {
+      json["collection_phases"].push_back(
+          Json{{"name", phase.name}, {"start_s", phase.start_seconds}, {"seconds", phase.seconds}});
+    }
+  }
   return json;
 }
 

@@ -511,6 +511,10 @@ class TerminalRenderer : public Renderer {
     }
     WriteHypotheses(diagnosis, writer);
     WriteNarrative(diagnosis, writer);
+    if (options_.verbose && !diagnosis.collection_phases.empty()) {
+      writer.Heading("TIMING · where the seconds of this live collection went (start–end, duration, phase)");
+      for (const std::string& line : DescribePhases(diagnosis.collection_phases)) writer.Line("  " + line);
+    }
     return writer.Take();
   }
 

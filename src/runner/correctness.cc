@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "runner/device_inputs.h"
 #include "runner_protocol/input_generator.h"
 
 namespace kopt::runner {
@@ -29,17 +30,6 @@ std::optional<RunnerFailure> CallAndWait(const KernelLibrary& library, const Dev
     return failure;
   }
   return AsFailure(KOPT_CUDA_STATUS(cudaDeviceSynchronize()), is_reference);
-}
-
-// Inputs and inouts from `contents`, outputs poisoned on the device.
-Status LoadTensors(const RunnerTask& task, const std::vector<std::vector<std::byte>>& contents,
-                   DeviceTensors& tensors) {
-  for (size_t index = 0; index < task.tensors.size(); ++index) {
-    KOPT_RETURN_IF_ERROR(task.tensors[index].role == TensorRole::kOutput
-                             ? tensors.Fill(index, kPoisonByte)
-                             : tensors.Upload(index, contents[index]));
-  }
-  return Status::Ok();
 }
 
 // Adds the wall time since the last mark to the named step of a round.
@@ -64,54 +54,28 @@ class StepClock {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-std::optional<RunnerFailure> CompareInput(const TensorDecl& tensor, const std::vector<std::byte>& before,
-                                          const std::vector<std::byte>& after) {
-  // memcmp: std::vector<std::byte>'s operator== compares byte by byte (0.1 s for 128 MiB).
-  if (before.size() == after.size() && std::memcmp(before.data(), after.data(), before.size()) == 0) {
-    return std::nullopt;
-  }
-  size_t differing = 0, first = before.size();
-  for (size_t offset = 0; offset < before.size(); ++offset) {
-    if (before[offset] != after[offset]) {
-      first = std::min(first, offset);
-      ++differing;
-    }
-  }
-  return RunnerFailure{
-      FailureKind::kInputMutated,
-      fmt::format("input \"{}\" changed during the candidate's call: {} of {} bytes differ, first "
-                  "at byte {}",
-                  tensor.name, differing, before.size(), first)};
-}
-
-std::optional<RunnerFailure> CheckInputsUnchanged(const RunnerTask& task, const DeviceTensors& tensors,
-                                                  const std::vector<std::vector<std::byte>>& contents,
-                                                  std::vector<std::byte>& after, bool is_reference) {
+// The input check (step 3): every input compared on the device with what
+// was drawn into it; input_mutated names the first that changed.
+std::optional<RunnerFailure> CheckInputsUnchanged(const CheckContext& context, const RunnerTask& task,
+                                                  const DeviceTensors& tensors, uint64_t seed) {
   for (size_t index = 0; index < task.tensors.size(); ++index) {
     if (task.tensors[index].role != TensorRole::kInput) continue;
-    if (auto failure = AsFailure(tensors.DownloadInto(index, after), is_reference)) return failure;
-    if (auto failure = CompareInput(task.tensors[index], contents[index], after)) {
-      if (is_reference) {
-        failure->not_candidate = true;
-        failure->message = "the reference failed: " + failure->message;
-      }
-      return failure;
+    Result<InputDifference> difference = CompareWithDraw(task, index, seed, tensors, context.stream);
+    if (!difference.ok()) return AsFailure(difference.status(), context.is_reference);
+    if (difference->differing_bytes == 0) continue;
+    RunnerFailure failure{
+        FailureKind::kInputMutated,
+        fmt::format("input \"{}\" changed during the candidate's call: {} of {} bytes differ, "
+                    "first at byte {}",
+                    task.tensors[index].name, difference->differing_bytes, tensors.ByteCount(index),
+                    difference->first_byte)};
+    if (context.is_reference) {
+      failure.not_candidate = true;
+      failure.message = "the reference failed: " + failure.message;
     }
+    return failure;
   }
   return std::nullopt;
-}
-
-// Draws the round's inputs on the host into `contents` (outputs need none:
-// they are poisoned on the device).
-void DrawInputs(const RunnerTask& task, uint64_t seed, std::vector<std::vector<std::byte>>& contents) {
-  contents.resize(task.tensors.size());
-  for (size_t index = 0; index < task.tensors.size(); ++index) {
-    if (task.tensors[index].IsInitialised()) {
-      GenerateTensorInto(task.tensors[index], seed, contents[index]);
-    } else {
-      contents[index].clear();
-    }
-  }
 }
 
 // Steps 1-4 of a round (see the header).
@@ -123,25 +87,20 @@ std::optional<RunnerFailure> RunRound(const CheckContext& context, const RunnerT
   event.index = index;
   event.seed = seed;
   StepClock clock(event.phase_seconds);
-  RoundBuffers& buffers = *context.buffers;
-  DrawInputs(task, seed, buffers.contents);
-  clock.Mark("generate");
+  Status drawn = DrawSetOnDevice(task, seed, tensors, context.stream);
+  if (drawn.ok()) drawn = KOPT_CUDA_STATUS(cudaStreamSynchronize(context.stream));
+  if (auto failure = AsFailure(drawn, context.is_reference)) return failure;
+  clock.Mark("draw");
   ScalarArguments scalars(task.scalars);
-  if (auto failure = AsFailure(LoadTensors(task, buffers.contents, tensors), context.is_reference))
-    return failure;
-  clock.Mark("prepare");
   if (auto failure = CallAndWait(*context.library, tensors, scalars, context.stream, context.is_reference)) {
     return failure;
   }
   clock.Mark("call");
-  if (auto failure = CheckInputsUnchanged(task, tensors, buffers.contents, buffers.input_after_call,
-                                          context.is_reference)) {
-    return failure;
-  }
+  if (auto failure = CheckInputsUnchanged(context, task, tensors, seed)) return failure;
   clock.Mark("input_check");
   for (size_t tensor = 0; tensor < task.tensors.size(); ++tensor) {
     if (!task.tensors[tensor].IsWritten()) continue;
-    Status sent = SendTensor(*context.channel, task, tensors, tensor, round, index, buffers.written);
+    Status sent = SendTensor(*context.sender, task, tensors, tensor, round, index, context.stream);
     if (auto failure = AsFailure(sent, context.is_reference)) return failure;
     event.tensors.push_back(task.tensors[tensor].name);
   }
@@ -191,10 +150,10 @@ std::optional<RunnerFailure> RunFreshRound(const CheckContext& context, const Ru
   return RunRound(context, task, timed, seed, "fresh", 0);
 }
 
-Status SendTensor(OutputChannel& channel, const RunnerTask& task, const DeviceTensors& tensors, size_t index,
-                  const std::string& round, int64_t frame_index, std::vector<std::byte>& buffer) {
-  KOPT_RETURN_IF_ERROR(tensors.DownloadInto(index, buffer));
-  return channel.Send(FrameKey{round, frame_index, task.tensors[index].name}, buffer);
+Status SendTensor(FrameSender& sender, const RunnerTask& task, const DeviceTensors& tensors, size_t index,
+                  const std::string& round, int64_t frame_index, cudaStream_t stream) {
+  return sender.Send(FrameKey{round, frame_index, task.tensors[index].name}, tensors.Pointers()[index],
+                     tensors.ByteCount(index), stream);
 }
 
 Status LaunchOnce(const KernelLibrary& library, const DeviceTensors& tensors, const ScalarArguments& scalars,

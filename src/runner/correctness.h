@@ -7,16 +7,17 @@
 // parent compares them with the reference child's (harness/output_comparison.h).
 //
 // One round, for one task size and one seed:
-//   1. inputs (and inouts) are drawn on the host (input_generator.h) and
-//      uploaded; outputs are set to the poison on the device;
+//   1. inputs (and inouts) are drawn on the device from the round's seed
+//      (device_inputs.h); outputs are set to the poison;
 //   2. the library's kopt_launch runs on the harness stream; the launch error
 //      (cudaGetLastError) and then cudaDeviceSynchronize are checked: a
 //      failed launch or a sticky error ends the run with its kind;
-//   3. inputs are copied back and byte-compared with the host copy
+//   3. every input is compared on the device with what was drawn into it
 //      (input_mutated: a claim the child can only make against itself);
 //   4. every written tensor (output, inout) is copied back and sent as a
-//      frame (round, index, tensor); then an `outputs` event says so (with
-//      the seconds each step took, `phase_s`).
+//      frame (round, index, tensor; frame_sender.h); then an `outputs` event
+//      says so (with the seconds each step took, `phase_s`: draw, call,
+//      input_check, send).
 // Rounds: "check" i for seed i at the main size, "variant" i for size variant
 // i (its own tensors, seed VariantSeed), and after timing "fresh" 0: fresh
 // inputs (request.fresh_seed) in the very tensors the timing used.
@@ -34,20 +35,11 @@
 #include "runner/cuda_check.h"
 #include "runner/device_tensors.h"
 #include "runner/event_sink.h"
+#include "runner/frame_sender.h"
 #include "runner/kernel_library.h"
-#include "runner/output_channel.h"
 #include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
-
-// Host copies a round works in, kept from round to round so that large
-// tensors are not allocated, zero-filled and page-faulted again every round
-// (about 0.1 s per 128 MiB tensor on the H200's host).
-struct RoundBuffers {
-  std::vector<std::vector<std::byte>> contents;  // drawn inputs, per tensor (empty for outputs)
-  std::vector<std::byte> written;                // a written tensor copied back, before it is sent
-  std::vector<std::byte> input_after_call;       // an input copied back after the call
-};
 
 // The library, the stream and the channels a round runs with.
 struct CheckContext {
@@ -55,8 +47,7 @@ struct CheckContext {
   bool is_reference = false;               // failures are not the candidate's (exit 4)
   cudaStream_t stream = nullptr;
   EventSink* events = nullptr;
-  OutputChannel* channel = nullptr;  // not owned; required
-  RoundBuffers* buffers = nullptr;   // not owned; required
+  FrameSender* sender = nullptr;  // the output channel's sender; not owned; required
 };
 
 // The seed of size variant `variant_index` (one round each).
@@ -71,10 +62,10 @@ std::optional<RunnerFailure> RunCorrectnessRounds(const CheckContext& context, c
 std::optional<RunnerFailure> RunFreshRound(const CheckContext& context, const RunnerTask& task,
                                            DeviceTensors& timed, uint64_t seed);
 
-// Copies tensor `index` of `tensors` back into `buffer` and sends it as
-// frame (round, frame_index, tensor name).
-Status SendTensor(OutputChannel& channel, const RunnerTask& task, const DeviceTensors& tensors, size_t index,
-                  const std::string& round, int64_t frame_index, std::vector<std::byte>& buffer);
+// Sends tensor `index` of `tensors` as frame (round, frame_index, tensor
+// name), copied from the device on `stream`.
+Status SendTensor(FrameSender& sender, const RunnerTask& task, const DeviceTensors& tensors, size_t index,
+                  const std::string& round, int64_t frame_index, cudaStream_t stream);
 
 // Enqueues `library` on `stream` and checks the launch error only (no
 // synchronization): the launch function timing and energy use.

@@ -53,30 +53,84 @@ __device__ double DrawValue(const DeviceFillSpec& spec, ElementStream& stream) {
   }
 }
 
+__device__ int ElementBytes(int dtype) {
+  switch (dtype) {
+    case 0:
+    case 4: return 8;
+    case 1:
+    case 5: return 4;
+    case 2:
+    case 3: return 2;
+    default: return 1;
+  }
+}
+
+// The bytes element `index` gets (little-endian, in the low ElementBytes of
+// the result): kind 0 the poison, else the drawn value converted to the
+// dtype. Not inlined: the fill and the compare kernel run this one body, so
+// no contraction (FMA) choice can differ between them and make an untouched
+// input look changed.
+__device__ __noinline__ uint64_t ElementBits(const DeviceFillSpec& spec, uint64_t seed, int64_t index) {
+  if (spec.kind == 0) return ~0ull;
+  ElementStream stream(seed, static_cast<uint64_t>(index));
+  double value = DrawValue(spec, stream);
+  switch (spec.dtype) {
+    case 0: return __double_as_longlong(value);
+    case 1: return __float_as_uint(static_cast<float>(value));
+    case 2: return __half_as_ushort(__float2half_rn(static_cast<float>(value)));
+    case 3: return __bfloat16_as_ushort(__float2bfloat16_rn(static_cast<float>(value)));
+    case 4: return static_cast<uint64_t>(llround(value));
+    case 5: return static_cast<uint32_t>(static_cast<int32_t>(llround(value)));
+    case 6: {
+      long long rounded = llround(value);
+      return static_cast<uint8_t>(rounded < 0 ? 0 : rounded > 255 ? 255 : rounded);
+    }
+    default: return 0;
+  }
+}
+
 __global__ void FillKernel(void* data, int64_t elements, DeviceFillSpec spec, uint64_t seed) {
+  const int element_bytes = ElementBytes(spec.dtype);
   for (int64_t index = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; index < elements;
        index += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    ElementStream stream(seed, static_cast<uint64_t>(index));
-    double value = DrawValue(spec, stream);
-    switch (spec.dtype) {
-      case 0: static_cast<double*>(data)[index] = value; break;
-      case 1: static_cast<float*>(data)[index] = static_cast<float>(value); break;
-      case 2: static_cast<__half*>(data)[index] = __float2half_rn(static_cast<float>(value)); break;
-      case 3:
-        static_cast<__nv_bfloat16*>(data)[index] = __float2bfloat16_rn(static_cast<float>(value));
-        break;
-      case 4: static_cast<int64_t*>(data)[index] = static_cast<int64_t>(llround(value)); break;
-      case 5: static_cast<int32_t*>(data)[index] = static_cast<int32_t>(llround(value)); break;
-      case 6: {
-        long long rounded = llround(value);
-        static_cast<uint8_t*>(data)[index] = static_cast<uint8_t>(rounded < 0     ? 0
-                                                                  : rounded > 255 ? 255
-                                                                                  : rounded);
-        break;
-      }
-      default: break;
+    uint64_t bits = ElementBits(spec, seed, index);
+    switch (element_bytes) {
+      case 8: static_cast<uint64_t*>(data)[index] = bits; break;
+      case 4: static_cast<uint32_t*>(data)[index] = static_cast<uint32_t>(bits); break;
+      case 2: static_cast<uint16_t*>(data)[index] = static_cast<uint16_t>(bits); break;
+      default: static_cast<uint8_t*>(data)[index] = static_cast<uint8_t>(bits); break;
     }
   }
+}
+
+// Compares every element with what FillKernel (or, for kind 0, the poison
+// memset) writes for it: per thread a count of differing bytes and the
+// first differing byte, then one atomic each.
+__global__ void CompareKernel(const void* data, int64_t elements, DeviceFillSpec spec, uint64_t seed,
+                              DeviceFillDifference* difference) {
+  const int element_bytes = ElementBytes(spec.dtype);
+  unsigned long long differing = 0, first = ~0ull;
+  for (int64_t index = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; index < elements;
+       index += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    uint64_t expected = ElementBits(spec, seed, index);
+    const unsigned char* got = static_cast<const unsigned char*>(data) + index * element_bytes;
+    for (int byte = 0; byte < element_bytes; ++byte) {
+      if (got[byte] == static_cast<unsigned char>(expected >> (8 * byte))) continue;
+      ++differing;
+      unsigned long long offset = static_cast<unsigned long long>(index) * element_bytes + byte;
+      if (offset < first) first = offset;
+    }
+  }
+  if (differing == 0) return;
+  atomicAdd(&difference->differing_bytes, differing);
+  atomicMin(&difference->first_byte, first);
+}
+
+constexpr int kThreads = 256;
+
+unsigned int BlocksFor(int64_t elements) {
+  int64_t blocks = (elements + kThreads - 1) / kThreads;
+  return static_cast<unsigned int>(blocks > 4096 ? 4096 : blocks);  // grid-stride beyond: enough for any GPU
 }
 
 }  // namespace
@@ -84,10 +138,14 @@ __global__ void FillKernel(void* data, int64_t elements, DeviceFillSpec spec, ui
 cudaError_t LaunchDeviceFill(void* data, int64_t elements, const DeviceFillSpec& spec, uint64_t seed,
                              cudaStream_t stream) {
   if (elements <= 0) return cudaSuccess;
-  constexpr int kThreads = 256;
-  int64_t blocks = (elements + kThreads - 1) / kThreads;
-  if (blocks > 4096) blocks = 4096;  // grid-stride beyond: enough to fill any GPU
-  FillKernel<<<static_cast<unsigned int>(blocks), kThreads, 0, stream>>>(data, elements, spec, seed);
+  FillKernel<<<BlocksFor(elements), kThreads, 0, stream>>>(data, elements, spec, seed);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchDeviceFillCompare(const void* data, int64_t elements, const DeviceFillSpec& spec,
+                                    uint64_t seed, DeviceFillDifference* difference, cudaStream_t stream) {
+  if (elements <= 0) return cudaSuccess;
+  CompareKernel<<<BlocksFor(elements), kThreads, 0, stream>>>(data, elements, spec, seed, difference);
   return cudaGetLastError();
 }
 

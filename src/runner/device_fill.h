@@ -19,7 +19,8 @@ namespace kopt::runner {
 // Codes follow the order of runner::Dtype and runner::InitKind.
 struct DeviceFillSpec {
   int dtype = 1;                // Dtype: 0 f64, 1 f32, 2 f16, 3 bf16, 4 i64, 5 i32, 6 u8
-  int kind = 1;                 // InitKind: 1 normal, 2 uniform, 3 heavy_tailed, 4 int_range, 6 ones
+  int kind = 1;                 // InitKind: 1 normal, 2 uniform, 3 heavy_tailed, 4 int_range, 5 zeros, 6 ones
+                                // (LaunchDeviceFillCompare also: 0 none, every byte 0xFF)
   double a = 0;                 // normal: mean; uniform: low; heavy_tailed: alpha
   double b = 1;                 // normal: stddev; uniform: high; heavy_tailed: scale
   int64_t low = 0, high = 100;  // int_range, inclusive
@@ -29,5 +30,19 @@ struct DeviceFillSpec {
 // the launch's error (cudaGetLastError).
 cudaError_t LaunchDeviceFill(void* data, int64_t elements, const DeviceFillSpec& spec, uint64_t seed,
                              cudaStream_t stream);
+
+// What LaunchDeviceFillCompare found, in device memory; the caller sets it
+// to {0, ~0ull} before the launch.
+struct DeviceFillDifference {
+  unsigned long long differing_bytes;  // bytes that differ from the fill's
+  unsigned long long first_byte;       // the first of them (~0ull: none)
+};
+
+// Enqueues a comparison of the `elements` elements at `data` with what
+// LaunchDeviceFill(spec, seed) writes (kind 0: every byte 0xFF; kind 5:
+// zeros) and adds the differences to `*difference` (device memory). Returns
+// the launch's error.
+cudaError_t LaunchDeviceFillCompare(const void* data, int64_t elements, const DeviceFillSpec& spec,
+                                    uint64_t seed, DeviceFillDifference* difference, cudaStream_t stream);
 
 }  // namespace kopt::runner

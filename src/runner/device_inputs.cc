@@ -59,6 +59,22 @@ Status DrawSetOnDevice(const RunnerTask& task, uint64_t set_seed, DeviceTensors&
   return PoisonOutputsAndDraw(task, set_seed, tensors, stream, [](const TensorDecl&) { return true; });
 }
 
+Result<InputDifference> CompareWithDraw(const RunnerTask& task, size_t index, uint64_t set_seed,
+                                        const DeviceTensors& tensors, cudaStream_t stream) {
+  const TensorDecl& tensor = task.tensors[index];
+  DeviceFillDifference found{0, ~0ull};
+  DeviceFillDifference* on_device = nullptr;
+  KOPT_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&on_device), sizeof found, stream));
+  KOPT_CUDA_CHECK(cudaMemcpyAsync(on_device, &found, sizeof found, cudaMemcpyHostToDevice, stream));
+  KOPT_CUDA_CHECK(LaunchDeviceFillCompare(tensors.Pointers()[index], tensor.ElementCount(),
+                                          FillSpecFor(tensor), TensorSeed(set_seed, tensor.name), on_device,
+                                          stream));
+  KOPT_CUDA_CHECK(cudaMemcpyAsync(&found, on_device, sizeof found, cudaMemcpyDeviceToHost, stream));
+  KOPT_CUDA_CHECK(cudaFreeAsync(on_device, stream));
+  KOPT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return InputDifference{found.differing_bytes, found.first_byte};
+}
+
 Status PrepareSetForSample(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
                            cudaStream_t stream) {
   return PoisonOutputsAndDraw(task, set_seed, tensors, stream,

@@ -1,13 +1,18 @@
-// Timed input sets drawn on the device (issue 12: "every timed input set
-// drawn with its own values, on the device, so it stays cheap"), and the
-// per-sample preparation of a set: outputs poisoned, inouts drawn again.
+// Input tensors drawn on the device: the correctness rounds' (issue 16: the
+// host generator drew 16 Mi heavy-tailed f32 values in 1.06 s on 2 cores,
+// and level1/88 draws 64 Mi per round, then uploaded them and read them back
+// for the input check) and the timed input
+// sets (issue 12: "every timed input set drawn with its own values, on the
+// device, so it stays cheap"); the per-sample preparation of a set (outputs
+// poisoned, inouts drawn again); and the input check of a round, on the
+// device: an input compared with what was drawn for it.
 //
 // Values come from device_fill.cu, a counter-based function of
-// (TensorSeed(set seed, tensor name), element index): not the host
-// generator's values (input_generator.h), but the same distributions (normal,
-// uniform, Student-t heavy tails, integer ranges, zeros, ones), and the same
-// in every child of a run, so the reference child's outputs for set k are
-// the expected outputs of every candidate's set k.
+// (TensorSeed(round or set seed, tensor name), element index) drawn from the
+// tensor's distribution (normal, uniform, Student-t heavy tails, integer
+// ranges, zeros, ones), the same in every child of a run, so the reference
+// child's outputs for a round or set are the expected outputs of every
+// candidate's.
 //
 // Everything is enqueued on `stream` without waiting; the caller
 // synchronizes before it relies on the contents.
@@ -34,5 +39,18 @@ Status DrawSetOnDevice(const RunnerTask& task, uint64_t set_seed, DeviceTensors&
 // `set_seed` (so every sample starts from the set's values), inputs untouched.
 Status PrepareSetForSample(const RunnerTask& task, uint64_t set_seed, DeviceTensors& tensors,
                            cudaStream_t stream);
+
+// How an input differs from what DrawSetOnDevice drew for it.
+struct InputDifference {
+  uint64_t differing_bytes = 0;
+  uint64_t first_byte = 0;  // meaningful when differing_bytes > 0
+};
+
+// Compares input `index` of `tensors` with what DrawSetOnDevice(task,
+// set_seed) wrote into it, on the device (no copy of the tensor is kept or
+// read back: each element's drawn value is computed again), and waits for
+// the result. Errors: the CUDA call that failed.
+Result<InputDifference> CompareWithDraw(const RunnerTask& task, size_t index, uint64_t set_seed,
+                                        const DeviceTensors& tensors, cudaStream_t stream);
 
 }  // namespace kopt::runner

@@ -41,11 +41,15 @@ OutputChannel::~OutputChannel() {
   if (descriptor_ >= 0) close(descriptor_);
 }
 
-Status OutputChannel::Send(const FrameKey& key, std::span<const std::byte> payload) {
+Status OutputChannel::BeginFrame(const FrameKey& key, uint64_t payload_bytes) {
   if (descriptor_ < 0) return Status::Ok();
-  std::string head = EncodeFrameHead(key, payload.size());
-  KOPT_RETURN_IF_ERROR(WriteAll(descriptor_, head.data(), head.size()));
-  return WriteAll(descriptor_, payload.data(), payload.size());
+  std::string head = EncodeFrameHead(key, payload_bytes);
+  return WriteAll(descriptor_, head.data(), head.size());
+}
+
+Status OutputChannel::Write(std::span<const std::byte> bytes) {
+  if (descriptor_ < 0) return Status::Ok();
+  return WriteAll(descriptor_, bytes.data(), bytes.size());
 }
 
 }  // namespace kopt::runner

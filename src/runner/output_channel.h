@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 
@@ -26,9 +27,12 @@ class OutputChannel {
   OutputChannel(const OutputChannel&) = delete;
   OutputChannel& operator=(const OutputChannel&) = delete;
 
-  // Writes one frame, whole (retrying short writes). WorkFailed when the
-  // parent went away (EPIPE) or the descriptor is bad.
-  Status Send(const FrameKey& key, std::span<const std::byte> payload);
+  // Writes the head of a frame whose payload of `payload_bytes` bytes the
+  // caller then writes with Write, all of it, before the next frame.
+  // WorkFailed when the parent went away (EPIPE) or the descriptor is bad.
+  Status BeginFrame(const FrameKey& key, uint64_t payload_bytes);
+  // Writes `bytes` of the current frame's payload (retrying short writes).
+  Status Write(std::span<const std::byte> bytes);
   bool connected() const { return descriptor_ >= 0; }
 
  private:

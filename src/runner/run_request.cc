@@ -76,14 +76,12 @@ class OutputSnapshot {
     KOPT_CUDA_CHECK(cudaStreamSynchronize(stream));
     return Status::Ok();
   }
-  Status Send(OutputChannel& channel, const RunnerTask& task, int64_t frame_index,
-              std::vector<std::byte>& buffer) {
+  Status Send(FrameSender& sender, const RunnerTask& task, int64_t frame_index, cudaStream_t stream) {
     size_t written = 0;
     for (size_t index = 0; index < task.tensors.size(); ++index) {
       if (pointers_[index] == nullptr) continue;
-      buffer.resize(bytes_[written++]);
-      KOPT_CUDA_CHECK(cudaMemcpy(buffer.data(), pointers_[index], buffer.size(), cudaMemcpyDeviceToHost));
-      KOPT_RETURN_IF_ERROR(channel.Send(FrameKey{"timed", frame_index, task.tensors[index].name}, buffer));
+      KOPT_RETURN_IF_ERROR(sender.Send(FrameKey{"timed", frame_index, task.tensors[index].name},
+                                       pointers_[index], bytes_[written++], stream));
     }
     return Status::Ok();
   }
@@ -115,12 +113,12 @@ class SampleVerifier {
   }
 
   // After sampling: the fallback, then the frames ("timed", j).
-  Status Finish(OutputChannel& channel, cudaStream_t stream, std::vector<std::byte>& buffer) {
+  Status Finish(FrameSender& sender, cudaStream_t stream) {
     if (verified_.empty() && wanted_ > 0 && last_tensors_ != nullptr) {
       KOPT_RETURN_IF_ERROR(Keep(*last_tensors_, stream));
     }
     for (size_t index = 0; index < snapshots_.size(); ++index) {
-      KOPT_RETURN_IF_ERROR(snapshots_[index]->Send(channel, task_, static_cast<int64_t>(index), buffer));
+      KOPT_RETURN_IF_ERROR(snapshots_[index]->Send(sender, task_, static_cast<int64_t>(index), stream));
     }
     return Status::Ok();
   }
@@ -152,8 +150,8 @@ class Phases {
          OutputChannel& channel, EventSink& events)
       : request_(request),
         device_(device),
-        context_{&library,       request.role == RunnerRole::kReference, device.stream, &events, &channel,
-                 &round_buffers_},
+        sender_(channel),
+        context_{&library, request.role == RunnerRole::kReference, device.stream, &events, &sender_},
         scalars_(request.task.scalars) {}
 
   std::optional<RunnerFailure> Run() {
@@ -207,8 +205,7 @@ class Phases {
       if (ran.ok()) ran = KOPT_CUDA_STATUS(cudaDeviceSynchronize());
       for (size_t tensor = 0; ran.ok() && tensor < request_.task.tensors.size(); ++tensor) {
         if (!request_.task.tensors[tensor].IsWritten()) continue;
-        ran = SendTensor(*context_.channel, request_.task, InputSet(index), tensor, "set", index,
-                         round_buffers_.written);
+        ran = SendTensor(sender_, request_.task, InputSet(index), tensor, "set", index, device_.stream);
       }
       if (!ran.ok()) return Failure(ran, FailureKind::kLaunchFailure);
       OutputsEvent event;
@@ -249,7 +246,7 @@ class Phases {
     };
     Result<TimingMeasurement> measurement = TimeCandidate(MakeLaunch(), timer, *request_.timing);
     if (!measurement.ok()) return Failure(measurement.status(), FailureKind::kLaunchFailure);
-    Status sent = verifier.Finish(*context_.channel, device_.stream, round_buffers_.written);
+    Status sent = verifier.Finish(sender_, device_.stream);
     if (!sent.ok()) return Failure(sent, FailureKind::kLaunchFailure);
     measurement->verified = verifier.verified();
     context_.events->EmitJson(measurement->ToJson());
@@ -276,7 +273,7 @@ class Phases {
 
   const RunnerRequest& request_;
   const DeviceSetup& device_;
-  RoundBuffers round_buffers_;  // before context_, which points at it
+  FrameSender sender_;  // before context_, which points at it
   CheckContext context_;
   ScalarArguments scalars_;
   std::unique_ptr<DeviceTensors> main_size_;

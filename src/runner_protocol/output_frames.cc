@@ -93,6 +93,13 @@ Result<OutputFrames> OutputFrames::Parse(std::string channel, bool allow_truncat
   return parsed;
 }
 
+std::string OutputFrames::ReleaseChannel() {
+  frames_.clear();
+  std::string channel = channel_ ? std::move(*channel_) : std::string();
+  channel_.reset();
+  return channel;
+}
+
 std::optional<std::span<const std::byte>> OutputFrames::Find(const FrameKey& key) const {
   auto found = frames_.find(key);
   if (found == frames_.end()) return std::nullopt;

@@ -66,6 +66,9 @@ class OutputFrames {
   std::optional<std::span<const std::byte>> Find(const FrameKey& key) const;
   size_t size() const { return frames_.size(); }
   const std::map<FrameKey, std::span<const std::byte>>& frames() const { return frames_; }
+  // The channel's memory, for reuse (CommandSpec::channel_storage); the
+  // frames are gone afterwards (empty).
+  std::string ReleaseChannel();
 
  private:
   std::unique_ptr<std::string> channel_;  // stable address: the spans point into it

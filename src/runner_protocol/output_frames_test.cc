@@ -27,6 +27,10 @@ TEST(OutputFramesTest, ParsesWhatWasEncoded) {
   OutputFrames moved = std::move(frames).value();  // payload views survive a move
   EXPECT_EQ(moved.Find({"check", 0, "z"})->size(), 3u);
   EXPECT_TRUE(OutputFrames::Parse("").ok());
+  std::string released = moved.ReleaseChannel();
+  EXPECT_EQ(released, channel) << "the channel's memory, for the next child";
+  EXPECT_EQ(moved.size(), 0u);
+  EXPECT_FALSE(moved.Find({"check", 0, "z"}).has_value());
 }
 
 TEST(OutputFramesTest, RejectsGarbageTruncationOversizedHeadersAndDuplicates) {

@@ -8,13 +8,16 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kSchema = "kopt.optimize.run";
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;  // 2: the journal beside the snapshot (run_state_store.h)
+constexpr int kOldestReadableVersion = 1;
 
 json OptionalNumber(const std::optional<double>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-json RecordToJson(const NodeRecord& record) {
+}  // namespace
+
+json NodeRecordToJson(const NodeRecord& record) {
   return json{{"id", record.id},
               {"name", record.name},
               {"source_hash", record.source_hash},
@@ -51,6 +54,8 @@ json RecordToJson(const NodeRecord& record) {
               {"profile_note", record.profile_note},
               {"change_text", record.change_text}};
 }
+
+namespace {
 
 // Reads `key` of `object` into `out` when present; InvalidInput naming the
 // field when it has the wrong type.
@@ -167,8 +172,15 @@ std::string RunStatePath(int64_t run_id) {
 }
 
 json RunStateToJson(const RunState& state) {
+  json document = RunStateHeaderToJson(state);
   json records = json::array();
-  for (const NodeRecord& record : state.records) records.push_back(RecordToJson(record));
+  for (const NodeRecord& record : state.records) records.push_back(NodeRecordToJson(record));
+  document["tree"] = state.tree.ToJson();
+  document["records"] = std::move(records);
+  return document;
+}
+
+json RunStateHeaderToJson(const RunState& state) {
   return json{{"schema", kSchema},
               {"schema_version", kSchemaVersion},
               {"run_id", state.run_id},
@@ -186,9 +198,7 @@ json RunStateToJson(const RunState& state) {
               {"gpu", state.gpu},
               {"reference_class", state.reference_class},
               {"notes", state.notes},
-              {"usage", UsageToJson(state.usage)},
-              {"tree", state.tree.ToJson()},
-              {"records", records}};
+              {"usage", UsageToJson(state.usage)}};
 }
 
 Result<RunState> RunStateFromJson(const json& json_state) {
@@ -196,9 +206,12 @@ Result<RunState> RunStateFromJson(const json& json_state) {
   if (json_state.value("schema", "") != kSchema) {
     return InvalidInput(fmt::format("schema: expected \"{}\"", kSchema));
   }
-  if (json_state.value("schema_version", 0) != kSchemaVersion) {
+  const json& version = json_state.value("schema_version", json(0));
+  if (!version.is_number_integer() || version.get<int>() < kOldestReadableVersion ||
+      version.get<int>() > kSchemaVersion) {
     return InvalidInput(
-        fmt::format("schema_version: expected {} (written by another kopt version?)", kSchemaVersion));
+        fmt::format("schema_version: expected {} to {}, not {} (written by another kopt version?)",
+                    kOldestReadableVersion, kSchemaVersion, version.dump()));
   }
   RunState state;
   const std::string where = "run";

@@ -3,12 +3,14 @@
 // how its measurement ended, the feedback its children were shown), the
 // budget spent, and the benchmarking agent's findings about the task.
 //
-// Stored as runs/<run>/optimize.json in the workspace (written atomically
-// after every recorded step: a kill -9 loses at most the step in flight),
-// with each node's source in candidates/<hash>.cu and its exchange
-// (prompt, answer, compiler text, feedback) under runs/<run>/nodes/.
-// JSON: {"schema": "kopt.optimize.run", "schema_version": 1, ...}; every
-// number's unit is in its key.
+// Stored as runs/<run>/optimize.json (a snapshot) plus runs/<run>/
+// optimize.journal (what changed since, one line per recorded step) in the
+// workspace: search/run_state_store.h writes and reads them. Each node's
+// source is in candidates/<hash>.cu and its exchange (prompt, answer,
+// compiler text, feedback) under runs/<run>/nodes/.
+// JSON: {"schema": "kopt.optimize.run", "schema_version": 2, ...}; every
+// number's unit is in its key. Version 2 (the journal beside it) reads
+// version 1 files too (a snapshot with no journal).
 //
 // Thread safety: values; the loop guards its state with a mutex.
 #pragma once
@@ -68,6 +70,8 @@ struct NodeRecord {
   // profile (report/comparison_renderer.h ComparisonDigest), when both were
   // profiled; its optimize children are shown it.
   std::string change_text;
+
+  bool operator==(const NodeRecord&) const = default;
 };
 
 // Resources a run has used (resumed runs continue the counts).
@@ -110,8 +114,13 @@ struct RunState {
 };
 
 nlohmann::json RunStateToJson(const RunState& state);
+// The parts of RunStateToJson: every top-level field but "tree" and
+// "records" (schema, settings, status, usage, notes, ...), and one element
+// of "records". RunStateToJson = the header + "tree" + "records".
+nlohmann::json RunStateHeaderToJson(const RunState& state);
+nlohmann::json NodeRecordToJson(const NodeRecord& record);
 // InvalidInput naming the field for a malformed document (a corrupted or
-// hand-edited file), or a schema other than kopt.optimize.run version 1.
+// hand-edited file), or a schema other than kopt.optimize.run version 1 or 2.
 Result<RunState> RunStateFromJson(const nlohmann::json& json);
 
 // runs/<id>/optimize.json, relative to the workspace directory.

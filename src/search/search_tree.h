@@ -116,6 +116,8 @@ struct SearchNode {
   bool verified() const { return status == NodeStatus::kVerified; }
   // The node's result as an Evaluation (for reward.h comparisons).
   Evaluation AsEvaluation() const;
+  // Every field equal (the run state's journal writes the nodes that changed).
+  bool operator==(const SearchNode&) const = default;
 };
 
 class SearchTree {
@@ -199,6 +201,8 @@ class SearchTree {
   std::vector<NodeId> PathFromRoot(NodeId id) const;
 
   nlohmann::json ToJson() const;
+  // One element of ToJson()'s "nodes" (the run state's journal stores changed nodes one by one).
+  static nlohmann::json NodeToJson(const SearchNode& node);
   // InvalidInput (naming the node and field) for a malformed document or a
   // schema_version other than 1.
   static Result<SearchTree> FromJson(const nlohmann::json& json);

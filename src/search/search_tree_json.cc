@@ -120,6 +120,10 @@ Status CheckStructure(const std::vector<SearchNode>& nodes) {
 
 }  // namespace
 
+nlohmann::json SearchTree::NodeToJson(const SearchNode& node) {
+  return NodeJson(node);
+}
+
 nlohmann::json SearchTree::ToJson() const {
   nlohmann::json nodes = nlohmann::json::array();
   for (const SearchNode& node : nodes_) nodes.push_back(NodeJson(node));

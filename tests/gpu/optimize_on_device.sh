@@ -43,6 +43,7 @@ sleep "$delay"
 kill -9 $victim 2>/dev/null; wait $victim 2>/dev/null
 note "resume: killed after $delay s; nodes recorded then: $(grep -c '^\[' "$out/$task.killed.progress")"
 cp "$ws/runs/1/optimize.json" "$out/$task.killed_state.json" 2>/dev/null
+cp "$ws/runs/1/optimize.journal" "$out/$task.killed_state.journal" 2>/dev/null  # the steps since that snapshot
 "$kopt" optimize --resume 1 --generator scripted --script "examples/tasks/$task/candidates" "${common[@]}" \
   --workspace "$ws" -f json -o "$out/$task.resumed.json" 2> "$out/$task.resumed.progress"
 note "resume: exit $?"

@@ -3,6 +3,12 @@
 // several kernels of one program. Near the DRAM ceiling it looks healthy
 // alone; in the program its whole round trip through DRAM is avoidable by
 // fusing it into the kernel that produces or consumes the tensor.
+//
+// A pass that also has a flaw of its own (uncoalesced stores, say) gets both
+// findings, ranked by gain as any others: fusion removes the pass's whole
+// traffic, the flaw's fix only its excess sectors, so the fusion's gain is the
+// larger wherever both fire and no special ranking is needed. A cast counts as
+// a pass: it writes 1/4 to 4x the bytes it reads (the write/read thresholds).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -126,12 +132,16 @@ ToolDefinition DataMovementPassTool() {
           "max_flop_per_byte", 1, "FLOP/byte",
           "arithmetic intensity up to which the kernel only moves data: two orders of magnitude below "
           "the ridge point of current GPUs (an FMA-based element-wise op is 0.1-0.5)"),
-      MakeThreshold("min_write_to_read_ratio", 0.5, "ratio",
-                    "DRAM bytes written per byte read from which the kernel writes a tensor of the size it "
-                    "reads (element-wise), rather than reducing it"),
-      MakeThreshold("max_write_to_read_ratio", 2, "ratio",
-                    "DRAM bytes written per byte read up to which the kernel passes over an existing tensor; "
-                    "writing more creates data (a fill, a producer), which is not a pass"),
+      MakeThreshold("min_write_to_read_ratio", 0.2, "ratio",
+                    "DRAM bytes written per byte read from which the kernel writes a tensor element for "
+                    "element of the one it reads, rather than reducing it: a narrowing cast writes 1/2 "
+                    "(f32 → f16/bf16) or 1/4 (f32 → fp8/int8) of what it reads, and the last writes can "
+                    "still sit dirty in L2 when the kernel ends (up to its 50-60 MB, uncounted in "
+                    "dram__bytes_write), so 0.2 is a 4:1 cast less that share; a reduction writes far less"),
+      MakeThreshold("max_write_to_read_ratio", 4, "ratio",
+                    "DRAM bytes written per byte read up to which the kernel passes over an existing tensor "
+                    "(a widening cast, fp8/int8 → f32, writes 4x what it reads); writing more creates data "
+                    "(a fill, a producer), which is not a pass"),
       MakeThreshold("min_dram_percent", 50, "%",
                     "DRAM throughput from which the kernel is bound by the traffic it exists for"),
       MakeThreshold("min_neighbour_share", 0.5, "fraction",

@@ -18,6 +18,27 @@ TEST(DataMovementPass, TheElementWisePassBetweenProducerAndConsumer) {
   EXPECT_EQ(FindFinding(kernel, "healthy"), nullptr);
 }
 
+// A narrowing cast is a pass too (blind set 2's fp16_cast_pass: f32 → f16, 403 MB read, 186 MB written:
+// 0.46, half the bytes less the writes still dirty in L2 at the end). It outranks the pass's own
+// uncoalesced half2 stores: fused, the stores disappear with the rest of its traffic. The bundle and
+// the raw page alone agree; the program's producer (GELU, XU-bound) and consumer (a row reduction) are
+// not passes.
+TEST(DataMovementPass, ANarrowingCastBetweenProducerAndConsumer) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind2", "fp16_cast_pass", "cast_to_half_pass", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "data_movement_pass") << DescribeFindings(kernel);
+    const Finding* stores = FindFinding(kernel, "uncoalesced_stores");
+    ASSERT_NE(stores, nullptr) << DescribeFindings(kernel);
+    EXPECT_LT(stores->estimated_gain, kernel.findings.front().estimated_gain);
+  }
+  for (const char* function : {"produce_activations_f32", "consume_row_sums"}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind2", "fp16_cast_pass", function);
+    EXPECT_EQ(FindFinding(kernel, "data_movement_pass"), nullptr)
+        << function << ": " << DescribeFindings(kernel);
+  }
+}
+
 // Its producer computes (tanhf per element) and its consumer reduces: neither is a pass.
 TEST(DataMovementPass, NotTheProducerOrTheConsumer) {
   for (const char* function : {"produce_activations", "consume_rowsum"}) {

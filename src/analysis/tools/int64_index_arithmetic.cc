@@ -223,6 +223,11 @@ std::optional<Finding> AnalyzeIndexArithmeticFromMix(const ToolContext& context)
     if (work.precision.rfind("tensor_", 0) == 0 && work.operations > 0) return std::nullopt;
   PipeLoads loads = ReadPipeLoads(context);
   if (!loads.empty() && BusiestPipeExcept(loads, "").first == "lsu") return std::nullopt;
+  // Index arithmetic computes the addresses of memory accesses: far beyond what even a deep index
+  // unravel needs per access, the integer work is the computation itself (a hash chain, a PRNG, a
+  // number-theoretic loop), which a cheaper index cannot remove.
+  if (mix.Other() > context.Threshold("max_integer_instructions_per_access") * mix.memory)
+    return std::nullopt;
   double addressing = context.Threshold("address_instructions_per_access") * mix.memory;
   double excess = std::max(0.0, mix.Other() - addressing);
   double share = excess / mix.total;
@@ -318,6 +323,12 @@ ToolDefinition Int64IndexArithmeticTool() {
           "without SASS: floating-point share of the executed instructions up to which the kernel does "
           "almost no arithmetic on its data, so its integer work is index math"),
       MakeThreshold(
+          "max_integer_instructions_per_access", 1000, "inst",
+          "without SASS: integer, conversion and move instructions per memory access above which the "
+          "integer work is the kernel's computation, not index arithmetic: a 6-D index unravel with a 64-bit "
+          "div/mod per dimension is ~6 x 100 (a ~70-instruction division routine plus its inline check and "
+          "the multiply-subtract), so 1000 leaves room; the planted index kernels measure 45-90"),
+      MakeThreshold(
           "address_instructions_per_access", 4, "inst",
           "without SASS: integer instructions a plain coalesced access needs for its address (IMAD.WIDE, "
           "IADD3, LEA, ISETP for the bound); integer work beyond that is index arithmetic")};
@@ -326,7 +337,8 @@ ToolDefinition Int64IndexArithmeticTool() {
       ">= min_integer_divisions division sites in SASS; SM throughput >= min_sm_throughput_percent; division "
       "code >= min_division_share of the instructions. Without SASS: FP share <= max_fp_share_without_sass "
       "and "
-      "integer work beyond address_instructions_per_access per memory access >= min_division_share";
+      "integer work beyond address_instructions_per_access per memory access >= min_division_share, at most "
+      "max_integer_instructions_per_access per access";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeIndexArithmetic;
   return tool;

@@ -17,5 +17,20 @@ TEST(Int64IndexArithmetic, FiresOnlyWhereDivisionsAre) {
   EXPECT_EQ(FindFinding(copy, "int64_index_arithmetic"), nullptr) << DescribeFindings(copy);
 }
 
+// From the raw page alone, integer work far beyond what addresses need (blind set 2's collatz_steps:
+// ~3,600 integer instructions per memory access, the 64-bit Collatz iteration itself) is the
+// computation, not index arithmetic: no finding, and the divergence ranks first. The planted index
+// kernels (45-90 integer instructions per access) still fire without SASS.
+TEST(Int64IndexArithmetic, WithoutSassIntegerComputationIsNotIndexArithmetic) {
+  KernelDiagnosis collatz = DiagnoseFixtureIn("h200_blind2", "collatz_steps", "", kRawPageOnly);
+  EXPECT_EQ(FindFinding(collatz, "int64_index_arithmetic"), nullptr) << DescribeFindings(collatz);
+  ASSERT_FALSE(collatz.findings.empty());
+  EXPECT_EQ(collatz.findings.front().tool, "warp_divergence") << DescribeFindings(collatz);
+  KernelDiagnosis index = DiagnoseFixture("int64_index_arithmetic", {}, kRawPageOnly);
+  EXPECT_NE(FindFinding(index, "int64_index_arithmetic"), nullptr) << DescribeFindings(index);
+  KernelDiagnosis hash = DiagnoseFixtureIn("h200_blind2", "int64_hash_gather", "", kRawPageOnly);
+  EXPECT_NE(FindFinding(hash, "int64_index_arithmetic"), nullptr) << DescribeFindings(hash);
+}
+
 }  // namespace
 }  // namespace kopt

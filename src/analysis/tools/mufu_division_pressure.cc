@@ -1,5 +1,23 @@
 // mufu_division_pressure: special functions and float division (MUFU on the XU
 // pipe) dominating: the share of XU work and the gain of fast intrinsics.
+//
+// Two ways to be limited by that work:
+//  - the XU pipe itself saturated (>= min_xu_pipe_percent): MUFU instructions
+//    queue for the 1/8-rate pipe;
+//  - the issue slots saturated by the *sequences* around the MUFU (issue
+//    active >= min_issue_active_percent with the XU pipe only moderately busy,
+//    >= min_xu_pipe_percent_issue_bound). Accurate expf/logf and IEEE
+//    division/sqrt wrap each MUFU in 8-25 instructions (Cody-Waite range
+//    reduction FFMA.SAT/FFMA.RM, Newton FFMAs, an FCHK range check and a
+//    branch to a slow-path subroutine, or a whole polynomial for log1pf) that
+//    run on the FMA and ALU pipes, so no single pipe looks saturated while
+//    the scheduler issues every cycle. The XU pipe takes one warp instruction
+//    per 8 cycles per scheduler, so at 40% busy MUFU are 5% of the issue
+//    slots, and at 8+ instructions per sequence the sequences fill >= 40% of
+//    them: work that __expf/__logf/__fdividef (or -use_fast_math) shorten to
+//    1-3 instructions each. With SASS the path also needs the markers of
+//    such sequences (FCHK, slow-path CALLs, FFMA.RM range reduction): a
+//    kernel already on intrinsics has none and is left alone.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,10 +56,30 @@ std::vector<Recommendation> SpecialFunctionRecommendations(double gain, size_t d
   return recommendations;
 }
 
+// Issue-bound: the sequences around the MUFU are the cost, so the intrinsics come first.
+std::vector<Recommendation> IssueBoundRecommendations(double gain, size_t divisions, size_t slow_calls) {
+  std::vector<Recommendation> recommendations;
+  recommendations.push_back(
+      {"Where accuracy allows, use the intrinsics __expf / __logf / __fdividef (or compile with "
+       "-use_fast_math: -ftz=true -prec-div=false -prec-sqrt=false), checked against the "
+       "tolerance",
+       fmt::format(
+           "Accurate expf/logf and IEEE division spend 8-25 issue slots per call on range reduction, "
+           "Newton steps, range checks and slow-path branches ({} IEEE divisions and {} slow-path call "
+           "sites here); an intrinsic is the MUFU plus 1-2 instructions",
+           divisions, slow_calls),
+       fmt::format("up to {:.0f}% less kernel time, until the XU pipe limits", gain * 100)});
+  recommendations.push_back(
+      {"Issue fewer special functions per result: hoist reciprocals out of loops and multiply, fold "
+       "divisions "
+       "(a / b / c → a / (b * c)), rewrite log(1 + exp(-z)) and 1 / (1 + exp(z)) to share one exp",
+       "Every accurate call removed takes its whole sequence with it",
+       "fewer issued instructions per result"});
+  return recommendations;
+}
+
 void AddSpecialFunctionEvidence(const ToolContext& context, const XuComposition& xu, size_t divisions,
                                 size_t slow_calls, Finding& finding) {
-  finding.evidence.push_back(MakeEvidence(PipeMetric("xu"), *context.Metric(PipeMetric("xu")), "%",
-                                          ">=", context.Threshold("min_xu_pipe_percent")));
   finding.evidence.push_back(MakeEvidence("MUFU share of the main body's XU instructions (SASS, static)",
                                           Share(xu.special_functions.size(), xu.Total()), "fraction",
                                           ">=", context.Threshold("min_special_function_share")));
@@ -62,24 +100,96 @@ void AddSpecialFunctionEvidence(const ToolContext& context, const XuComposition&
 // Without a SASS listing: the XU pipe is busy, not with FP64 conversions (the
 // FP64 pipe is quiet) and not with integer-division reciprocals (the kernel
 // does floating-point work): float special functions and divisions.
-std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double xu_percent) {
+// Which of the two limits (see the top of the file) the kernel is at.
+struct MufuLimit {
+  bool issue_bound = false;  // the issue slots, not the XU pipe
+  double issue_percent = 0;  // smsp__issue_active (0 when absent)
+};
+
+std::optional<MufuLimit> FindMufuLimit(const ToolContext& context, double xu_percent) {
+  MufuLimit limit;
+  limit.issue_percent = context.Metric(kIssueActiveMetric).value_or(0);
+  if (xu_percent >= context.Threshold("min_xu_pipe_percent")) return limit;
+  if (limit.issue_percent >= context.Threshold("min_issue_active_percent") &&
+      xu_percent >= context.Threshold("min_xu_pipe_percent_issue_bound")) {
+    limit.issue_bound = true;
+    return limit;
+  }
+  return std::nullopt;
+}
+
+// The gain: with the XU pipe saturated, cutting MUFU work until the next
+// busiest pipe limits; issue-bound, shortening the sequences until the XU
+// pipe (whose MUFU stay) limits: the issue load falls to the XU load at most.
+PipeModel MufuGain(const ToolContext& context, const MufuLimit& limit, const PipeLoads& before,
+                   const std::pair<std::string, double>& next_pipe, std::string& method) {
+  if (!limit.issue_bound) {
+    PipeLoads after = before;
+    after["xu"] = next_pipe.second;
+    PipeModel model = PipeGain(context, before, after);
+    method = PipeGainMethod(context, model, "cutting MUFU work until the next busiest pipe limits");
+    return model;
+  }
+  PipeModel model;
+  model.busiest_before = limit.issue_percent;
+  model.busiest_after = before.count("xu") ? before.at("xu") : 0;
+  if (model.busiest_before > 0)
+    model.gain = std::clamp(1 - model.busiest_after / model.busiest_before, 0.0, 1.0) *
+                 ComputeLimitedFraction(context);
+  method = fmt::format(
+      "issue model: issue slots {:.1f}% busy → at most the XU pipe's {:.1f}% once the sequences around each "
+      "MUFU are cut to intrinsics (the MUFU stay); gain (1 − after/before) × SM throughput {:.0f}% (an upper "
+      "bound)",
+      model.busiest_before, model.busiest_after, ComputeLimitedFraction(context) * 100);
+  return model;
+}
+
+void AddLimitEvidence(const ToolContext& context, const MufuLimit& limit, double xu_percent,
+                      Finding& finding) {
+  if (!limit.issue_bound) {
+    finding.evidence.push_back(
+        MakeEvidence(PipeMetric("xu"), xu_percent, "%", ">=", context.Threshold("min_xu_pipe_percent")));
+    return;
+  }
+  finding.evidence.push_back(MakeEvidence(std::string(kIssueActiveMetric), limit.issue_percent, "%",
+                                          ">=", context.Threshold("min_issue_active_percent")));
+  finding.evidence.push_back(MakeEvidence(PipeMetric("xu"), xu_percent, "%",
+                                          ">=", context.Threshold("min_xu_pipe_percent_issue_bound")));
+}
+
+std::string MufuTitle(const MufuLimit& limit, double xu_percent) {
+  if (!limit.issue_bound)
+    return fmt::format("Special-function (MUFU) pressure: XU pipe {:.0f}% busy", xu_percent);
+  return fmt::format(
+      "Accurate special functions and IEEE divisions fill the issue slots: {:.0f}% issue-active, XU pipe "
+      "{:.0f}% busy",
+      limit.issue_percent, xu_percent);
+}
+
+std::string IssueBoundCause(const MufuLimit& limit, double xu_percent) {
+  return fmt::format(
+      "The schedulers issue on {:.0f}% of the active cycles: the kernel is bound by how many instructions it "
+      "issues, not by one pipe. The XU pipe (MUFU: exp2, log2, reciprocal at 1/8 the issue rate) is {:.0f}% "
+      "busy, so MUFU are about {:.0f}% of the issued instructions, and each accurate expf/logf or IEEE "
+      "division wraps its MUFU in a sequence of range reduction, Newton steps, range checks and slow-path "
+      "branches on the FMA and ALU pipes: those sequences take most of the issue slots.",
+      limit.issue_percent, xu_percent, xu_percent / 8);
+}
+
+std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double xu_percent,
+                                              const MufuLimit& limit) {
   double fp64 = context.Metric(PipeMetric("fp64")).value_or(0);
   if (fp64 >= context.Threshold("max_fp64_pipe_percent_without_sass")) return std::nullopt;
   InstructionMix mix = ReadInstructionMix(context);
   if (!mix.valid || mix.fp / mix.total < context.Threshold("min_fp_share_without_sass")) return std::nullopt;
   PipeLoads before = ReadPipeLoads(context);
   std::pair<std::string, double> next_pipe = BusiestPipeExcept(before, "xu");
-  PipeLoads after = before;
-  after["xu"] = next_pipe.second;
-  PipeModel model = PipeGain(context, before, after);
   Finding finding;
-  finding.title = fmt::format("Special-function (MUFU) pressure: XU pipe {:.0f}% busy", xu_percent);
+  finding.title = MufuTitle(limit, xu_percent);
+  PipeModel model = MufuGain(context, limit, before, next_pipe, finding.gain_method);
   finding.estimated_gain = model.gain;
-  finding.gain_method =
-      PipeGainMethod(context, model, "cutting MUFU work until the next busiest pipe limits") +
-      " (raw page only: no SASS given)";
-  finding.evidence.push_back(
-      MakeEvidence(PipeMetric("xu"), xu_percent, "%", ">=", context.Threshold("min_xu_pipe_percent")));
+  finding.gain_method += " (raw page only: no SASS given)";
+  AddLimitEvidence(context, limit, xu_percent, finding);
   finding.evidence.push_back(MakeEvidence(PipeMetric("fp64"), fp64, "%", "<",
                                           context.Threshold("max_fp64_pipe_percent_without_sass")));
   finding.evidence.push_back(MakeEvidence("floating-point share of executed instructions",
@@ -87,49 +197,74 @@ std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double
                                           ">=", context.Threshold("min_fp_share_without_sass") * 100));
   if (auto fma = context.Metric(PipeMetric("fma")))
     finding.evidence.push_back(MakeEvidence(PipeMetric("fma"), *fma, "%", "", 0));
-  finding.root_cause = fmt::format(
-      "The XU pipe, which executes MUFU (reciprocal, sqrt, exp2, log2, sin) at 1/8 the FMA pipe's rate, is "
-      "{:.0f}% busy and the busiest pipe's rival; the FP64 pipe is quiet (so these are not double "
-      "conversions) "
-      "and the kernel does floating-point work (so not integer-division reciprocals): float transcendentals "
-      "and IEEE divisions. The next busiest pipe ({}) is at {:.0f}%. The SASS listing would name the "
-      "instructions (MUFU.EX2/LG2/RCP, FCHK and slow-path CALLs).",
-      xu_percent, next_pipe.first, next_pipe.second);
-  finding.recommendations = SpecialFunctionRecommendations(finding.estimated_gain, 0, 0, next_pipe);
+  finding.root_cause =
+      limit.issue_bound
+          ? IssueBoundCause(limit, xu_percent) +
+                " The FP64 pipe is quiet and the kernel does floating-point work, so the XU work is float "
+                "math; the SASS listing would name the sequences (MUFU.EX2/LG2/RCP, FCHK and slow-path "
+                "CALLs)."
+          : fmt::format(
+                "The XU pipe, which executes MUFU (reciprocal, sqrt, exp2, log2, sin) at 1/8 the FMA pipe's "
+                "rate, is {:.0f}% busy and the busiest pipe's rival; the FP64 pipe is quiet (so these are "
+                "not "
+                "double conversions) and the kernel does floating-point work (so not integer-division "
+                "reciprocals): float transcendentals and IEEE divisions. The next busiest pipe ({}) is at "
+                "{:.0f}%. The SASS listing would name the instructions (MUFU.EX2/LG2/RCP, FCHK and slow-path "
+                "CALLs).",
+                xu_percent, next_pipe.first, next_pipe.second);
+  finding.recommendations = limit.issue_bound
+                                ? IssueBoundRecommendations(finding.estimated_gain, 0, 0)
+                                : SpecialFunctionRecommendations(finding.estimated_gain, 0, 0, next_pipe);
   finding.confidence = 0.6;
   return finding;
 }
 
 std::optional<Finding> AnalyzeMufuPressure(const ToolContext& context) {
   double xu_percent = *context.Metric(PipeMetric("xu"));
-  if (xu_percent < context.Threshold("min_xu_pipe_percent")) return std::nullopt;
-  if (!context.sass) return AnalyzeMufuFromMetrics(context, xu_percent);
+  std::optional<MufuLimit> limit = FindMufuLimit(context, xu_percent);
+  if (!limit) return std::nullopt;
+  if (!context.sass) return AnalyzeMufuFromMetrics(context, xu_percent, *limit);
   XuComposition xu = ClassifyXuWork(*context.sass);
   if (Share(xu.special_functions.size(), xu.Total()) < context.Threshold("min_special_function_share"))
     return std::nullopt;
   InstructionList body = MainBody(*context.sass);
   size_t divisions = Select(body, [](const SassInstruction& i) { return i.opcode == "FCHK"; }).size();
   InstructionList slow_calls = CallsTo(*context.sass, RoutineKind::kFloatSlowPath);
+  // Cody-Waite range reduction of accurate expf/exp2f/powf (FFMA.RM rounds x·log2(e) to an integer);
+  // __expf is FMUL + MUFU.EX2 without it.
+  size_t range_reductions = Select(body, [](const SassInstruction& i) {
+                              return i.opcode == "FFMA" && HasModifier(i, ".RM");
+                            }).size();
+  if (limit->issue_bound && divisions + slow_calls.size() + range_reductions == 0) return std::nullopt;
   PipeLoads before = ReadPipeLoads(context);
   std::pair<std::string, double> next_pipe = BusiestPipeExcept(before, "xu");
-  PipeLoads after = before;
-  after["xu"] = next_pipe.second;  // the MUFU work cut until the next pipe limits
-  PipeModel model = PipeGain(context, before, after);
   Finding finding;
-  finding.title = fmt::format("Special-function (MUFU) pressure: XU pipe {:.0f}% busy", xu_percent);
+  finding.title = MufuTitle(*limit, xu_percent);
+  PipeModel model = MufuGain(context, *limit, before, next_pipe, finding.gain_method);
   finding.estimated_gain = model.gain;
-  finding.gain_method =
-      PipeGainMethod(context, model, "cutting MUFU work until the next busiest pipe limits");
+  AddLimitEvidence(context, *limit, xu_percent, finding);
   AddSpecialFunctionEvidence(context, xu, divisions, slow_calls.size(), finding);
-  finding.root_cause = fmt::format(
-      "The XU pipe, which executes MUFU (reciprocal, sqrt, exp2, sin) at 1/8 the FMA pipe's rate, is {:.0f}% "
-      "busy and the busiest pipe: {} MUFU in the kernel body. {} IEEE divisions add Newton fix-up FFMAs and "
-      "a range check each, and {} call sites branch to division/sqrt slow paths. The next busiest pipe ({}) "
-      "is at {:.0f}%.",
-      xu_percent, xu.special_functions.size(), divisions, slow_calls.size(), next_pipe.first,
-      next_pipe.second);
+  if (limit->issue_bound)
+    finding.evidence.push_back(MakeEvidence("accurate exp range reductions (FFMA.RM, SASS, static)",
+                                            double(range_reductions), "inst", "", 0));
+  finding.root_cause =
+      limit->issue_bound
+          ? IssueBoundCause(*limit, xu_percent) +
+                fmt::format(
+                    " In SASS: {} MUFU in the kernel body, {} IEEE divisions (FCHK), {} slow-path "
+                    "call sites and {} accurate-exp range reductions.",
+                    xu.special_functions.size(), divisions, slow_calls.size(), range_reductions)
+          : fmt::format(
+                "The XU pipe, which executes MUFU (reciprocal, sqrt, exp2, sin) at 1/8 the FMA pipe's rate, "
+                "is {:.0f}% busy and the busiest pipe: {} MUFU in the kernel body. {} IEEE divisions add "
+                "Newton fix-up FFMAs and a range check each, and {} call sites branch to division/sqrt slow "
+                "paths. The next busiest pipe ({}) is at {:.0f}%.",
+                xu_percent, xu.special_functions.size(), divisions, slow_calls.size(), next_pipe.first,
+                next_pipe.second);
   finding.recommendations =
-      SpecialFunctionRecommendations(finding.estimated_gain, divisions, slow_calls.size(), next_pipe);
+      limit->issue_bound
+          ? IssueBoundRecommendations(finding.estimated_gain, divisions, slow_calls.size())
+          : SpecialFunctionRecommendations(finding.estimated_gain, divisions, slow_calls.size(), next_pipe);
   InstructionList offending = xu.special_functions;
   offending.insert(offending.end(), slow_calls.begin(), slow_calls.end());
   finding.locations = LocationsOf(context, offending);
@@ -150,12 +285,23 @@ ToolDefinition MufuDivisionPressureTool() {
   tool.required = {{InputSource::kSass, "MUFU, FCHK and slow-path CALL counts", true},
                    {InputSource::kNcuMetric, PipeMetric("xu"), false},
                    {InputSource::kNcuMetric, PipeMetric("fma"), true},
-                   {InputSource::kNcuMetric, PipeMetric("alu"), true}};
+                   {InputSource::kNcuMetric, PipeMetric("alu"), true},
+                   {InputSource::kNcuMetric, std::string(kIssueActiveMetric), true}};
   tool.thresholds = {
       MakeThreshold(
           "min_xu_pipe_percent", 60, "%",
           "XU pipe utilisation from which the pipe limits issue (ncu HighPipeUtilization: 60-80% 'High', >= "
           "80% 'Very High')"),
+      MakeThreshold(
+          "min_issue_active_percent", 80, "%",
+          "issue-bound path: share of active cycles the schedulers issue from which instruction issue, not a "
+          "pipe, limits the kernel (four cycles in five; the 80% 'Very High' level of ncu's "
+          "HighPipeUtilization applied to the issue slot)"),
+      MakeThreshold(
+          "min_xu_pipe_percent_issue_bound", 40, "%",
+          "issue-bound path: XU utilisation from which the MUFU sequences fill the issue slots: at 1/8 the "
+          "issue rate, 40% XU is 5% of the slots in MUFU, and the 8-25 instructions an accurate expf/logf or "
+          "IEEE division wraps around each MUFU make that >= 40% of the slots"),
       MakeThreshold("min_special_function_share", 0.5, "fraction",
                     "share of the main body's XU instructions that are float MUFU; conversions belong to "
                     "accidental_fp64 and integer-division reciprocals to int64_index_arithmetic"),
@@ -168,8 +314,10 @@ ToolDefinition MufuDivisionPressureTool() {
           "float math (integer-division reciprocals come with almost no FP instructions)")};
   for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
-      "XU pipe >= min_xu_pipe_percent and float MUFU >= min_special_function_share of the XU instructions in "
-      "SASS; without SASS: FP64 pipe < max_fp64_pipe_percent_without_sass and FP share >= "
+      "XU pipe >= min_xu_pipe_percent, or issue active >= min_issue_active_percent and XU pipe >= "
+      "min_xu_pipe_percent_issue_bound (then SASS must show accurate sequences: FCHK, slow-path CALLs or "
+      "FFMA.RM range reductions); float MUFU >= min_special_function_share of the XU instructions in SASS; "
+      "without SASS: FP64 pipe < max_fp64_pipe_percent_without_sass and FP share >= "
       "min_fp_share_without_sass";
   tool.subsumes = {"hidden_compute_energy"};  // its energy-only finding on the same work
   tool.gain_bound = GainBound::kReducesCompute;

@@ -24,5 +24,65 @@ TEST(ComputeTools, XuPipeWorkIsAttributedToOneTool) {
   EXPECT_EQ(FindFinding(mufu, "accidental_fp64"), nullptr) << DescribeFindings(mufu);
 }
 
+// Issue-bound (blind set 2's mufu_logistic_loss: issue slots 93% busy, XU pipe 54%, under the 60% of a
+// saturated pipe): accurate expf/log1pf and IEEE divisions spread over the XU, FMA and ALU pipes. Found
+// with the bundle and from the raw page alone, ranked first, the gain bounded by the XU pipe's load.
+TEST(MufuDivisionPressure, IssueBoundAccurateSequencesAreFound) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind2", "mufu_logistic_loss", "", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    const Finding& finding = kernel.findings.front();
+    EXPECT_EQ(finding.tool, "mufu_division_pressure") << DescribeFindings(kernel);
+    // (1 − XU 53.7 / issue 93.4) × SM 93%: at most what the XU pipe leaves.
+    EXPECT_GT(finding.estimated_gain, 0.3) << finding.gain_method;
+    EXPECT_LT(finding.estimated_gain, 0.45) << finding.gain_method;
+    bool issue_evidence = std::any_of(
+        finding.evidence.begin(), finding.evidence.end(),
+        [](const Evidence& e) { return e.metric == "smsp__issue_active.avg.pct_of_peak_sustained_active"; });
+    EXPECT_TRUE(issue_evidence);
+    EXPECT_NE(finding.recommendations.front().change.find("__expf"), std::string::npos);
+  }
+}
+
+// The issue-bound path needs the accurate sequences in SASS: the same metrics with the listing of a
+// kernel already on intrinsics (blind set 1's healthy_fast_sigmoid: __expf, __fdividef; no FCHK,
+// slow-path CALL or FFMA.RM) give no finding; with the kernel's own listing they do.
+TEST(MufuDivisionPressure, IssueBoundPathNeedsAccurateSequencesInSass) {
+  auto raw = ReadFixtureText(FixturePathIn("h200_blind2", "mufu_logistic_loss", "raw.csv"));
+  ASSERT_TRUE(raw.has_value());
+  auto launches = ParseNcuRawCsv(*raw, "raw.csv");
+  ASSERT_TRUE(launches.ok() && !launches->empty());
+  const ToolDefinition* tool = FindTool("mufu_division_pressure");
+  ASSERT_NE(tool, nullptr);
+  std::map<std::string, double> thresholds = ResolveThresholds(*tool, OrchestrationOptions{});
+  RooflineAnalysis roofline;
+  roofline.sm_throughput_percent = 93;
+  std::vector<StallReason> stalls;
+  auto run_with_listing = [&](const std::string& set, const std::string& kernel) -> std::optional<Finding> {
+    auto text = ReadFixtureText(FixturePathIn(set, kernel, "sass.txt"));
+    EXPECT_TRUE(text.has_value()) << kernel;
+    auto listing = ParseSass(text.value_or(""), "sass.txt");
+    EXPECT_TRUE(listing.ok() && !listing->functions.empty()) << kernel;
+    if (!listing.ok() || listing->functions.empty()) return std::nullopt;
+    ToolContext context{launches->front(), roofline, stalls,  nullptr,    &listing->functions.front(),
+                        nullptr,           nullptr,  nullptr, &thresholds};
+    return tool->analyze(context);
+  };
+  EXPECT_TRUE(run_with_listing("h200_blind2", "mufu_logistic_loss").has_value());
+  EXPECT_FALSE(run_with_listing("h200_blind", "healthy_fast_sigmoid").has_value());
+}
+
+// Issue-bound kernels whose XU pipe is quiet are not special-function work: the FMA-bound Horner
+// polynomial (issue 100%, XU 0%) and the integer hash gather (XU 28%: integer-division reciprocals).
+TEST(MufuDivisionPressure, NotOnIssueBoundKernelsWithoutXuWork) {
+  for (const char* name : {"healthy_fma_horner", "int64_hash_gather", "collatz_steps"}) {
+    for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+      KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind2", name, "", parts);
+      EXPECT_EQ(FindFinding(kernel, "mufu_division_pressure"), nullptr) << name << "\n"
+                                                                        << DescribeFindings(kernel);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kopt
