@@ -39,12 +39,15 @@ sigset_t InterruptSignals() {
 // Kills every registered group (SIGTERM, SIGKILL after 2 s) and runs the cleanups not yet run, newest
 // first; again while other threads, still running until the exit, registered more (a compile worker
 // that saw its nvcc die and took the next job): at most a few rounds.
+void MarkInterrupted() {
+  Registry& registry = TheRegistry();
+  std::lock_guard lock(registry.mutex);
+  registry.interrupted = true;
+}
+
 void KillGroupsAndClean() {
   Registry& registry = TheRegistry();
-  {
-    std::lock_guard lock(registry.mutex);
-    registry.interrupted = true;
-  }
+  MarkInterrupted();
   std::set<pid_t> killed;
   for (int round = 0; round < 5; ++round) {
     std::set<pid_t> groups;
@@ -82,6 +85,9 @@ void InstallInterruptHandling() {
   std::thread([signals] {
     int signal_number = 0;
     if (sigwait(&signals, &signal_number) != 0) return;
+    // The flag first: a progress line redrawn after this message would otherwise land below it
+    // (redraws check InterruptRequested()).
+    MarkInterrupted();
     std::fprintf(stderr, "\nkopt: interrupted (%s): stopping the children and cleaning up\n",
                  signal_number == SIGINT    ? "Ctrl-C"
                  : signal_number == SIGTERM ? "SIGTERM"
