@@ -9,6 +9,10 @@
 #       turns it into tests/fixtures/h200_blind3/ and the accuracy table)
 #   OUT=/tmp/out SET=blind_set3 ONLY="prog ..." TAR_NAME=blind_set3_rest CALIBRATE=0 TARGETED=0 \
 #       scripts/capture_h200_blind.sh   (only the programs named: what a budget skipped)
+#   OUT=/tmp/out SET=blind_set4 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 4, 27
+#       programs, about 3.5 minutes (BUDGET_S=210 TIMING_BUDGET_S=235 to fit all of them; or ONLY=... for
+#       the rest); writes $OUT/blind_set4.tar.gz; scripts/blind_set4_after_capture.sh turns it into
+#       tests/fixtures/h200_blind4/ and the accuracy table)
 # It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
 # 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
 #   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
@@ -88,6 +92,35 @@ KERNELS_BLIND_SET3=(
   "healthy_philox_uniform|regex:^healthy_philox_uniform\$|1"
   "healthy_row_sumsq|regex:^healthy_row_sumsq\$|1"
 )
+KERNELS_BLIND_SET4=(
+  "fp64_kde_gaussian|regex:^fp64_kde_gaussian\$|1"
+  "fp64_coulomb_constant_pairs|regex:^fp64_coulomb_constant_pairs\$|1"
+  "mufu_rbf_gram_rowsum|regex:^mufu_rbf_gram_rowsum\$|1"
+  "mufu_poisson_nll_templates|regex:^mufu_poisson_nll_templates\$|1"
+  "int64_stft_frame_unfold|regex:^int64_stft_frame_unfold\$|1"
+  "fft_radix2_filter_smem|regex:^fft_radix2_filter_smem\$|1"
+  "cublas_tf32_qkv_projection|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "cublas_batched_hgemm_experts|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "short_bf16_silu_20mb|regex:^short_bf16_silu_20mb\$|1"
+  "short_causal_mask_fill_27mb|regex:^short_causal_mask_fill_27mb\$|1"
+  "sgemm_attention_scores_regtile|regex:^sgemm_attention_scores_regtile\$|1"
+  "hgemm_naive_linear|regex:^hgemm_naive_linear\$|1"
+  "kendall_rank_prefix|regex:^kendall_rank_prefix\$|1"
+  "graph_indegree_hub_atomics|regex:^graph_indegree_hub_atomics\$|1"
+  "rk4_oscillator_launches|regex:^rk4_stage\$|10"
+  "particle_wall_push_launches|regex:^push_particles\$|10"
+  "concat_features_pass|regex:^(embed_dense|context_features|concat_features_pass|project_rows)\$|4"
+  "clone_hidden_pass|regex:^(attention_output|clone_hidden_pass|gated_residual_update)\$|3"
+  "ell_spmv_rowmajor|regex:^ell_spmv_rowmajor\$|1"
+  "smem_tile_transpose_nopad|regex:^smem_tile_transpose_nopad\$|1"
+  "fir_window_spills|regex:^fir_window_spills\$|1"
+  "pq_adc_scan_bigsmem|regex:^pq_adc_scan_bigsmem\$|1"
+  "mc_option_blocks_tail|regex:^mc_option_blocks_tail\$|1"
+  "tiny_rope_table_once|regex:^tiny_rope_table_once\$|1"
+  "tiny_vocab_argmax_once|regex:^tiny_vocab_argmax_once\$|1"
+  "healthy_int8_dequant_bf16|regex:^healthy_int8_dequant_bf16\$|1"
+  "healthy_clenshaw_chebyshev|regex:^healthy_clenshaw_chebyshev\$|1"
+)
 KERNELS=(
   "fp64_gelu_literals|regex:^fp64_gelu_literals\$|1"
   "fp64_exp_decay|regex:^fp64_exp_decay\$|1"
@@ -114,6 +147,7 @@ KERNELS=(
 
 [[ $SET == blind_set2 ]] && KERNELS=("${KERNELS_BLIND_SET2[@]}")
 [[ $SET == blind_set3 ]] && KERNELS=("${KERNELS_BLIND_SET3[@]}")
+[[ $SET == blind_set4 ]] && KERNELS=("${KERNELS_BLIND_SET4[@]}")
 # ONLY="prog1 prog2 ...": capture just these programs of the set (a second call for what a budget skipped)
 if [[ -n ${ONLY:-} ]]; then
   selected=()
