@@ -128,10 +128,10 @@ std::vector<FindingChange> CompareFindings(const KernelDiagnosis& before, const 
 
 KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosis& before_diagnosis,
                                 const KernelLaunch& after, const KernelDiagnosis& after_diagnosis,
-                                size_t moved_metric_limit) {
+                                size_t moved_metric_limit, const AttributionRepeats& repeats) {
   KernelComparison comparison;
   comparison.attribution =
-      AttributeTimeChange(before, after, before_diagnosis.roofline, after_diagnosis.roofline);
+      AttributeTimeChange(before, after, before_diagnosis.roofline, after_diagnosis.roofline, repeats);
   comparison.moved = MovedMetrics(before, after, moved_metric_limit);
   comparison.launch_changes = LaunchConfigurationChanges(before, after);
   comparison.metric_sets = CompareMetricSets(before, after);
@@ -153,20 +153,24 @@ KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosi
                     100 * (after_diagnosis.roofline.duration_ns - before_ns) / before_ns, 100 * noise));
   }
   const TimeAttribution& attribution = comparison.attribution;
-  if (attribution.available && attribution.residual_fraction > kResidualNoteFraction) {
-    double rho_before = 1, rho_after = 1;
-    for (const AttributionTerm& term : attribution.terms) {
-      if (term.factor == "residual" && term.part.empty()) {
-        rho_before = term.before;
-        rho_after = term.after;
-      }
-    }
+  if (attribution.available && attribution.delta_ns != 0 &&
+      attribution.pass_mismatch_ns > kPassMismatchNoteFraction * std::fabs(attribution.delta_ns)) {
     comparison.notes.push_back(fmt::format(
-        "the model residual is {:.0f}% of the change (ρ {:.3f} → {:.3f}): ρ sets the active warp-cycles "
-        "against the stall counts, which ncu collects in different replay passes of the kernel, so it "
-        "carries their run-to-run variation, as large as a few percent of a short kernel's time "
-        "(docs/diff.md); a change of that size is not resolved into its terms",
-        100 * attribution.residual_fraction, rho_before, rho_after));
+        "the stall counters disagree with the active-warp total by ρ {:.3f} → {:.3f} ({:.0f}% of the "
+        "change): "
+        "ncu collects them in different replay passes of the kernel, whose runs differ; the stall "
+        "reasons split the active warp-cycles by their shares, so the terms still sum to the change, "
+        "but a share is only as certain as its ± (docs/diff.md)",
+        attribution.rho_before, attribution.rho_after,
+        100 * attribution.pass_mismatch_ns / std::fabs(attribution.delta_ns)));
+  }
+  if (attribution.available && attribution.delta_ns != 0 &&
+      std::fabs(attribution.delta_ns) <= 2 * attribution.change_uncertainty_ns) {
+    comparison.notes.push_back(fmt::format(
+        "the change ({:+.0f} ns) is within twice its estimated launch-to-launch noise (±{:.0f} ns, from {}): "
+        "it and its terms are not resolved",
+        attribution.delta_ns, attribution.change_uncertainty_ns,
+        UncertaintySourceName(attribution.uncertainty_source)));
   }
   if (!comparison.attribution.available) {
     comparison.notes.push_back(fmt::format(
@@ -225,18 +229,43 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
       }
     }
   }
-  const auto left = [](const std::vector<bool>& used) { return std::count(used.begin(), used.end(), false); };
-  if (left(used_before) == 1 && left(used_after) == 1) {
-    size_t b = std::find(used_before.begin(), used_before.end(), false) - used_before.begin();
-    size_t a = std::find(used_after.begin(), used_after.end(), false) - used_after.begin();
-    add(b, a, "the one kernel left on each side (different names)");
+  // One kernel left on each side: every unpaired launch of the side has the same name and
+  // configuration (one launch, or its repeats); the first of each side are paired.
+  const auto one_kernel_left = [](const Profile& profile,
+                                  const std::vector<bool>& used) -> std::optional<size_t> {
+    std::optional<size_t> first;
+    for (size_t i = 0; i < used.size(); ++i) {
+      if (used[i]) continue;
+      if (!first) {
+        first = i;
+      } else if (profile.launches[i].FunctionName() != profile.launches[*first].FunctionName() ||
+                 !SameConfiguration(profile.launches[i], profile.launches[*first])) {
+        return std::nullopt;
+      }
+    }
+    return first;
+  };
+  if (auto b = one_kernel_left(before, used_before)) {
+    if (auto a = one_kernel_left(after, used_after))
+      add(*b, *a, "the one kernel left on each side (different names)");
   }
 
+  // The launches that repeat a launch (same kernel name and configuration, itself included).
+  const auto repeats_of = [](const Profile& profile, size_t index) {
+    std::vector<const KernelLaunch*> repeats;
+    const KernelLaunch& launch = profile.launches[index];
+    for (const KernelLaunch& other : profile.launches) {
+      if (other.FunctionName() == launch.FunctionName() && SameConfiguration(other, launch))
+        repeats.push_back(&other);
+    }
+    return repeats;
+  };
   for (size_t k = 0; k < pairs.size(); ++k) {
     auto [b, a] = pairs[k];
+    const AttributionRepeats repeats{repeats_of(before, b), repeats_of(after, a)};
     KernelComparison comparison =
         CompareKernels(before.launches[b], result.before.kernels[b], after.launches[a],
-                       result.after.kernels[a], options.moved_metric_limit);
+                       result.after.kernels[a], options.moved_metric_limit, repeats);
     comparison.before_index = b;
     comparison.after_index = a;
     comparison.match = how[k];
@@ -256,10 +285,39 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
   std::sort(
       result.pairs.begin(), result.pairs.end(),
       [](const KernelComparison& p, const KernelComparison& q) { return p.before_index < q.before_index; });
-  for (size_t b = 0; b < used_before.size(); ++b)
-    if (!used_before[b]) result.unmatched_before.push_back(b);
-  for (size_t a = 0; a < used_after.size(); ++a)
-    if (!used_after[a]) result.unmatched_after.push_back(a);
+  // A launch left over that repeats a paired one (same kernel name and configuration) is not
+  // unmatched: it gave that pair's terms their uncertainties.
+  const auto repeats_paired = [&](const Profile& profile, size_t index, bool before_side) {
+    for (const auto& [b, a] : pairs) {
+      const KernelLaunch& paired = profile.launches[before_side ? b : a];
+      const KernelLaunch& launch = profile.launches[index];
+      if (paired.FunctionName() == launch.FunctionName() && SameConfiguration(paired, launch)) return true;
+    }
+    return false;
+  };
+  size_t repeated = 0;
+  for (size_t b = 0; b < used_before.size(); ++b) {
+    if (used_before[b]) continue;
+    if (repeats_paired(before, b, true)) {
+      ++repeated;
+    } else {
+      result.unmatched_before.push_back(b);
+    }
+  }
+  for (size_t a = 0; a < used_after.size(); ++a) {
+    if (used_after[a]) continue;
+    if (repeats_paired(after, a, false)) {
+      ++repeated;
+    } else {
+      result.unmatched_after.push_back(a);
+    }
+  }
+  if (repeated > 0) {
+    result.notes.push_back(fmt::format(
+        "{} launch{} left unpaired repeat{} a paired kernel (same name and launch configuration): read for "
+        "the time terms' uncertainties, not compared on {} own",
+        repeated, repeated == 1 ? "" : "es", repeated == 1 ? "s" : "", repeated == 1 ? "its" : "their"));
+  }
   if (!result.unmatched_before.empty() || !result.unmatched_after.empty()) {
     std::vector<std::string> names;
     for (size_t b : result.unmatched_before)

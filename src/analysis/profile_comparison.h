@@ -8,9 +8,12 @@
 //     k-th such launch before with the k-th after;
 //  3. then by function name alone (a note says the launch configuration
 //     changed);
-//  4. then, when exactly one launch is left on each side, those two (a note:
-//     different kernels, e.g. a reference and its candidate).
-// Launches left over are listed as unmatched. For each pair: the time
+//  4. then, when one kernel is left on each side (one launch, or several with
+//     the same name and configuration: its repeats), the first launch of each
+//     (a note: different kernels, e.g. a reference and its candidate).
+// Launches left over are listed as unmatched, but for those that repeat a
+// paired launch (same name and configuration): they give its time terms'
+// uncertainties (a note counts them). For each pair: the time
 // attribution (analysis/time_attribution.h), the metrics that moved beyond
 // noise (analysis/metric_change.h), the metric sets' difference, the findings
 // resolved, new and changed in severity, and the roofline points (in the two
@@ -91,14 +94,17 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
 // the versions report).
 std::vector<FindingChange> CompareFindings(const KernelDiagnosis& before, const KernelDiagnosis& after);
 
-// A pair whose attribution residual is above this share of its time change
-// gets a note: ρ compares counters of different replay passes (docs/diff.md),
-// so the change is not resolved into its terms.
-inline constexpr double kResidualNoteFraction = 0.10;
+// A pair whose stall pass disagrees with its totals by more than this share
+// of its time change (TimeAttribution::pass_mismatch_ns) gets a note: ncu
+// collects the stall counters and the active-warp total in different replay
+// passes (docs/diff.md), so the stall reasons' split is that uncertain.
+inline constexpr double kPassMismatchNoteFraction = 0.10;
 
 // The comparison of one pair of launches (their diagnoses given).
+// `repeats`: the launches that repeat each side's kernel (the terms'
+// uncertainties; analysis/time_attribution.h).
 KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosis& before_diagnosis,
                                 const KernelLaunch& after, const KernelDiagnosis& after_diagnosis,
-                                size_t moved_metric_limit);
+                                size_t moved_metric_limit, const AttributionRepeats& repeats = {});
 
 }  // namespace kopt
