@@ -8,6 +8,8 @@
 #include <map>
 #include <regex>
 
+#include "analysis/launch_timeline.h"
+
 namespace kopt {
 namespace {
 
@@ -187,10 +189,17 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
   ProfileComparison result;
   result.before = Diagnose(before, options.diagnose);
   result.after = Diagnose(after, options.diagnose);
-  for (const KernelDiagnosis& kernel : result.before.kernels)
-    result.total_before_ns += kernel.roofline.duration_ns;
-  for (const KernelDiagnosis& kernel : result.after.kernels)
-    result.total_after_ns += kernel.roofline.duration_ns;
+  // Every launch counts in the totals: a kernel's group total where it has one.
+  const auto total = [](const Diagnosis& diagnosis) {
+    double sum = 0;
+    for (const KernelDiagnosis& kernel : diagnosis.kernels)
+      sum += kernel.launches.count > 1 && kernel.launches.total_duration_ns
+                 ? *kernel.launches.total_duration_ns
+                 : kernel.roofline.duration_ns;
+    return sum;
+  };
+  result.total_before_ns = total(result.before);
+  result.total_after_ns = total(result.after);
   const std::string& device_before = result.before.device_name;
   const std::string& device_after = result.after.device_name;
   result.same_device = device_before == device_after;
@@ -202,8 +211,31 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
         device_after.empty() ? "an unknown device" : device_after));
   }
 
-  std::vector<bool> used_before(before.launches.size()), used_after(after.launches.size());
-  std::vector<std::pair<size_t, size_t>> pairs;
+  // Kernels are paired, not launches: Diagnose diagnoses each group of launches with the same
+  // kernel name and configuration once (analysis/launch_timeline.h GroupLaunches, its kernels in
+  // the groups' order), on the group's median-duration launch; the group's launches are repeats.
+  const std::vector<LaunchGroup> groups_before = GroupLaunches(before.launches);
+  const std::vector<LaunchGroup> groups_after = GroupLaunches(after.launches);
+  const auto group_of = [](const std::vector<LaunchGroup>& groups, size_t launch) {
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (std::find(groups[g].members.begin(), groups[g].members.end(), launch) != groups[g].members.end())
+        return g;
+    return groups.size();
+  };
+  const auto representative = [](const Profile& profile, const std::vector<LaunchGroup>& groups,
+                                 size_t g) -> const KernelLaunch& {
+    return profile.launches[groups[g].representative];
+  };
+  std::vector<bool> used_before(groups_before.size()), used_after(groups_after.size());
+  // A hand-made pair resolves among launches of kernels not yet paired.
+  const auto used_launches = [](const std::vector<LaunchGroup>& groups, const std::vector<bool>& used,
+                                size_t launches) {
+    std::vector<bool> result(launches);
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t member : groups[g].members) result[member] = used[g];
+    return result;
+  };
+  std::vector<std::pair<size_t, size_t>> pairs;  // kernel (group) indices
   std::vector<std::string> how;
   auto add = [&](size_t b, size_t a, std::string match) {
     used_before[b] = used_after[a] = true;
@@ -211,17 +243,22 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
     how.push_back(std::move(match));
   };
   for (const KernelPairSpec& spec : options.pairs) {
-    KOPT_ASSIGN_OR_RETURN(size_t b, Resolve(spec.before, before, used_before, "BEFORE"));
-    KOPT_ASSIGN_OR_RETURN(size_t a, Resolve(spec.after, after, used_after, "AFTER"));
-    add(b, a, fmt::format("by hand (--pair {}={})", spec.before, spec.after));
+    KOPT_ASSIGN_OR_RETURN(
+        size_t b, Resolve(spec.before, before,
+                          used_launches(groups_before, used_before, before.launches.size()), "BEFORE"));
+    KOPT_ASSIGN_OR_RETURN(
+        size_t a,
+        Resolve(spec.after, after, used_launches(groups_after, used_after, after.launches.size()), "AFTER"));
+    add(group_of(groups_before, b), group_of(groups_after, a),
+        fmt::format("by hand (--pair {}={})", spec.before, spec.after));
   }
   for (int pass = 0; pass < 2; ++pass) {
-    for (size_t b = 0; b < before.launches.size(); ++b) {
+    for (size_t b = 0; b < groups_before.size(); ++b) {
       if (used_before[b]) continue;
-      const KernelLaunch& old_launch = before.launches[b];
-      for (size_t a = 0; a < after.launches.size(); ++a) {
+      const KernelLaunch& old_launch = representative(before, groups_before, b);
+      for (size_t a = 0; a < groups_after.size(); ++a) {
         if (used_after[a]) continue;
-        const KernelLaunch& new_launch = after.launches[a];
+        const KernelLaunch& new_launch = representative(after, groups_after, a);
         if (old_launch.FunctionName() != new_launch.FunctionName()) continue;
         if (pass == 0 && !SameConfiguration(old_launch, new_launch)) continue;
         add(b, a, pass == 0 ? "same kernel name and launch configuration" : "same kernel name");
@@ -229,48 +266,25 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
       }
     }
   }
-  // One kernel left on each side: every unpaired launch of the side has the same name and
-  // configuration (one launch, or its repeats); the first of each side are paired.
-  const auto one_kernel_left = [](const Profile& profile,
-                                  const std::vector<bool>& used) -> std::optional<size_t> {
-    std::optional<size_t> first;
-    for (size_t i = 0; i < used.size(); ++i) {
-      if (used[i]) continue;
-      if (!first) {
-        first = i;
-      } else if (profile.launches[i].FunctionName() != profile.launches[*first].FunctionName() ||
-                 !SameConfiguration(profile.launches[i], profile.launches[*first])) {
-        return std::nullopt;
-      }
-    }
-    return first;
-  };
-  if (auto b = one_kernel_left(before, used_before)) {
-    if (auto a = one_kernel_left(after, used_after))
-      add(*b, *a, "the one kernel left on each side (different names)");
+  const auto left = [](const std::vector<bool>& used) { return std::count(used.begin(), used.end(), false); };
+  if (left(used_before) == 1 && left(used_after) == 1) {
+    size_t b = std::find(used_before.begin(), used_before.end(), false) - used_before.begin();
+    size_t a = std::find(used_after.begin(), used_after.end(), false) - used_after.begin();
+    add(b, a, "the one kernel left on each side (different names)");
   }
 
-  // The launches that repeat a launch (same kernel name and configuration, itself included).
-  const auto repeats_of = [](const Profile& profile, size_t index) {
-    std::vector<const KernelLaunch*> repeats;
-    const KernelLaunch& launch = profile.launches[index];
-    for (const KernelLaunch& other : profile.launches) {
-      if (other.FunctionName() == launch.FunctionName() && SameConfiguration(other, launch))
-        repeats.push_back(&other);
-    }
-    return repeats;
-  };
   for (size_t k = 0; k < pairs.size(); ++k) {
     auto [b, a] = pairs[k];
-    const AttributionRepeats repeats{repeats_of(before, b), repeats_of(after, a)};
-    KernelComparison comparison =
-        CompareKernels(before.launches[b], result.before.kernels[b], after.launches[a],
-                       result.after.kernels[a], options.moved_metric_limit, repeats);
+    AttributionRepeats repeats;
+    for (size_t member : groups_before[b].members) repeats.before.push_back(&before.launches[member]);
+    for (size_t member : groups_after[a].members) repeats.after.push_back(&after.launches[member]);
+    const KernelLaunch& x = representative(before, groups_before, b);
+    const KernelLaunch& y = representative(after, groups_after, a);
+    KernelComparison comparison = CompareKernels(x, result.before.kernels[b], y, result.after.kernels[a],
+                                                 options.moved_metric_limit, repeats);
     comparison.before_index = b;
     comparison.after_index = a;
     comparison.match = how[k];
-    const KernelLaunch& x = before.launches[b];
-    const KernelLaunch& y = after.launches[a];
     if (!SameConfiguration(x, y)) {
       comparison.notes.insert(comparison.notes.begin(),
                               fmt::format("launch configuration changed: grid {} → {}, block {} → {}",
@@ -280,50 +294,29 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
       comparison.notes.insert(comparison.notes.begin(),
                               fmt::format("different kernels: {} → {}", x.FunctionName(), y.FunctionName()));
     }
+    if (repeats.before.size() > 1 || repeats.after.size() > 1) {
+      comparison.notes.push_back(fmt::format(
+          "{} launches before, {} after of the same kernel and configuration: compared on each side's "
+          "median-duration launch; all of them give the terms' ±",
+          repeats.before.size(), repeats.after.size()));
+    }
     result.pairs.push_back(std::move(comparison));
   }
   std::sort(
       result.pairs.begin(), result.pairs.end(),
       [](const KernelComparison& p, const KernelComparison& q) { return p.before_index < q.before_index; });
-  // A launch left over that repeats a paired one (same kernel name and configuration) is not
-  // unmatched: it gave that pair's terms their uncertainties.
-  const auto repeats_paired = [&](const Profile& profile, size_t index, bool before_side) {
-    for (const auto& [b, a] : pairs) {
-      const KernelLaunch& paired = profile.launches[before_side ? b : a];
-      const KernelLaunch& launch = profile.launches[index];
-      if (paired.FunctionName() == launch.FunctionName() && SameConfiguration(paired, launch)) return true;
-    }
-    return false;
-  };
-  size_t repeated = 0;
-  for (size_t b = 0; b < used_before.size(); ++b) {
-    if (used_before[b]) continue;
-    if (repeats_paired(before, b, true)) {
-      ++repeated;
-    } else {
-      result.unmatched_before.push_back(b);
-    }
-  }
-  for (size_t a = 0; a < used_after.size(); ++a) {
-    if (used_after[a]) continue;
-    if (repeats_paired(after, a, false)) {
-      ++repeated;
-    } else {
-      result.unmatched_after.push_back(a);
-    }
-  }
-  if (repeated > 0) {
-    result.notes.push_back(fmt::format(
-        "{} launch{} left unpaired repeat{} a paired kernel (same name and launch configuration): read for "
-        "the time terms' uncertainties, not compared on {} own",
-        repeated, repeated == 1 ? "" : "es", repeated == 1 ? "s" : "", repeated == 1 ? "its" : "their"));
-  }
+  for (size_t b = 0; b < used_before.size(); ++b)
+    if (!used_before[b]) result.unmatched_before.push_back(b);
+  for (size_t a = 0; a < used_after.size(); ++a)
+    if (!used_after[a]) result.unmatched_after.push_back(a);
   if (!result.unmatched_before.empty() || !result.unmatched_after.empty()) {
     std::vector<std::string> names;
     for (size_t b : result.unmatched_before)
-      names.push_back(fmt::format("before #{} {}", b, before.launches[b].FunctionName()));
+      names.push_back(fmt::format("before #{} {}", groups_before[b].members.front(),
+                                  representative(before, groups_before, b).FunctionName()));
     for (size_t a : result.unmatched_after)
-      names.push_back(fmt::format("after #{} {}", a, after.launches[a].FunctionName()));
+      names.push_back(fmt::format("after #{} {}", groups_after[a].members.front(),
+                                  representative(after, groups_after, a).FunctionName()));
     result.notes.push_back(fmt::format(
         "{} kernel launch{} could not be matched by name ({}); pair them by hand with --pair BEFORE=AFTER "
         "(a name regex or #N); the totals compare every launch",

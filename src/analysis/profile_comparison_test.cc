@@ -149,6 +149,8 @@ TEST(ProfileComparisonTest, AStallPassMismatchAboveATenthOfTheChangeIsANote) {
   EXPECT_FALSE(HasNote(exact, "replay passes"));
 }
 
+// A profile that holds several launches of a kernel (same name and configuration): one kernel,
+// compared on its median launch, every launch read for the uncertainties; none is unmatched.
 TEST(ProfileComparisonTest, RepeatsOfAPairedKernelGiveItsUncertaintiesAndAreNotUnmatched) {
   // Three launches of a reference and three of a candidate (different names), paired by hand.
   std::vector<KernelLaunch> before, after;
@@ -173,12 +175,16 @@ TEST(ProfileComparisonTest, RepeatsOfAPairedKernelGiveItsUncertaintiesAndAreNotU
   EXPECT_EQ(attribution.launches_before, 3u);
   EXPECT_EQ(attribution.launches_after, 3u);
   for (const AttributionTerm& term : attribution.terms) {
-    if (term.factor == "instructions" && term.part.empty()) EXPECT_GT(term.uncertainty_ns, 0);
+    if (term.factor == "instructions" && term.part.empty()) {
+      EXPECT_GT(term.uncertainty_ns, 0);
+    }
   }
   bool noted = false;
-  for (const std::string& note : comparison->notes)
-    noted = noted || note.find("4 launches") != std::string::npos;
+  for (const std::string& note : comparison->pairs[0].notes)
+    noted = noted || note.find("3 launches before, 3 after") != std::string::npos;
   EXPECT_TRUE(noted);
+  // Compared on the median launches (issued 1000 and 900).
+  EXPECT_NEAR(attribution.after_ns / attribution.before_ns, 0.9, 1e-9);
   // Without --pair: one kernel is left on each side, its first launches are paired.
   auto automatic = CompareProfiles(ProfileOf(before), ProfileOf(after), {});
   ASSERT_TRUE(automatic.ok());

@@ -373,12 +373,12 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
   const Factor factors[] = {
       {"instructions", "instructions issued per scheduler", "inst", b.instructions_per_scheduler,
        a.instructions_per_scheduler, 1},
-      {"stalls", "active warp-cycles per issued instruction (stalls)", "cycle/inst", b.cycles_per_issue,
-       a.cycles_per_issue, 1},
+      {"stalls", "warp-cycles per instruction (stalls)", "cycle/inst", b.cycles_per_issue, a.cycles_per_issue,
+       1},
       {"occupancy", "active warps per scheduler", "warp", b.active_warps, a.active_warps, -1},
-      {"waves", "schedulers' active share of elapsed cycles (waves, tail)", "fraction", b.active_share,
-       a.active_share, -1},
-      {"launch", "time outside the SMs' elapsed cycles (launch, front end)", "ratio", b.overhead_ratio,
+      {"waves", "active share of elapsed cycles (waves, tail)", "fraction", b.active_share, a.active_share,
+       -1},
+      {"launch", "time outside the SM cycles (launch, front end)", "ratio", b.overhead_ratio,
        a.overhead_ratio, 1},
       {"clock", "SM clock", "Hz", b.clock_hz, a.clock_hz, -1},
   };
@@ -400,7 +400,7 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
                noise_after, result.terms);
     }
     if (term.factor == "stalls") {
-      AddParts("stalls", "cycle/inst", "stall cycles per instruction", b.stall_cycles, a.stall_cycles,
+      AddParts("stalls", "cycle/inst", "stall cycles/inst", b.stall_cycles, a.stall_cycles,
                b.cycles_per_issue, a.cycles_per_issue, time_mean, noise_before, noise_after, result.terms);
     }
   }

@@ -119,7 +119,7 @@ std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch,
 struct AttributionTerm {
   std::string factor;  // "instructions", "stalls", "occupancy", "waves", "launch", "clock"
   std::string part;    // the pipe or stall reason within the factor; empty for the factor's own total
-  std::string label;   // what it says in a report: "long_scoreboard stalls per instruction"
+  std::string label;   // what it says in a report: "long_scoreboard stall cycles/inst"
   double before = 0;   // the factor's (or part's) value before, in `unit`
   double after = 0;
   std::string unit;
