@@ -78,7 +78,7 @@ run() {  # NAME PLAN METRICS LIMIT_S
   log "ncu $name ($(echo "$metrics" | tr ',' '\n' | wc -l) metrics)"
   timeout "$limit" "$NCU" --metrics "$metrics" --clock-control none -f -o "$WORK/$name" "$WORK/drive" "$plan" \
     >"$RES/$name.ncu.log" 2>&1
-  log "ncu $name: rc $? ($(grep -c 'passes' "$RES/$name.ncu.log") profiled launches)"
+  log "ncu $name: rc $? ($(grep -c ' pass' "$RES/$name.ncu.log") profiled launches)"
   mkdir -p "$RES/$name"
   LC_ALL=C "$NCU" --import "$WORK/$name.ncu-rep" --csv --page raw --print-units base >"$RES/$name/raw.csv" 2>>"$RES/$name.ncu.log"
   cp "$plan" "$RES/$name/items.txt"

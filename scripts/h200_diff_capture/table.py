@@ -70,11 +70,11 @@ def main():
     kopt, fixtures = sys.argv[1], sys.argv[2]
     spreads = repeat_spreads(fixtures)
     pairs_dir = os.path.join(fixtures, "pairs")
-    lines = ["| task | reference → candidate | time before → after | change | Σ terms − change | ρ before, after "
-             "| stall-pass mismatch (% of change) | change ± (pass mismatch) | change ± (5 launches) "
-             "| factor terms beyond 2 ± (5 launches) | duration spread (5 launches) | shares from |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    report = []
+    lines = ["| task | time before → after | change | Σ terms − change | ρ before, after "
+             "| stall-pass mismatch (% of change) | change ± (pass mismatch) | change ± (5 + 5 launches) "
+             "| factor terms beyond 2 ± (5 + 5 launches) | duration spread (5 launches) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    report, details = [], []
     for task in sorted(os.listdir(pairs_dir)):
         before_csv = os.path.join(pairs_dir, task, "before.csv")
         after_csv = os.path.join(pairs_dir, task, "after.csv")
@@ -95,10 +95,13 @@ def main():
             repeat = diff_json(kopt, os.path.join(repeat_dir, "before.csv"), os.path.join(repeat_dir, "after.csv"))
             ra = repeat["attribution"]
             launches = f"{ra['noise']['launches_before']}+{ra['noise']['launches_after']}"
-            repeat_text = f"±{us(ra['change_uncertainty']['value'], sign=False)} ({launches})"
+            repeat_text = f"±{us(ra['change_uncertainty']['value'], 3, False)}"
             factors = [t for t in ra["terms"] if t.get("part") is None]
-            resolved = ", ".join(f"{t['factor']} {us(t['time']['value'])}±{us(t['uncertainty']['value'], sign=False)}"
-                                 for t in factors if abs(t["time"]["value"]) > 2 * t["uncertainty"]["value"]) or "none"
+            # beyond twice their ± and at least 1 % of the change (o, 1 up to rounding, is never)
+            resolved = ", ".join(t["factor"] for t in factors if abs(t["time"]["value"]) > 2 * t["uncertainty"]["value"]
+                                 and abs(t["time"]["value"]) >= 0.01 * abs(ra["change"]["value"])) or "none"
+            details.append(f"{task} (5+5 launches, change {us(ra['change']['value'])}): " + ", ".join(
+                f"{t['factor']} {us(t['time']['value'])} ± {us(t['uncertainty']['value'], sign=False)}" for t in factors))
         durations = []
         for label, name in ((f"{task}__reference", names[0]), (f"{task}__{candidate}", names[1])):
             values = spreads.get((label, name), [])
@@ -107,18 +110,20 @@ def main():
         spread = max(durations) if durations else None
         spread_text = "-" if spread is None else f"{spread / 1000:.2f} µs"
         lines.append(
-            f"| {task} | {names[0]} → {names[1]} ({candidate}) | {before_ns / 1000:.1f} → {after_ns / 1000:.1f} µs "
-            f"| {us(change)} | {residual:+.2g} ns ({100 * fraction:.1g} %) "
+            f"| {task} | {before_ns / 1000:.1f} → {after_ns / 1000:.1f} µs "
+            f"| {us(change)} | {residual:+.1g} ns "
             f"| {noise['rho_before']['value']:.4f}, {noise['rho_after']['value']:.4f} "
             f"| {us(mismatch, 3, False)} ({100 * noise['pass_mismatch_fraction']['value']:.1f} %) "
             f"| ±{us(attribution['change_uncertainty']['value'], 3, False)} | {repeat_text} | {resolved} "
-            f"| {spread_text} | {attribution.get('stall_source', 'ratios')} |")
+            f"| {spread_text} |")
         report.append(f"{task}: change {us(change)}, Σ terms − change {residual:+.2g} ns = {100 * fraction:.2g} % "
                       f"{'PASS' if fraction <= 0.10 else 'MISS'} (≤ 10 %); stall-pass mismatch {us(mismatch, 3, False)} "
                       f"= {100 * noise['pass_mismatch_fraction']['value']:.1f} % of the change")
     print("\n".join(lines))
     print()
     print("\n".join(report))
+    print()
+    print("\n".join(details))
 
 
 if __name__ == "__main__":

@@ -223,7 +223,10 @@ bool HasStallCounters(const KernelLaunch& launch) {
   return true;
 }
 
-std::vector<std::string> MissingTimeModelMetrics(const KernelLaunch& launch) {
+namespace {
+
+// The ratio form's metrics `launch` lacks.
+std::vector<std::string> MissingRatioMetrics(const KernelLaunch& launch) {
   std::vector<std::string> missing;
   for (const char* name : {kDuration, kIssued, kWarps, kActiveCycles}) {
     if (!launch.Metric(name)) missing.push_back(name);
@@ -232,6 +235,19 @@ std::vector<std::string> MissingTimeModelMetrics(const KernelLaunch& launch) {
   if (!Clock(launch)) missing.push_back(kClock);
   if (!launch.Metric(StallMetric("selected"))) missing.push_back(StallMetric("selected"));
   return missing;
+}
+
+}  // namespace
+
+std::vector<std::string> MissingTimeModelMetrics(const KernelLaunch& launch) {
+  if (HasStallCounters(launch) && Schedulers(launch) > 0) {  // the counter form needs no ratio
+    std::vector<std::string> missing;
+    if (!launch.Metric(kDuration)) missing.push_back(kDuration);
+    if (!ElapsedCycles(launch)) missing.push_back(kElapsedCycles);
+    if (!Clock(launch)) missing.push_back(kClock);
+    return missing;
+  }
+  return MissingRatioMetrics(launch);
 }
 
 std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch, StallSource preferred) {
@@ -259,6 +275,7 @@ std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch, StallSource p
       if (value && *value > 0) counts.emplace_back(reason, *value / issued);
     }
   } else {
+    if (!MissingRatioMetrics(launch).empty()) return std::nullopt;
     model.instructions_per_scheduler = *launch.Metric(kIssued);
     model.active_warps = *launch.Metric(kWarps);
     active_cycles = *launch.Metric(kActiveCycles);
@@ -334,7 +351,17 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
     model_before = ReadTimeModel(before, StallSource::kRatios);  // a side could not use its counters
     model_after = ReadTimeModel(after, StallSource::kRatios);
   }
-  if (!model_before || !model_after) return result;
+  if (!model_before || !model_after) {
+    if (source == StallSource::kRatios) {  // a side read in the ratio form it lacks
+      for (const auto* launch : {&before, &after}) {
+        for (std::string& name : MissingRatioMetrics(*launch)) {
+          if (std::find(result.missing.begin(), result.missing.end(), name) == result.missing.end())
+            result.missing.push_back(std::move(name));
+        }
+      }
+    }
+    return result;
+  }
   result.available = true;
   result.stall_source = model_before->stall_source;
   if (result.stall_source == StallSource::kCounters) {

@@ -104,8 +104,10 @@ struct TimeModel {
   std::vector<std::pair<std::string, double>> stall_cycles;
 };
 
-// The metrics ReadTimeModel needs that `launch` lacks (empty: it has them all),
-// in the ratio form (the counter form is optional: HasStallCounters).
+// The metrics ReadTimeModel needs that `launch` lacks (empty: it has them all):
+// the duration, elapsed cycles and clock, and, unless the launch has the
+// counter form (HasStallCounters and the schedulers' count, from
+// smsp__inst_issued .sum/.avg or launch__sm_count), the ratio form's metrics.
 std::vector<std::string> MissingTimeModelMetrics(const KernelLaunch& launch);
 // True when `launch` has the counter form's sums (the selected reason's
 // counter, the issued, active-warp and active-cycle sums).

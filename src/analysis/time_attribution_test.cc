@@ -302,6 +302,33 @@ TEST(TimeAttributionTest, APairUsesTheCountersOnlyWhenBothLaunchesHaveThem) {
   EXPECT_NE(attribution.method.find("ratios"), std::string::npos);
 }
 
+// A profile collected with the counters alone (no ratio, no per-cycle rollup: the lean "identity"
+// list of scripts/h200_diff_capture/passes.sh) is read in the counter form.
+TEST(TimeAttributionTest, TheCounterFormNeedsNoRatios) {
+  KernelLaunch full = CounterLaunch(1000, kSelected, 40, 2, 8, 0.9, 1.7e9);
+  std::vector<std::pair<std::string, double>> lean;
+  for (int column = 0; column < full.schema->size(); ++column) {
+    const std::string& name = full.schema->Name(column);
+    if (name.find("per_issue_active.ratio") != std::string::npos || name.ends_with("per_cycle_active"))
+      continue;
+    lean.emplace_back(name, full.values[column]);
+  }
+  KernelLaunch counters_only = SyntheticLaunch(lean);
+  EXPECT_TRUE(MissingTimeModelMetrics(counters_only).empty());
+  auto model = ReadTimeModel(counters_only);
+  ASSERT_TRUE(model.has_value());
+  EXPECT_EQ(model->stall_source, StallSource::kCounters);
+  EXPECT_FALSE(ReadTimeModel(counters_only, StallSource::kRatios).has_value());
+  // Paired with a ratio-only launch, the pair cannot use the counters and says what is missing.
+  KernelLaunch ratios_only = CounterLaunch(900, kSelected, 36, 2, 8, 0.9, 1.7e9, 1, false);
+  TimeAttribution attribution = AttributeTimeChange(counters_only, ratios_only, {}, {});
+  EXPECT_FALSE(attribution.available);
+  EXPECT_NE(std::find(attribution.missing.begin(), attribution.missing.end(),
+                      "smsp__warps_active.avg.per_cycle_active"),
+            attribution.missing.end());
+  EXPECT_TRUE(AttributeTimeChange(counters_only, counters_only, {}, {}).available);
+}
+
 // On real H200 profiles of two different kernels the terms sum to the change.
 TEST(TimeAttributionTest, H200FixturesSumWithASmallResidual) {
   Profile before = LoadFixture("uncoalesced_loads", kRawPageOnly);
