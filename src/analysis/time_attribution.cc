@@ -153,9 +153,13 @@ SideNoise NoiseOfSide(const TimeModel& model, const std::vector<const KernelLaun
   }
   // One launch: the difference between two of its replays' warp-cycles as the
   // scale of every run-dependent factor; instruction counts do not depend on the run.
+  // o is 1 to rounding when ncu derived the clock from the duration (f = C_elapsed / T): then
+  // it is an identity, not a measurement, and has no run to vary with either.
   const double scale = std::fabs(std::log(model.identity_ratio));
-  for (const auto& [name, value] : FactorValues(model))
-    noise.factor[name] = name == "instructions" ? 0 : scale;
+  const bool overhead_is_identity = std::fabs(std::log(model.overhead_ratio)) < 1e-4;
+  for (const auto& [name, value] : FactorValues(model)) {
+    noise.factor[name] = name == "instructions" || (name == "launch" && overhead_is_identity) ? 0 : scale;
+  }
   for (const auto& [name, value] : PartsWithOther(model.stall_cycles, model.cycles_per_issue))
     noise.part[{"stalls", name}] = std::fabs(value) * scale;
   return noise;

@@ -54,8 +54,10 @@
 // itself: |ln ρ|, the difference between two of its replay passes' warp-
 // cycles, as the scale of a replay's run-to-run variation, applied to every
 // factor that depends on the run (S and its parts, W, a, o, f) and not to
-// the instruction counts (I and its pipes). One launch gives one sample of
-// that difference: the figure is a scale, not a confidence interval.
+// the instruction counts (I and its pipes), nor to o when it is 1 within
+// 10⁻⁴ (ncu derived f from T: o is then an identity, not a measurement). One
+// launch gives one sample of that difference: the figure is a scale, not a
+// confidence interval.
 //
 // Besides the terms, each memory level's bytes are compared at the level's
 // peak rate (the change of its floor) and at its achieved rate.

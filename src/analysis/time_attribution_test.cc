@@ -239,6 +239,7 @@ TEST(TimeAttributionTest, OneLaunchPerSideTakesItsPassMismatchAsTheNoiseScale) {
   EXPECT_NEAR(Term(attribution, "waves")->uncertainty_ns, scale, 1e-9 * scale);
   EXPECT_NEAR(attribution.change_uncertainty_ns, scale, 1e-9 * scale);
   EXPECT_EQ(Term(attribution, "instructions")->uncertainty_ns, 0);  // counts do not depend on the run
+  EXPECT_EQ(Term(attribution, "launch")->uncertainty_ns, 0);        // o = 1: f was derived from T
   // A part: its value's spread over the factor's log mean.
   const AttributionTerm* long_scoreboard = Term(attribution, "stalls", "long_scoreboard");
   ASSERT_NE(long_scoreboard, nullptr);
