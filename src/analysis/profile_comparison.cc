@@ -170,7 +170,7 @@ KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosi
       std::fabs(attribution.delta_ns) <= 2 * attribution.change_uncertainty_ns) {
     comparison.notes.push_back(fmt::format(
         "the change ({:+.0f} ns) is within twice its estimated launch-to-launch noise (±{:.0f} ns, from {}): "
-        "it and its terms are not resolved",
+        "the net change is not resolved; a term beyond twice its own ± still is",
         attribution.delta_ns, attribution.change_uncertainty_ns,
         UncertaintySourceName(attribution.uncertainty_source)));
   }
