@@ -5,7 +5,10 @@
   trim.py pairs CAPTURE_DIR FIXTURE_DIR   round 2 (pairs.sh's h14_pairs/ folder): replaces pairs/ and
                                           writes repeat_identity/, timing.txt, timing_cold.txt and
                                           pairs/env.txt, stall_counters.txt, metrics_query.txt; the
-                                          sweeps and repeat/ of round 1 are kept
+                                          sweeps and repeat/ of round 1 are kept; then `repeats`
+  trim.py repeats FIXTURE_DIR             splits repeat_identity/raw.csv per task into
+                                          repeat_identity/<task>/before.csv and after.csv (five
+                                          launches per side: `kopt diff` reads them as repeats)
 
 Round 1:
 
@@ -123,10 +126,27 @@ def main_pairs(capture, fixtures):
     for name in ("env.txt", "stall_counters.txt", "metrics_query.txt"):
         if os.path.exists(os.path.join(capture, name)):
             shutil.copy(os.path.join(capture, name), os.path.join(fixtures, "pairs", name))
+    main_repeats(fixtures)
+
+
+def main_repeats(fixtures):
+    """repeat_identity/raw.csv split per task: <task>/before.csv (the reference's launches) and
+    after.csv (the candidate's), the inputs of `kopt diff` with five launches per side."""
+    root = os.path.join(fixtures, "repeat_identity")
+    header, units, data = read_export(os.path.join(root, "raw.csv"))
+    labels = items(os.path.join(root, "items.txt"))
+    groups = by_stream(header, data)
+    assert len(groups) == len(labels), (len(groups), len(labels))
+    for label, rows in zip(labels, groups):
+        task, name = label.split("__", 1)
+        side = "before" if name == "reference" else "after"
+        write_export(os.path.join(root, task, side + ".csv"), header, units, rows)
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "pairs":
         main_pairs(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "repeats":
+        main_repeats(sys.argv[2])
     else:
         main()

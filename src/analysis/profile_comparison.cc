@@ -8,6 +8,8 @@
 #include <map>
 #include <regex>
 
+#include "analysis/launch_timeline.h"
+
 namespace kopt {
 namespace {
 
@@ -128,10 +130,10 @@ std::vector<FindingChange> CompareFindings(const KernelDiagnosis& before, const 
 
 KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosis& before_diagnosis,
                                 const KernelLaunch& after, const KernelDiagnosis& after_diagnosis,
-                                size_t moved_metric_limit) {
+                                size_t moved_metric_limit, const AttributionRepeats& repeats) {
   KernelComparison comparison;
   comparison.attribution =
-      AttributeTimeChange(before, after, before_diagnosis.roofline, after_diagnosis.roofline);
+      AttributeTimeChange(before, after, before_diagnosis.roofline, after_diagnosis.roofline, repeats);
   comparison.moved = MovedMetrics(before, after, moved_metric_limit);
   comparison.launch_changes = LaunchConfigurationChanges(before, after);
   comparison.metric_sets = CompareMetricSets(before, after);
@@ -153,20 +155,24 @@ KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosi
                     100 * (after_diagnosis.roofline.duration_ns - before_ns) / before_ns, 100 * noise));
   }
   const TimeAttribution& attribution = comparison.attribution;
-  if (attribution.available && attribution.residual_fraction > kResidualNoteFraction) {
-    double rho_before = 1, rho_after = 1;
-    for (const AttributionTerm& term : attribution.terms) {
-      if (term.factor == "residual" && term.part.empty()) {
-        rho_before = term.before;
-        rho_after = term.after;
-      }
-    }
+  if (attribution.available && attribution.delta_ns != 0 &&
+      attribution.pass_mismatch_ns > kPassMismatchNoteFraction * std::fabs(attribution.delta_ns)) {
     comparison.notes.push_back(fmt::format(
-        "the model residual is {:.0f}% of the change (ρ {:.3f} → {:.3f}): ρ sets the active warp-cycles "
-        "against the stall counts, which ncu collects in different replay passes of the kernel, so it "
-        "carries their run-to-run variation, as large as a few percent of a short kernel's time "
-        "(docs/diff.md); a change of that size is not resolved into its terms",
-        100 * attribution.residual_fraction, rho_before, rho_after));
+        "the stall counters disagree with the active-warp total by ρ {:.3f} → {:.3f} ({:.0f}% of the "
+        "change): "
+        "ncu collects them in different replay passes of the kernel, whose runs differ; the stall "
+        "reasons split the active warp-cycles by their shares, so the terms still sum to the change, "
+        "but a share is only as certain as its ± (docs/diff.md)",
+        attribution.rho_before, attribution.rho_after,
+        100 * attribution.pass_mismatch_ns / std::fabs(attribution.delta_ns)));
+  }
+  if (attribution.available && attribution.delta_ns != 0 &&
+      std::fabs(attribution.delta_ns) <= 2 * attribution.change_uncertainty_ns) {
+    comparison.notes.push_back(fmt::format(
+        "the change ({:+.0f} ns) is within twice its estimated launch-to-launch noise (±{:.0f} ns, from {}): "
+        "the net change is not resolved; a term beyond twice its own ± still is",
+        attribution.delta_ns, attribution.change_uncertainty_ns,
+        UncertaintySourceName(attribution.uncertainty_source)));
   }
   if (!comparison.attribution.available) {
     comparison.notes.push_back(fmt::format(
@@ -183,10 +189,17 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
   ProfileComparison result;
   result.before = Diagnose(before, options.diagnose);
   result.after = Diagnose(after, options.diagnose);
-  for (const KernelDiagnosis& kernel : result.before.kernels)
-    result.total_before_ns += kernel.roofline.duration_ns;
-  for (const KernelDiagnosis& kernel : result.after.kernels)
-    result.total_after_ns += kernel.roofline.duration_ns;
+  // Every launch counts in the totals: a kernel's group total where it has one.
+  const auto total = [](const Diagnosis& diagnosis) {
+    double sum = 0;
+    for (const KernelDiagnosis& kernel : diagnosis.kernels)
+      sum += kernel.launches.count > 1 && kernel.launches.total_duration_ns
+                 ? *kernel.launches.total_duration_ns
+                 : kernel.roofline.duration_ns;
+    return sum;
+  };
+  result.total_before_ns = total(result.before);
+  result.total_after_ns = total(result.after);
   const std::string& device_before = result.before.device_name;
   const std::string& device_after = result.after.device_name;
   result.same_device = device_before == device_after;
@@ -198,8 +211,31 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
         device_after.empty() ? "an unknown device" : device_after));
   }
 
-  std::vector<bool> used_before(before.launches.size()), used_after(after.launches.size());
-  std::vector<std::pair<size_t, size_t>> pairs;
+  // Kernels are paired, not launches: Diagnose diagnoses each group of launches with the same
+  // kernel name and configuration once (analysis/launch_timeline.h GroupLaunches, its kernels in
+  // the groups' order), on the group's median-duration launch; the group's launches are repeats.
+  const std::vector<LaunchGroup> groups_before = GroupLaunches(before.launches);
+  const std::vector<LaunchGroup> groups_after = GroupLaunches(after.launches);
+  const auto group_of = [](const std::vector<LaunchGroup>& groups, size_t launch) {
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (std::find(groups[g].members.begin(), groups[g].members.end(), launch) != groups[g].members.end())
+        return g;
+    return groups.size();
+  };
+  const auto representative = [](const Profile& profile, const std::vector<LaunchGroup>& groups,
+                                 size_t g) -> const KernelLaunch& {
+    return profile.launches[groups[g].representative];
+  };
+  std::vector<bool> used_before(groups_before.size()), used_after(groups_after.size());
+  // A hand-made pair resolves among launches of kernels not yet paired.
+  const auto used_launches = [](const std::vector<LaunchGroup>& groups, const std::vector<bool>& used,
+                                size_t launches) {
+    std::vector<bool> result(launches);
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t member : groups[g].members) result[member] = used[g];
+    return result;
+  };
+  std::vector<std::pair<size_t, size_t>> pairs;  // kernel (group) indices
   std::vector<std::string> how;
   auto add = [&](size_t b, size_t a, std::string match) {
     used_before[b] = used_after[a] = true;
@@ -207,17 +243,22 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
     how.push_back(std::move(match));
   };
   for (const KernelPairSpec& spec : options.pairs) {
-    KOPT_ASSIGN_OR_RETURN(size_t b, Resolve(spec.before, before, used_before, "BEFORE"));
-    KOPT_ASSIGN_OR_RETURN(size_t a, Resolve(spec.after, after, used_after, "AFTER"));
-    add(b, a, fmt::format("by hand (--pair {}={})", spec.before, spec.after));
+    KOPT_ASSIGN_OR_RETURN(
+        size_t b, Resolve(spec.before, before,
+                          used_launches(groups_before, used_before, before.launches.size()), "BEFORE"));
+    KOPT_ASSIGN_OR_RETURN(
+        size_t a,
+        Resolve(spec.after, after, used_launches(groups_after, used_after, after.launches.size()), "AFTER"));
+    add(group_of(groups_before, b), group_of(groups_after, a),
+        fmt::format("by hand (--pair {}={})", spec.before, spec.after));
   }
   for (int pass = 0; pass < 2; ++pass) {
-    for (size_t b = 0; b < before.launches.size(); ++b) {
+    for (size_t b = 0; b < groups_before.size(); ++b) {
       if (used_before[b]) continue;
-      const KernelLaunch& old_launch = before.launches[b];
-      for (size_t a = 0; a < after.launches.size(); ++a) {
+      const KernelLaunch& old_launch = representative(before, groups_before, b);
+      for (size_t a = 0; a < groups_after.size(); ++a) {
         if (used_after[a]) continue;
-        const KernelLaunch& new_launch = after.launches[a];
+        const KernelLaunch& new_launch = representative(after, groups_after, a);
         if (old_launch.FunctionName() != new_launch.FunctionName()) continue;
         if (pass == 0 && !SameConfiguration(old_launch, new_launch)) continue;
         add(b, a, pass == 0 ? "same kernel name and launch configuration" : "same kernel name");
@@ -234,14 +275,16 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
 
   for (size_t k = 0; k < pairs.size(); ++k) {
     auto [b, a] = pairs[k];
-    KernelComparison comparison =
-        CompareKernels(before.launches[b], result.before.kernels[b], after.launches[a],
-                       result.after.kernels[a], options.moved_metric_limit);
+    AttributionRepeats repeats;
+    for (size_t member : groups_before[b].members) repeats.before.push_back(&before.launches[member]);
+    for (size_t member : groups_after[a].members) repeats.after.push_back(&after.launches[member]);
+    const KernelLaunch& x = representative(before, groups_before, b);
+    const KernelLaunch& y = representative(after, groups_after, a);
+    KernelComparison comparison = CompareKernels(x, result.before.kernels[b], y, result.after.kernels[a],
+                                                 options.moved_metric_limit, repeats);
     comparison.before_index = b;
     comparison.after_index = a;
     comparison.match = how[k];
-    const KernelLaunch& x = before.launches[b];
-    const KernelLaunch& y = after.launches[a];
     if (!SameConfiguration(x, y)) {
       comparison.notes.insert(comparison.notes.begin(),
                               fmt::format("launch configuration changed: grid {} → {}, block {} → {}",
@@ -250,6 +293,12 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
     if (x.FunctionName() != y.FunctionName()) {
       comparison.notes.insert(comparison.notes.begin(),
                               fmt::format("different kernels: {} → {}", x.FunctionName(), y.FunctionName()));
+    }
+    if (repeats.before.size() > 1 || repeats.after.size() > 1) {
+      comparison.notes.push_back(fmt::format(
+          "{} launches before, {} after of the same kernel and configuration: compared on each side's "
+          "median-duration launch; all of them give the terms' ±",
+          repeats.before.size(), repeats.after.size()));
     }
     result.pairs.push_back(std::move(comparison));
   }
@@ -263,9 +312,11 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
   if (!result.unmatched_before.empty() || !result.unmatched_after.empty()) {
     std::vector<std::string> names;
     for (size_t b : result.unmatched_before)
-      names.push_back(fmt::format("before #{} {}", b, before.launches[b].FunctionName()));
+      names.push_back(fmt::format("before #{} {}", groups_before[b].members.front(),
+                                  representative(before, groups_before, b).FunctionName()));
     for (size_t a : result.unmatched_after)
-      names.push_back(fmt::format("after #{} {}", a, after.launches[a].FunctionName()));
+      names.push_back(fmt::format("after #{} {}", groups_after[a].members.front(),
+                                  representative(after, groups_after, a).FunctionName()));
     result.notes.push_back(fmt::format(
         "{} kernel launch{} could not be matched by name ({}); pair them by hand with --pair BEFORE=AFTER "
         "(a name regex or #N); the totals compare every launch",

@@ -1,21 +1,25 @@
 // `kopt diff BEFORE AFTER`: two profiles compared kernel by kernel.
 //
-// Both profiles are diagnosed (analysis/diagnose.h); their launches are paired
+// Both profiles are diagnosed (analysis/diagnose.h), which groups the launches
+// of one kernel with the same launch configuration (GroupLaunches) and
+// diagnoses each group once, on its median-duration launch. Kernels (those
+// groups) are paired
 //  1. by hand first (ComparisonOptions::pairs: "#N" is the N-th selected launch,
 //     anything else an ECMAScript regex searched in the demangled name, first
-//     unpaired match);
-//  2. then by function name and launch configuration (grid and block), the
-//     k-th such launch before with the k-th after;
+//     match among the kernels not yet paired; the launch's kernel is paired);
+//  2. then by function name and launch configuration (grid and block);
 //  3. then by function name alone (a note says the launch configuration
 //     changed);
-//  4. then, when exactly one launch is left on each side, those two (a note:
+//  4. then, when exactly one kernel is left on each side, those two (a note:
 //     different kernels, e.g. a reference and its candidate).
-// Launches left over are listed as unmatched. For each pair: the time
-// attribution (analysis/time_attribution.h), the metrics that moved beyond
-// noise (analysis/metric_change.h), the metric sets' difference, the findings
-// resolved, new and changed in severity, and the roofline points (in the two
-// KernelDiagnosis copies). Different devices, metric sets and unmatched kernels
-// are notes: what both profiles have is still compared.
+// Kernels left over are listed as unmatched. For each pair: the time
+// attribution (analysis/time_attribution.h) of the two median launches, with
+// every launch of each group as its repeats (the terms' uncertainties), the
+// metrics that moved beyond noise (analysis/metric_change.h), the metric sets'
+// difference, the findings resolved, new and changed in severity, and the
+// roofline points (in the two KernelDiagnosis copies). Different devices,
+// metric sets and unmatched kernels are notes: what both profiles have is
+// still compared. The totals count every launch.
 //
 // Thread safety: pure function of its inputs.
 #pragma once
@@ -63,7 +67,7 @@ struct FindingChange {
 };
 
 struct KernelComparison {
-  size_t before_index = 0, after_index = 0;  // into ProfileComparison::before/after.kernels
+  size_t before_index = 0, after_index = 0;  // into ProfileComparison::before/after.kernels (groups)
   std::string match;                         // how they were paired, in words
   TimeAttribution attribution;
   std::vector<MetricMove> moved;
@@ -91,14 +95,17 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
 // the versions report).
 std::vector<FindingChange> CompareFindings(const KernelDiagnosis& before, const KernelDiagnosis& after);
 
-// A pair whose attribution residual is above this share of its time change
-// gets a note: ρ compares counters of different replay passes (docs/diff.md),
-// so the change is not resolved into its terms.
-inline constexpr double kResidualNoteFraction = 0.10;
+// A pair whose stall pass disagrees with its totals by more than this share
+// of its time change (TimeAttribution::pass_mismatch_ns) gets a note: ncu
+// collects the stall counters and the active-warp total in different replay
+// passes (docs/diff.md), so the stall reasons' split is that uncertain.
+inline constexpr double kPassMismatchNoteFraction = 0.10;
 
 // The comparison of one pair of launches (their diagnoses given).
+// `repeats`: the launches that repeat each side's kernel (the terms'
+// uncertainties; analysis/time_attribution.h).
 KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosis& before_diagnosis,
                                 const KernelLaunch& after, const KernelDiagnosis& after_diagnosis,
-                                size_t moved_metric_limit);
+                                size_t moved_metric_limit, const AttributionRepeats& repeats = {});
 
 }  // namespace kopt

@@ -129,14 +129,17 @@ bool HasNote(const KernelComparison& pair, const std::string& text) {
   return false;
 }
 
-TEST(ProfileComparisonTest, AResidualAboveATenthOfTheChangeIsANote) {
+TEST(ProfileComparisonTest, AStallPassMismatchAboveATenthOfTheChangeIsANote) {
   KernelDiagnosis before_diagnosis, after_diagnosis;
   KernelLaunch before = TimedLaunch(1000, 8, 1.0);
-  // 10 % fewer instructions, but ρ 5 % higher: half the change is left to the residual.
+  // 10 % fewer instructions, and ρ 5 % higher: the terms still sum to the change, and the
+  // mismatch (half the change) is a note.
   KernelLaunch after = TimedLaunch(900, 8, 1.05);
   KernelComparison pair = CompareKernels(before, before_diagnosis, after, after_diagnosis, 12);
   ASSERT_TRUE(pair.attribution.available);
-  EXPECT_GT(pair.attribution.residual_fraction, kResidualNoteFraction);
+  EXPECT_LT(pair.attribution.residual_fraction, 1e-9);
+  EXPECT_GT(pair.attribution.pass_mismatch_ns,
+            kPassMismatchNoteFraction * std::fabs(pair.attribution.delta_ns));
   EXPECT_TRUE(HasNote(pair, "replay passes"));
   // The same change with ρ unchanged: no note.
   KernelComparison exact =
@@ -144,6 +147,51 @@ TEST(ProfileComparisonTest, AResidualAboveATenthOfTheChangeIsANote) {
   ASSERT_TRUE(exact.attribution.available);
   EXPECT_LT(exact.attribution.residual_fraction, 1e-9);
   EXPECT_FALSE(HasNote(exact, "replay passes"));
+}
+
+// A profile that holds several launches of a kernel (same name and configuration): one kernel,
+// compared on its median launch, every launch read for the uncertainties; none is unmatched.
+TEST(ProfileComparisonTest, RepeatsOfAPairedKernelGiveItsUncertaintiesAndAreNotUnmatched) {
+  // Three launches of a reference and three of a candidate (different names), paired by hand.
+  std::vector<KernelLaunch> before, after;
+  for (double issued : {1000.0, 1010.0, 990.0}) {
+    before.push_back(TimedLaunch(issued, 8, 1.0));
+    before.back().kernel_name = "reference(float *)";
+  }
+  for (double issued : {900.0, 905.0, 895.0}) {
+    after.push_back(TimedLaunch(issued, 8, 1.0));
+    after.back().kernel_name = "candidate(float *)";
+  }
+  ComparisonOptions options;
+  options.pairs = {{"reference", "candidate"}};
+  auto comparison = CompareProfiles(ProfileOf(before), ProfileOf(after), options);
+  ASSERT_TRUE(comparison.ok()) << comparison.status().message();
+  ASSERT_EQ(comparison->pairs.size(), 1u);
+  EXPECT_TRUE(comparison->unmatched_before.empty());
+  EXPECT_TRUE(comparison->unmatched_after.empty());
+  const TimeAttribution& attribution = comparison->pairs[0].attribution;
+  ASSERT_TRUE(attribution.available);
+  EXPECT_EQ(attribution.uncertainty_source, UncertaintySource::kRepeats);
+  EXPECT_EQ(attribution.launches_before, 3u);
+  EXPECT_EQ(attribution.launches_after, 3u);
+  for (const AttributionTerm& term : attribution.terms) {
+    if (term.factor == "instructions" && term.part.empty()) {
+      EXPECT_GT(term.uncertainty_ns, 0);
+    }
+  }
+  bool noted = false;
+  for (const std::string& note : comparison->pairs[0].notes)
+    noted = noted || note.find("3 launches before, 3 after") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // Compared on the median launches (issued 1000 and 900).
+  EXPECT_NEAR(attribution.after_ns / attribution.before_ns, 0.9, 1e-9);
+  // Without --pair: one kernel is left on each side, its first launches are paired.
+  auto automatic = CompareProfiles(ProfileOf(before), ProfileOf(after), {});
+  ASSERT_TRUE(automatic.ok());
+  ASSERT_EQ(automatic->pairs.size(), 1u);
+  EXPECT_EQ(automatic->pairs[0].match, "the one kernel left on each side (different names)");
+  EXPECT_EQ(automatic->pairs[0].attribution.uncertainty_source, UncertaintySource::kRepeats);
+  EXPECT_TRUE(automatic->unmatched_before.empty());
 }
 
 TEST(ProfileComparisonTest, FindingChanges) {

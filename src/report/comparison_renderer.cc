@@ -53,6 +53,20 @@ std::string ClassText(const RooflineAnalysis& roofline) {
   return text;
 }
 
+// "±1.2 µs", with " *" when |value| is within twice it (not resolved).
+std::string PlusMinus(double value_ns, double uncertainty_ns) {
+  std::string text = "±" + FormatDuration(uncertainty_ns, kStyle);
+  if (std::fabs(value_ns) <= 2 * uncertainty_ns) text += " *";
+  return text;
+}
+
+// Where the ± come from, in words.
+std::string UncertaintyText(const TimeAttribution& attribution) {
+  if (attribution.uncertainty_source == UncertaintySource::kRepeats)
+    return fmt::format("{} and {} launches", attribution.launches_before, attribution.launches_after);
+  return "each launch's stall-pass mismatch";
+}
+
 // The terms worth a row: every factor; a part when it moves ≥ 1 % of |ΔT|.
 bool ShownTerm(const AttributionTerm& term, double delta_ns) {
   return term.part.empty() || std::fabs(term.delta_ns) >= 0.01 * std::fabs(delta_ns);
@@ -86,19 +100,19 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
   }
   if (attribution.available) {
     doc.Subheading(fmt::format(
-        "Where the time went: the terms sum to {}; residual {} ({} of the change); stalls from {}",
-        SignedDuration(attribution.delta_ns), SignedDuration(attribution.residual_ns),
-        FormatFraction(attribution.residual_fraction, kStyle),
-        attribution.stall_source == StallSource::kCounters ? "counter sums" : "ncu's rounded ratios"));
+        "Where the time went: the terms sum to {} (exact); stall shares from {}; ± from {}",
+        SignedDuration(attribution.delta_ns),
+        attribution.stall_source == StallSource::kCounters ? "counter sums" : "ncu's rounded ratios",
+        UncertaintyText(attribution)));
     TextTable terms;
-    terms.rows = {{"term", "before", "after", "time"}};
-    terms.right_aligned = {false, true, true, true};
+    terms.rows = {{"term", "before", "after", "time", "±"}};
+    terms.right_aligned = {false, true, true, true, true};
     size_t hidden = 0;
     double hidden_ns = 0;
     auto flush = [&]() {  // the parts of the factor above too small for a row
       if (hidden > 0)
         terms.rows.push_back(
-            {fmt::format("  ({} smaller parts)", hidden), "", "", SignedDuration(hidden_ns)});
+            {fmt::format("  ({} smaller parts)", hidden), "", "", SignedDuration(hidden_ns), ""});
       hidden = 0;
       hidden_ns = 0;
     };
@@ -110,12 +124,23 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
         continue;
       }
       terms.rows.push_back({(term.part.empty() ? "" : "  ") + term.label, FactorValue(term.before, term.unit),
-                            FactorValue(term.after, term.unit), SignedDuration(term.delta_ns)});
+                            FactorValue(term.after, term.unit), SignedDuration(term.delta_ns),
+                            PlusMinus(term.delta_ns, term.uncertainty_ns)});
     }
     flush();
     terms.rows.push_back({"measured change", Duration(attribution.before_ns), Duration(attribution.after_ns),
-                          SignedDuration(attribution.delta_ns)});
+                          SignedDuration(attribution.delta_ns),
+                          PlusMinus(attribution.delta_ns, attribution.change_uncertainty_ns)});
     doc.Table(terms);
+    doc.Paragraph(fmt::format(
+        "noise: the stall counters' replay against the active-warp total, ρ {} → {}, amounts to {} ({} of "
+        "the "
+        "change); a term marked * is within twice its ±",
+        fmt::format("{:.4f}", attribution.rho_before), fmt::format("{:.4f}", attribution.rho_after),
+        Duration(attribution.pass_mismatch_ns),
+        FormatFraction(
+            attribution.delta_ns != 0 ? attribution.pass_mismatch_ns / std::fabs(attribution.delta_ns) : 0,
+            kStyle)));
     doc.Blank();
   }
   if (!attribution.traffic.empty()) {
@@ -233,6 +258,19 @@ Json AttributionJson(const TimeAttribution& attribution) {
   json["residual"] = JsonQuantity(attribution.residual_ns, "ns");
   json["residual_fraction"] = JsonQuantity(attribution.residual_fraction, "fraction");
   json["stall_source"] = StallSourceName(attribution.stall_source);
+  json["stall_split"] = "shares";
+  json["change_uncertainty"] = JsonQuantity(attribution.change_uncertainty_ns, "ns");
+  Json noise;
+  noise["rho_before"] = JsonQuantity(attribution.rho_before, "ratio");
+  noise["rho_after"] = JsonQuantity(attribution.rho_after, "ratio");
+  noise["pass_mismatch"] = JsonQuantity(attribution.pass_mismatch_ns, "ns");
+  noise["pass_mismatch_fraction"] = JsonQuantity(
+      attribution.delta_ns != 0 ? attribution.pass_mismatch_ns / std::fabs(attribution.delta_ns) : 0,
+      "fraction");
+  noise["uncertainty_source"] = UncertaintySourceName(attribution.uncertainty_source);
+  noise["launches_before"] = attribution.launches_before;
+  noise["launches_after"] = attribution.launches_after;
+  json["noise"] = noise;
   json["missing_metrics"] = attribution.missing;
   Json terms = Json::array();
   for (const AttributionTerm& term : attribution.terms) {
@@ -243,6 +281,7 @@ Json AttributionJson(const TimeAttribution& attribution) {
     row["before"] = JsonQuantity(term.before, term.unit);
     row["after"] = JsonQuantity(term.after, term.unit);
     row["time"] = JsonQuantity(term.delta_ns, "ns");
+    row["uncertainty"] = JsonQuantity(term.uncertainty_ns, "ns");
     terms.push_back(row);
   }
   json["terms"] = terms;
@@ -593,25 +632,29 @@ std::string ComparisonDigest(const ProfileComparison& comparison, size_t max_ter
                         Duration(before.roofline.duration_ns), Duration(after.roofline.duration_ns),
                         ClassText(before.roofline), ClassText(after.roofline));
     if (pair.attribution.available) {
-      // Each factor by its parts where it has them, else whole; the residual as the report states it.
+      // Each factor by its parts where it has them, else whole; then the noise figure.
       std::vector<const AttributionTerm*> terms;
       for (const AttributionTerm& term : pair.attribution.terms) {
         bool has_parts = std::any_of(
             pair.attribution.terms.begin(), pair.attribution.terms.end(),
             [&](const AttributionTerm& other) { return other.factor == term.factor && !other.part.empty(); });
-        if (term.factor != "residual" && (term.part.empty() != has_parts)) terms.push_back(&term);
+        if (term.part.empty() != has_parts) terms.push_back(&term);
       }
       std::stable_sort(terms.begin(), terms.end(), [](const AttributionTerm* a, const AttributionTerm* b) {
         return std::fabs(a->delta_ns) > std::fabs(b->delta_ns);
       });
       if (terms.size() > max_terms) terms.resize(max_terms);
       for (const AttributionTerm* term : terms) {
-        text += fmt::format("  {}: {} → {} ({})\n", term->label, FactorValue(term->before, term->unit),
-                            FactorValue(term->after, term->unit), SignedDuration(term->delta_ns));
+        text += fmt::format("  {}: {} → {} ({} {})\n", term->label, FactorValue(term->before, term->unit),
+                            FactorValue(term->after, term->unit), SignedDuration(term->delta_ns),
+                            PlusMinus(term->delta_ns, term->uncertainty_ns));
       }
-      text += fmt::format("  model residual: {} ({} of the change)\n",
-                          SignedDuration(pair.attribution.residual_ns),
-                          FormatFraction(pair.attribution.residual_fraction, kStyle));
+      text += fmt::format(
+          "  noise: stall-pass mismatch {} ({} of the change)\n", Duration(pair.attribution.pass_mismatch_ns),
+          FormatFraction(pair.attribution.delta_ns != 0
+                             ? pair.attribution.pass_mismatch_ns / std::fabs(pair.attribution.delta_ns)
+                             : 0,
+                         kStyle));
     }
     for (const FindingChange& change : pair.findings) {
       if (change.kind == FindingChangeKind::kSame) continue;

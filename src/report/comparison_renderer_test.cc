@@ -32,7 +32,10 @@ TEST(ComparisonRendererTest, TerminalShowsTheAttributionSummingToTheChange) {
   std::string text = RenderComparison(comparison, ReportFormat::kTerminal);
   EXPECT_NE(text.find("transpose_reference_kernel → transpose_tunable_kernel"), std::string::npos);
   EXPECT_NE(text.find("Where the time went"), std::string::npos);
-  EXPECT_NE(text.find("stalls from counter sums"), std::string::npos);  // the fixtures have the sums
+  EXPECT_NE(text.find("stall shares from counter sums"), std::string::npos);  // the fixtures have the sums
+  EXPECT_NE(text.find("(exact)"), std::string::npos);
+  EXPECT_NE(text.find("±"), std::string::npos);
+  EXPECT_NE(text.find("noise: the stall counters' replay"), std::string::npos);
   EXPECT_NE(text.find("measured change"), std::string::npos);
   EXPECT_NE(text.find("Metrics that moved most beyond noise"), std::string::npos);
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
@@ -49,6 +52,11 @@ TEST(ComparisonRendererTest, JsonIsVersionedWithUnits) {
   for (const auto& term : attribution["terms"])
     if (term["part"].is_null()) sum += term["time"]["value"].get<double>();
   EXPECT_NEAR(sum, attribution["change"]["value"].get<double>(), 1e-6 * std::fabs(sum));
+  EXPECT_EQ(attribution["stall_split"], "shares");
+  EXPECT_EQ(attribution["terms"][0]["uncertainty"]["unit"], "ns");
+  EXPECT_EQ(attribution["noise"]["pass_mismatch"]["unit"], "ns");
+  EXPECT_EQ(attribution["noise"]["uncertainty_source"], "pass mismatch");  // one launch per side
+  EXPECT_GT(attribution["noise"]["rho_before"]["value"].get<double>(), 0.9);
 }
 
 TEST(ComparisonRendererTest, HtmlEscapesNamesAndDrawsTheArrow) {
