@@ -383,7 +383,9 @@ ToolDefinition Int64IndexArithmeticTool() {
   for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
       ">= min_integer_divisions division sites in SASS; SM throughput >= min_sm_throughput_percent; division "
-      "code >= min_division_share of the instructions. Without SASS: FP share <= max_fp_share_without_sass "
+      "code (each site's sequence, and every integer instruction that reads a hoisted reciprocal's value, "
+      "up to the address arithmetic) >= min_division_share of the instructions. Without SASS: FP share <= "
+      "max_fp_share_without_sass "
       "and "
       "integer work beyond address_instructions_per_access per memory access >= min_division_share, at most "
       "max_integer_instructions_per_access per access";
