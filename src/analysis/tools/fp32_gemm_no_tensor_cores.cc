@@ -207,6 +207,10 @@ std::optional<GemmSignature> MetricGemmSignature(const ToolContext& context) {
   // FFMA, or HFMA2 (packed halves) when the half multiply-adds are the FP work of a half product.
   auto ffma = FpThreadInstructions(context, "ffma");
   auto hfma = FpThreadInstructions(context, "hfma");
+  // With a listing whose only HFMA2 are constant moves (HFMA2.MMA R, -RZ, RZ, ...), they are no work.
+  if (context.sass && !AnyOf(MainBody(*context.sass),
+                             [](const SassInstruction& i) { return i.opcode == "HFMA2" && IsSimtFma(i); }))
+    hfma.reset();
   const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
   double fma_thread = ffma.value_or(0) + hfma.value_or(0);
   if (!mix.valid || fma_thread <= 0 || !fp32) return std::nullopt;
