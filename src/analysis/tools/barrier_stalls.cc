@@ -124,12 +124,9 @@ ToolDefinition BarrierStallsTool() {
                    {InputSource::kSass, "BAR instruction count", true},
                    {InputSource::kSourcePage, "barrier stall samples per SASS offset", true}};
   for (RequiredInput& input : LatencyModelInputs()) tool.required.push_back(input);
-  tool.thresholds = {{"min_stall_share", 0.2, "fraction",
-                      "share of stall cycles at barriers (barrier + membar) from which they are examined: a "
-                      "fifth of the cycles between issues (ncu's CPIStall rule names a reason above 30% as "
-                      "THE stall; at 20% barriers are a real secondary cause beside a shared-memory or "
-                      "latency one, e.g. a bitonic or scan step of a few instructions between "
-                      "__syncthreads, and the gain ranks it)"},
+  tool.thresholds = {{"min_stall_share", 0.3, "fraction",
+                      "share of stall cycles at barriers (barrier + membar) from which they are examined "
+                      "(ncu's CPIStall rule: a reason above 30% of the cycles between issues)"},
                      {"max_issue_active", 0.8, "fraction",
                       "issue-slot use below which stalls can cost time (ncu's CPIStall rule runs below 80%)"},
                      LatencyMinGainThreshold(),
@@ -140,9 +137,7 @@ ToolDefinition BarrierStallsTool() {
   tool.gain_bound = GainBound::kHidesLatency;
   tool.tuning_moves = {
       {"barrier_stalls",
-       {{ParameterRole::kBlockSize, MoveDirection::kDecrease},
-        {ParameterRole::kTileK, MoveDirection::kIncrease},
-        {ParameterRole::kStages, MoveDirection::kIncrease}},
+       {{ParameterRole::kBlockSize, MoveDirection::kDecrease}, {ParameterRole::kTileK, MoveDirection::kIncrease}, {ParameterRole::kStages, MoveDirection::kIncrease}},
        "fewer threads wait at each __syncthreads, and fewer barriers per unit of work"},
   };
   tool.analyze = AnalyzeBarrierStalls;
