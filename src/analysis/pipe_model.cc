@@ -196,4 +196,41 @@ InstructionList CallsTo(const SassFunction& function, RoutineKind kind) {
   });
 }
 
+double SlowPathExecution::ThreadsPerInstructionOutside() const {
+  double warp = total_warp_instructions - warp_instructions;
+  return warp > 0 ? (total_thread_instructions - thread_instructions) / warp : kWarpSize;
+}
+
+std::optional<SlowPathExecution> FloatSlowPathExecution(const ToolContext& context) {
+  if (!context.sass || !context.source_page) return std::nullopt;
+  std::vector<std::pair<unsigned long long, unsigned long long>> ranges;  // [first, RET] offsets
+  std::set<unsigned long long> starts;
+  for (const SassInstruction* call : CallsTo(*context.sass, RoutineKind::kFloatSlowPath)) {
+    auto target = CallTarget(*call);
+    if (!target || !starts.insert(*target).second) continue;
+    InstructionList routine = Subroutine(*context.sass, *target);
+    // An FP64 routine (pow, exp, division in double) is double math, accidental_fp64's, not a float slow path.
+    bool double_math = AnyOf(routine, [](const SassInstruction& i) {
+      return i.instruction_class == InstructionClass::kFp64 || HasModifier(i, "64H");
+    });
+    if (!routine.empty() && !double_math) ranges.push_back({routine.front()->offset, routine.back()->offset});
+  }
+  SlowPathExecution execution;
+  bool counted = false;
+  for (const SourcePageRow& row : context.source_page->rows) {
+    if (!row.instructions_executed || !row.thread_instructions_executed) continue;
+    counted = true;
+    execution.total_warp_instructions += *row.instructions_executed;
+    execution.total_thread_instructions += *row.thread_instructions_executed;
+    for (const auto& [first, last] : ranges) {
+      if (row.offset < first || row.offset > last) continue;
+      execution.warp_instructions += *row.instructions_executed;
+      execution.thread_instructions += *row.thread_instructions_executed;
+      break;
+    }
+  }
+  if (!counted || execution.total_warp_instructions <= 0) return std::nullopt;
+  return execution;
+}
+
 }  // namespace kopt

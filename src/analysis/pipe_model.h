@@ -123,4 +123,22 @@ RoutineKind ClassifyRoutine(const InstructionList& routine);
 // The main body's relative calls into subroutines of `kind`.
 InstructionList CallsTo(const SassFunction& function, RoutineKind kind);
 
+// What the launch executed inside the float slow-path subroutines (IEEE
+// division/sqrt slow paths: the CALL targets ClassifyRoutine calls
+// kFloatSlowPath and that hold no FP64 instruction (a double pow or division
+// routine is FP64 math), from their first instruction to their RET), from the
+// source page's per-PC counts: warp instructions and thread instructions
+// there and in the whole kernel. nullopt without SASS, source page or counts.
+struct SlowPathExecution {
+  double warp_instructions = 0, thread_instructions = 0;  // inside the slow paths
+  double total_warp_instructions = 0, total_thread_instructions = 0;
+  double Share() const { return Share(warp_instructions, total_warp_instructions); }
+  // Active threads per warp instruction outside the slow paths (32 when nothing else ran).
+  double ThreadsPerInstructionOutside() const;
+
+ private:
+  static double Share(double part, double total) { return total > 0 ? part / total : 0; }
+};
+std::optional<SlowPathExecution> FloatSlowPathExecution(const ToolContext& context);
+
 }  // namespace kopt

@@ -142,8 +142,12 @@ ToolDefinition DataMovementPassTool() {
                     "DRAM bytes written per byte read up to which the kernel passes over an existing tensor "
                     "(a widening cast, fp8/int8 → f32, writes 4x what it reads); writing more creates data "
                     "(a fill, a producer), which is not a pass"),
-      MakeThreshold("min_dram_percent", 50, "%",
-                    "DRAM throughput from which the kernel is bound by the traffic it exists for"),
+      MakeThreshold("min_dram_percent", 25, "%",
+                    "DRAM throughput from which the traffic it exists for is the kernel's time: a pass at "
+                    "<= max_flop_per_byte does nothing else, so at a quarter of the peak or more (a padding "
+                    "or gather copy whose index arithmetic keeps it near half the peak included) fusing "
+                    "removes its whole time, however well it moves the bytes; below, a latency or launch "
+                    "cause dominates and its own tool names it"),
       MakeThreshold("min_neighbour_share", 0.5, "fraction",
                     "another kernel of the profile moving at least this share of the pass's written bytes "
                     "produces or consumes the tensor: the kernel to fuse with")};

@@ -58,5 +58,16 @@ TEST(DataMovementPass, NotAKernelAloneInItsProfile) {
   EXPECT_EQ(FindFinding(saxpy, "data_movement_pass"), nullptr) << DescribeFindings(saxpy);
 }
 
+// Issue 18, blind set 3: a zero-padding copy between its producer and consumer moves its 254 MB at 49% of the
+// DRAM peak (its index arithmetic keeps it from the ceiling): still a pass that only moves data, and fusing
+// it removes more than hiding its latency would.
+TEST(DataMovementPass, PassBelowHalfThePeakIsStillAPass) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind3", "pad_copy_pass", "zero_pad_copy", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "data_movement_pass") << DescribeFindings(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace kopt

@@ -1,5 +1,14 @@
-// fp32_gemm_no_tensor_cores: a matrix product on the FP32 FMA pipe (FFMAs fed
-// from shared memory, no HMMA/HGMMA): the time the TF32 tensor path would take.
+// fp32_gemm_no_tensor_cores: a matrix product on the SIMT FMA pipe (FFMAs, or
+// packed HFMA2 on fp16 data, fed from shared memory, no HMMA/HGMMA): the time
+// the tensor path (TF32 for float, fp16 for half data) would take.
+//
+// What makes an FMA loop a matrix product and not any other FMA-heavy loop
+// (an all-pairs n-body force, a mixture likelihood): its inner loop is the
+// multiply-add and the operand loads only. A product issues no special
+// functions (MUFU on the XU pipe) per multiply-add; an all-pairs interaction
+// computes a sqrt/division/exp per pair and keeps the XU pipe as busy as the
+// FMA pipe. The XU load relative to the FMA load (max_xu_to_fma_pipe_ratio)
+// separates them on both paths (SASS trace and metric signature).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,6 +40,20 @@ bool PropagatesValue(const SassInstruction& instruction) {
          (instruction.opcode == "HADD2" && HasModifier(instruction, ".F32"));
 }
 
+// A SIMT multiply-add of the product: FFMA, or HFMA2 on packed halves. HFMA2.MMA
+// with a zero register multiplicand is the compiler's constant materialisation, not work.
+bool IsSimtFma(const SassInstruction& instruction) {
+  if (instruction.opcode == "FFMA") return true;
+  if (instruction.opcode != "HFMA2") return false;
+  std::vector<std::string_view> operands = Operands(instruction);
+  for (size_t i = 1; i < operands.size() && i <= 2; ++i) {
+    std::string_view operand = operands[i];
+    while (!operand.empty() && operand.front() == '-') operand.remove_prefix(1);
+    if (operand.rfind("RZ", 0) == 0) return false;
+  }
+  return true;
+}
+
 void TraceFfma(const SassInstruction& instruction, const std::set<int>& shared, SharedFedFfma& facts) {
   ++facts.ffma;
   std::vector<std::string_view> operands = Operands(instruction);
@@ -54,7 +77,7 @@ SharedFedFfma TraceSharedFedFfma(const SassFunction& function) {
       facts.shared_values_loaded += values;
       continue;
     }
-    if (instruction->opcode == "FFMA") TraceFfma(*instruction, shared, facts);
+    if (IsSimtFma(*instruction)) TraceFfma(*instruction, shared, facts);
     std::vector<int> sources = SourceRegisters(*instruction);
     bool derived = PropagatesValue(*instruction) &&
                    std::any_of(sources.begin(), sources.end(), [&](int r) { return shared.count(r) > 0; });
@@ -108,8 +131,8 @@ std::vector<Recommendation> TensorCoreRecommendations(double gain, double attain
        "the multiply moves from the FMA pipe to the tensor pipe; keep FP32 accumulators"});
   if (half_inputs) {
     recommendations.push_back(
-        {"Feed the fp16 inputs to the tensor cores directly instead of converting them to float (HADD2.F32) "
-         "before the FFMAs",
+        {"Feed the fp16 inputs to the tensor cores directly instead of multiplying them with HFMA2 or "
+         "converting them to float (HADD2.F32) before the FFMAs",
          "fp16 tensor throughput is twice TF32's, and the conversions go away",
          "a further 2x on the multiply over TF32"});
   }
@@ -138,13 +161,19 @@ void AddTensorTimeGain(const ToolContext& context, const ComputeWork& fp32, Find
     finding.gain_method = "not estimated: no TF32 tensor peak (profile or spec table) or no duration";
     return;
   }
-  double seconds_after = fp32.operations / (attainable * peak.flops_per_second);
+  // Packed-fp16 work runs at the fp16 dense tensor peak, twice TF32's (Hopper, Ampere: 989 vs 495 TFLOP/s).
+  const ComputeWork* fp16 = FindWork(context.roofline, "fp16");
+  double half_operations = fp16 ? fp16->operations : 0;
+  double seconds_after = fp32.operations / (attainable * peak.flops_per_second) +
+                         half_operations / (attainable * 2 * peak.flops_per_second);
   finding.estimated_gain = std::clamp(1 - seconds_after / duration_seconds, 0.0, 1.0);
   finding.gain_method = fmt::format(
-      "time after the fix: the FP32 FLOPs at {:.0f}% of the dense TF32 tensor peak ({:.1f} TFLOP/s, {}) take "
+      "time after the fix: the FP32 FLOPs at {:.0f}% of the dense TF32 tensor peak ({:.1f} TFLOP/s, {}){} "
+      "take "
       "{:.1f} µs of the {:.1f} µs",
-      attainable * 100, peak.flops_per_second * 1e-12, peak.source, seconds_after * 1e6,
-      duration_seconds * 1e6);
+      attainable * 100, peak.flops_per_second * 1e-12, peak.source,
+      half_operations > 0 ? " and the FP16 FLOPs at the same share of twice that peak (fp16 inputs)" : "",
+      seconds_after * 1e6, duration_seconds * 1e6);
   finding.evidence.push_back(MakeEvidence("dense TF32 tensor peak", peak.flops_per_second, "FLOP/s", "", 0));
 }
 
@@ -154,17 +183,39 @@ void AddTensorTimeGain(const ToolContext& context, const ComputeWork& fp32, Find
 // FLOPs (operand reuse across the tile) and the FFMAs still load an operand
 // every few instructions (register-resident arithmetic loads once per
 // thousands).
+std::string ProductTitle(bool half) {
+  return half ? "Matrix multiply on the SIMT FMA pipe (HFMA2 on fp16 data), not on tensor cores"
+              : "Matrix multiply on the FP32 FMA pipe, not on tensor cores";
+}
+
 struct GemmSignature {
+  bool half = false;  // HFMA2 is most of the multiply-adds
   double ffma_share = 0, loads_per_ffma = 0, stores_per_ffma = 0, flop_per_dram_byte = 0, tensor_percent = 0;
 };
 
+// The SIMT FP work a tensor core would take over: FP32 and packed-FP16 operations.
+double SimtProductOperations(const ToolContext& context) {
+  double operations = 0;
+  for (std::string_view precision : {"fp32", "fp16"}) {
+    if (const ComputeWork* work = FindWork(context.roofline, precision)) operations += work->operations;
+  }
+  return operations;
+}
+
 std::optional<GemmSignature> MetricGemmSignature(const ToolContext& context) {
   InstructionMix mix = ReadInstructionMix(context);
+  // FFMA, or HFMA2 (packed halves) when the half multiply-adds are the FP work of a half product.
   auto ffma = FpThreadInstructions(context, "ffma");
+  auto hfma = FpThreadInstructions(context, "hfma");
+  // With a listing whose only HFMA2 are constant moves (HFMA2.MMA R, -RZ, RZ, ...), they are no work.
+  if (context.sass && !AnyOf(MainBody(*context.sass),
+                             [](const SassInstruction& i) { return i.opcode == "HFMA2" && IsSimtFma(i); }))
+    hfma.reset();
   const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
-  if (!mix.valid || !ffma || *ffma <= 0 || !fp32) return std::nullopt;
+  double fma_thread = ffma.value_or(0) + hfma.value_or(0);
+  if (!mix.valid || fma_thread <= 0 || !fp32) return std::nullopt;
   double threads = MetricOr(context, kThreadsPerInstructionMetric, kWarpSize);
-  double ffma_warp = *ffma / (threads > 0 ? threads : kWarpSize);
+  double ffma_warp = fma_thread / (threads > 0 ? threads : kWarpSize);
   double loads = MetricOr(context, "smsp__sass_inst_executed_op_global_ld.sum", 0) +
                  MetricOr(context, "smsp__sass_inst_executed_op_shared_ld.sum", 0) +
                  MetricOr(context, "smsp__inst_executed_op_ldsm.sum", 0);
@@ -172,19 +223,35 @@ std::optional<GemmSignature> MetricGemmSignature(const ToolContext& context) {
                   MetricOr(context, "smsp__sass_inst_executed_op_shared_st.sum", 0);
   double dram = MetricOr(context, "dram__bytes_read.sum", 0) + MetricOr(context, "dram__bytes_write.sum", 0);
   GemmSignature signature;
+  signature.half = hfma.value_or(0) > ffma.value_or(0);
   signature.ffma_share = SafeRatio(ffma_warp, mix.fp);
   signature.loads_per_ffma = SafeRatio(loads, ffma_warp);
   signature.stores_per_ffma = SafeRatio(stores, ffma_warp);
-  signature.flop_per_dram_byte = dram > 0 ? fp32->operations / dram : 0;
+  signature.flop_per_dram_byte = dram > 0 ? SimtProductOperations(context) / dram : 0;
   for (std::string_view pipe : {"tensor_op_hmma", "tensor_op_gmma"})
     signature.tensor_percent = std::max(signature.tensor_percent, MetricOr(context, PipeMetric(pipe), 0));
   if (signature.ffma_share < context.Threshold("min_ffma_share") ||
       signature.loads_per_ffma < context.Threshold("min_loads_per_ffma") ||
       signature.stores_per_ffma > context.Threshold("max_stores_per_ffma") ||
+      (signature.stores_per_ffma > 0 &&
+       signature.loads_per_ffma / signature.stores_per_ffma < context.Threshold("min_loads_per_store")) ||
       signature.flop_per_dram_byte < context.Threshold("min_flop_per_dram_byte") ||
       signature.tensor_percent >= context.Threshold("max_tensor_pipe_percent"))
     return std::nullopt;  // (no FMA-pipe bound: a naive product is limited by its loads, not its FFMAs)
   return signature;
+}
+
+// The XU pipe's load over the FMA pipe's (both % of their own peaks); nullopt without the FMA pipe.
+std::optional<double> XuToFmaRatio(const ToolContext& context) {
+  auto fma = context.Metric(PipeMetric("fma"));
+  if (!fma || *fma <= 0) return std::nullopt;
+  return context.Metric(PipeMetric("xu")).value_or(0) / *fma;
+}
+
+// An inner loop that issues special functions next to its multiply-adds is no product (see the top).
+bool IssuesSpecialFunctionsPerFma(const ToolContext& context) {
+  auto ratio = XuToFmaRatio(context);
+  return ratio && *ratio > context.Threshold("max_xu_to_fma_pipe_ratio");
 }
 
 std::optional<Finding> AnalyzeFromMetricSignature(const ToolContext& context) {
@@ -196,13 +263,16 @@ std::optional<Finding> AnalyzeFromMetricSignature(const ToolContext& context) {
   if (!signature) return std::nullopt;
   const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
   Finding finding;
-  finding.title = "Matrix multiply on the FP32 FMA pipe, not on tensor cores";
+  finding.title = ProductTitle(signature->half);
   finding.evidence.push_back(MakeEvidence("FFMA share of the floating-point instructions",
                                           signature->ffma_share * 100, "%",
                                           ">=", context.Threshold("min_ffma_share") * 100));
   finding.evidence.push_back(MakeEvidence("global/shared load instructions per FFMA",
                                           signature->loads_per_ffma, "inst/inst",
                                           ">=", context.Threshold("min_loads_per_ffma")));
+  finding.evidence.push_back(MakeEvidence("global/shared store instructions per FFMA",
+                                          signature->stores_per_ffma, "inst/inst",
+                                          "<=", context.Threshold("max_stores_per_ffma")));
   finding.evidence.push_back(MakeEvidence("FP32 FLOP per DRAM byte (operand reuse)",
                                           signature->flop_per_dram_byte, "FLOP/byte",
                                           ">=", context.Threshold("min_flop_per_dram_byte")));
@@ -221,19 +291,24 @@ std::optional<Finding> AnalyzeFromMetricSignature(const ToolContext& context) {
       "times faster.",
       signature->ffma_share * 100, 1 / std::max(signature->loads_per_ffma, 1e-9),
       signature->flop_per_dram_byte);
-  finding.recommendations = TensorCoreRecommendations(
-      finding.estimated_gain, context.Threshold("attainable_tensor_efficiency"), IsHopper(context), false);
+  finding.recommendations =
+      TensorCoreRecommendations(finding.estimated_gain, context.Threshold("attainable_tensor_efficiency"),
+                                IsHopper(context), signature->half);
   finding.confidence = 0.65;
   return finding;
 }
 
 std::optional<Finding> AnalyzeFp32GemmWithoutTensorCores(const ToolContext& context) {
+  if (IssuesSpecialFunctionsPerFma(context)) return std::nullopt;
   if (!context.sass) return AnalyzeFromMetricSignature(context);
   SharedFedFfma facts = TraceSharedFedFfma(*context.sass);
   if (!LooksLikeMatrixProduct(context, facts)) return AnalyzeFromMetricSignature(context);
   const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
+  bool half_inputs = AnyOf(MainBody(*context.sass), [](const SassInstruction& i) {
+    return (i.opcode == "HADD2" && HasModifier(i, ".F32")) || (i.opcode == "HFMA2" && IsSimtFma(i));
+  });
   Finding finding;
-  finding.title = "Matrix multiply on the FP32 FMA pipe, not on tensor cores";
+  finding.title = ProductTitle(half_inputs);
   finding.evidence.push_back(MakeEvidence("FFMAs multiplying two shared-memory values (SASS, static)",
                                           double(facts.both_operands_shared.size()), "inst",
                                           ">=", context.Threshold("min_shared_fed_ffma_instructions")));
@@ -256,10 +331,6 @@ std::optional<Finding> AnalyzeFp32GemmWithoutTensorCores(const ToolContext& cont
   } else {
     finding.gain_method = "not estimated: FP32 FLOP counters missing";
   }
-  bool half_inputs = context.sass->opcode_counts.count("HADD2") > 0 &&
-                     AnyOf(MainBody(*context.sass), [](const SassInstruction& i) {
-                       return i.opcode == "HADD2" && HasModifier(i, ".F32");
-                     });
   finding.root_cause = fmt::format(
       "The kernel multiplies matrices with scalar FFMAs: {} FFMAs multiply two values loaded from shared "
       "memory (each loaded value feeds {:.1f} FFMAs, an outer-product register tile) and the SASS has no "
@@ -284,6 +355,7 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
   tool.side = ToolSide::kCompute;
   tool.required = {{InputSource::kSass, "FFMA operands traced to LDS; HMMA/HGMMA count", true},
                    {InputSource::kNcuMetric, PipeMetric("fma"), false},
+                   {InputSource::kNcuMetric, PipeMetric("xu"), true},
                    {InputSource::kNcuMetric, PipeMetric("tensor_op_hmma"), true},
                    {InputSource::kNcuMetric, PipeMetric("tensor_op_gmma"), true},
                    {InputSource::kNcuMetric, std::string(kTf32DensePeakMetric), true},
@@ -312,23 +384,41 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
           "consume loaded operands (a naive GEMM loads 2 per FFMA, an 8x8 register tile with 128-bit "
           "shared loads 1 per 16; register-resident iterations load once per thousands)"),
       MakeThreshold(
-          "max_stores_per_ffma", 0.05, "inst/inst",
+          "max_stores_per_ffma", 0.15, "inst/inst",
           "metric signature: global/shared store instructions per FFMA up to which the FFMAs accumulate "
-          "(a product stores each result after K >= 16 multiply-adds and stages each operand tile with "
-          "one shared store per thread per k-step of >= 16 FFMAs); kernels that store or exchange "
-          "values every few FFMAs are not products"),
+          "(a product stores each result after K >= 16 multiply-adds and stages its TWO operand tiles with "
+          "one shared store each per thread per k-step of >= 16 FFMAs: 2/16 = 0.125 for the textbook "
+          "16x16 tile with one output per thread); kernels that store or exchange values every few FFMAs "
+          "are not products"),
+      MakeThreshold(
+          "min_loads_per_store", 3, "inst/inst",
+          "metric signature: load over store instructions from which staged operands are reused: each value "
+          "a product stages in shared memory (one store) is read by every thread of its output row or "
+          "column (the fixtures' products: 5-11 loads per store, even with 128-bit reads); a kernel that "
+          "loads about what it stores (a staged stencil, scan or element-wise pass) is not a product"),
       MakeThreshold("min_flop_per_dram_byte", 8, "FLOP/byte",
                     "metric signature: FP32 FLOP per DRAM byte from which loaded operands are reused across "
                     "many multiplies (element-wise and stencil kernels stay below ~2)"),
       MakeThreshold("max_tensor_pipe_percent", 1, "%",
-                    "metric signature: tensor pipe utilisation below which no tensor-core code runs")};
+                    "metric signature: tensor pipe utilisation below which no tensor-core code runs"),
+      MakeThreshold(
+          "max_xu_to_fma_pipe_ratio", 0.25, "ratio",
+          "both paths: XU pipe % over FMA pipe % above which the FMA loop computes a special function per "
+          "few multiply-adds (an all-pairs force with sqrt and division, a likelihood with exp): not a "
+          "product. The XU pipe takes 1/8 of the FMA pipe's rate, so the ratio is 8 × MUFU per FMA; a "
+          "product's epilogue activation (one MUFU per output, K >= 32 FMAs) stays <= 0.25")};
   for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
-      "SASS: no HMMA/HGMMA, >= min_shared_fed_ffma_instructions FFMAs multiplying two shared-memory values "
+      "XU pipe <= max_xu_to_fma_pipe_ratio × FMA pipe (no special function per few FMAs), and: "
+      "SASS: no HMMA/HGMMA, >= min_shared_fed_ffma_instructions FFMAs (or HFMA2) multiplying two "
+      "shared-memory values "
       "and >= min_shared_fed_ffma_share of all FFMAs; FMA pipe >= min_fma_pipe_percent. Otherwise (no SASS, "
       "or "
-      "operands not from shared memory) the metric signature: FFMA >= min_ffma_share of the FP instructions, "
-      ">= min_loads_per_ffma loads and <= max_stores_per_ffma stores per FFMA, >= min_flop_per_dram_byte, "
+      "operands not from shared memory) the metric signature: FFMA + HFMA >= min_ffma_share of the FP "
+      "instructions, "
+      ">= min_loads_per_ffma loads and <= max_stores_per_ffma stores per FFMA, >= min_loads_per_store loads "
+      "per "
+      "store, >= min_flop_per_dram_byte, "
       "tensor pipes < "
       "max_tensor_pipe_percent";
   tool.gain_bound = GainBound::kReducesCompute;

@@ -43,5 +43,32 @@ TEST(ComputeTools, MetricSignatureFindsGemmsTheListingTraceDoesNot) {
   EXPECT_NE(FindFinding(first_set, "fp32_gemm_no_tensor_cores"), nullptr) << DescribeFindings(first_set);
 }
 
+// Issue 18, blind set 3: the textbook 16x16 tile (one output per thread) stages two operand tiles per
+// k-step of 16 FFMAs (0.125 stores per FFMA) and is limited by its shared loads, not its FFMAs; an HFMA2
+// product on fp16 tiles is a product too. Both get the tensor-core finding first, bundle and CSV alike.
+TEST(ComputeTools, TextbookTiledAndHalf2SimtProductsAreGemms) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    for (const char* name : {"sgemm_textbook_tiled", "hgemm_half2_simt"}) {
+      KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind3", name, name, parts);
+      ASSERT_FALSE(kernel.findings.empty()) << name;
+      EXPECT_EQ(kernel.findings.front().tool, "fp32_gemm_no_tensor_cores")
+          << name << ": " << DescribeFindings(kernel);
+    }
+  }
+}
+
+// An all-pairs force loop (FFMAs on shared-memory tiles, high reuse per DRAM byte) computes a sqrt and a
+// division per pair: its XU pipe is as busy as its FMA pipe, which no product is. Neither path calls it a
+// GEMM; nor does a staged kernel that loads about as much as it stores (the first set's barrier kernel).
+TEST(ComputeTools, AllPairsInteractionAndStagedPassAreNotGemms) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis nbody =
+        DiagnoseFixtureIn("h200_blind3", "nbody_sqrt_div_forces", "nbody_sqrt_div_forces", parts);
+    EXPECT_EQ(FindFinding(nbody, "fp32_gemm_no_tensor_cores"), nullptr) << DescribeFindings(nbody);
+    KernelDiagnosis staged = DiagnoseFixture("barrier_stalls", {}, parts);
+    EXPECT_EQ(FindFinding(staged, "fp32_gemm_no_tensor_cores"), nullptr) << DescribeFindings(staged);
+  }
+}
+
 }  // namespace
 }  // namespace kopt

@@ -1,6 +1,16 @@
 // int64_index_arithmetic: integer division and modulo (I2F.RP → MUFU.RCP → F2I
 // reciprocal sequences) and 64-bit index arithmetic in the main body: the share
 // of instructions they take and the gain of 32-bit or shift/mask indexing.
+//
+// A divisor that does not change inside the kernel (a size passed as an
+// argument) has its reciprocal computed once (one I2F.RP → MUFU.RCP → F2I) and
+// every later division or modulo by it is a multiply-high by that reciprocal
+// plus a multiply-back and one or two compare-and-correct steps (IMAD.HI,
+// IMAD, ISETP, @P IADD3), scheduled among the other work. The division code
+// is then found by data flow: every integer instruction that (transitively)
+// reads the reciprocal's registers, up to the address arithmetic (IMAD.WIDE,
+// LEA) that consumes the quotient or remainder. Each multiply-high by the
+// reciprocal outside its own setup is one more division site.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +25,7 @@ namespace {
 
 struct IntegerDivisionFacts {
   InstructionList inline_sites;                   // I2F.*.RP in the main body: a division by a run-time value
+  InstructionList reuse_sites;                    // IMAD.HI by a hoisted reciprocal: one more division each
   InstructionList call_sites;                     // CALLs of an integer division/modulo subroutine
   bool uses_64_bit = false;                       // I2F.U64.RP / I2F.S64.RP anywhere
   size_t routine_instructions = 0;                // the longest division routine called
@@ -79,6 +90,40 @@ void MarkDivisionCode(const InstructionList& body, IntegerDivisionFacts& facts) 
   }
 }
 
+// Address arithmetic consumes a quotient or remainder; the division ends there.
+bool IsAddressArithmetic(const SassInstruction& instruction) {
+  return instruction.opcode == "LEA" || HasModifier(instruction, ".WIDE");
+}
+
+// The instructions that read a reciprocal's value (see the top of the file), from each inline site on.
+void MarkReciprocalUses(const InstructionList& body, IntegerDivisionFacts& facts) {
+  std::set<unsigned long long> setup = facts.division_offsets;
+  for (const SassInstruction* site : facts.inline_sites) {
+    std::set<int> derived;
+    for (int r : WrittenRegisters(*site)) derived.insert(r);
+    size_t start = std::find(body.begin(), body.end(), site) - body.begin();
+    for (size_t i = start + 1; i < body.size(); ++i) {
+      const SassInstruction& instruction = *body[i];
+      std::vector<int> sources = SourceRegisters(instruction);
+      bool reads = std::any_of(sources.begin(), sources.end(), [&](int r) { return derived.count(r) > 0; });
+      bool division =
+          reads && IsIntegerDivisionWork(instruction.instruction_class) && !IsAddressArithmetic(instruction);
+      if (division) {
+        facts.division_offsets.insert(instruction.offset);
+        if (instruction.opcode == "IMAD" && HasModifier(instruction, ".HI") &&
+            !setup.count(instruction.offset))
+          facts.reuse_sites.push_back(&instruction);
+      }
+      for (int written : WrittenRegisters(instruction)) {
+        if (division)
+          derived.insert(written);
+        else if (instruction.predicate.empty())  // (a predicated write may keep the derived value)
+          derived.erase(written);
+      }
+    }
+  }
+}
+
 IntegerDivisionFacts FindIntegerDivisions(const SassFunction& function) {
   IntegerDivisionFacts facts;
   InstructionList body = MainBody(function);
@@ -94,6 +139,7 @@ IntegerDivisionFacts FindIntegerDivisions(const SassFunction& function) {
         return IsIntegerDivisionStart(i) && (HasModifier(i, ".U64") || HasModifier(i, ".S64"));
       });
   MarkDivisionCode(body, facts);
+  MarkReciprocalUses(body, facts);
   return facts;
 }
 
@@ -164,6 +210,8 @@ void AddIndexArithmeticEvidence(const ToolContext& context, const IntegerDivisio
                                 const std::string& share_basis, Finding& finding) {
   finding.evidence.push_back(MakeEvidence("integer divisions by run-time values (I2F.RP sequences, SASS)",
                                           double(facts.inline_sites.size()), "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence("further divisions by a hoisted reciprocal (IMAD.HI, SASS)",
+                                          double(facts.reuse_sites.size()), "inst", "", 0));
   finding.evidence.push_back(MakeEvidence("calls of integer division/modulo subroutines (SASS)",
                                           double(facts.call_sites.size()), "inst", "", 0));
   finding.evidence.push_back(MakeEvidence("division code share of " + share_basis, share * 100, "%",
@@ -335,7 +383,9 @@ ToolDefinition Int64IndexArithmeticTool() {
   for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
       ">= min_integer_divisions division sites in SASS; SM throughput >= min_sm_throughput_percent; division "
-      "code >= min_division_share of the instructions. Without SASS: FP share <= max_fp_share_without_sass "
+      "code (each site's sequence, and every integer instruction that reads a hoisted reciprocal's value, "
+      "up to the address arithmetic) >= min_division_share of the instructions. Without SASS: FP share <= "
+      "max_fp_share_without_sass "
       "and "
       "integer work beyond address_instructions_per_access per memory access >= min_division_share, at most "
       "max_integer_instructions_per_access per access";

@@ -32,5 +32,27 @@ TEST(Int64IndexArithmetic, WithoutSassIntegerComputationIsNotIndexArithmetic) {
   EXPECT_NE(FindFinding(hash, "int64_index_arithmetic"), nullptr) << DescribeFindings(hash);
 }
 
+// Issue 18, blind set 3: a modulo by a kernel argument inside an unrolled 12-tap loop: nvcc computes the
+// reciprocal once and each modulo is a multiply-high by it plus fix-ups, interleaved with the loads. The
+// data flow from the reciprocal finds them: the division code is the top finding with SASS as without.
+TEST(Int64IndexArithmetic, HoistedReciprocalDivisionsAreFound) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel =
+        DiagnoseFixtureIn("h200_blind3", "int_circular_delay_taps", "int_circular_delay_taps", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "int64_index_arithmetic") << DescribeFindings(kernel);
+  }
+  KernelDiagnosis bundle =
+      DiagnoseFixtureIn("h200_blind3", "int_circular_delay_taps", "int_circular_delay_taps");
+  const Finding* finding = FindFinding(bundle, "int64_index_arithmetic");
+  ASSERT_NE(finding, nullptr);
+  bool reuse_counted = false;
+  for (const Evidence& evidence : finding->evidence) {
+    if (evidence.metric.find("hoisted reciprocal") != std::string::npos)
+      reuse_counted = evidence.value >= 11;  // 12 taps: 12 multiply-highs, one of them may be the setup's
+  }
+  EXPECT_TRUE(reuse_counted);
+}
+
 }  // namespace
 }  // namespace kopt

@@ -18,6 +18,16 @@
 //    1-3 instructions each. With SASS the path also needs the markers of
 //    such sequences (FCHK, slow-path CALLs, FFMA.RM range reduction): a
 //    kernel already on intrinsics has none and is left alone.
+//  - the IEEE division/sqrt slow paths themselves (with SASS and the source
+//    page's per-PC counts): FCHK sends a lane to a subroutine of ~40
+//    instructions whenever an operand is out of the fast path's range (a
+//    denormal or zero numerator after an underflowing exp, a huge
+//    denominator). When such lanes are common, the subroutine runs with a
+//    few lanes each time and takes a large share of the issued instructions
+//    (>= min_slow_path_instruction_share), whatever the XU load: the lanes
+//    idle meanwhile are divergence whose cause is the division, so
+//    warp_divergence leaves it to this tool. Reciprocals hoisted out of the
+//    loop (or __fdividef) have no slow path.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -219,8 +229,60 @@ std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double
   return finding;
 }
 
+// The slow paths' share of the executed instructions (see the top of the file).
+std::optional<Finding> AnalyzeSlowPaths(const ToolContext& context, const SlowPathExecution& execution,
+                                        double xu_percent) {
+  InstructionList calls = CallsTo(*context.sass, RoutineKind::kFloatSlowPath);
+  size_t divisions =
+      Select(MainBody(*context.sass), [](const SassInstruction& i) { return i.opcode == "FCHK"; }).size();
+  double share = execution.Share();
+  Finding finding;
+  finding.title = fmt::format(
+      "IEEE division/sqrt slow paths take {:.0f}% of the executed instructions ({:.1f} of 32 lanes active "
+      "there)",
+      share * 100, execution.thread_instructions / std::max(execution.warp_instructions, 1.0));
+  finding.estimated_gain = share * ComputeLimitedFraction(context);
+  finding.gain_method = fmt::format(
+      "the slow paths' share of executed warp instructions {:.1f}% × SM throughput {:.0f}% (how "
+      "compute-limited "
+      "the kernel is): the instructions a division without a slow path (hoisted reciprocal, __fdividef) does "
+      "not issue",
+      share * 100, ComputeLimitedFraction(context) * 100);
+  finding.evidence.push_back(
+      MakeEvidence("warp instructions executed in float slow-path subroutines (source page)", share * 100,
+                   "%", ">=", context.Threshold("min_slow_path_instruction_share") * 100));
+  finding.evidence.push_back(MakeEvidence(
+      "active threads per warp instruction in the slow paths",
+      execution.thread_instructions / std::max(execution.warp_instructions, 1.0), "thread/inst", "", 0));
+  finding.evidence.push_back(MakeEvidence("active threads per warp instruction elsewhere",
+                                          execution.ThreadsPerInstructionOutside(), "thread/inst", "", 0));
+  finding.evidence.push_back(
+      MakeEvidence("IEEE float divisions (FCHK, SASS, static)", double(divisions), "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence("calls to division/sqrt slow-path subroutines (SASS, static)",
+                                          double(calls.size()), "inst", "", 0));
+  finding.evidence.push_back(MakeEvidence(PipeMetric("xu"), xu_percent, "%", "", 0));
+  finding.root_cause = fmt::format(
+      "Each IEEE division checks its operands (FCHK) and sends the lanes outside the fast path's range (a "
+      "denormal or zero numerator, e.g. after an exp that underflows, or an extreme denominator) to a "
+      "slow-path "
+      "subroutine. Here the lanes take it so often that {:.0f}% of the executed warp instructions are in "
+      "those "
+      "subroutines, run with {:.1f} of 32 lanes active while the others wait: the divisions, not the "
+      "kernel's "
+      "own branches, make the warps diverge.",
+      share * 100, execution.thread_instructions / std::max(execution.warp_instructions, 1.0));
+  finding.recommendations = IssueBoundRecommendations(finding.estimated_gain, divisions, calls.size());
+  finding.locations = LocationsOf(context, calls);
+  AddStallShareEvidence(context, finding);
+  finding.confidence = 0.8;
+  return finding;
+}
+
 std::optional<Finding> AnalyzeMufuPressure(const ToolContext& context) {
   double xu_percent = *context.Metric(PipeMetric("xu"));
+  if (auto execution = FloatSlowPathExecution(context);
+      execution && execution->Share() >= context.Threshold("min_slow_path_instruction_share"))
+    return AnalyzeSlowPaths(context, *execution, xu_percent);
   std::optional<MufuLimit> limit = FindMufuLimit(context, xu_percent);
   if (!limit) return std::nullopt;
   if (!context.sass) return AnalyzeMufuFromMetrics(context, xu_percent, *limit);
@@ -283,6 +345,7 @@ ToolDefinition MufuDivisionPressureTool() {
   tool.side = ToolSide::kCompute;
   tool.ncu_rules = {NcuRule::kCpiStallMio, NcuRule::kCpiStallMathPipe};
   tool.required = {{InputSource::kSass, "MUFU, FCHK and slow-path CALL counts", true},
+                   {InputSource::kSourcePage, "per-PC instructions executed (slow-path share)", true},
                    {InputSource::kNcuMetric, PipeMetric("xu"), false},
                    {InputSource::kNcuMetric, PipeMetric("fma"), true},
                    {InputSource::kNcuMetric, PipeMetric("alu"), true},
@@ -293,15 +356,23 @@ ToolDefinition MufuDivisionPressureTool() {
           "XU pipe utilisation from which the pipe limits issue (ncu HighPipeUtilization: 60-80% 'High', >= "
           "80% 'Very High')"),
       MakeThreshold(
-          "min_issue_active_percent", 80, "%",
+          "min_issue_active_percent", 70, "%",
           "issue-bound path: share of active cycles the schedulers issue from which instruction issue, not a "
-          "pipe, limits the kernel (four cycles in five; the 80% 'Very High' level of ncu's "
-          "HighPipeUtilization applied to the issue slot)"),
+          "pipe, limits the kernel (the middle of ncu HighPipeUtilization's 60-80% 'High' band applied to "
+          "the "
+          "issue slot: a kernel whose MUFU sequences leave it waiting on their fixed latencies issues on "
+          "70-80% of the cycles, not more)"),
       MakeThreshold(
-          "min_xu_pipe_percent_issue_bound", 40, "%",
+          "min_xu_pipe_percent_issue_bound", 30, "%",
           "issue-bound path: XU utilisation from which the MUFU sequences fill the issue slots: at 1/8 the "
-          "issue rate, 40% XU is 5% of the slots in MUFU, and the 8-25 instructions an accurate expf/logf or "
-          "IEEE division wraps around each MUFU make that >= 40% of the slots"),
+          "issue rate, 30% XU is ~4% of the slots in MUFU, and the 8-25 instructions an accurate expf/logf "
+          "or "
+          "IEEE division wraps around each MUFU make that >= 30% of the slots"),
+      MakeThreshold(
+          "min_slow_path_instruction_share", 0.2, "fraction",
+          "slow-path path (SASS and source page): share of the executed warp instructions inside float "
+          "division/sqrt slow-path subroutines from which they, not the fast path, are the cost (a slow path "
+          "is ~40 instructions run with few lanes; one lane in a few warps taking it is already 20%)"),
       MakeThreshold("min_special_function_share", 0.5, "fraction",
                     "share of the main body's XU instructions that are float MUFU; conversions belong to "
                     "accidental_fp64 and integer-division reciprocals to int64_index_arithmetic"),
@@ -314,7 +385,9 @@ ToolDefinition MufuDivisionPressureTool() {
           "float math (integer-division reciprocals come with almost no FP instructions)")};
   for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
-      "XU pipe >= min_xu_pipe_percent, or issue active >= min_issue_active_percent and XU pipe >= "
+      "SASS + source page: >= min_slow_path_instruction_share of the executed warp instructions in float "
+      "division/sqrt slow-path subroutines; or XU pipe >= min_xu_pipe_percent, or issue active >= "
+      "min_issue_active_percent and XU pipe >= "
       "min_xu_pipe_percent_issue_bound (then SASS must show accurate sequences: FCHK, slow-path CALLs or "
       "FFMA.RM range reductions); float MUFU >= min_special_function_share of the XU instructions in SASS; "
       "without SASS: FP64 pipe < max_fp64_pipe_percent_without_sass and FP share >= "

@@ -84,5 +84,43 @@ TEST(MufuDivisionPressure, NotOnIssueBoundKernelsWithoutXuWork) {
   }
 }
 
+// The first finding's tool, or "" when there is none.
+std::string TopTool(const KernelDiagnosis& kernel) {
+  return kernel.findings.empty() ? std::string() : kernel.findings.front().tool;
+}
+
+// Issue 18, blind set 3: IEEE divisions whose lanes take the slow path (a denormal or zero numerator after an
+// underflowing expf) spend two thirds of the executed instructions in the slow-path subroutine with ~4 lanes
+// active. With the source page that is the finding (and not warp divergence: the kernel's own code runs
+// with full warps); from the raw page alone the issue-bound path finds the accurate sequences.
+TEST(ComputeTools, DivisionSlowPathsAreTheDivisionsCostNotDivergence) {
+  KernelDiagnosis bundle = DiagnoseFixtureIn("h200_blind3", "gmm_loglik_div_exp", "gmm_loglik_div_exp");
+  EXPECT_EQ(TopTool(bundle), "mufu_division_pressure") << DescribeFindings(bundle);
+  EXPECT_EQ(FindFinding(bundle, "warp_divergence"), nullptr) << DescribeFindings(bundle);
+  const Finding* finding = FindFinding(bundle, "mufu_division_pressure");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_NE(finding->title.find("slow paths"), std::string::npos) << finding->title;
+  KernelDiagnosis raw =
+      DiagnoseFixtureIn("h200_blind3", "gmm_loglik_div_exp", "gmm_loglik_div_exp", kRawPageOnly);
+  EXPECT_EQ(TopTool(raw), "mufu_division_pressure") << DescribeFindings(raw);
+}
+
+// An all-pairs force with an IEEE sqrt and division per pair issues on 73% of the cycles with the XU pipe at
+// 53%: the accurate sequences are the work (issue-bound path at >= 70% issue), bundle and raw page alike.
+TEST(ComputeTools, AccurateSqrtAndDivisionPerPairAreIssueBound) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel =
+        DiagnoseFixtureIn("h200_blind3", "nbody_sqrt_div_forces", "nbody_sqrt_div_forces", parts);
+    EXPECT_EQ(TopTool(kernel), "mufu_division_pressure") << DescribeFindings(kernel);
+  }
+}
+
+// A double pow routine called from the kernel is FP64 math, not a float slow path: accidental_fp64 stays
+// first.
+TEST(ComputeTools, DoubleMathRoutineIsNotAFloatSlowPath) {
+  KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind2", "fp64_pow_rms");
+  EXPECT_EQ(TopTool(kernel), "accidental_fp64") << DescribeFindings(kernel);
+}
+
 }  // namespace
 }  // namespace kopt

@@ -1,6 +1,13 @@
 // warp_divergence: warps whose lanes are idle (divergent branches,
 // predication): threads per warp instruction against 32, the divergent
 // branches, and the issue time the idle lanes waste.
+//
+// Divergence inside the IEEE division/sqrt slow paths (lanes sent by FCHK to
+// a subroutine while the rest of the warp waits) is the division's cost:
+// with SASS and the source page's per-PC counts, when the instructions
+// outside those subroutines run with >= max_active_threads_per_instruction
+// lanes, the kernel's own code does not diverge and the finding is left to
+// mufu_division_pressure (whose fix, a division without a slow path, removes it).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -93,6 +100,10 @@ std::optional<Finding> AnalyzeWarpDivergence(const ToolContext& context) {
   auto predicated = context.Metric(kPredicatedThreadsPerInstructionMetric);
   double useful = std::min(active, predicated.value_or(active));
   if (useful >= threshold) return std::nullopt;
+  if (auto slow_paths = FloatSlowPathExecution(context);
+      slow_paths && slow_paths->warp_instructions > 0 &&
+      slow_paths->ThreadsPerInstructionOutside() >= threshold)
+    return std::nullopt;  // the division slow paths diverge, not the kernel's code (see the top)
   double compute_fraction = ComputeLimitedFraction(context);
   Finding finding;
   finding.title = fmt::format("Warp divergence: {:.1f} of 32 threads active per instruction", useful);
@@ -143,11 +154,14 @@ ToolDefinition WarpDivergenceTool() {
                     "ThreadDivergence rule uses 24 of 32 (75% of the warp)")};
   tool.trigger =
       "min(threads per instruction, predicated-on threads per instruction) < "
-      "max_active_threads_per_instruction";
+      "max_active_threads_per_instruction, unless (SASS + source page) the instructions outside the float "
+      "division/sqrt slow-path subroutines run with >= max_active_threads_per_instruction lanes (the "
+      "divisions' divergence: mufu_division_pressure)";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.tuning_moves = {
       {"warp_divergence",
-       {{ParameterRole::kRowsPerBlock, MoveDirection::kIncrease}, {ParameterRole::kVectorWidth, MoveDirection::kDecrease}},
+       {{ParameterRole::kRowsPerBlock, MoveDirection::kIncrease},
+        {ParameterRole::kVectorWidth, MoveDirection::kDecrease}},
        "lanes idle in divergent tails: whole rows per warp leave fewer partial warps"},
   };
   tool.analyze = AnalyzeWarpDivergence;
