@@ -13,6 +13,10 @@
 #       programs, about 3.5 minutes (BUDGET_S=210 TIMING_BUDGET_S=235 to fit all of them; or ONLY=... for
 #       the rest); writes $OUT/blind_set4.tar.gz; scripts/blind_set4_after_capture.sh turns it into
 #       tests/fixtures/h200_blind4/ and the accuracy table)
+#   OUT=/tmp/out SET=blind_set5 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 5, about
+#       3.5 minutes (BUDGET_S=210 TIMING_BUDGET_S=235 to fit all of them; or ONLY=... for the rest); writes
+#       $OUT/blind_set5.tar.gz; scripts/blind_set5_after_capture.sh turns it into tests/fixtures/h200_blind5/
+#       and the accuracy table)
 # It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
 # 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
 #   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
@@ -121,6 +125,35 @@ KERNELS_BLIND_SET4=(
   "healthy_int8_dequant_bf16|regex:^healthy_int8_dequant_bf16\$|1"
   "healthy_clenshaw_chebyshev|regex:^healthy_clenshaw_chebyshev\$|1"
 )
+KERNELS_BLIND_SET5=(
+  "fp64_mie_potential_pairs|regex:^fp64_mie_potential_pairs\$|1"
+  "fp64_gbm_paths_literal|regex:^fp64_gbm_paths_literal\$|1"
+  "mufu_lorentz_spectrum|regex:^mufu_lorentz_spectrum\$|1"
+  "int64_pixel_shuffle|regex:^int64_pixel_shuffle\$|1"
+  "int64_kmer_minimizer_mod|regex:^int64_kmer_minimizer_mod\$|1"
+  "barrier_odd_even_tile_sort|regex:^barrier_odd_even_tile_sort\$|1"
+  "barrier_blelloch_scan_rows|regex:^barrier_blelloch_scan_rows\$|1"
+  "cublas_sgemm_covariance|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "cublas_bf16_strided_batched_heads|regex:gemm|nvjet|xmma|cutlass|sm90_|1"
+  "short_fp16_residual_add_24mb|regex:^short_fp16_residual_add_24mb\$|1"
+  "short_int8_quantize_15mb|regex:^short_int8_quantize_15mb\$|1"
+  "sgemm_blocktile_1d_ffn|regex:^sgemm_blocktile_1d_ffn\$|1"
+  "bf16_gemm_naive_lora|regex:^bf16_gemm_naive_lora\$|1"
+  "imbalance_zipf_groupby|regex:^imbalance_zipf_groupby\$|1"
+  "atomic_token_counts_hot|regex:^atomic_token_counts_hot\$|1"
+  "life_step_launches|regex:^life_step\$|10"
+  "jacobi_sweep_launches|regex:^jacobi_sweep\$|10"
+  "contiguous_copy_pass|regex:^(conv_features|contiguous_copy_pass|pool_rows)\$|3"
+  "bf16_cast_pass|regex:^(logits_f32|cast_bf16_pass|rowmax_bf16)\$|3"
+  "uncoalesced_row_per_thread_dot|regex:^uncoalesced_row_per_thread_dot\$|1"
+  "smem_aos_filter_state|regex:^smem_aos_filter_state\$|1"
+  "tiny_lr_schedule_once|regex:^tiny_lr_schedule_once\$|1"
+  "tiny_alibi_bias_once|regex:^tiny_alibi_bias_once\$|1"
+  "mufu_studentt_mixture|regex:^mufu_studentt_mixture\$|1"
+  "atomic_loss_scalar_sum|regex:^atomic_loss_scalar_sum\$|1"
+  "tail_lorenz_ensemble|regex:^tail_lorenz_ensemble\$|1"
+  "healthy_adamw_fused_update|regex:^healthy_adamw_fused_update\$|1"
+)
 KERNELS=(
   "fp64_gelu_literals|regex:^fp64_gelu_literals\$|1"
   "fp64_exp_decay|regex:^fp64_exp_decay\$|1"
@@ -148,6 +181,7 @@ KERNELS=(
 [[ $SET == blind_set2 ]] && KERNELS=("${KERNELS_BLIND_SET2[@]}")
 [[ $SET == blind_set3 ]] && KERNELS=("${KERNELS_BLIND_SET3[@]}")
 [[ $SET == blind_set4 ]] && KERNELS=("${KERNELS_BLIND_SET4[@]}")
+[[ $SET == blind_set5 ]] && KERNELS=("${KERNELS_BLIND_SET5[@]}")
 # ONLY="prog1 prog2 ...": capture just these programs of the set (a second call for what a budget skipped)
 if [[ -n ${ONLY:-} ]]; then
   selected=()
