@@ -202,6 +202,39 @@ double SimtProductOperations(const ToolContext& context) {
   return operations;
 }
 
+// HADD2.F32 Rd, -RZ, Rs.H0_H0: Hopper's fp16-to-fp32 conversion (what
+// __half2float compiles to), counted by ncu as a half add.
+bool IsHalfToFloatConversion(const SassInstruction& instruction) {
+  if (instruction.opcode != "HADD2" || !HasModifier(instruction, ".F32")) return false;
+  std::vector<std::string_view> operands = Operands(instruction);
+  return operands.size() >= 2 && (operands[1] == "-RZ" || operands[1] == "RZ");
+}
+
+// The half adds that convert the FFMAs' fp16 operands to fp32, in warp
+// instructions: with a listing, when every half add of the main body is such a
+// conversion; without one, when the half adds are alone (no half multiply or
+// multiply-add beside them: no half arithmetic) and at most
+// max_conversions_per_ffma per FFMA (each FFMA converts at most its two
+// multiplicands). Zero otherwise.
+double HalfOperandConversions(const ToolContext& context, std::optional<double> ffma, double threads) {
+  auto hadd = FpThreadInstructions(context, "hadd");
+  if (!hadd || *hadd <= 0 || !ffma || *ffma <= 0) return 0;
+  if (context.sass) {
+    InstructionList body = MainBody(*context.sass);
+    bool any = AnyOf(body, [](const SassInstruction& i) { return i.opcode == "HADD2"; });
+    bool all_conversions = !AnyOf(
+        body, [](const SassInstruction& i) { return i.opcode == "HADD2" && !IsHalfToFloatConversion(i); });
+    if (!any || !all_conversions) return 0;
+  } else {
+    double half_arithmetic =
+        FpThreadInstructions(context, "hmul").value_or(0) + FpThreadInstructions(context, "hfma").value_or(0);
+    if (half_arithmetic > context.Threshold("max_half_arithmetic_per_conversion") * *hadd ||
+        *hadd > context.Threshold("max_conversions_per_ffma") * *ffma)
+      return 0;
+  }
+  return *hadd / (threads > 0 ? threads : kWarpSize);
+}
+
 std::optional<GemmSignature> MetricGemmSignature(const ToolContext& context) {
   InstructionMix mix = ReadInstructionMix(context);
   // FFMA, or HFMA2 (packed halves) when the half multiply-adds are the FP work of a half product.
@@ -224,7 +257,9 @@ std::optional<GemmSignature> MetricGemmSignature(const ToolContext& context) {
   double dram = MetricOr(context, "dram__bytes_read.sum", 0) + MetricOr(context, "dram__bytes_write.sum", 0);
   GemmSignature signature;
   signature.half = hfma.value_or(0) > ffma.value_or(0);
-  signature.ffma_share = SafeRatio(ffma_warp, mix.fp);
+  // fp16 operands converted to fp32 before each FFMA are no FP work of their own.
+  double conversions = signature.half ? 0 : HalfOperandConversions(context, ffma, threads);
+  signature.ffma_share = SafeRatio(ffma_warp, mix.fp - std::min(conversions, mix.fp - ffma_warp));
   signature.loads_per_ffma = SafeRatio(loads, ffma_warp);
   signature.stores_per_ffma = SafeRatio(stores, ffma_warp);
   signature.flop_per_dram_byte = dram > 0 ? SimtProductOperations(context) / dram : 0;
@@ -377,7 +412,16 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
       MakeThreshold(
           "min_ffma_share", 0.5, "fraction",
           "metric signature: FFMA share of the floating-point instructions (a product's inner loop is "
-          "FFMAs; its epilogue adds few others)"),
+          "FFMAs; its epilogue adds few others); half adds that only convert the FFMAs' fp16 operands to "
+          "fp32 (HADD2.F32 Rd, -RZ, Rs: Hopper's __half2float) are not counted as FP instructions"),
+      MakeThreshold(
+          "max_conversions_per_ffma", 2.1, "inst/inst",
+          "metric signature without a listing: half adds per FFMA up to which they are read as the "
+          "conversions of its fp16 operands (two multiplicands per FFMA, and a few epilogue conversions)"),
+      MakeThreshold(
+          "max_half_arithmetic_per_conversion", 0.01, "inst/inst",
+          "metric signature without a listing: half multiplies and multiply-adds per half add up to which "
+          "the half adds are conversions, not half arithmetic (the HFMA2.MMA constant moves stay far below)"),
       MakeThreshold(
           "min_loads_per_ffma", 0.02, "inst/inst",
           "metric signature: global/shared/ldmatrix load instructions per FFMA from which the FFMAs "

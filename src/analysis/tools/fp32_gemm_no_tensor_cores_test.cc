@@ -70,5 +70,18 @@ TEST(ComputeTools, AllPairsInteractionAndStagedPassAreNotGemms) {
   }
 }
 
+// Issue 18, blind set 4: a naive fp16 GEMM converts both half operands to fp32 before each FFMA (Hopper's
+// __half2float is HADD2.F32 Rd, -RZ, Rs, which ncu counts as a half add: two per FFMA). The conversions are
+// no FP work of their own, so the FFMAs are the product's FP instructions and the tensor-core finding
+// comes first, bundle and CSV alike (before: a third of the FP instructions, no product signature).
+TEST(ComputeTools, HalfOperandConversionsAreNoFpWork) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel =
+        DiagnoseFixtureIn("h200_blind4", "hgemm_naive_linear", "hgemm_naive_linear", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "fp32_gemm_no_tensor_cores") << DescribeFindings(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace kopt

@@ -14,6 +14,10 @@
 namespace kopt {
 namespace {
 
+// Every wavefront of the shared pipe: LSU loads, stores and atomics, LDGSTS
+// and (Hopper) the wgmma operand reads from shared memory.
+constexpr const char* kAllSharedWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum";
+
 struct SharedCounts {
   double conflicts = 0, wavefronts = 0, instructions = 0;
   double counter = 0;           // ncu's bank-conflict counter, before the width correction
@@ -116,6 +120,11 @@ std::optional<Finding> AnalyzeBankConflicts(const ToolContext& context) {
   if (worst < minimum) return std::nullopt;
   double conflicts = loads.conflicts + stores.conflicts, wavefronts = loads.wavefronts + stores.wavefronts;
   double conflict_share = SafeRatio(conflicts, wavefronts);
+  // The pipe's time the replays take: their share of every wavefront the
+  // shared pipe serves, which on Hopper includes the wgmma operand reads,
+  // LDGSTS and atomics beside the LSU loads and stores.
+  double pipe_wavefronts = std::max(wavefronts, MetricOr(context, kAllSharedWavefronts, 0));
+  double pipe_share = SafeRatio(conflicts, pipe_wavefronts);
   double instructions = loads.instructions + stores.instructions;
   double n_way = SafeRatio(wavefronts, instructions);
 
@@ -125,12 +134,17 @@ std::optional<Finding> AnalyzeBankConflicts(const ToolContext& context) {
   std::string pipe_metric;
   double pipe_percent = SharedPipePercent(context, pipe_metric);
   finding.evidence.push_back(MakeEvidence(pipe_metric, pipe_percent, "%", "", 0));
+  if (pipe_wavefronts > wavefronts) {
+    finding.evidence.push_back(MakeEvidence(kAllSharedWavefronts, pipe_wavefronts, "wavefront", "", 0));
+    finding.evidence.push_back(MakeEvidence(
+        "conflicts / all shared-pipe wavefronts (incl. wgmma operand reads)", pipe_share * 100, "%", "", 0));
+  }
   std::vector<GainTerm> terms{
-      {fmt::format("conflict share of shared wavefronts {:.1f}% × shared pipe {:.1f}%", conflict_share * 100,
-                   pipe_percent),
-       conflict_share * pipe_percent / 100}};
-  AddLatencyTerm(context, {"mio_throttle", "short_scoreboard"}, conflict_share,
-                 "conflict share of wavefronts", terms, finding);
+      {fmt::format("conflict share of all shared-pipe wavefronts {:.1f}% × shared pipe {:.1f}%",
+                   pipe_share * 100, pipe_percent),
+       pipe_share * pipe_percent / 100}};
+  AddLatencyTerm(context, {"mio_throttle", "short_scoreboard"}, pipe_share,
+                 "conflict share of shared-pipe wavefronts", terms, finding);
   finding.estimated_gain = LargestTerm(terms, finding.gain_method);
   if (finding.estimated_gain < context.Threshold("min_gain")) return std::nullopt;
 
@@ -173,6 +187,7 @@ ToolDefinition SharedBankConflictsTool() {
       {InputSource::kNcuMetric, "smsp__inst_executed_op_ldsm.sum", true},
       {InputSource::kNcuMetric, "smsp__sass_inst_executed_op_shared_gmma.sum", true},
       {InputSource::kNcuMetric, "smsp__inst_executed_op_tma_ld.sum", true},
+      {InputSource::kNcuMetric, kAllSharedWavefronts, true},
       {InputSource::kSass, "LDS/STS access widths", true},
       {InputSource::kNcuMetric,
        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", true},
@@ -181,15 +196,20 @@ ToolDefinition SharedBankConflictsTool() {
       {"min_conflict_share", 0.10, "fraction",
        "bank-conflict wavefronts / shared wavefronts of loads or stores at or above which conflicts "
        "are reported (ncu's SharedMemoryConflicts rule: 10%); conflicts are ncu's counter capped by the "
-       "wavefronts beyond the ideal of the access width (1 per 32-bit, 4 per 128-bit or ldmatrix.x4 access)"},
+       "wavefronts beyond the ideal of the access width (1 per 32-bit, 4 per 128-bit or ldmatrix.x4 access); "
+       "the gain weighs them against every wavefront of the shared pipe (l1tex__data_pipe_lsu_wavefronts_"
+       "mem_shared.sum, which on Hopper also counts the wgmma operand reads): replays of a few epilogue "
+       "stores beside the operand traffic of a tensor-core GEMM take a small share of the pipe"},
       MemoryMinGainThreshold()};
   tool.trigger =
-      "conflicts / wavefronts >= min_conflict_share for shared loads or stores, and estimated gain >= "
-      "min_gain";
+      "conflicts / wavefronts >= min_conflict_share for shared loads or stores, and estimated gain "
+      "(conflicts / "
+      "all shared-pipe wavefronts × shared pipe %, or × the MIO/short-scoreboard stall share) >= min_gain";
   tool.gain_bound = GainBound::kHidesLatency;
   tool.tuning_moves = {
       {"shared_bank_conflicts",
-       {{ParameterRole::kPadding, MoveDirection::kIncrease}, {ParameterRole::kVectorWidth, MoveDirection::kDecrease}},
+       {{ParameterRole::kPadding, MoveDirection::kIncrease},
+        {ParameterRole::kVectorWidth, MoveDirection::kDecrease}},
        "threads of a warp hit the same bank: pad the shared tile"},
   };
   tool.analyze = AnalyzeBankConflicts;
