@@ -72,6 +72,10 @@ struct CollectionOptions {
   bool parallel_commands = false;
   std::string cache_control =
       "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
+  // kopt-launcher (profile/program_launcher.h, FindProgramLauncher()): when set, with
+  // parallel_commands, a .cu is built as a shared object while ncu already runs this launcher, which
+  // waits for the build (ncu's start and the context creation overlap nvcc); empty: nvcc, then ncu.
+  std::string launcher;
   std::string ncu = "ncu";
   std::string nvcc = "nvcc";
   std::string cuobjdump = "cuobjdump";

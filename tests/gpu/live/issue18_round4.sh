@@ -6,9 +6,11 @@
 #   OUT=<empty dir> bash .carry/h18live3/issue18_round4.sh
 # Parts (each step has a timeout; optional parts stop once BUDGET_S has passed):
 #  1. kopt explain on examples/kernels/{uncoalesced_loads,shared_bank_conflicts,memory_latency_low_mlp}.cu,
-#     3 rounds, each round: the kopt as is ("base") and the same kopt through PATH wrappers ("fast":
-#     nvcc --threads 0 -Xcompiler -pipe; ncu with a section folder holding only LaunchStats and Occupancy,
-#     --target-processes application-only); every report kept (JSON) for the accuracy comparison.
+#     3 rounds, each round: the kopt as is ("base", KOPT_LAUNCHER=none), the same kopt through PATH
+#     wrappers ("fast": nvcc --threads 0 -Xcompiler -pipe; ncu with a section folder holding only
+#     LaunchStats and Occupancy, --target-processes application-only), and the same kopt building the
+#     .cu as a shared object while ncu already runs kopt-launcher ("overlap", KOPT_LAUNCHER set); every
+#     report kept (JSON) for the accuracy comparison.
 #  2. The 20,000-launch program: --launches-per-kernel 3 (default) against 1, once each (after part 5).
 #  3. nvcc variants on uncoalesced_loads.cu (wall, and nvcc -time per phase): host -O3/-O1/-O0,
 #     --threads 0, -cudart shared.
@@ -122,18 +124,21 @@ PY
 # ---- 1. kopt explain, base and fast, three rounds ----
 KERNELS="uncoalesced_loads shared_bank_conflicts memory_latency_low_mlp"
 for round in 1 2 3; do
-  for variant in base fast; do
+  for variant in base fast overlap; do
     for kernel in $KERNELS; do
       dir=$R/runs/${variant}_${kernel}_$round
       if [ $variant = fast ]; then
-        PATH="$R/wrap/fast:$PATH" timed "${variant}_${kernel}_$round" 60 "$KOPT" explain --work-dir "$dir" \
-          -f json -o "$dir.json" "examples/kernels/$kernel.cu"
+        PATH="$R/wrap/fast:$PATH" KOPT_LAUNCHER=none timed "${variant}_${kernel}_$round" 60 "$KOPT" explain \
+          --work-dir "$dir" -f json -o "$dir.json" "examples/kernels/$kernel.cu"
+      elif [ $variant = overlap ]; then
+        KOPT_LAUNCHER="$C/bin/kopt-launcher" timed "${variant}_${kernel}_$round" 60 "$KOPT" explain \
+          --work-dir "$dir" -f json -o "$dir.json" "examples/kernels/$kernel.cu"
       else
-        timed "${variant}_${kernel}_$round" 60 "$KOPT" explain --work-dir "$dir" -f json -o "$dir.json" \
-          "examples/kernels/$kernel.cu"
+        KOPT_LAUNCHER=none timed "${variant}_${kernel}_$round" 60 "$KOPT" explain --work-dir "$dir" -f json \
+          -o "$dir.json" "examples/kernels/$kernel.cu"
       fi
       describe "$dir.json"
-      rm -f "$dir/$kernel"
+      rm -f "$dir/$kernel" "$dir/$kernel.so"
     done
   done
 done
@@ -189,9 +194,8 @@ overlap() {  # KERNEL REP plain|warmup
     "$R/logs/overlap_$tag.log" | awk '{printf "%s ", $1}') ms"
 }
 for kernel in uncoalesced_loads memory_latency_low_mlp; do
-  for rep in 1 2; do
+  for rep in 1; do
     left || break
-    [ $kernel = memory_latency_low_mlp ] && [ $rep = 2 ] && break
     so=$R/bin/${kernel}.so
     ready=$R/bin/${kernel}.ready
     # (a) one after the other: nvcc (executable), then ncu on it
@@ -206,7 +210,7 @@ for kernel in uncoalesced_loads memory_latency_low_mlp; do
       grep -E '^[0-9]+ ms ==PROF== (Connected|Profiling|Disconnected)' "$R/logs/serial_${kernel}_$rep.log" | awk '{printf "%s ", $1}') ms"
     # (b) together: nvcc builds the .so while ncu runs the launcher, which waits for the ready file;
     # (d) the same with LAUNCHER_WARMUP=1 (an empty kernel profiled during the build: ncu's session set up early)
-    overlap "$kernel" "$rep" plain
+    [ $kernel = uncoalesced_loads ] && overlap "$kernel" "$rep" plain
     overlap "$kernel" "$rep" warmup
     # (c) the launcher with the .so already built (its own overhead against (a)'s ncu)
     [ $rep = 1 ] && [ $kernel = uncoalesced_loads ] && ncu_stamped "launcher_ready_${kernel}_$rep" "${NCU_CMD[@]}" "$R/bin/launcher" "$ready" "$so"
