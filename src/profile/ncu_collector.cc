@@ -700,6 +700,8 @@ Result<CommandResult> RunNcu(const std::vector<std::string>& program, const Coll
                              CommandRunner& runner, const std::string& phase_name) {
   std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
   CommandSpec profile_spec = ToolCommand(argv, options);
+  profile_spec.environment.insert(profile_spec.environment.end(), options.ncu_environment.begin(),
+                                  options.ncu_environment.end());
   NcuProgressWatcher watcher([&line](std::string_view text) { line.Update(text); }, selection.launches);
   if (options.progress) {
     Progress(options, "profiling " + ProgramName(program) + " under ncu" +
@@ -842,6 +844,8 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
     profiled = ReadNcuResults(result, command, report_path, work_directory, options, runner, notes);
   }
   KOPT_ASSIGN_OR_RETURN(Profile profile, std::move(profiled));
+  if (RunsLauncher(program) && DropLauncherWarmup(profile) > 0 && profile.launches.empty())
+    return NoKernelProfiledStatus(command, options, "");
 
   if (timeline && order == TimelineOrder::kAfterNcu) {
     if (ProfiledEveryLaunchOfFew(profile, options)) {
@@ -888,9 +892,12 @@ Result<Profile> CollectOverlappingTheBuild(const std::string& cuda_source_path,
   Progress(options,
            "building " + fs::path(cuda_source_path).filename().string() + " (nvcc) while ncu starts");
   std::vector<std::string> ncu_notes;
+  CollectionOptions ncu_options = options;
+  if (options.launcher_warmup && options.launch_skip == 0 && options.launch_count == 0)
+    ncu_options.ncu_environment.push_back(LauncherWarmupEnvironment());
   std::future<Result<Profile>> collected = std::async(std::launch::async, [&] {
     return CollectUnderNcu(LauncherArgv(options.launcher, ready_path.string(), library_path.string()),
-                           options, runner, ncu_notes, TimelineOrder::kAfterNcu, line);
+                           ncu_options, runner, ncu_notes, TimelineOrder::kAfterNcu, line);
   });
   Result<std::string> ptxas_text =
       CompileSource(cuda_source_path, library_path, architecture, quiet_options, runner, SharedObjectFlags());

@@ -76,6 +76,12 @@ struct CollectionOptions {
   // parallel_commands, a .cu is built as a shared object while ncu already runs this launcher, which
   // waits for the build (ncu's start and the context creation overlap nvcc); empty: nvcc, then ncu.
   std::string launcher;
+  // With `launcher`: it also launches its warm-up kernel (profile/program_launcher.h) for ncu to set
+  // its profiling up during the build (not with a launch selection of the user's: ncu would count it);
+  // the warm-up's row is dropped from the profile.
+  bool launcher_warmup = false;
+  // Added to the environment of the ncu profiling run (the program inherits it).
+  std::vector<std::pair<std::string, std::string>> ncu_environment;
   std::string ncu = "ncu";
   std::string nvcc = "nvcc";
   std::string cuobjdump = "cuobjdump";

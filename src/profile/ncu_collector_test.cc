@@ -478,6 +478,19 @@ TEST_F(LauncherCollectionTest, NvccBuildsASharedObjectWhileNcuRunsTheLauncher) {
   EXPECT_TRUE(notes_.empty()) << JoinForTest(notes_);
 }
 
+TEST_F(LauncherCollectionTest, TheWarmUpIsAskedOfTheLauncherOnlyWithoutALaunchSelection) {
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  EXPECT_EQ(EnvironmentValue(runner_.CommandsOf("ncu")[0], "KOPT_LAUNCHER_WARMUP"), "");
+  options_.launcher_warmup = true;
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  EXPECT_EQ(EnvironmentValue(runner_.CommandsOf("ncu").back(), "KOPT_LAUNCHER_WARMUP"), "1");
+  options_.launch_count = 2;  // ncu would count the warm-up as one of them
+  size_t before = runner_.CommandsOf("ncu").size();
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  ASSERT_GT(runner_.CommandsOf("ncu").size(), before);
+  EXPECT_EQ(EnvironmentValue(runner_.CommandsOf("ncu")[before], "KOPT_LAUNCHER_WARMUP"), "");
+}
+
 TEST_F(LauncherCollectionTest, WithoutParallelCommandsTheBuildComesFirst) {
   options_.parallel_commands = false;
   ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());

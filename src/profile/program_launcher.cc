@@ -1,6 +1,7 @@
 // kopt-launcher's contract as kopt sees it. See program_launcher.h.
 #include "profile/program_launcher.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -63,6 +64,21 @@ bool LauncherCouldNotLoad(std::string_view ncu_output) {
   bool not_loaded = Contains(ncu_output, "kopt-launcher: cannot load");
   bool no_main = Contains(ncu_output, "kopt-launcher: ") && Contains(ncu_output, " has no main");
   return not_loaded || no_main;
+}
+
+bool RunsLauncher(const std::vector<std::string>& program) {
+  return program.size() >= 3 && fs::path(program.front()).filename() == kLauncherName;
+}
+
+std::pair<std::string, std::string> LauncherWarmupEnvironment() {
+  return {"KOPT_LAUNCHER_WARMUP", "1"};
+}
+
+size_t DropLauncherWarmup(Profile& profile) {
+  size_t before = profile.launches.size();
+  std::erase_if(profile.launches,
+                [](const KernelLaunch& launch) { return launch.FunctionName() == kLauncherWarmupKernel; });
+  return before - profile.launches.size();
 }
 
 }  // namespace kopt

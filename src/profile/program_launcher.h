@@ -14,6 +14,9 @@
 //    with kLauncherBuildFailed without running anything).
 //  - LauncherCouldNotLoad: true when ncu's output says the launcher could not load the shared object
 //    or found no main in it (exit status 98 or 99): the collection then builds an executable instead.
+//  - The warm-up: with KOPT_LAUNCHER_WARMUP=1 in its environment (LauncherWarmupEnvironment) the
+//    launcher also launches an empty kernel, kopt_warmup, before it waits, so that ncu sets its
+//    profiling up during the build; DropLauncherWarmup removes that launch from a profile.
 //
 // Thread safety: pure functions, except FindProgramLauncher (reads the environment and the file
 // system) and WriteReadyFile (writes one file).
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "profile/profile.h"
 
 namespace kopt {
 
@@ -31,6 +35,7 @@ inline constexpr int kLauncherBuildFailed = 96;
 inline constexpr int kLauncherNoReadyFile = 97;
 inline constexpr int kLauncherNotLoaded = 98;
 inline constexpr int kLauncherNoMain = 99;
+inline constexpr std::string_view kLauncherWarmupKernel = "kopt_warmup";
 
 std::string FindProgramLauncher();
 
@@ -43,5 +48,13 @@ std::vector<std::string> SharedObjectFlags();
 Status WriteReadyFile(const std::string& ready_file, bool build_succeeded);
 
 bool LauncherCouldNotLoad(std::string_view ncu_output);
+
+// True when `program` (an argv) runs kopt-launcher.
+bool RunsLauncher(const std::vector<std::string>& program);
+
+std::pair<std::string, std::string> LauncherWarmupEnvironment();
+
+// Removes the launches of kLauncherWarmupKernel; returns how many it removed.
+size_t DropLauncherWarmup(Profile& profile);
 
 }  // namespace kopt

@@ -69,6 +69,21 @@ TEST(ProgramLauncherTest, OnlyTheLaunchersOwnLoadFailuresCount) {
   EXPECT_FALSE(LauncherCouldNotLoad("app: cannot load the weights"));
 }
 
+TEST(ProgramLauncherTest, TheWarmUpLaunchIsDroppedFromTheProfile) {
+  EXPECT_TRUE(RunsLauncher({"/opt/kopt/bin/kopt-launcher", "/w/app.ready", "/w/app.so"}));
+  EXPECT_FALSE(RunsLauncher({"/w/app"}));
+  EXPECT_EQ(LauncherWarmupEnvironment(), (std::pair<std::string, std::string>{"KOPT_LAUNCHER_WARMUP", "1"}));
+  Profile profile;
+  profile.launches.resize(3);
+  profile.launches[0].kernel_name = "kopt_warmup";
+  profile.launches[1].kernel_name = "scale(float*, int)";
+  profile.launches[2].kernel_name = "kopt_warmup_not";
+  EXPECT_EQ(DropLauncherWarmup(profile), 1u);
+  ASSERT_EQ(profile.launches.size(), 2u);
+  EXPECT_EQ(profile.launches[0].FunctionName(), "scale");
+  EXPECT_EQ(DropLauncherWarmup(profile), 0u);
+}
+
 // ---- the kopt-launcher binary ----------------------------------------------
 
 class LauncherBinaryTest : public ::testing::Test {
