@@ -65,7 +65,10 @@ ProfileSources SourcesOf(const ExplainOptions& options) {
   }
   bool live = !options.program_argv.empty() || EndsWith(options.target, ".cu");
   if (live && options.timeline_path != "none") sources.timeline_library = FindTimelineLibrary();
-  if (EndsWith(options.target, ".cu")) sources.launcher = FindProgramLauncher();
+  if (EndsWith(options.target, ".cu")) {
+    sources.launcher = FindProgramLauncher();
+    sources.launcher_warmup = LauncherWarmupWanted();
+  }
   if (!live) sources.timeline_path = options.timeline_path;
   sources.launches_per_configuration = options.launches_per_kernel;
   return sources;

@@ -55,6 +55,7 @@ struct ProfileSources {
   // Live collection of a .cu: kopt-launcher, to build it while ncu starts
   // (CollectionOptions::launcher); empty: nvcc, then ncu.
   std::string launcher;
+  bool launcher_warmup = false;  // CollectionOptions::launcher_warmup
   // Live collection: false: ncu prints the raw page instead of writing a
   // report (CollectionOptions::write_report: faster, no source page).
   bool write_report = true;

@@ -74,6 +74,11 @@ std::pair<std::string, std::string> LauncherWarmupEnvironment() {
   return {"KOPT_LAUNCHER_WARMUP", "1"};
 }
 
+bool LauncherWarmupWanted() {
+  const char* configured = std::getenv("KOPT_LAUNCHER_WARMUP");
+  return !(configured && std::string_view(configured) == "0");
+}
+
 size_t DropLauncherWarmup(Profile& profile) {
   size_t before = profile.launches.size();
   std::erase_if(profile.launches,

@@ -54,6 +54,9 @@ bool RunsLauncher(const std::vector<std::string>& program);
 
 std::pair<std::string, std::string> LauncherWarmupEnvironment();
 
+// Whether live collection asks the launcher for its warm-up: yes unless $KOPT_LAUNCHER_WARMUP is "0".
+bool LauncherWarmupWanted();
+
 // Removes the launches of kLauncherWarmupKernel; returns how many it removed.
 size_t DropLauncherWarmup(Profile& profile);
 

@@ -36,6 +36,19 @@ TEST(ProgramLauncherTest, TheEnvironmentNamesTheLauncherOrSwitchesItOff) {
   EXPECT_EQ(FindProgramLauncher(), "");
 }
 
+TEST(ProgramLauncherTest, TheWarmUpIsWantedUnlessSwitchedOff) {
+  {
+    ScopedEnvironment unset("KOPT_LAUNCHER_WARMUP", nullptr);
+    EXPECT_TRUE(LauncherWarmupWanted());
+  }
+  {
+    ScopedEnvironment on("KOPT_LAUNCHER_WARMUP", "1");
+    EXPECT_TRUE(LauncherWarmupWanted());
+  }
+  ScopedEnvironment off("KOPT_LAUNCHER_WARMUP", "0");
+  EXPECT_FALSE(LauncherWarmupWanted());
+}
+
 TEST(ProgramLauncherTest, TheCommandIsTheLauncherTheReadyFileAndTheProgram) {
   EXPECT_EQ(LauncherArgv("/k/kopt-launcher", "/w/app.ready", "/w/app.so"),
             (std::vector<std::string>{"/k/kopt-launcher", "/w/app.ready", "/w/app.so"}));
