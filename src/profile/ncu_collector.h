@@ -3,13 +3,15 @@
 //  - CollectFromCudaSource: builds a .cu file with nvcc (-O3 -lineinfo, the
 //    architecture of the local GPU, ptxas resource report), runs it under
 //    ncu with the sections the analysis needs, exports the raw page, and
-//    disassembles the binary (cuobjdump -sass). All files go to
-//    options.work_directory (kept: the profile bundle).
+//    disassembles the binary (cuobjdump -sass). With options.launcher and
+//    parallel_commands the build is a shared object made while ncu already
+//    runs kopt-launcher, which loads it once built (profile/program_launcher.h).
+//    All files go to options.work_directory (kept: the profile bundle).
 //  - CollectFromProgram: profiles any program (argv) under ncu.
 //  - ImportNcuReport: reads an .ncu-rep through `ncu --import … --csv --page raw`.
 //
 // The bundle in options.work_directory: <stem> (the binary built from
-// <stem>.cu), ptxas.txt (nvcc's -Xptxas -v report), profile.ncu-rep (the
+// <stem>.cu; <stem>.so and <stem>.ready with the launcher), ptxas.txt (nvcc's -Xptxas -v report), profile.ncu-rep (the
 // Nsight Compute report), raw.csv (its raw-page export: `kopt explain` can
 // read it on a machine without ncu), ncu.log (ncu's output), sass.txt
 // (cuobjdump -sass), timeline.<pid>.jsonl (the launch timeline, when taken).
