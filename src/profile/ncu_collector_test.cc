@@ -486,6 +486,17 @@ TEST_F(LauncherCollectionTest, NvccBuildsASharedObjectWhileNcuRunsTheLauncher) {
   EXPECT_TRUE(notes_.empty()) << JoinForTest(notes_);
 }
 
+TEST_F(LauncherCollectionTest, ProgressNamesTheBuildBesideNcuAndTheProgramNotTheLauncher) {
+  std::vector<std::string> steps;
+  options_.progress = [&steps](std::string_view step) { steps.emplace_back(step); };
+  options_.progress_refresh_seconds = 0;
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  EXPECT_EQ(steps, (std::vector<std::string>{
+                       "building probe.cu (nvcc) while ncu starts", "profiling probe under ncu",
+                       "profiling launch 1: scale (ncu launch ID 0)", "exporting the raw page (ncu --import)",
+                       "exporting the source page (ncu --import)"}));
+}
+
 TEST_F(LauncherCollectionTest, TheWarmUpIsAskedOfTheLauncherOnlyWithoutALaunchSelection) {
   ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
   options_.launcher_warmup = true;
