@@ -11,10 +11,10 @@
 //  - ImportNcuReport: reads an .ncu-rep through `ncu --import … --csv --page raw`.
 //
 // The bundle in options.work_directory: <stem> (the binary built from
-// <stem>.cu; <stem>.so and <stem>.ready with the launcher), ptxas.txt (nvcc's -Xptxas -v report), profile.ncu-rep (the
-// Nsight Compute report), raw.csv (its raw-page export: `kopt explain` can
-// read it on a machine without ncu), ncu.log (ncu's output), sass.txt
-// (cuobjdump -sass), timeline.<pid>.jsonl (the launch timeline, when taken).
+// <stem>.cu; <stem>.so and <stem>.ready with the launcher), ptxas.txt (nvcc's -Xptxas -v report),
+// profile.ncu-rep (the Nsight Compute report), raw.csv (its raw-page export: `kopt explain` can read it on a
+// machine without ncu), ncu.log (ncu's output), sass.txt (cuobjdump -sass), timeline.<pid>.jsonl (the launch
+// timeline, when taken).
 //
 // Every external command goes through the CommandRunner, with LC_ALL=C (ncu
 // prints locale-dependent numbers otherwise) and options.timeout_seconds.
@@ -79,8 +79,9 @@ struct CollectionOptions {
   // waits for the build (ncu's start and the context creation overlap nvcc); empty: nvcc, then ncu.
   std::string launcher;
   // With `launcher`: it also launches its warm-up kernel (profile/program_launcher.h) for ncu to set
-  // its profiling up during the build (not with a launch selection of the user's: ncu would count it);
-  // the warm-up's row is dropped from the profile.
+  // its profiling up during the build; only with `metrics` (the targeted collection: a section set
+  // profiles the warm-up longer than the build hides it) and without a launch selection of the
+  // user's (ncu would count it). The warm-up's row is dropped from the profile.
   bool launcher_warmup = false;
   // Added to the environment of the ncu profiling run (the program inherits it).
   std::vector<std::pair<std::string, std::string>> ncu_environment;

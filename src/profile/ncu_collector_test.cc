@@ -498,16 +498,26 @@ TEST_F(LauncherCollectionTest, ProgressNamesTheBuildBesideNcuAndTheProgramNotThe
 }
 
 TEST_F(LauncherCollectionTest, TheWarmUpIsAskedOfTheLauncherOnlyWithoutALaunchSelection) {
+  options_.metrics = {"gpu__time_duration.sum"};  // the targeted collection: ncu prints the raw page
+  options_.write_report = false;
+  runner_.OnCommand("ncu", {"--metrics"}, ExitedWith(0, Fixture("probe/raw_base.csv")));
   ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
   options_.launcher_warmup = true;
   ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
   options_.launch_count = 2;  // ncu would count the warm-up as one of them
   ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
-  std::vector<CommandSpec> runs = ProfilingRuns();
-  ASSERT_EQ(runs.size(), 3u);
+  options_.launch_count = 0;
+  options_.metrics.clear();  // a section set: the warm-up would cost more than the build hides
+  options_.write_report = true;
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  std::vector<CommandSpec> runs = runner_.CommandsOf("ncu");
+  std::erase_if(runs, [](const CommandSpec& spec) { return ContainsSequence(spec.argv, {"--import"}); });
+  ASSERT_EQ(runs.size(), 4u);
   EXPECT_EQ(EnvironmentValue(runs[0], "KOPT_LAUNCHER_WARMUP"), "");
   EXPECT_EQ(EnvironmentValue(runs[1], "KOPT_LAUNCHER_WARMUP"), "1");
   EXPECT_EQ(EnvironmentValue(runs[2], "KOPT_LAUNCHER_WARMUP"), "");
+  EXPECT_EQ(EnvironmentValue(runs[3], "KOPT_LAUNCHER_WARMUP"), "");
+  EXPECT_TRUE(ContainsSequence(runs[3].argv, {"--set", "full"}));
   for (const CommandSpec& run : runs) EXPECT_EQ(EnvironmentValue(run, "LC_ALL"), "C");
 }
 
