@@ -17,6 +17,8 @@ done
 # The launch timeline's CUPTI injection library goes beside kopt (where kopt looks for it), when built;
 # its libcupti comes from the device's CUDA toolkit.
 if [ -f "$build/src/libkopt_timeline.so" ]; then strip -o "$out/bin/libkopt_timeline.so" "$build/src/libkopt_timeline.so"; fi
+# kopt-launcher (the .cu build overlapped with ncu's start) goes beside kopt too.
+if [ -x "$build/src/kopt-launcher" ]; then strip -o "$out/bin/kopt-launcher" "$build/src/kopt-launcher"; fi
 system_library='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libresolv\.|libutil\.|libstdc\+\+|libgcc_s|libcuda\.|libcupti\.)'
 for binary in "$out"/bin/*; do
   ldd "$binary" | awk '/=> \//{print $1, $3}' | while read -r name path; do

@@ -21,6 +21,7 @@
 #include "llm/config.h"
 #include "profile/launch_trace_collection.h"
 #include "profile/profile_loader.h"
+#include "profile/program_launcher.h"
 #include "report/renderer.h"
 #include "report/report_format.h"
 
@@ -64,6 +65,10 @@ ProfileSources SourcesOf(const ExplainOptions& options) {
   }
   bool live = !options.program_argv.empty() || EndsWith(options.target, ".cu");
   if (live && options.timeline_path != "none") sources.timeline_library = FindTimelineLibrary();
+  if (EndsWith(options.target, ".cu")) {
+    sources.launcher = FindProgramLauncher();
+    sources.launcher_warmup = LauncherWarmupWanted();
+  }
   if (!live) sources.timeline_path = options.timeline_path;
   sources.launches_per_configuration = options.launches_per_kernel;
   return sources;

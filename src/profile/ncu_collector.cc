@@ -18,11 +18,13 @@
 #include <tuple>
 
 #include "core/csv_reader.h"
+#include "core/file_io.h"
 #include "core/text.h"
 #include "profile/launch_sampling.h"
 #include "profile/launch_trace_collection.h"
 #include "profile/ncu_csv.h"
 #include "profile/ncu_source_page.h"
+#include "profile/program_launcher.h"
 #include "profile/ptxas_report.h"
 #include "profile/sass.h"
 
@@ -542,11 +544,13 @@ Result<std::string> ChooseArchitecture(const CollectionOptions& options, Command
 }
 
 // Compiles; returns nvcc's stderr, which holds the ptxas report.
+// `output_flags` (SharedObjectFlags() or none) come before the user's extra flags.
 Result<std::string> CompileSource(const std::string& source_path, const fs::path& binary_path,
                                   const std::string& architecture, const CollectionOptions& options,
-                                  CommandRunner& runner) {
+                                  CommandRunner& runner, const std::vector<std::string>& output_flags = {}) {
   KOPT_ASSIGN_OR_RETURN(std::string gencode, GencodeFlagFor(architecture));
   std::vector<std::string> argv = {options.nvcc, "-O3", "-lineinfo", "-Xptxas", "-v", gencode};
+  argv.insert(argv.end(), output_flags.begin(), output_flags.end());
   argv.insert(argv.end(), options.extra_nvcc_flags.begin(), options.extra_nvcc_flags.end());
   argv.insert(argv.end(), {"-o", binary_path.string(), source_path});
   Progress(options, "building " + fs::path(source_path).filename().string() + " (nvcc)");
@@ -682,6 +686,13 @@ bool ProfiledEveryLaunchOfFew(const Profile& profile, const CollectionOptions& o
                      [&](const auto& entry) { return entry.second < options.launches_per_configuration; });
 }
 
+// The name of the program for the progress lines: the shared object's when kopt-launcher runs one.
+std::string ProgramName(const std::vector<std::string>& program) {
+  fs::path first(program.front());
+  if (first.filename() == "kopt-launcher" && program.size() >= 3) return fs::path(program[2]).stem().string();
+  return first.filename().string();
+}
+
 // One ncu run of `program` with `sampling_arguments`; its output goes to ncu.log.
 Result<CommandResult> RunNcu(const std::vector<std::string>& program, const CollectionOptions& options,
                              const fs::path& report_base, const std::vector<std::string>& sampling_arguments,
@@ -689,9 +700,11 @@ Result<CommandResult> RunNcu(const std::vector<std::string>& program, const Coll
                              CommandRunner& runner, const std::string& phase_name) {
   std::vector<std::string> argv = NcuProfileCommand(program, options, report_base, sampling_arguments);
   CommandSpec profile_spec = ToolCommand(argv, options);
+  profile_spec.environment.insert(profile_spec.environment.end(), options.ncu_environment.begin(),
+                                  options.ncu_environment.end());
   NcuProgressWatcher watcher([&line](std::string_view text) { line.Update(text); }, selection.launches);
   if (options.progress) {
-    Progress(options, "profiling " + fs::path(program.front()).filename().string() + " under ncu" +
+    Progress(options, "profiling " + ProgramName(program) + " under ncu" +
                           (selection.text.empty() ? "" : ": " + selection.text));
     profile_spec.on_stdout = [&watcher](std::string_view piece) { watcher.Feed(piece); };
   }
@@ -769,8 +782,7 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
   bool samples = !user_selects && options.launches_per_configuration > 0;
   std::optional<LaunchTrace> trace;
   if (timeline && order == TimelineOrder::kBeforeNcu) {
-    Progress(options,
-             "running " + fs::path(program.front()).filename().string() + " once for the launch timeline");
+    Progress(options, "running " + ProgramName(program) + " once for the launch timeline");
     trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
                                options.timeout_seconds, runner, notes, options.phases);
   }
@@ -832,6 +844,8 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
     profiled = ReadNcuResults(result, command, report_path, work_directory, options, runner, notes);
   }
   KOPT_ASSIGN_OR_RETURN(Profile profile, std::move(profiled));
+  if (RunsLauncher(program) && DropLauncherWarmup(profile) > 0 && profile.launches.empty())
+    return NoKernelProfiledStatus(command, options, "");
 
   if (timeline && order == TimelineOrder::kAfterNcu) {
     if (ProfiledEveryLaunchOfFew(profile, options)) {
@@ -841,8 +855,7 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
           options.kernel_regex.empty() ? "of the program " : "that the kernel filter matched ",
           profile.launches.size()));
     } else {
-      Progress(options,
-               "running " + fs::path(program.front()).filename().string() + " once for the launch timeline");
+      Progress(options, "running " + ProgramName(program) + " once for the launch timeline");
       trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
                                  options.timeout_seconds, runner, notes, options.phases);
       if (samples) {
@@ -853,6 +866,72 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
     }
   }
   AttachLaunchTraceTo(profile, std::move(trace));
+  return profile;
+}
+
+// A .cu built as a shared object while ncu already runs kopt-launcher on it (program_launcher.h):
+// ncu's start and the CUDA context creation overlap nvcc. nvcc runs on this thread, ncu (and the
+// timeline run after it, when one is taken) on a second one, which alone draws the progress line; the
+// disassembly follows the build on this thread while ncu profiles. A build failure is reported as
+// without the overlap (the launcher exits without running anything); a shared object the launcher
+// cannot load is built again as an executable and profiled the plain way (`fallback`).
+Result<Profile> CollectOverlappingTheBuild(const std::string& cuda_source_path,
+                                           const std::string& architecture, const fs::path& work_directory,
+                                           const CollectionOptions& options, CommandRunner& runner,
+                                           std::vector<std::string>& notes, CollectionProgressLine& line,
+                                           bool& fallback) {
+  fallback = false;
+  std::string stem = fs::path(cuda_source_path).stem().string();
+  fs::path library_path = work_directory / (stem + ".so");
+  fs::path ready_path = work_directory / (stem + ".ready");
+  std::error_code error;
+  fs::remove(library_path, error);  // a stale build must not run before this one is done
+  fs::remove(ready_path, error);
+  CollectionOptions quiet_options = options;
+  quiet_options.progress = nullptr;
+  Progress(options,
+           "building " + fs::path(cuda_source_path).filename().string() + " (nvcc) while ncu starts");
+  std::vector<std::string> ncu_notes;
+  CollectionOptions ncu_options = options;
+  // The warm-up with a whole section set (--set full) is profiled longer than the build hides: on the
+  // H200 11.3 s against 10.8 s without the overlap (tests/gpu/results_h200/issue18_round5/).
+  if (options.launcher_warmup && !options.metrics.empty() && options.launch_skip == 0 &&
+      options.launch_count == 0)
+    ncu_options.ncu_environment.push_back(LauncherWarmupEnvironment());
+  std::future<Result<Profile>> collected = std::async(std::launch::async, [&] {
+    return CollectUnderNcu(LauncherArgv(options.launcher, ready_path.string(), library_path.string()),
+                           ncu_options, runner, ncu_notes, TimelineOrder::kAfterNcu, line);
+  });
+  Result<std::string> ptxas_text =
+      CompileSource(cuda_source_path, library_path, architecture, quiet_options, runner, SharedObjectFlags());
+  Status told = WriteReadyFile(ready_path.string(), ptxas_text.ok());
+  Profile listing;
+  std::vector<std::string> listing_notes;
+  if (ptxas_text.ok() && told.ok())
+    AttachSassListing(library_path, work_directory, quiet_options, runner, listing, listing_notes);
+  Result<Profile> profiled = collected.get();  // the launcher exits at once when the build failed
+  if (!ptxas_text.ok()) return ptxas_text.status();
+  if (!told.ok()) return told;
+  if (!profiled.ok()) {
+    Result<std::string> log = ReadWholeFile((work_directory / "ncu.log").string());
+    std::string output = log.ok() ? log.value() : "";
+    if (!LauncherCouldNotLoad(profiled.status().message() + "\n" + output)) return profiled.status();
+    fallback = true;
+    notes.push_back(fmt::format(
+        "kopt-launcher could not run the program built as a shared object ({}); built it again as an "
+        "executable and profiled that",
+        profiled.status().message().substr(0, profiled.status().message().find('\n'))));
+    return profiled.status();
+  }
+  Profile profile = std::move(profiled).value();
+  notes.insert(notes.end(), ncu_notes.begin(), ncu_notes.end());
+  profile.source = cuda_source_path;
+  fs::path ptxas_path = work_directory / "ptxas.txt";
+  KOPT_RETURN_IF_ERROR(WriteTextFile(ptxas_path, *ptxas_text));
+  AttachPtxasReport(*ptxas_text, ptxas_path, profile, notes);
+  profile.sass = std::move(listing.sass);
+  profile.inputs.insert(profile.inputs.end(), listing.inputs.begin(), listing.inputs.end());
+  notes.insert(notes.end(), listing_notes.begin(), listing_notes.end());
   return profile;
 }
 
@@ -984,6 +1063,12 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path,
   KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a .cu file"));
   KOPT_ASSIGN_OR_RETURN(std::string architecture, ChooseArchitecture(options, runner));
 
+  if (!options.launcher.empty() && options.parallel_commands) {
+    bool fallback = false;
+    Result<Profile> overlapped = CollectOverlappingTheBuild(cuda_source_path, architecture, work_directory,
+                                                            options, runner, notes, line, fallback);
+    if (!fallback) return overlapped;
+  }
   fs::path binary_path = work_directory / fs::path(cuda_source_path).stem();
   KOPT_ASSIGN_OR_RETURN(std::string ptxas_text,
                         CompileSource(cuda_source_path, binary_path, architecture, options, runner));

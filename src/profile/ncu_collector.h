@@ -3,16 +3,18 @@
 //  - CollectFromCudaSource: builds a .cu file with nvcc (-O3 -lineinfo, the
 //    architecture of the local GPU, ptxas resource report), runs it under
 //    ncu with the sections the analysis needs, exports the raw page, and
-//    disassembles the binary (cuobjdump -sass). All files go to
-//    options.work_directory (kept: the profile bundle).
+//    disassembles the binary (cuobjdump -sass). With options.launcher and
+//    parallel_commands the build is a shared object made while ncu already
+//    runs kopt-launcher, which loads it once built (profile/program_launcher.h).
+//    All files go to options.work_directory (kept: the profile bundle).
 //  - CollectFromProgram: profiles any program (argv) under ncu.
 //  - ImportNcuReport: reads an .ncu-rep through `ncu --import … --csv --page raw`.
 //
 // The bundle in options.work_directory: <stem> (the binary built from
-// <stem>.cu), ptxas.txt (nvcc's -Xptxas -v report), profile.ncu-rep (the
-// Nsight Compute report), raw.csv (its raw-page export: `kopt explain` can
-// read it on a machine without ncu), ncu.log (ncu's output), sass.txt
-// (cuobjdump -sass), timeline.<pid>.jsonl (the launch timeline, when taken).
+// <stem>.cu; <stem>.so and <stem>.ready with the launcher), ptxas.txt (nvcc's -Xptxas -v report),
+// profile.ncu-rep (the Nsight Compute report), raw.csv (its raw-page export: `kopt explain` can read it on a
+// machine without ncu), ncu.log (ncu's output), sass.txt (cuobjdump -sass), timeline.<pid>.jsonl (the launch
+// timeline, when taken).
 //
 // Every external command goes through the CommandRunner, with LC_ALL=C (ncu
 // prints locale-dependent numbers otherwise) and options.timeout_seconds.
@@ -72,6 +74,17 @@ struct CollectionOptions {
   bool parallel_commands = false;
   std::string cache_control =
       "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
+  // kopt-launcher (profile/program_launcher.h, FindProgramLauncher()): when set, with
+  // parallel_commands, a .cu is built as a shared object while ncu already runs this launcher, which
+  // waits for the build (ncu's start and the context creation overlap nvcc); empty: nvcc, then ncu.
+  std::string launcher;
+  // With `launcher`: it also launches its warm-up kernel (profile/program_launcher.h) for ncu to set
+  // its profiling up during the build; only with `metrics` (the targeted collection: a section set
+  // profiles the warm-up longer than the build hides it) and without a launch selection of the
+  // user's (ncu would count it). The warm-up's row is dropped from the profile.
+  bool launcher_warmup = false;
+  // Added to the environment of the ncu profiling run (the program inherits it).
+  std::vector<std::pair<std::string, std::string>> ncu_environment;
   std::string ncu = "ncu";
   std::string nvcc = "nvcc";
   std::string cuobjdump = "cuobjdump";

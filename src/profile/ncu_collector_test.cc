@@ -440,6 +440,136 @@ TEST_F(NcuCollectorTest, ParallelDisassemblyStillAttachesTheListing) {
   EXPECT_TRUE(notes_.empty());
 }
 
+// Issue 18: with kopt-launcher the .cu is built as a shared object while ncu already runs the launcher,
+// which waits for the ready file; the disassembly reads the shared object.
+class LauncherCollectionTest : public NcuCollectorTest {
+ protected:
+  void SetUp() override {
+    NcuCollectorTest::SetUp();
+    options_.parallel_commands = true;
+    options_.launcher = "/opt/kopt/bin/kopt-launcher";
+  }
+  std::string Library() const { return (work_ / "probe.so").string(); }
+  std::string Ready() const { return (work_ / "probe.ready").string(); }
+  // The ncu profiling runs (not the --import exports), in order.
+  std::vector<CommandSpec> ProfilingRuns() const {
+    std::vector<CommandSpec> runs;
+    for (const CommandSpec& spec : runner_.CommandsOf("ncu")) {
+      if (ContainsSequence(spec.argv, {"--set"})) runs.push_back(spec);
+    }
+    return runs;
+  }
+};
+
+TEST_F(LauncherCollectionTest, NvccBuildsASharedObjectWhileNcuRunsTheLauncher) {
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::vector<CommandSpec> nvcc = runner_.CommandsOf("nvcc");
+  ASSERT_EQ(nvcc.size(), 1u);
+  EXPECT_EQ(nvcc[0].argv,
+            (std::vector<std::string>{"nvcc", "-O3", "-lineinfo", "-Xptxas", "-v",
+                                      "-gencode=arch=compute_90a,code=sm_90a", "-shared", "-Xcompiler",
+                                      "-fPIC", "-Xlinker", "-zdefs", "-o", Library(), source_path_}));
+  std::vector<CommandSpec> ncu = runner_.CommandsOf("ncu");
+  ASSERT_FALSE(ncu.empty());
+  std::vector<std::string> tail(ncu[0].argv.end() - 3, ncu[0].argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{options_.launcher, Ready(), Library()}));
+  ASSERT_EQ(runner_.CommandsOf("cuobjdump").size(), 1u);
+  EXPECT_EQ(runner_.CommandsOf("cuobjdump")[0].argv,
+            (std::vector<std::string>{"cuobjdump", "-sass", Library()}));
+  EXPECT_EQ(ReadTestFile(Ready()), "ok\n");
+  EXPECT_EQ(profile->source, source_path_);
+  EXPECT_EQ(profile->launches.size(), 3u);
+  ASSERT_TRUE(profile->ptxas.has_value());
+  ASSERT_TRUE(profile->sass.has_value());
+  EXPECT_EQ(ReadTestFile(work_ / "ptxas.txt"), Fixture("probe/ptxas.txt"));
+  EXPECT_TRUE(notes_.empty()) << JoinForTest(notes_);
+}
+
+TEST_F(LauncherCollectionTest, ProgressNamesTheBuildBesideNcuAndTheProgramNotTheLauncher) {
+  std::vector<std::string> steps;
+  options_.progress = [&steps](std::string_view step) { steps.emplace_back(step); };
+  options_.progress_refresh_seconds = 0;
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  EXPECT_EQ(steps, (std::vector<std::string>{
+                       "building probe.cu (nvcc) while ncu starts", "profiling probe under ncu",
+                       "profiling launch 1: scale (ncu launch ID 0)",
+                       "exporting the raw page (ncu --import)"}));  // the source page's export runs beside it
+}
+
+TEST_F(LauncherCollectionTest, TheWarmUpIsAskedOfTheLauncherOnlyWithoutALaunchSelection) {
+  options_.metrics = {"gpu__time_duration.sum"};  // the targeted collection: ncu prints the raw page
+  options_.write_report = false;
+  runner_.OnCommand("ncu", {"--metrics"}, ExitedWith(0, Fixture("probe/raw_base.csv")));
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  options_.launcher_warmup = true;
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  options_.launch_count = 2;  // ncu would count the warm-up as one of them
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  options_.launch_count = 0;
+  options_.metrics.clear();  // a section set: the warm-up would cost more than the build hides
+  options_.write_report = true;
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  std::vector<CommandSpec> runs = runner_.CommandsOf("ncu");
+  std::erase_if(runs, [](const CommandSpec& spec) { return ContainsSequence(spec.argv, {"--import"}); });
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(EnvironmentValue(runs[0], "KOPT_LAUNCHER_WARMUP"), "");
+  EXPECT_EQ(EnvironmentValue(runs[1], "KOPT_LAUNCHER_WARMUP"), "1");
+  EXPECT_EQ(EnvironmentValue(runs[2], "KOPT_LAUNCHER_WARMUP"), "");
+  EXPECT_EQ(EnvironmentValue(runs[3], "KOPT_LAUNCHER_WARMUP"), "");
+  EXPECT_TRUE(ContainsSequence(runs[3].argv, {"--set", "full"}));
+  for (const CommandSpec& run : runs) EXPECT_EQ(EnvironmentValue(run, "LC_ALL"), "C");
+}
+
+TEST_F(LauncherCollectionTest, WithoutParallelCommandsTheBuildComesFirst) {
+  options_.parallel_commands = false;
+  ASSERT_TRUE(CollectFromCudaSource(source_path_, options_, runner_, notes_).ok());
+  EXPECT_EQ(runner_.CommandsOf("nvcc")[0].argv.back(), source_path_);
+  EXPECT_FALSE(ContainsSequence(runner_.CommandsOf("nvcc")[0].argv, {"-shared"}));
+  EXPECT_EQ(runner_.CommandsOf("ncu")[0].argv.back(), Binary());
+}
+
+TEST_F(LauncherCollectionTest, ABuildFailureIsNvccsErrorAndTheLauncherRunsNothing) {
+  runner_.OnCommand("nvcc", {}, ExitedWith(1, "", "probe.cu(3): error: identifier \"x\" is undefined\n"));
+  ProfilingRunGives(
+      ExitedWith(0, "==PROF== Connected to process 1\n==WARNING== No kernels were profiled.\n"));
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().kind(), ErrorKind::kWorkFailed);
+  EXPECT_TRUE(Contains(profile.status().message(), "does not compile")) << profile.status().message();
+  EXPECT_TRUE(Contains(profile.status().message(), "identifier \"x\" is undefined"));
+  EXPECT_EQ(ReadTestFile(Ready()), "failed\n");
+  EXPECT_TRUE(runner_.CommandsOf("cuobjdump").empty());
+}
+
+TEST_F(LauncherCollectionTest, AProgramTheLauncherCannotLoadIsBuiltAgainAsAnExecutable) {
+  runner_.OnCommand("ncu", {options_.launcher},
+                    ExitedWith(1, "==PROF== Connected to process 1\n",
+                               "kopt-launcher: cannot load " + Library() +
+                                   ": undefined symbol: f\n"
+                                   "==ERROR== The application returned an error code (98).\n"));
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::vector<CommandSpec> nvcc = runner_.CommandsOf("nvcc");
+  ASSERT_EQ(nvcc.size(), 2u);
+  EXPECT_EQ(nvcc[1].argv.back(), source_path_);
+  EXPECT_FALSE(ContainsSequence(nvcc[1].argv, {"-shared"}));
+  ASSERT_EQ(ProfilingRuns().size(), 2u);
+  EXPECT_EQ(ProfilingRuns()[1].argv.back(), Binary());
+  ASSERT_EQ(notes_.size(), 1u) << JoinForTest(notes_);
+  EXPECT_TRUE(Contains(notes_[0], "could not run the program built as a shared object")) << notes_[0];
+}
+
+TEST_F(LauncherCollectionTest, AProgramThatFailsUnderTheLauncherIsTheProgramsFailure) {
+  runner_.OnCommand("ncu", {options_.launcher},
+                    ExitedWith(1, "==PROF== Connected to process 1\n",
+                               "==ERROR== The application returned an error code (11).\n"));
+  Result<Profile> profile = CollectFromCudaSource(source_path_, options_, runner_, notes_);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_TRUE(Contains(profile.status().message(), "error code 11")) << profile.status().message();
+  EXPECT_EQ(runner_.CommandsOf("nvcc").size(), 1u);
+}
+
 // The timeline run: the program under the injection library, which writes timeline.<pid>.jsonl where
 // KOPT_TIMELINE_OUT says; 20,000 launches of one kernel and 2 of another.
 class TimelineCollectionTest : public NcuCollectorTest {

@@ -137,6 +137,8 @@ CollectionOptions CollectionOptionsFor(const ProfileSources& options, const std:
   collection.metrics = options.metrics;
   collection.sections = options.sections;
   collection.timeline_library = options.timeline_library;
+  collection.launcher = options.launcher;
+  collection.launcher_warmup = options.launcher_warmup;
   collection.launches_per_configuration = options.launches_per_configuration;
   collection.write_report = options.write_report;
   collection.parallel_commands = true;  // the system runner is thread-safe

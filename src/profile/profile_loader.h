@@ -52,6 +52,10 @@ struct ProfileSources {
   // configuration (0: all; CollectionOptions::launches_per_configuration).
   std::string timeline_library;
   long long launches_per_configuration = 0;
+  // Live collection of a .cu: kopt-launcher, to build it while ncu starts
+  // (CollectionOptions::launcher); empty: nvcc, then ncu.
+  std::string launcher;
+  bool launcher_warmup = false;  // CollectionOptions::launcher_warmup
   // Live collection: false: ncu prints the raw page instead of writing a
   // report (CollectionOptions::write_report: faster, no source page).
   bool write_report = true;
