@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/companion_file.h"
 #include "core/text.h"
 
 namespace kopt {
@@ -24,17 +25,7 @@ std::string Tail(const std::string& text) {
 }  // namespace
 
 std::string FindTimelineLibrary() {
-  if (const char* configured = std::getenv("KOPT_TIMELINE_LIBRARY"); configured && *configured) {
-    return std::string(configured) == "none" ? "" : configured;
-  }
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (error) return "";
-  for (const fs::path& candidate :
-       {self.parent_path() / kLibraryName, self.parent_path().parent_path() / "lib" / kLibraryName}) {
-    if (fs::is_regular_file(candidate, error)) return candidate.string();
-  }
-  return "";
+  return FindCompanionFile("KOPT_TIMELINE_LIBRARY", {kLibraryName, fs::path("..") / "lib" / kLibraryName});
 }
 
 std::optional<LaunchTrace> CollectLaunchTrace(const std::vector<std::string>& program_argv,

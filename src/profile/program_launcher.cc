@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/companion_file.h"
+
 namespace kopt {
 namespace {
 
@@ -20,18 +22,8 @@ bool Contains(std::string_view text, std::string_view needle) {
 }  // namespace
 
 std::string FindProgramLauncher() {
-  if (const char* configured = std::getenv("KOPT_LAUNCHER"); configured && *configured) {
-    return std::string(configured) == "none" ? "" : configured;
-  }
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (error) return "";
-  fs::path prefix = self.parent_path().parent_path();
-  for (const fs::path& candidate : {self.parent_path() / kLauncherName, prefix / "libexec" / kLauncherName,
-                                    prefix / "lib" / kLauncherName}) {
-    if (fs::is_regular_file(candidate, error)) return candidate.string();
-  }
-  return "";
+  return FindCompanionFile("KOPT_LAUNCHER", {kLauncherName, fs::path("..") / "libexec" / kLauncherName,
+                                             fs::path("..") / "lib" / kLauncherName});
 }
 
 std::vector<std::string> LauncherArgv(const std::string& launcher, const std::string& ready_file,

@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "report/position_of_test_util.h"
 #include "report/render_test_samples.h"
 #include "report/renderer.h"
 
@@ -12,12 +13,6 @@ namespace {
 
 std::string RenderFeedback(const Diagnosis& diagnosis) {
   return MakeFeedbackRenderer(RenderOptions{})->Render(diagnosis);
-}
-
-size_t PositionOf(const std::string& text, const std::string& needle) {
-  size_t position = text.find(needle);
-  EXPECT_NE(position, std::string::npos) << "missing: " << needle << "\n" << text;
-  return position;
 }
 
 // The text of each kernel section ("## Kernel ..." up to the next one).

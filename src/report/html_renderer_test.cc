@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "report/position_of_test_util.h"
 #include "report/render_test_samples.h"
 #include "report/renderer.h"
 #include "report/svg_charts.h"
@@ -12,12 +13,6 @@ namespace {
 
 std::string RenderHtml(const Diagnosis& diagnosis) {
   return MakeHtmlRenderer(RenderOptions{})->Render(diagnosis);
-}
-
-size_t PositionOf(const std::string& text, const std::string& needle) {
-  size_t position = text.find(needle);
-  EXPECT_NE(position, std::string::npos) << "missing: " << needle;
-  return position;
 }
 
 size_t Count(const std::string& text, const std::string& needle) {

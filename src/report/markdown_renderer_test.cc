@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "report/position_of_test_util.h"
 #include "report/render_test_samples.h"
 #include "report/renderer.h"
 
@@ -8,12 +9,6 @@ namespace {
 
 std::string RenderMarkdown(const Diagnosis& diagnosis) {
   return MakeMarkdownRenderer(RenderOptions{})->Render(diagnosis);
-}
-
-size_t PositionOf(const std::string& text, const std::string& needle) {
-  size_t position = text.find(needle);
-  EXPECT_NE(position, std::string::npos) << "missing: " << needle << "\n" << text;
-  return position;
 }
 
 TEST(MarkdownRenderTest, HeadingsTablesAndVerdictFirst) {

@@ -3,6 +3,7 @@
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
 #include "report/markup_escape.h"
+#include "report/position_of_test_util.h"
 #include "report/render_test_samples.h"
 #include "report/renderer.h"
 
@@ -14,12 +15,6 @@ std::string RenderTerminal(const Diagnosis& diagnosis, bool color = false, bool 
   options.color = color;
   options.verbose = verbose;
   return MakeTerminalRenderer(options)->Render(diagnosis);
-}
-
-size_t PositionOf(const std::string& text, const std::string& needle) {
-  size_t position = text.find(needle);
-  EXPECT_NE(position, std::string::npos) << "missing: " << needle << "\n" << text;
-  return position;
 }
 
 TEST(TerminalRenderTest, ShowsStageOneStallsAndFinding) {
