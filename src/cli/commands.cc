@@ -274,6 +274,15 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
               {"on", MeasureSettings::ReferenceCache::kOn},
               {"off", MeasureSettings::ReferenceCache::kOff}},
           CLI::ignore_case));
+  command
+      .add_option("--output-channel", options->measure.output_channel,
+                  "How candidate children send their outputs: auto (sealed shared memory where the kernel "
+                  "allows, else a pipe; the default) or pipe")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, MeasureSettings::OutputChannel>{
+              {"auto", MeasureSettings::OutputChannel::kAuto},
+              {"pipe", MeasureSettings::OutputChannel::kPipe}},
+          CLI::ignore_case));
   command.footer(
       "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "
       "on bad input.\n\nExamples:\n  kopt bench examples/tasks/saxpy\n"

@@ -415,7 +415,15 @@ class SystemCommandRunner : public CommandRunner {
     PipePair stdout_pipe, stderr_pipe, channel_pipe;
     KOPT_RETURN_IF_ERROR(MakePipe(stdout_pipe));
     KOPT_RETURN_IF_ERROR(MakePipe(stderr_pipe));
-    if (spec.channel_fd >= 0) {
+    const bool channel_memory = spec.channel_fd >= 0 && spec.channel_memory_fd >= 0;
+    if (channel_memory) {
+      // A private close-on-exec copy above the low descriptors, so that the
+      // dup2 onto channel_fd always clears close-on-exec in the child (a
+      // dup2 onto itself would not).
+      int copy = fcntl(spec.channel_memory_fd, F_DUPFD_CLOEXEC, 64);
+      if (copy < 0) return Internal("cannot duplicate the channel memory's descriptor: " + ErrnoText(errno));
+      channel_pipe.write_end.Reset(copy);
+    } else if (spec.channel_fd >= 0) {
       KOPT_RETURN_IF_ERROR(MakePipe(channel_pipe));
 #ifdef F_SETPIPE_SZ
       (void)fcntl(channel_pipe.read_end.get(), F_SETPIPE_SZ, 1 << 20);  // best effort: fewer wake-ups
@@ -427,8 +435,9 @@ class SystemCommandRunner : public CommandRunner {
     stderr_pipe.write_end.Close();
     channel_pipe.write_end.Close();
     // The monitor closes the read ends (at end of file, or when it stops).
+    // Channel memory has no read end: -1, nothing to read.
     return ChildMonitor(pid, stdout_pipe.read_end.Release(), stderr_pipe.read_end.Release(),
-                        channel_pipe.read_end.Release(), spec)
+                        channel_memory ? -1 : channel_pipe.read_end.Release(), spec)
         .Watch();
   }
 

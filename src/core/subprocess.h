@@ -50,6 +50,12 @@ struct CommandSpec {
   // up front (at most max_channel_bytes), so that a large channel is not
   // copied as it grows; only a hint, the channel may carry more or less.
   size_t expected_channel_bytes = 0;
+  // >= 0 (with channel_fd >= 3): the child gets this descriptor at
+  // channel_fd instead of a pipe (a ChannelMemory's, core/channel_memory.h):
+  // it writes its channel there itself and the parent reads nothing while it
+  // runs (channel_bytes stays empty; the caller seals and maps the memory
+  // after Run). Borrowed: the caller keeps it open and closes it.
+  int channel_memory_fd = -1;
   // Memory to receive the channel into (null: a new string): its allocation
   // is moved into CommandResult::channel_bytes and cleared, its capacity
   // kept, so pages a previous child's channel already faulted in are not

@@ -87,6 +87,13 @@ struct MeasureSettings {
   // the reference and writes one. --rerun still re-measures the candidates.
   enum class ReferenceCache { kAuto, kOn, kOff };
   ReferenceCache reference_cache = ReferenceCache::kOff;
+  // How candidate children send their outputs (docs/harness-protocol.md §3,
+  // "Output frames"): kAuto: channel memory the parent seals after the child
+  // ended (core/channel_memory.h), prepared while the previous child runs,
+  // where the kernel has memfd sealing, else the pipe; kPipe: always the
+  // pipe. Every check is the same either way; not part of the settings hash.
+  enum class OutputChannel { kAuto, kPipe };
+  OutputChannel output_channel = OutputChannel::kAuto;
 };
 
 // Makes settings.include_directories absolute (InvalidInput naming

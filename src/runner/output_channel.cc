@@ -24,7 +24,7 @@ Status WriteAll(int descriptor, const void* data, size_t bytes) {
 
 }  // namespace
 
-OutputChannel::OutputChannel(int descriptor) {
+OutputChannel::OutputChannel(int descriptor, bool memory) {
   if (descriptor < 0) return;
   descriptor_ = fcntl(descriptor, F_DUPFD_CLOEXEC, 64);
   if (descriptor_ < 0) {
@@ -32,6 +32,10 @@ OutputChannel::OutputChannel(int descriptor) {
     return;
   }
   close(descriptor);
+  if (memory) {
+    memory_.emplace(descriptor_);
+    return;
+  }
 #ifdef F_SETPIPE_SZ
   (void)fcntl(descriptor_, F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups for large tensors; best effort
 #endif
@@ -43,12 +47,14 @@ OutputChannel::~OutputChannel() {
 
 Status OutputChannel::BeginFrame(const FrameKey& key, uint64_t payload_bytes) {
   if (descriptor_ < 0) return Status::Ok();
+  if (memory_) return memory_->Begin(key, payload_bytes);
   std::string head = EncodeFrameHead(key, payload_bytes);
   return WriteAll(descriptor_, head.data(), head.size());
 }
 
 Status OutputChannel::Write(std::span<const std::byte> bytes) {
   if (descriptor_ < 0) return Status::Ok();
+  if (memory_) return memory_->Write(bytes);
   return WriteAll(descriptor_, bytes.data(), bytes.size());
 }
 

@@ -6,11 +6,17 @@
 // in this process can still write frames; it gains nothing by it: a frame is
 // only its own output, judged by the parent against the reference child's.
 //
+// With request `output_memory` the descriptor is instead shared memory the
+// parent seals after this process ended (core/channel_memory.h), written by
+// a MemoryFrameWriter (runner_protocol/output_frames.h): one copy, nothing
+// for the parent to read while the child runs.
+//
 // Thread safety: not thread-safe; the runner's main thread.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -21,15 +27,17 @@ namespace kopt::runner {
 
 class OutputChannel {
  public:
-  // `descriptor` -1: frames are dropped (no parent reads them).
-  explicit OutputChannel(int descriptor);
+  // `descriptor` -1: frames are dropped (no parent reads them). `memory`:
+  // the descriptor is channel memory, not a pipe (above).
+  explicit OutputChannel(int descriptor, bool memory = false);
   ~OutputChannel();
   OutputChannel(const OutputChannel&) = delete;
   OutputChannel& operator=(const OutputChannel&) = delete;
 
-  // Writes the head of a frame whose payload of `payload_bytes` bytes the
-  // caller then writes with Write, all of it, before the next frame.
-  // WorkFailed when the parent went away (EPIPE) or the descriptor is bad.
+  // Starts a frame whose payload of `payload_bytes` bytes the caller then
+  // writes with Write, all of it, before the next frame (a pipe gets the
+  // head now, memory after the payload). WorkFailed when the parent went
+  // away (EPIPE) or the descriptor is bad.
   Status BeginFrame(const FrameKey& key, uint64_t payload_bytes);
   // Writes `bytes` of the current frame's payload (retrying short writes).
   Status Write(std::span<const std::byte> bytes);
@@ -37,6 +45,7 @@ class OutputChannel {
 
  private:
   int descriptor_ = -1;
+  std::optional<MemoryFrameWriter> memory_;  // set: the descriptor is channel memory
 };
 
 }  // namespace kopt::runner
