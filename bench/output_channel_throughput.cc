@@ -16,6 +16,7 @@
 //
 // Usage: output_channel_throughput [--children N] [--frames F] [--frame-mib M] [--modes pipe,memory]
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,7 +76,15 @@ int Child(bool memory, size_t frames, size_t frame_bytes) {
 
 struct Phases {
   double prepare = 0, child = 0, receive = 0, compare = 0, release = 0, total = 0;
+  double child_cpu = 0, parent_cpu = 0;  // CPU seconds (user + system): robust on a loaded machine
 };
+
+double CpuSeconds(int who) {
+  rusage usage{};
+  getrusage(who, &usage);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 }  // namespace
 
@@ -110,8 +119,8 @@ int main(int argc, char** argv) {
   std::printf(
       "output_channel_throughput: %zu children x %zu frames x %zu MiB (%.2f GB per child), %u cores\n",
       children, frames, frame_mib, channel_bytes / 1e9, std::max(1u, std::thread::hardware_concurrency()));
-  std::printf("%-7s %5s %9s %9s %9s %9s %9s %9s %10s\n", "mode", "child", "prepare", "child_s", "receive",
-              "compare", "release", "total", "child_GB/s");
+  std::printf("%-7s %5s %9s %9s %9s %9s %9s %9s %10s %9s %9s\n", "mode", "child", "prepare", "child_s",
+              "receive", "compare", "release", "total", "child_GB/s", "child_cpu", "kopt_cpu");
   std::map<std::string, std::vector<Phases>> all;
   for (const std::string mode : {std::string("pipe"), std::string("memory")}) {
     if (modes.find(mode) == std::string::npos) continue;
@@ -123,7 +132,6 @@ int main(int argc, char** argv) {
     } else {
       auto started = Clock::now();
       spare.resize(channel_bytes);  // kopt's channel_spare_, faulted in while the reference runs
-      spare.clear();
       std::printf("pipe: pre-faulting the reused channel buffer (once per kopt bench): %.3f s\n",
                   Since(started));
     }
@@ -131,12 +139,13 @@ int main(int argc, char** argv) {
     for (size_t child = 0; child < children; ++child) {
       Phases phases;
       auto started = Clock::now();
+      double child_cpu = CpuSeconds(RUSAGE_CHILDREN), parent_cpu = CpuSeconds(RUSAGE_SELF);
       kopt::CommandSpec spec{{self, "--child", mode, std::to_string(frames), std::to_string(frame_bytes)}};
       spec.channel_fd = 3;
       spec.timeout_seconds = 600;
       kopt::ChannelMemory channel;
       if (memory) {
-        auto prepared = supply.Take(channel_bytes, child + 1 < children, &phases.prepare);
+        auto prepared = supply.Take(channel_bytes, children - child - 1, &phases.prepare);
         if (!prepared.ok()) {
           std::printf("memory: %s\n", prepared.status().message().c_str());
           return 1;
@@ -192,9 +201,11 @@ int main(int argc, char** argv) {
       }
       phases.release = Since(release_started);
       phases.total = Since(started);
-      std::printf("%-7s %5zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f\n", mode.c_str(), child,
+      phases.child_cpu = CpuSeconds(RUSAGE_CHILDREN) - child_cpu;
+      phases.parent_cpu = CpuSeconds(RUSAGE_SELF) - parent_cpu;
+      std::printf("%-7s %5zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %9.3f %9.3f\n", mode.c_str(), child,
                   phases.prepare, phases.child, phases.receive, phases.compare, phases.release, phases.total,
-                  channel_bytes / phases.child / 1e9);
+                  channel_bytes / phases.child / 1e9, phases.child_cpu, phases.parent_cpu);
       std::fflush(stdout);
       all[mode].push_back(phases);
     }
@@ -206,9 +217,12 @@ int main(int argc, char** argv) {
       std::sort(values.begin(), values.end());
       return values[values.size() / 2];
     };
-    std::printf("median %-7s prepare %.3f child %.3f receive %.3f compare %.3f release %.3f total %.3f s\n",
-                mode.c_str(), median(&Phases::prepare), median(&Phases::child), median(&Phases::receive),
-                median(&Phases::compare), median(&Phases::release), median(&Phases::total));
+    std::printf(
+        "median %-7s prepare %.3f child %.3f receive %.3f compare %.3f release %.3f total %.3f s; cpu: child "
+        "%.3f kopt %.3f s\n",
+        mode.c_str(), median(&Phases::prepare), median(&Phases::child), median(&Phases::receive),
+        median(&Phases::compare), median(&Phases::release), median(&Phases::total),
+        median(&Phases::child_cpu), median(&Phases::parent_cpu));
   }
   return 0;
 }

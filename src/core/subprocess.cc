@@ -216,10 +216,19 @@ class ChildMonitor {
     streams_[2] = {channel_fd, &result_.channel_bytes, spec.max_channel_bytes, &result_.channel_truncated};
     if (channel_fd >= 0 && spec.channel_storage != nullptr) {
       result_.channel_bytes = std::move(*spec.channel_storage);
-      result_.channel_bytes.clear();
       spec.channel_storage->clear();
+      // Its bytes are written already (faulted in): the channel is read
+      // straight into them, with no copy through a buffer, up to its size
+      // (grown to the expected size first), then appended.
+      std::string& sink = result_.channel_bytes;
+      size_t expected = spec.expected_channel_bytes;
+      if (spec.max_channel_bytes > 0) expected = std::min(expected, spec.max_channel_bytes);
+      if (!sink.empty() && sink.size() < expected) sink.resize(expected);
+      if (spec.max_channel_bytes > 0 && sink.size() > spec.max_channel_bytes)
+        sink.resize(spec.max_channel_bytes);
+      channel_direct_ = !sink.empty();
     }
-    if (channel_fd >= 0 && spec.expected_channel_bytes > 0) ReserveChannel();
+    if (channel_fd >= 0 && spec.expected_channel_bytes > 0 && !channel_direct_) ReserveChannel();
     RegisterChildGroup(pid_);  // an interrupt of kopt kills the child's whole group (core/interrupt.h)
   }
 
@@ -243,6 +252,7 @@ class ChildMonitor {
       }
       PumpOutput(NextWaitMilliseconds(now));
     }
+    if (channel_direct_) result_.channel_bytes.resize(channel_filled_);
     return std::move(result_);
   }
 
@@ -357,6 +367,23 @@ class ChildMonitor {
   }
 
   void ReadOnce(Stream& stream) {
+    if (channel_direct_ && &stream == &streams_[2]) {
+      std::string& sink = result_.channel_bytes;
+      if (channel_filled_ < sink.size()) {
+        ssize_t bytes = read(stream.fd, sink.data() + channel_filled_, sink.size() - channel_filled_);
+        if (bytes < 0 && (errno == EINTR || errno == EAGAIN)) return;
+        if (bytes <= 0) {
+          close(stream.fd);
+          stream.fd = -1;
+          return;
+        }
+        last_output_ = Clock::now();
+        channel_filled_ += static_cast<size_t>(bytes);
+        return;
+      }
+      sink.resize(channel_filled_);  // full: the rest is appended
+      channel_direct_ = false;
+    }
     static thread_local char buffer[1 << 20];  // large tensors arrive on the channel
     ssize_t bytes = read(stream.fd, buffer, sizeof buffer);
     if (bytes < 0 && (errno == EINTR || errno == EAGAIN)) return;
@@ -391,6 +418,10 @@ class ChildMonitor {
   bool kill_sent_ = false;
   Stream streams_[kStreams];
   CommandResult result_;
+  // The channel is read straight into result_.channel_bytes[0, size) (reused
+  // storage, CommandSpec::channel_storage); channel_filled_ bytes arrived.
+  bool channel_direct_ = false;
+  size_t channel_filled_ = 0;
 };
 
 class SystemCommandRunner : public CommandRunner {

@@ -57,10 +57,14 @@ struct CommandSpec {
   // after Run). Borrowed: the caller keeps it open and closes it.
   int channel_memory_fd = -1;
   // Memory to receive the channel into (null: a new string): its allocation
-  // is moved into CommandResult::channel_bytes and cleared, its capacity
-  // kept, so pages a previous child's channel already faulted in are not
-  // faulted again (about 1.3 GB/s on the H200's host: the bound on a large
-  // channel). *channel_storage is left empty.
+  // is moved into CommandResult::channel_bytes, so pages a previous child's
+  // channel already faulted in are not faulted again (about 1.3 GB/s on the
+  // H200's host: the bound on a large channel). Its bytes (its size, grown
+  // to expected_channel_bytes) are overwritten by the channel as it arrives,
+  // read straight into them with no copy through a buffer; what does not
+  // fit is appended; channel_bytes ends at the bytes received. Give it a
+  // size (resize, not reserve) for the direct reads. *channel_storage is
+  // left empty.
   std::string* channel_storage = nullptr;
   // Called with each piece of stdout as it arrives (any size, not split at
   // lines), on the thread that called Run; null: none. For progress output:

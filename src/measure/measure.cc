@@ -278,8 +278,7 @@ void MeasureSession::Impl::StartPrefault() {
   size_t bytes = CandidateChannelBytes();
   if (bytes <= channel_spare_.capacity()) return;
   prefault_ = std::thread([this, bytes] {
-    channel_spare_.resize(bytes);  // writes every page once
-    channel_spare_.clear();        // the capacity and its pages stay
+    channel_spare_.resize(bytes);  // writes every page once; the child's channel is read into these bytes
   });
 }
 
@@ -504,15 +503,17 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
     JoinPrefault();
     if (UseChannelMemory()) {
       channel_bytes = CandidateChannelBytes();
-      // The next candidate's memory is prepared while this one runs (when one is waiting).
-      bool more = false;
-      for (auto later = std::find_if(items_.begin(), items_.end(),
-                                     [&](const auto& entry) { return entry.get() == &item; });
-           later != items_.end() && !more; ++later) {
-        more = later->get() != &item && !(*later)->measured;
+      // The next candidates' memory is prepared while this one runs (as many as are waiting).
+      size_t waiting = 0;
+      bool after = false;
+      for (const auto& other : items_) {
+        if (other.get() == &item)
+          after = true;
+        else if (after && other->entry.role == EntryRole::kCandidate && !other->measured)
+          ++waiting;
       }
       double waited = 0;
-      Result<ChannelMemory> memory = channel_bytes > 0 ? channel_memory_.Take(channel_bytes, more, &waited)
+      Result<ChannelMemory> memory = channel_bytes > 0 ? channel_memory_.Take(channel_bytes, waiting, &waited)
                                                        : Result<ChannelMemory>(NotFound("no channel size"));
       if (memory.ok()) {
         client.set_channel_memory(std::move(memory).value(), waited);
