@@ -7,6 +7,8 @@
 // pieces, through
 //   pipe:   the pipe of CommandSpec::channel_fd into a reused, pre-faulted
 //           buffer (kopt's channel_spare_), then OutputFrames::Parse;
+//   splice: the same pipe, the pieces lent to it (vmsplice) from three
+//           rotating buffers, as kopt-runner does;
 //   memory: channel memory (core/channel_memory.h), prepared on a thread
 //           (measure/channel_memory_supply.h) while the previous child runs,
 //           written with MemoryFrameWriter, sealed, mapped and parsed;
@@ -14,9 +16,11 @@
 // (runner::CompareOutput, as the parent judges), and the frames released.
 // Prints one line per child and a median per mode, in seconds.
 //
-// Usage: output_channel_throughput [--children N] [--frames F] [--frame-mib M] [--modes pipe,memory]
+// Usage: output_channel_throughput [--children N] [--frames F] [--frame-mib M] [--modes pipe,splice,memory]
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +48,42 @@ double Since(Clock::time_point start) {
 }
 
 constexpr size_t kPiece = size_t{8} << 20;
+
+// splice: the pieces lent to the pipe (vmsplice) from three rotating
+// buffers, each reused once the parent has read it (FIONREAD), as
+// kopt-runner's FrameSender does.
+int SpliceChild(size_t frames, size_t frame_bytes) {
+  fcntl(3, F_SETPIPE_SZ, 1 << 20);
+  std::vector<std::vector<float>> buffers(3, std::vector<float>(kPiece / sizeof(float), 1.5f));
+  uint64_t written = 0;
+  uint64_t lent_until[3] = {0, 0, 0};
+  size_t slot = 0;
+  for (size_t frame = 0; frame < frames; ++frame) {
+    std::string head = kopt::EncodeFrameHead({"check", static_cast<int64_t>(frame), "out"}, frame_bytes);
+    if (write(3, head.data(), head.size()) != static_cast<ssize_t>(head.size())) return 1;
+    written += head.size();
+    for (size_t offset = 0; offset < frame_bytes; offset += kPiece, slot = (slot + 1) % 3) {
+      while (true) {  // the parent has read what this buffer lent
+        int unread = 0;
+        if (ioctl(3, FIONREAD, &unread) != 0) return 1;
+        if (written - static_cast<uint64_t>(unread) >= lent_until[slot]) break;
+        usleep(20);
+      }
+      std::fill_n(buffers[slot].data(), 16, 1.5f);  // "the device copy" into it
+      size_t length = std::min(kPiece, frame_bytes - offset);
+      auto* bytes = reinterpret_cast<char*>(buffers[slot].data());
+      for (size_t done = 0; done < length;) {
+        iovec piece{bytes + done, length - done};
+        ssize_t spliced = vmsplice(3, &piece, 1, 0);
+        if (spliced <= 0) return 1;
+        done += static_cast<size_t>(spliced);
+      }
+      written += length;
+      lent_until[slot] = written;
+    }
+  }
+  return 0;
+}
 
 // The child: writes the frames to descriptor 3, a pipe or channel memory.
 int Child(bool memory, size_t frames, size_t frame_bytes) {
@@ -90,10 +130,12 @@ double CpuSeconds(int who) {
 
 int main(int argc, char** argv) {
   size_t children = 4, frames = 8, frame_mib = 256;
-  std::string modes = "pipe,memory";
+  std::string modes = "pipe,splice,memory";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--child" && i + 3 < argc) {
+      if (std::string(argv[i + 1]) == "splice")
+        return SpliceChild(std::stoul(argv[i + 2]), std::stoul(argv[i + 3]));
       return Child(std::string(argv[i + 1]) == "memory", std::stoul(argv[i + 2]), std::stoul(argv[i + 3]));
     }
     if (i + 1 >= argc) break;
@@ -122,7 +164,7 @@ int main(int argc, char** argv) {
   std::printf("%-7s %5s %9s %9s %9s %9s %9s %9s %10s %9s %9s\n", "mode", "child", "prepare", "child_s",
               "receive", "compare", "release", "total", "child_GB/s", "child_cpu", "kopt_cpu");
   std::map<std::string, std::vector<Phases>> all;
-  for (const std::string mode : {std::string("pipe"), std::string("memory")}) {
+  for (const std::string mode : {std::string("pipe"), std::string("splice"), std::string("memory")}) {
     if (modes.find(mode) == std::string::npos) continue;
     bool memory = mode == "memory";
     std::string spare;

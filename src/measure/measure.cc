@@ -252,13 +252,13 @@ class MeasureSession::Impl {
   // every candidate, at about 1.3 GB/s on the H200's host. Faulted in by
   // prefault_ while the reference child runs.
   std::string channel_spare_;
-  // With settings_.output_channel kAuto: candidate children write into
+  // With settings_.output_channel kMemory: candidate children write into
   // channel memory instead (core/channel_memory.h), fresh for each, prepared
   // while the reference child or the previous candidate runs.
   ChannelMemorySupply channel_memory_;
   size_t CandidateChannelBytes();
   bool UseChannelMemory() const {
-    return settings_.output_channel == MeasureSettings::OutputChannel::kAuto && channel_memory_.available();
+    return settings_.output_channel == MeasureSettings::OutputChannel::kMemory && channel_memory_.available();
   }
   std::thread prefault_;
   void StartPrefault();

@@ -88,12 +88,14 @@ struct MeasureSettings {
   enum class ReferenceCache { kAuto, kOn, kOff };
   ReferenceCache reference_cache = ReferenceCache::kOff;
   // How candidate children send their outputs (docs/harness-protocol.md §3,
-  // "Output frames"): kAuto: channel memory the parent seals after the child
-  // ended (core/channel_memory.h), prepared while the previous child runs,
-  // where the kernel has memfd sealing, else the pipe; kPipe: always the
-  // pipe. Every check is the same either way; not part of the settings hash.
-  enum class OutputChannel { kAuto, kPipe };
-  OutputChannel output_channel = OutputChannel::kAuto;
+  // "Output frames"): kPipe: the pipe, the child lending its pieces
+  // (vmsplice) and the parent reading them straight into memory reused from
+  // child to child; kMemory: channel memory the parent seals after the child
+  // ended (core/channel_memory.h), fresh for every child, prepared while the
+  // previous one runs, where the kernel has memfd sealing (else the pipe).
+  // Every check is the same either way; not part of the settings hash.
+  enum class OutputChannel { kPipe, kMemory };
+  OutputChannel output_channel = OutputChannel::kPipe;
 };
 
 // Makes settings.include_directories absolute (InvalidInput naming

@@ -360,7 +360,8 @@ TEST_F(MeasureSessionTest, CandidatesGivenAsSourceOneAtATimeShareOneReference) {
   EXPECT_TRUE(ReferenceVerdict(*report).ok());
 }
 
-TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStaysTheFallback) {
+TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStaysTheDefault) {
+  settings_.output_channel = MeasureSettings::OutputChannel::kMemory;
   std::unique_ptr<MeasureSession> session = Open();
   ASSERT_TRUE(session->MeasureReference().ok());
   Result<MeasurementEntry> first = session->MeasureCandidate("// FAST 1\n", "first");
@@ -375,7 +376,7 @@ TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStays
   EXPECT_GE(second->phases->judge, 0.0);
   ASSERT_TRUE(session->Finish().ok());
 
-  settings_.output_channel = MeasureSettings::OutputChannel::kPipe;
+  settings_.output_channel = MeasureSettings{}.output_channel;
   settings_.rerun = true;
   std::unique_ptr<MeasureSession> piped = Open();
   ASSERT_TRUE(piped->MeasureReference().ok());
@@ -384,10 +385,11 @@ TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStays
   EXPECT_EQ(again->status, MeasureStatus::kOk) << again->message;
   ASSERT_TRUE(again->phases.has_value());
   EXPECT_EQ(again->phases->channel, "pipe");
-  EXPECT_EQ(children_.memory_children(), 2u) << "--output-channel pipe";
+  EXPECT_EQ(children_.memory_children(), 2u) << "the default: the pipe";
 }
 
 TEST_F(MeasureSessionTest, AChildThatLeavesAWritableMappingOfItsOutputsBehindIsRejected) {
+  settings_.output_channel = MeasureSettings::OutputChannel::kMemory;
   std::unique_ptr<MeasureSession> session = Open();
   ASSERT_TRUE(session->MeasureReference().ok());
   Result<MeasurementEntry> hostile = session->MeasureCandidate("// FAST KEEPMAP\n", "hostile");
@@ -401,6 +403,7 @@ TEST_F(MeasureSessionTest, AChildThatLeavesAWritableMappingOfItsOutputsBehindIsR
 }
 
 TEST_F(MeasureSessionTest, NothingCanChangeACandidatesOutputsAfterTheParentSealedThem) {
+  settings_.output_channel = MeasureSettings::OutputChannel::kMemory;
   std::unique_ptr<MeasureSession> session = Open();
   ASSERT_TRUE(session->MeasureReference().ok());
   Result<MeasurementEntry> late = session->MeasureCandidate("// FAST WRITELATE\n", "late");

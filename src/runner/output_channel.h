@@ -11,6 +11,15 @@
 // a MemoryFrameWriter (runner_protocol/output_frames.h): one copy, nothing
 // for the parent to read while the child runs.
 //
+// A pipe's payload can also be given by reference (Lend: vmsplice, where
+// the kernel allows it): the pipe then holds the caller's pages, not a copy,
+// until the parent has read them; the parent's read is the only copy. The
+// caller must not change lent bytes until Consumed says the parent has read
+// them. A candidate in this process could change them before that: only its
+// own outputs, before the parent judges anything (it judges after the child
+// ended), as it could write frames itself. KOPT_OUTPUT_SPLICE=0 in the
+// environment turns lending off (a benchmark switch: each Lend copies).
+//
 // Thread safety: not thread-safe; the runner's main thread.
 #pragma once
 
@@ -41,10 +50,19 @@ class OutputChannel {
   Status BeginFrame(const FrameKey& key, uint64_t payload_bytes);
   // Writes `bytes` of the current frame's payload (retrying short writes).
   Status Write(std::span<const std::byte> bytes);
+  // As Write, but a pipe may take the bytes by reference (above); returns
+  // where they end in the channel's stream (for Consumed).
+  Result<uint64_t> Lend(std::span<const std::byte> bytes);
+  // Waits until the parent has read the channel's stream up to `offset`
+  // (at once when nothing is lent). WorkFailed when the pipe broke.
+  Status Consumed(uint64_t offset);
   bool connected() const { return descriptor_ >= 0; }
+  bool lends() const { return splice_; }
 
  private:
   int descriptor_ = -1;
+  bool splice_ = false;                      // Lend may vmsplice
+  uint64_t written_ = 0;                     // bytes put into the pipe so far (heads and payloads)
   std::optional<MemoryFrameWriter> memory_;  // set: the descriptor is channel memory
 };
 
