@@ -1,5 +1,7 @@
 #include "runner/frame_sender.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -14,7 +16,9 @@ FrameSender::~FrameSender() {
   for (std::byte* buffer : buffers_) {
     if (buffer == nullptr) continue;
     (void)cudaHostUnregister(buffer);
-    std::free(buffer);
+    // Unmapped, never handed back to malloc: pages a pipe still holds (the
+    // last piece lent, not yet read) stay as they are until the parent reads them.
+    munmap(buffer, kPieceBytes);
   }
   for (cudaEvent_t event : copied_) {
     if (event != nullptr) (void)cudaEventDestroy(event);
@@ -27,8 +31,8 @@ FrameSender::~FrameSender() {
 Status FrameSender::Allocate() {
   for (size_t slot = 0; slot < buffers_.size(); ++slot) {
     if (buffers_[slot] != nullptr) continue;
-    void* buffer = std::aligned_alloc(size_t{1} << 21, kPieceBytes);
-    if (buffer == nullptr) return WorkFailed("out of host memory for the output buffers");
+    void* buffer = mmap(nullptr, kPieceBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buffer == MAP_FAILED) return WorkFailed("out of host memory for the output buffers");
     std::memset(buffer, 0, kPieceBytes);
     if (cudaHostRegister(buffer, kPieceBytes, cudaHostRegisterDefault) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky: pageable copies still work, only slower

@@ -8,7 +8,8 @@
 // what was lent from it (OutputChannel::Consumed), across frames too.
 //
 // Ownership: owns the pinned buffers and events (allocated on the first
-// Send, freed when destroyed); borrows the channel, which must outlive it.
+// Send, unmapped when destroyed: a pipe keeps the pages it still holds);
+// borrows the channel, which must outlive it.
 // Thread safety: not thread-safe; the runner's main thread.
 #pragma once
 
