@@ -5,8 +5,10 @@
 // five check rounds, two verified timed samples and the round after timing)
 // from an 8 MiB buffer, as kopt-runner's FrameSender writes from its pinned
 // pieces, through
-//   pipe:   the pipe of CommandSpec::channel_fd into a reused, pre-faulted
-//           buffer (kopt's channel_spare_), then OutputFrames::Parse;
+//   append: the pipe of CommandSpec::channel_fd, read through a 1 MiB
+//           buffer and appended to a reused, pre-faulted one (kopt's
+//           channel_spare_ before h16d), then OutputFrames::Parse;
+//   pipe:   the same, read straight into the reused buffer;
 //   splice: the same pipe, the pieces lent to it (vmsplice) from three
 //           rotating buffers, as kopt-runner does;
 //   memory: channel memory (core/channel_memory.h), prepared on a thread
@@ -16,7 +18,8 @@
 // (runner::CompareOutput, as the parent judges), and the frames released.
 // Prints one line per child and a median per mode, in seconds.
 //
-// Usage: output_channel_throughput [--children N] [--frames F] [--frame-mib M] [--modes pipe,splice,memory]
+// Usage: output_channel_throughput [--children N] [--frames F] [--frame-mib M] [--modes
+// append,pipe,splice,memory]
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -130,7 +133,7 @@ double CpuSeconds(int who) {
 
 int main(int argc, char** argv) {
   size_t children = 4, frames = 8, frame_mib = 256;
-  std::string modes = "pipe,splice,memory";
+  std::string modes = "append,pipe,splice,memory";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--child" && i + 3 < argc) {
@@ -164,7 +167,8 @@ int main(int argc, char** argv) {
   std::printf("%-7s %5s %9s %9s %9s %9s %9s %9s %10s %9s %9s\n", "mode", "child", "prepare", "child_s",
               "receive", "compare", "release", "total", "child_GB/s", "child_cpu", "kopt_cpu");
   std::map<std::string, std::vector<Phases>> all;
-  for (const std::string mode : {std::string("pipe"), std::string("splice"), std::string("memory")}) {
+  for (const std::string mode :
+       {std::string("append"), std::string("pipe"), std::string("splice"), std::string("memory")}) {
     if (modes.find(mode) == std::string::npos) continue;
     bool memory = mode == "memory";
     std::string spare;
@@ -174,6 +178,8 @@ int main(int argc, char** argv) {
     } else {
       auto started = Clock::now();
       spare.resize(channel_bytes);  // kopt's channel_spare_, faulted in while the reference runs
+      if (mode == "append")
+        spare.clear();  // before h16d: capacity only, the channel appended through a buffer
       std::printf("pipe: pre-faulting the reused channel buffer (once per kopt bench): %.3f s\n",
                   Since(started));
     }
