@@ -13,7 +13,7 @@
 #      child); each candidate's marginal cost and the parent's phases
 #      (measure.parent in kopt's JSON report);
 #   2. bench/output_channel_throughput: the channel alone with a synthetic
-#      child (8 x 256 MiB per child; pipe copied, pipe lent, memory), no GPU.
+#      child (8 x 256 MiB per child; pipe appended as before, pipe read straight in, pipe lent, memory), no GPU.
 # Runs from the root of a copy of the main checkout with:
 #   .carry/h16d/bin.tar.xz (bin/{kopt,kopt-runner,output_channel_throughput}
 #   and lib/, built on the development machine from branch h16d,
