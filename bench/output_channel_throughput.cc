@@ -8,9 +8,11 @@
 //   append: the pipe of CommandSpec::channel_fd, read through a 1 MiB
 //           buffer and appended to a reused, pre-faulted one (kopt's
 //           channel_spare_ before h16d), then OutputFrames::Parse;
-//   pipe:   the same, read straight into the reused buffer;
-//   splice: the same pipe, the pieces lent to it (vmsplice) from three
-//           rotating buffers, as kopt-runner does;
+//   pipe:   the same on huge pages, read straight into the reused buffer;
+//   splice: the pieces lent to the pipe (vmsplice) from three rotating
+//           buffers as kopt-runner does, appended into a reused buffer on
+//           huge pages (kopt's channel_spare_ now);
+//   splice_direct: the same, read straight into the reused buffer;
 //   memory: channel memory (core/channel_memory.h), prepared on a thread
 //           (measure/channel_memory_supply.h) while the previous child runs,
 //           written with MemoryFrameWriter, sealed, mapped and parsed;
@@ -18,8 +20,8 @@
 // (runner::CompareOutput, as the parent judges), and the frames released.
 // Prints one line per child and a median per mode, in seconds.
 //
-// Usage: output_channel_throughput [--children N] [--frames F] [--frame-mib M] [--modes
-// append,pipe,splice,memory]
+// Usage: output_channel_throughput [--children N] [--frames F] [--frame-mib M]
+//        [--modes append,pipe,splice,splice_direct,memory] (default: all but pipe)
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -133,11 +135,11 @@ double CpuSeconds(int who) {
 
 int main(int argc, char** argv) {
   size_t children = 4, frames = 8, frame_mib = 256;
-  std::string modes = "append,pipe,splice,memory";
+  std::string modes = "append,splice,splice_direct,memory";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--child" && i + 3 < argc) {
-      if (std::string(argv[i + 1]) == "splice")
+      if (std::string(argv[i + 1]).starts_with("splice"))
         return SpliceChild(std::stoul(argv[i + 2]), std::stoul(argv[i + 3]));
       return Child(std::string(argv[i + 1]) == "memory", std::stoul(argv[i + 2]), std::stoul(argv[i + 3]));
     }
@@ -167,9 +169,9 @@ int main(int argc, char** argv) {
   std::printf("%-7s %5s %9s %9s %9s %9s %9s %9s %10s %9s %9s\n", "mode", "child", "prepare", "child_s",
               "receive", "compare", "release", "total", "child_GB/s", "child_cpu", "kopt_cpu");
   std::map<std::string, std::vector<Phases>> all;
-  for (const std::string mode :
-       {std::string("append"), std::string("pipe"), std::string("splice"), std::string("memory")}) {
-    if (modes.find(mode) == std::string::npos) continue;
+  for (const std::string mode : {std::string("append"), std::string("pipe"), std::string("splice"),
+                                 std::string("splice_direct"), std::string("memory")}) {
+    if (("," + modes + ",").find("," + mode + ",") == std::string::npos) continue;
     bool memory = mode == "memory";
     std::string spare;
     kopt::ChannelMemorySupply supply;
@@ -177,9 +179,12 @@ int main(int argc, char** argv) {
       supply.Prepare(channel_bytes);
     } else {
       auto started = Clock::now();
-      spare.resize(channel_bytes);  // kopt's channel_spare_, faulted in while the reference runs
-      if (mode == "append")
-        spare.clear();  // before h16d: capacity only, the channel appended through a buffer
+      // kopt's channel_spare_, faulted in while the reference runs; on huge pages since h16d.
+      spare.reserve(channel_bytes);
+      if (mode != "append") kopt::AdviseHugePages(spare.data(), channel_bytes);
+      spare.resize(channel_bytes);
+      // Capacity only: read through a 1 MiB buffer and appended (kopt's way); with a size: read straight in.
+      if (mode != "pipe" && mode != "splice_direct") spare.clear();
       std::printf("pipe: pre-faulting the reused channel buffer (once per kopt bench): %.3f s\n",
                   Since(started));
     }

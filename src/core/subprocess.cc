@@ -272,12 +272,7 @@ class ChildMonitor {
     size_t bytes = spec_.expected_channel_bytes;
     if (spec_.max_channel_bytes > 0) bytes = std::min(bytes, spec_.max_channel_bytes);
     result_.channel_bytes.reserve(bytes);
-    constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-    if (bytes < 4 * kHugePage) return;
-    uintptr_t begin = reinterpret_cast<uintptr_t>(result_.channel_bytes.data());
-    uintptr_t aligned = (begin + kHugePage - 1) & ~(kHugePage - 1);
-    uintptr_t end = (begin + bytes) & ~(kHugePage - 1);
-    if (end > aligned) (void)madvise(reinterpret_cast<void*>(aligned), end - aligned, MADV_HUGEPAGE);
+    AdviseHugePages(result_.channel_bytes.data(), bytes);
   }
 
   int OpenStreamCount() const {
@@ -535,6 +530,15 @@ bool NeedsQuoting(const std::string& argument) {
 std::string DescribeSignal(int signal_number) {
   std::string name = SignalName(signal_number);
   return "signal " + std::to_string(signal_number) + (name.empty() ? "" : " (" + name + ")");
+}
+
+void AdviseHugePages(void* address, size_t bytes) {
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  if (address == nullptr || bytes < 4 * kHugePage) return;
+  uintptr_t begin = reinterpret_cast<uintptr_t>(address);
+  uintptr_t aligned = (begin + kHugePage - 1) & ~(kHugePage - 1);
+  uintptr_t end = (begin + bytes) & ~(kHugePage - 1);
+  if (end > aligned) (void)madvise(reinterpret_cast<void*>(aligned), end - aligned, MADV_HUGEPAGE);
 }
 
 std::unique_ptr<CommandRunner> MakeSystemCommandRunner() {

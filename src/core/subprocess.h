@@ -108,6 +108,12 @@ class CommandRunner {
 
 std::unique_ptr<CommandRunner> MakeSystemCommandRunner();
 
+// Asks for transparent huge pages on the 2 MiB-aligned part of `bytes` bytes
+// at `address` (madvise MADV_HUGEPAGE; best effort, nothing for less than
+// 8 MiB): a large channel buffer then takes 512 times fewer page faults and
+// TLB entries. Call it before the memory is first written.
+void AdviseHugePages(void* address, size_t bytes);
+
 // The system runner's lookup: the full path of `program` when it is an
 // executable path, or found on this process's PATH (absolute), else "".
 std::string FindProgramOnPath(const std::string& program);
