@@ -89,7 +89,7 @@ struct MeasureSettings {
   ReferenceCache reference_cache = ReferenceCache::kOff;
   // How candidate children send their outputs (docs/harness-protocol.md §3,
   // "Output frames"): kPipe: the pipe, the child lending its pieces
-  // (vmsplice) and the parent reading them straight into memory reused from
+  // (vmsplice) and the parent reading them into memory reused from
   // child to child; kMemory: channel memory the parent seals after the child
   // ended (core/channel_memory.h), fresh for every child, prepared while the
   // previous one runs, where the kernel has memfd sealing (else the pipe).

@@ -13,7 +13,7 @@
 //
 // A pipe's payload can also be given by reference (Lend: vmsplice, where
 // the kernel allows it): the pipe then holds the caller's pages, not a copy,
-// until the parent has read them; the parent's read is the only copy. The
+// until the parent has read them; nothing is copied in this process. The
 // caller must not change lent bytes until Consumed says the parent has read
 // them. A candidate in this process could change them before that: only its
 // own outputs, before the parent judges anything (it judges after the child
