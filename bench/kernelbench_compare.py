@@ -103,6 +103,9 @@ def entries(report):
             "compile_s": quantity(entry.get("compile", {}).get("time")),
             "compile_cached": entry.get("compile", {}).get("cached"),
             "measure_s": quantity(entry.get("measure", {}).get("time")),
+            # The parent's own time around the child (issue 16): channel, prepare, receive, judge, store.
+            "parent": {k: (quantity(v) if isinstance(v, dict) else v)
+                       for k, v in (entry.get("measure", {}).get("parent") or {}).items()} or None,
             "median_s": quantity(timing.get("median")),
             "speedup_vs_reference": quantity(entry.get("speedup")),
             "resumed": entry.get("resumed_from_run"),
@@ -355,7 +358,7 @@ def cost_candidates(args, stem, candidate, count):
     return files
 
 
-def kopt_cost_run(args, task, candidates, workspace, label, rerun):
+def kopt_cost_run(args, task, candidates, workspace, label, rerun, extra=()):
     """One `kopt bench TASK C1..CN` (a new process, the reference-output
     cache off: the default for untrusted candidates): the whole command's
     wall time, the reference's part, and each candidate's marginal cost: the
@@ -367,6 +370,7 @@ def kopt_cost_run(args, task, candidates, workspace, label, rerun):
                "--timing-seconds", str(args.timing_seconds), "--timeout", "120"]
     if rerun:
         command.append("--rerun")
+    command.extend(extra)
     code, wall, marks = run_with_progress(command, os.path.join(args.out, f"kopt_cost_{label}.log"))
     data = None
     if os.path.exists(report):
@@ -386,7 +390,8 @@ def kopt_cost_run(args, task, candidates, workspace, label, rerun):
         e = got.get(name, {})
         per_candidate.append({"name": name, "start_s": start, "marginal_s": round(end - start, 3),
                               "compile_s": e.get("compile_s"), "compile_cached": e.get("compile_cached"),
-                              "child_s": e.get("measure_s"), "status": e.get("status"), "kind": e.get("kind")})
+                              "child_s": e.get("measure_s"), "parent": e.get("parent"),
+                              "status": e.get("status"), "kind": e.get("kind")})
     run_id = ((data or {}).get("run") or {}).get("id")
     first = order[0][0] if order else None
     return {"label": label, "candidates": len(candidates), "exit": code, "command_wall_s": round(wall, 3),
@@ -484,10 +489,31 @@ def step_cost(args, summary):
         candidates = cost_candidates(args, stem, candidate, args.cost_candidates)
         workspace = os.path.join(args.scratch, f"ws_cost_{stem}_n{len(candidates)}")
         shutil.rmtree(workspace, ignore_errors=True)
-        for phase, rerun in (("cold", False), ("warm", True)):
-            cost["kopt"].append({"phase": phase, **kopt_cost_run(args, task, candidates, workspace,
-                                                                 f"{stem}_n{len(candidates)}_{phase}", rerun)})
+        phases = [("cold", False, (), {}), ("warm", True, (), {})]
+        if args.cost_channel_ab and stem == items[0][1]:
+            # The output channel's A/B (issue 16), the first problem only: the same warm run with the outputs
+            # in sealed channel memory, and through the pipe copied instead of lent (vmsplice). The
+            # reference-output cache spares the second of them the reference child: a candidate's marginal
+            # cost does not depend on where the expected outputs came from.
+            phases.append(("warm_memory", True, ("--output-channel", "memory", "--reference-cache", "on"), {}))
+            phases.append(("warm_copy", True, ("--reference-cache", "on"), {"KOPT_OUTPUT_SPLICE": "0"}))
+        for phase, rerun, extra, environment in phases:
+            saved = {key: os.environ.get(key) for key in environment}
+            os.environ.update(environment)
+            try:
+                cost["kopt"].append({"phase": phase, **kopt_cost_run(args, task, candidates, workspace,
+                                                                     f"{stem}_n{len(candidates)}_{phase}", rerun,
+                                                                     extra)})
+            finally:
+                for key, value in saved.items():
+                    if value is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = value
             write_summary(args, summary)
+        if args.cost_no_single:
+            results.append(cost)
+            continue
         single = os.path.join(args.scratch, f"ws_cost_{stem}_n1")
         shutil.rmtree(single, ignore_errors=True)
         cost["kopt"].append({"phase": "cold", **kopt_cost_run(args, task, candidates[:1], single,
@@ -567,23 +593,30 @@ def write_summary(args, summary):
     for c in summary.get("cost", []):
         lines += [f"Cost per candidate ({c['problem']}, {c['candidate']}), each command a new process:", "",
                   "| who | run | whole command (s) | reference (s) | per candidate: marginal (s) | "
-                  "per candidate: compile (s) | per candidate: child (s) | verdicts |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "per candidate: compile (s) | per candidate: child (s) | per candidate: parent, channel "
+                  "prepare/receive/judge/store (s) | verdicts |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for kb in c["kernelbench"]:
             r = kb.get("result") or {}
             lines.append(f"| KernelBench eval_kernel_against_ref | {kb['label']}"
                          f"{' (cold builds of all problems at once)' if kb.get('concurrent_with_other_problems') else ''}"
-                         f" | {kb['wall_s']} | re-run per candidate | {kb['wall_s']} | - | - | "
+                         f" | {kb['wall_s']} | re-run per candidate | {kb['wall_s']} | - | - | - | "
                          f"correct {r.get('correctness')} (import torch {r.get('import_s')} s) |")
         for ko in c["kopt"]:
             per = ko.get("per_candidate") or []
             fmt = lambda key: " ".join(str(p.get(key)) for p in per)
             ref = ko.get("reference") or {}
             verdicts = sorted(set(f"{p.get('status')}{' ' + p['kind'] if p.get('kind') else ''}" for p in per))
+
+            def parent(p):
+                q = p.get("parent") or {}
+                return (f"{q.get('channel')}: " + "/".join(str(round(q.get(k) or 0, 3))
+                                                           for k in ("prepare", "receive", "judge", "store"))
+                        if q else "-")
             lines.append(f"| kopt bench, {ko['candidates']} candidate(s) | {ko['phase']} | {ko['command_wall_s']} | "
                          f"{ref.get('measure_s')} (child; first candidate at {ko.get('first_candidate_start_s')}) | "
                          f"{fmt('marginal_s')} (mean {ko.get('marginal_mean_s')}) | {fmt('compile_s')} | "
-                         f"{fmt('child_s')} | {', '.join(verdicts)} |")
+                         f"{fmt('child_s')} | {'; '.join(parent(p) for p in per)} | {', '.join(verdicts)} |")
         lines.append("")
     if "kernelbench_on_cheats" in summary:
         lines += ["KernelBench's own eval on the ModelNew cases (runtime fields in ms):", "",
@@ -614,6 +647,11 @@ def main():
                         help="distinct copies of the candidate in one kopt bench (the marginal cost)")
     parser.add_argument("--cost-skip-kernelbench", action="store_true",
                         help="kopt's runs only (KernelBench's measured in an earlier run of the same session)")
+    parser.add_argument("--cost-channel-ab", action="store_true",
+                        help="the first cost problem's warm kopt run again with --output-channel memory and "
+                        "with KOPT_OUTPUT_SPLICE=0 (the output channel's A/B)")
+    parser.add_argument("--cost-no-single", action="store_true",
+                        help="skip the one-candidate cold invocation (saves device time)")
     parser.add_argument("--kb-cold-parallel", action="store_true",
                         help="KernelBench's cold evaluations of all cost problems at the same time")
     parser.add_argument("--torch-compile", action="store_true", help="also time torch.compile for one problem")

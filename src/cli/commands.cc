@@ -274,6 +274,17 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
               {"on", MeasureSettings::ReferenceCache::kOn},
               {"off", MeasureSettings::ReferenceCache::kOff}},
           CLI::ignore_case));
+  command
+      .add_option(
+          "--output-channel", options->measure.output_channel,
+          "How candidate children send their outputs: pipe (the default: lent to the pipe, read into "
+          "reused memory) or memory (shared memory kopt seals after the child ended, where the kernel "
+          "allows)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, MeasureSettings::OutputChannel>{
+              {"pipe", MeasureSettings::OutputChannel::kPipe},
+              {"memory", MeasureSettings::OutputChannel::kMemory}},
+          CLI::ignore_case));
   command.footer(
       "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "
       "on bad input.\n\nExamples:\n  kopt bench examples/tasks/saxpy\n"

@@ -216,10 +216,19 @@ class ChildMonitor {
     streams_[2] = {channel_fd, &result_.channel_bytes, spec.max_channel_bytes, &result_.channel_truncated};
     if (channel_fd >= 0 && spec.channel_storage != nullptr) {
       result_.channel_bytes = std::move(*spec.channel_storage);
-      result_.channel_bytes.clear();
       spec.channel_storage->clear();
+      // Its bytes are written already (faulted in): the channel is read
+      // straight into them, with no copy through a buffer, up to its size
+      // (grown to the expected size first), then appended.
+      std::string& sink = result_.channel_bytes;
+      size_t expected = spec.expected_channel_bytes;
+      if (spec.max_channel_bytes > 0) expected = std::min(expected, spec.max_channel_bytes);
+      if (!sink.empty() && sink.size() < expected) sink.resize(expected);
+      if (spec.max_channel_bytes > 0 && sink.size() > spec.max_channel_bytes)
+        sink.resize(spec.max_channel_bytes);
+      channel_direct_ = !sink.empty();
     }
-    if (channel_fd >= 0 && spec.expected_channel_bytes > 0) ReserveChannel();
+    if (channel_fd >= 0 && spec.expected_channel_bytes > 0 && !channel_direct_) ReserveChannel();
     RegisterChildGroup(pid_);  // an interrupt of kopt kills the child's whole group (core/interrupt.h)
   }
 
@@ -243,6 +252,7 @@ class ChildMonitor {
       }
       PumpOutput(NextWaitMilliseconds(now));
     }
+    if (channel_direct_) result_.channel_bytes.resize(channel_filled_);
     return std::move(result_);
   }
 
@@ -262,12 +272,7 @@ class ChildMonitor {
     size_t bytes = spec_.expected_channel_bytes;
     if (spec_.max_channel_bytes > 0) bytes = std::min(bytes, spec_.max_channel_bytes);
     result_.channel_bytes.reserve(bytes);
-    constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-    if (bytes < 4 * kHugePage) return;
-    uintptr_t begin = reinterpret_cast<uintptr_t>(result_.channel_bytes.data());
-    uintptr_t aligned = (begin + kHugePage - 1) & ~(kHugePage - 1);
-    uintptr_t end = (begin + bytes) & ~(kHugePage - 1);
-    if (end > aligned) (void)madvise(reinterpret_cast<void*>(aligned), end - aligned, MADV_HUGEPAGE);
+    AdviseHugePages(result_.channel_bytes.data(), bytes);
   }
 
   int OpenStreamCount() const {
@@ -357,6 +362,23 @@ class ChildMonitor {
   }
 
   void ReadOnce(Stream& stream) {
+    if (channel_direct_ && &stream == &streams_[2]) {
+      std::string& sink = result_.channel_bytes;
+      if (channel_filled_ < sink.size()) {
+        ssize_t bytes = read(stream.fd, sink.data() + channel_filled_, sink.size() - channel_filled_);
+        if (bytes < 0 && (errno == EINTR || errno == EAGAIN)) return;
+        if (bytes <= 0) {
+          close(stream.fd);
+          stream.fd = -1;
+          return;
+        }
+        last_output_ = Clock::now();
+        channel_filled_ += static_cast<size_t>(bytes);
+        return;
+      }
+      sink.resize(channel_filled_);  // full: the rest is appended
+      channel_direct_ = false;
+    }
     static thread_local char buffer[1 << 20];  // large tensors arrive on the channel
     ssize_t bytes = read(stream.fd, buffer, sizeof buffer);
     if (bytes < 0 && (errno == EINTR || errno == EAGAIN)) return;
@@ -391,6 +413,10 @@ class ChildMonitor {
   bool kill_sent_ = false;
   Stream streams_[kStreams];
   CommandResult result_;
+  // The channel is read straight into result_.channel_bytes[0, size) (reused
+  // storage, CommandSpec::channel_storage); channel_filled_ bytes arrived.
+  bool channel_direct_ = false;
+  size_t channel_filled_ = 0;
 };
 
 class SystemCommandRunner : public CommandRunner {
@@ -415,7 +441,15 @@ class SystemCommandRunner : public CommandRunner {
     PipePair stdout_pipe, stderr_pipe, channel_pipe;
     KOPT_RETURN_IF_ERROR(MakePipe(stdout_pipe));
     KOPT_RETURN_IF_ERROR(MakePipe(stderr_pipe));
-    if (spec.channel_fd >= 0) {
+    const bool channel_memory = spec.channel_fd >= 0 && spec.channel_memory_fd >= 0;
+    if (channel_memory) {
+      // A private close-on-exec copy above the low descriptors, so that the
+      // dup2 onto channel_fd always clears close-on-exec in the child (a
+      // dup2 onto itself would not).
+      int copy = fcntl(spec.channel_memory_fd, F_DUPFD_CLOEXEC, 64);
+      if (copy < 0) return Internal("cannot duplicate the channel memory's descriptor: " + ErrnoText(errno));
+      channel_pipe.write_end.Reset(copy);
+    } else if (spec.channel_fd >= 0) {
       KOPT_RETURN_IF_ERROR(MakePipe(channel_pipe));
 #ifdef F_SETPIPE_SZ
       (void)fcntl(channel_pipe.read_end.get(), F_SETPIPE_SZ, 1 << 20);  // best effort: fewer wake-ups
@@ -427,8 +461,9 @@ class SystemCommandRunner : public CommandRunner {
     stderr_pipe.write_end.Close();
     channel_pipe.write_end.Close();
     // The monitor closes the read ends (at end of file, or when it stops).
+    // Channel memory has no read end: -1, nothing to read.
     return ChildMonitor(pid, stdout_pipe.read_end.Release(), stderr_pipe.read_end.Release(),
-                        channel_pipe.read_end.Release(), spec)
+                        channel_memory ? -1 : channel_pipe.read_end.Release(), spec)
         .Watch();
   }
 
@@ -495,6 +530,15 @@ bool NeedsQuoting(const std::string& argument) {
 std::string DescribeSignal(int signal_number) {
   std::string name = SignalName(signal_number);
   return "signal " + std::to_string(signal_number) + (name.empty() ? "" : " (" + name + ")");
+}
+
+void AdviseHugePages(void* address, size_t bytes) {
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  if (address == nullptr || bytes < 4 * kHugePage) return;
+  uintptr_t begin = reinterpret_cast<uintptr_t>(address);
+  uintptr_t aligned = (begin + kHugePage - 1) & ~(kHugePage - 1);
+  uintptr_t end = (begin + bytes) & ~(kHugePage - 1);
+  if (end > aligned) (void)madvise(reinterpret_cast<void*>(aligned), end - aligned, MADV_HUGEPAGE);
 }
 
 std::unique_ptr<CommandRunner> MakeSystemCommandRunner() {

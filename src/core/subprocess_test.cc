@@ -306,6 +306,19 @@ TEST(SubprocessChannelTest, TheChannelArrivesInTheMemoryItWasGiven) {
   EXPECT_TRUE(storage.empty());
 }
 
+TEST(SubprocessChannelTest, AChannelLongerThanTheMemoryGivenGoesOnAfterIt) {
+  for (size_t expected : {size_t{0}, size_t{8}}) {
+    std::string storage(4, 'x');  // read into directly up to its size (or the expected size), then appended
+    CommandSpec spec;
+    spec.argv = {"/bin/sh", "-c", "printf 'frame-' >&3; sleep 0.05; printf 'and-more-of-it' >&3"};
+    spec.channel_fd = 3;
+    spec.channel_storage = &storage;
+    spec.expected_channel_bytes = expected;
+    CommandResult result = RunOk(spec);
+    EXPECT_EQ(result.channel_bytes, "frame-and-more-of-it") << "expected " << expected;
+  }
+}
+
 TEST(SubprocessChannelTest, AChannelMustNotTakeTheStandardDescriptors) {
   CommandSpec spec;
   spec.argv = {"/bin/true"};

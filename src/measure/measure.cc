@@ -22,6 +22,7 @@
 #include "harness/compiler.h"
 #include "harness/parallel_compiler.h"
 #include "measure/bench_verdict.h"
+#include "measure/channel_memory_supply.h"
 #include "measure/child_outcome.h"
 #include "measure/measure_plan.h"
 #include "measure/reference_cache.h"
@@ -135,6 +136,7 @@ void ApplyChildRun(const ChildRun& run, MeasurementEntry& entry) {
   entry.message = run.outcome.message;
   entry.detail = run.outcome.detail;
   entry.measure_seconds = run.seconds;
+  entry.phases = run.phases;
   entry.timing = run.events.timing;
   entry.energy = run.events.energy;
   entry.checks_total = run.events.checks.size();
@@ -250,6 +252,14 @@ class MeasureSession::Impl {
   // every candidate, at about 1.3 GB/s on the H200's host. Faulted in by
   // prefault_ while the reference child runs.
   std::string channel_spare_;
+  // With settings_.output_channel kMemory: candidate children write into
+  // channel memory instead (core/channel_memory.h), fresh for each, prepared
+  // while the reference child or the previous candidate runs.
+  ChannelMemorySupply channel_memory_;
+  size_t CandidateChannelBytes();
+  bool UseChannelMemory() const {
+    return settings_.output_channel == MeasureSettings::OutputChannel::kMemory && channel_memory_.available();
+  }
   std::thread prefault_;
   void StartPrefault();
   void JoinPrefault() {
@@ -261,21 +271,34 @@ class MeasureSession::Impl {
 // on a thread of its own; joined before the first candidate child.
 void MeasureSession::Impl::StartPrefault() {
   if (prefault_.joinable() || items_.size() < 2) return;
+  if (UseChannelMemory()) {
+    channel_memory_.Prepare(CandidateChannelBytes());
+    if (channel_memory_.available()) return;
+  }
+  size_t bytes = CandidateChannelBytes();
+  if (bytes <= channel_spare_.capacity()) return;
+  prefault_ = std::thread([this, bytes] {
+    channel_spare_.reserve(bytes);
+    AdviseHugePages(channel_spare_.data(),
+                    bytes);        // fewer faults now, fewer TLB misses while the channel arrives
+    channel_spare_.resize(bytes);  // writes every page once
+    channel_spare_.clear();        // the capacity and its pages stay
+  });
+}
+
+// The bytes a candidate child's channel carries (its request's outputs); 0 when unknown.
+size_t MeasureSession::Impl::CandidateChannelBytes() {
+  if (items_.empty() || !items_[0]->compile || !items_[0]->compile->ok()) return 0;
   RunnerRequestOptions options;
   options.check = true;
   options.energy = false;
   options.role = runner::RunnerRole::kCandidate;
   Result<json> request =
       BuildRunnerRequest(settings_, plan_, "candidate.so", items_[0]->compile->value().library_path, options);
-  if (!request.ok()) return;  // RunnerClient reports the same error when the child is built
+  if (!request.ok()) return 0;  // RunnerClient reports the same error when the child is built
   Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(*request, "runner request");
-  if (!parsed.ok()) return;
-  size_t bytes = ExpectedOutputBytes(*parsed, l2_bytes_);
-  if (bytes <= channel_spare_.capacity()) return;
-  prefault_ = std::thread([this, bytes] {
-    channel_spare_.resize(bytes);  // writes every page once
-    channel_spare_.clear();        // the capacity and its pages stay
-  });
+  if (!parsed.ok()) return 0;
+  return ExpectedOutputBytes(*parsed, l2_bytes_);
 }
 
 Status MeasureSession::Impl::Begin(const std::string& task_directory) {
@@ -478,16 +501,45 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
   const OutputFrames* expected_frames = have_expected_ ? &expected_frames_ : nullptr;
   RunnerClient client(*environment_.command_runner, plan_.runner_program, *workspace_, report_.run_id,
                       settings_.timeout_seconds);
+  bool with_memory = false;
+  size_t channel_bytes = 0;
   if (child.role == EntryRole::kCandidate) {
     JoinPrefault();
-    client.set_channel_storage(&channel_spare_);
+    if (UseChannelMemory()) {
+      channel_bytes = CandidateChannelBytes();
+      // The next candidates' memory is prepared while this one runs (as many as are waiting).
+      size_t waiting = 0;
+      bool after = false;
+      for (const auto& other : items_) {
+        if (other.get() == &item)
+          after = true;
+        else if (after && other->entry.role == EntryRole::kCandidate && !other->measured)
+          ++waiting;
+      }
+      double waited = 0;
+      Result<ChannelMemory> memory = channel_bytes > 0 ? channel_memory_.Take(channel_bytes, waiting, &waited)
+                                                       : Result<ChannelMemory>(NotFound("no channel size"));
+      if (memory.ok()) {
+        client.set_channel_memory(std::move(memory).value(), waited);
+        with_memory = true;
+      } else if (memory.status().kind() != ErrorKind::kUnavailable &&
+                 memory.status().kind() != ErrorKind::kNotFound) {
+        report_.notes.push_back(item.entry.name + ": outputs sent through the pipe (" +
+                                memory.status().message() + ")");
+      }
+    }
+    if (!with_memory) client.set_channel_storage(&channel_spare_);
   } else if (child.role == EntryRole::kReference && !have_expected_) {
     StartPrefault();
   }
   Progress("measuring " + item.entry.name);
   std::string artifact_stem = child.role == EntryRole::kCandidate ? item.entry.name + ".candidate" : role;
   KOPT_ASSIGN_OR_RETURN(ChildRun run, client.Run(request, artifact_stem, key, expected, expected_frames));
-  if (child.role == EntryRole::kCandidate) channel_spare_ = run.frames.ReleaseChannel();
+  if (with_memory) {
+    channel_memory_.Release(std::make_shared<OutputFrames>(std::move(run.frames)));  // off this thread
+  } else if (child.role == EntryRole::kCandidate) {
+    channel_spare_ = run.frames.ReleaseChannel();
+  }
   if (gpu_.empty() && !key.gpu.empty()) {
     gpu_ = key.gpu;
     KOPT_RETURN_IF_ERROR(workspace_->SetRunGpu(report_.run_id, gpu_));

@@ -87,6 +87,15 @@ struct MeasureSettings {
   // the reference and writes one. --rerun still re-measures the candidates.
   enum class ReferenceCache { kAuto, kOn, kOff };
   ReferenceCache reference_cache = ReferenceCache::kOff;
+  // How candidate children send their outputs (docs/harness-protocol.md §3,
+  // "Output frames"): kPipe: the pipe, the child lending its pieces
+  // (vmsplice) and the parent reading them into memory reused from
+  // child to child; kMemory: channel memory the parent seals after the child
+  // ended (core/channel_memory.h), fresh for every child, prepared while the
+  // previous one runs, where the kernel has memfd sealing (else the pipe).
+  // Every check is the same either way; not part of the settings hash.
+  enum class OutputChannel { kPipe, kMemory };
+  OutputChannel output_channel = OutputChannel::kPipe;
 };
 
 // Makes settings.include_directories absolute (InvalidInput naming

@@ -5,6 +5,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -139,9 +141,86 @@ class ScriptedChildren : public CommandRunner {
     }
     emit({{"event", "done"}, {"ok", true}});
     result.stdout_text = out;
+    if (spec.channel_memory_fd >= 0) {
+      // Channel memory (core/channel_memory.h): the same frames, written where the child would write them.
+      {
+        std::lock_guard lock(mutex_);
+        ++memory_children_;
+        if (request.value("output_memory", false) != true)
+          return Internal("channel memory without output_memory");
+      }
+      if (pwrite(spec.channel_memory_fd, result.channel_bytes.data(), result.channel_bytes.size(), 0) !=
+          static_cast<ssize_t>(result.channel_bytes.size())) {
+        return Internal("fake child: pwrite into the channel memory failed");
+      }
+      // Hostile children: a process they leave behind keeps a writable
+      // mapping (KEEPMAP), or holds the descriptor and overwrites the outputs
+      // when told to, after the parent has judged them (WRITELATE).
+      if (library.find("KEEPMAP") != std::string::npos) LeaveBehind(spec.channel_memory_fd, true);
+      if (library.find("WRITELATE") != std::string::npos) LeaveBehind(spec.channel_memory_fd, false);
+      result.channel_bytes.clear();
+    }
     return result;
   }
+  // A process left behind by a hostile child (see KEEPMAP / WRITELATE above).
+  struct LeftBehind {
+    pid_t pid = -1;
+    int go = -1;  // write a byte: it tries to overwrite the outputs, exits 0 when it could not
+  };
+  std::vector<LeftBehind> left_behind() {
+    std::lock_guard lock(mutex_);
+    return left_behind_;
+  }
+  // Tells every process left behind to act, and returns how many could not write (exit 0).
+  int ReleaseLeftBehind() {
+    int refused = 0;
+    for (const LeftBehind& process : left_behind()) {
+      (void)!write(process.go, "x", 1);
+      close(process.go);
+      int status = 0;
+      waitpid(process.pid, &status, 0);
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ++refused;
+    }
+    std::lock_guard lock(mutex_);
+    left_behind_.clear();
+    return refused;
+  }
   std::string FindProgram(const std::string& program) override { return "/fake/bin/" + program; }
+  void LeaveBehind(int memory_fd, bool keep_mapping) {
+    int go[2], ready[2];
+    if (pipe(go) != 0 || pipe(ready) != 0) return;
+    pid_t pid = fork();
+    if (pid == 0) {
+      // Only async-signal-safe calls from here (the test process has threads).
+      close(go[1]);
+      close(ready[0]);
+      void* mapping =
+          keep_mapping ? mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, memory_fd, 0) : nullptr;
+      (void)!write(ready[1], "r", 1);  // in place before the child "ends"
+      char byte;
+      (void)!read(go[0], &byte, 1);
+      if (mapping == MAP_FAILED) _exit(2);
+      if (keep_mapping) _exit(0);
+      // Overwrite the first payload byte of every frame it can see: the outputs are all 1..100.
+      static const char zeros[4096] = {};
+      bool wrote = false;
+      for (off_t offset = 0; offset < (off_t{1} << 20); offset += 4096) {
+        if (pwrite(memory_fd, zeros, sizeof zeros, offset) > 0) wrote = true;
+      }
+      _exit(wrote ? 1 : 0);
+    }
+    close(go[0]);
+    close(ready[1]);
+    char byte;
+    (void)!read(ready[0], &byte, 1);
+    close(ready[0]);
+    std::lock_guard lock(mutex_);
+    left_behind_.push_back({pid, go[1]});
+  }
+  size_t memory_children() {
+    std::lock_guard lock(mutex_);
+    return memory_children_;
+  }
 
   size_t RunnerCallsFor(const std::string& stem) {
     std::lock_guard lock(mutex_);
@@ -195,6 +274,8 @@ class ScriptedChildren : public CommandRunner {
 
   std::mutex mutex_;
   std::vector<std::vector<std::string>> commands_;
+  size_t memory_children_ = 0;
+  std::vector<LeftBehind> left_behind_;
 };
 
 class MeasureSessionTest : public ::testing::Test {
@@ -277,6 +358,58 @@ TEST_F(MeasureSessionTest, CandidatesGivenAsSourceOneAtATimeShareOneReference) {
   EXPECT_DOUBLE_EQ(*report->reference_drift, 0.0);
   EXPECT_THAT(progress_, ::testing::Contains("measuring fast"));
   EXPECT_TRUE(ReferenceVerdict(*report).ok());
+}
+
+TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStaysTheDefault) {
+  settings_.output_channel = MeasureSettings::OutputChannel::kMemory;
+  std::unique_ptr<MeasureSession> session = Open();
+  ASSERT_TRUE(session->MeasureReference().ok());
+  Result<MeasurementEntry> first = session->MeasureCandidate("// FAST 1\n", "first");
+  Result<MeasurementEntry> second = session->MeasureCandidate("// FAST 2\n", "second");
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(first->status, MeasureStatus::kOk) << first->message;
+  EXPECT_EQ(second->status, MeasureStatus::kOk) << second->message;
+  EXPECT_EQ(children_.memory_children(), 2u)
+      << "each candidate child in its own memory; the reference: a pipe";
+  ASSERT_TRUE(second->phases.has_value());
+  EXPECT_EQ(second->phases->channel, "memory");
+  EXPECT_GE(second->phases->judge, 0.0);
+  ASSERT_TRUE(session->Finish().ok());
+
+  settings_.output_channel = MeasureSettings{}.output_channel;
+  settings_.rerun = true;
+  std::unique_ptr<MeasureSession> piped = Open();
+  ASSERT_TRUE(piped->MeasureReference().ok());
+  Result<MeasurementEntry> again = piped->MeasureCandidate("// FAST 1\n", "first");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->status, MeasureStatus::kOk) << again->message;
+  ASSERT_TRUE(again->phases.has_value());
+  EXPECT_EQ(again->phases->channel, "pipe");
+  EXPECT_EQ(children_.memory_children(), 2u) << "the default: the pipe";
+}
+
+TEST_F(MeasureSessionTest, AChildThatLeavesAWritableMappingOfItsOutputsBehindIsRejected) {
+  settings_.output_channel = MeasureSettings::OutputChannel::kMemory;
+  std::unique_ptr<MeasureSession> session = Open();
+  ASSERT_TRUE(session->MeasureReference().ok());
+  Result<MeasurementEntry> hostile = session->MeasureCandidate("// FAST KEEPMAP\n", "hostile");
+  Result<MeasurementEntry> honest = session->MeasureCandidate("// FAST\n", "honest");
+  children_.ReleaseLeftBehind();
+  ASSERT_TRUE(hostile.ok() && honest.ok());
+  EXPECT_EQ(hostile->status, MeasureStatus::kFailed);
+  EXPECT_EQ(hostile->failure, FailureKind::kProtocolViolation);
+  EXPECT_THAT(hostile->message, HasSubstr("still holds a writable mapping"));
+  EXPECT_EQ(honest->status, MeasureStatus::kOk) << honest->message;
+}
+
+TEST_F(MeasureSessionTest, NothingCanChangeACandidatesOutputsAfterTheParentSealedThem) {
+  settings_.output_channel = MeasureSettings::OutputChannel::kMemory;
+  std::unique_ptr<MeasureSession> session = Open();
+  ASSERT_TRUE(session->MeasureReference().ok());
+  Result<MeasurementEntry> late = session->MeasureCandidate("// FAST WRITELATE\n", "late");
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ(late->status, MeasureStatus::kOk) << "its outputs as they were when sealed: " << late->message;
+  EXPECT_EQ(children_.ReleaseLeftBehind(), 1) << "the process left behind could not write after the seal";
 }
 
 TEST_F(MeasureSessionTest, OneShotMeasureReportsInTheOrderGivenAndReusesStoredResults) {

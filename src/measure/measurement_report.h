@@ -43,6 +43,16 @@ enum class MeasureStatus {
 // "", "ok", "failed", "harness_error", "compiled", "skipped".
 std::string_view MeasureStatusName(MeasureStatus status);
 
+// Where the parent's time around one child went (issue 16, "cost per
+// candidate"); seconds, the parent's clock.
+struct ParentPhases {
+  std::string channel;  // how the outputs came: "memory" (core/channel_memory.h) or "pipe"
+  double prepare = 0;   // waiting for the channel memory to be ready before the child started
+  double receive = 0;   // after the child ended: sealing and mapping the memory, parsing the frames
+  double judge = 0;     // the parent's verdict: comparing every output, checking events and timing
+  double store = 0;     // writing the events, artifacts and outcome to the workspace
+};
+
 // One measured source: the reference or a candidate.
 struct MeasurementEntry {
   std::string name;  // unique within the session ("saxpy_vec4", "a#2"); "reference", "reference (end)"
@@ -59,7 +69,8 @@ struct MeasurementEntry {
   std::optional<CompileOutcome> compile;
   double compile_seconds = 0;  // wall time of the compile call (s; a cache lookup on a hit)
   bool compile_cached = false;
-  double measure_seconds = 0;  // wall time of its kopt-runner child (checks, timing, energy) (s)
+  double measure_seconds = 0;          // wall time of its kopt-runner child (checks, timing, energy) (s)
+  std::optional<ParentPhases> phases;  // the parent's time around that child; measured now only
   std::optional<runner::TimingEvent> timing;  // only when status is kOk and timing was on
   std::optional<runner::EnergyEvent> energy;
   size_t checks_passed = 0;                 // correctness rounds passed

@@ -77,6 +77,12 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
                                    const OutputFrames* expected_frames) {
   nlohmann::json wire = request;
   wire["output_fd"] = kOutputChannelFd;
+  ChannelMemory memory = std::move(channel_memory_);
+  const bool use_memory = memory.descriptor() >= 0;
+  wire["output_memory"] = use_memory;
+  ParentPhases phases;
+  phases.channel = use_memory ? "memory" : "pipe";
+  phases.prepare = std::exchange(prepare_seconds_, 0.0);
   Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(wire, "runner request");
   if (!parsed.ok())
     return Internal("kopt bug: the runner request does not read back: " + parsed.status().message());
@@ -92,10 +98,15 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   spec.max_output_bytes = size_t{64} << 20;
   spec.channel_fd = kOutputChannelFd;
   spec.expected_channel_bytes = ExpectedOutputBytes(*parsed, expected.l2_bytes);
-  spec.channel_storage = channel_storage_;
-  const auto started = std::chrono::steady_clock::now();
+  spec.channel_storage = use_memory ? nullptr : channel_storage_;
+  spec.channel_memory_fd = memory.descriptor();
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  const auto started = Clock::now();
   Result<CommandResult> result = command_runner_.Run(spec);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds = since(started);
   if (!result.ok()) {
     return result.status().WithContext("cannot start kopt-runner (" + runner_program_ +
                                        "; set KOPT_RUNNER to its path)");
@@ -118,10 +129,22 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
       workspace_.WriteArtifact(directory + artifact_stem + ".stdout", result->stdout_text).status());
   KOPT_RETURN_IF_ERROR(
       workspace_.WriteArtifact(directory + artifact_stem + ".stderr", result->stderr_text).status());
-  Result<OutputFrames> frames = OutputFrames::Parse(std::move(result->channel_bytes), ended_abnormally);
+  auto receive_started = Clock::now();
+  auto receive = [&]() -> Result<OutputFrames> {
+    if (!use_memory) return OutputFrames::Parse(std::move(result->channel_bytes), ended_abnormally);
+    // The child has ended; whatever it (or anything it started) can still do
+    // to the memory ends here, or the seal fails and the child is rejected.
+    KOPT_ASSIGN_OR_RETURN(std::shared_ptr<const SealedBytes> sealed, memory.Seal(spec.max_channel_bytes));
+    return OutputFrames::ParseMemory(std::move(sealed));
+  };
+  Result<OutputFrames> frames = receive();
+  phases.receive = since(receive_started);
+  auto judge_started = Clock::now();
   ChildExpectations expectations = expected;
   if (expectations.l2_bytes == 0 && run.events.device) expectations.l2_bytes = run.events.device->l2_bytes;
   run.outcome = Judge(*parsed, run, *result, token, frames, expected_frames, expectations);
+  phases.judge = since(judge_started);
+  auto store_started = Clock::now();
   // The parent's comparisons are stored beside the child's events (resume reads them back).
   for (const runner::CheckEvent& check : run.events.checks) {
     records.push_back({"check", runner::RunnerEventToJson(check)});
@@ -132,6 +155,8 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   bool complete = run.outcome.complete() && !run.below_floor && !InterruptRequested();
   KOPT_RETURN_IF_ERROR(workspace_.RecordMeasurement(
       run_id_, key, records, OutcomeToJson(run.outcome, run.end, run.seconds), complete));
+  phases.store = since(store_started);
+  run.phases = phases;
   return run;
 }
 

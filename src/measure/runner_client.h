@@ -11,11 +11,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "core/channel_memory.h"
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "measure/child_outcome.h"
+#include "measure/measurement_report.h"
 #include "runner_protocol/output_frames.h"
 #include "runner_protocol/runner_events_parser.h"
 #include "store/workspace.h"
@@ -29,6 +32,7 @@ struct ChildRun {
   double seconds = 0;        // wall time of the child, start to exit (0 in results stored before it was kept)
   OutputFrames frames;       // the raw outputs it sent (a reference child's are the run's expected outputs)
   bool below_floor = false;  // ok, but timed below ChildExpectations::floor_seconds (not yet final)
+  std::optional<ParentPhases> phases;  // measured now (not rebuilt from the store)
 };
 
 class RunnerClient {
@@ -56,6 +60,16 @@ class RunnerClient {
   // Memory the next children receive their output channel into
   // (CommandSpec::channel_storage; borrowed; null: new memory each time).
   void set_channel_storage(std::string* storage) { channel_storage_ = storage; }
+  // Channel memory for the next child (core/channel_memory.h): the child
+  // writes its frames there instead of a pipe, and the parent seals it after
+  // the child ended and judges the frames in place; a child whose memory
+  // cannot be sealed (a process kept a writable mapping of it) fails with
+  // protocol_violation. Used by one Run, then gone; without it: the pipe.
+  // `prepare_seconds`: how long the caller waited for it (reported).
+  void set_channel_memory(ChannelMemory memory, double prepare_seconds = 0) {
+    channel_memory_ = std::move(memory);
+    prepare_seconds_ = prepare_seconds;
+  }
 
  private:
   CommandRunner& command_runner_;
@@ -64,6 +78,8 @@ class RunnerClient {
   int64_t run_id_;
   double timeout_seconds_;
   std::string* channel_storage_ = nullptr;
+  ChannelMemory channel_memory_;
+  double prepare_seconds_ = 0;
 };
 
 // The parent's verdict as stored in the workspace (phase "outcome"); `seconds`:

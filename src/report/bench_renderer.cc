@@ -56,6 +56,19 @@ json EnergyToJson(const runner::EnergyEvent& energy) {
           {"launches_per_window", Quantity(static_cast<double>(energy.launches_per_window), "launch")}};
 }
 
+json MeasureToJson(const MeasurementEntry& entry) {
+  json measure = {{"time", Quantity(entry.measure_seconds, "s")}};
+  if (entry.phases) {
+    const ParentPhases& phases = *entry.phases;
+    measure["parent"] = {{"channel", phases.channel},
+                         {"prepare", Quantity(phases.prepare, "s")},
+                         {"receive", Quantity(phases.receive, "s")},
+                         {"judge", Quantity(phases.judge, "s")},
+                         {"store", Quantity(phases.store, "s")}};
+  }
+  return measure;
+}
+
 json EntryToJson(const MeasurementEntry& entry) {
   return {{"name", entry.name},
           {"path", entry.path},
@@ -69,7 +82,7 @@ json EntryToJson(const MeasurementEntry& entry) {
            {{"status", std::string(entry.compile ? CompileOutcomeName(*entry.compile) : std::string_view())},
             {"time", Quantity(entry.compile_seconds, "s")},
             {"cached", entry.compile_cached}}},
-          {"measure", {{"time", Quantity(entry.measure_seconds, "s")}}},
+          {"measure", MeasureToJson(entry)},
           {"checks",
            {{"passed", Quantity(static_cast<double>(entry.checks_passed), "round")},
             {"total", Quantity(static_cast<double>(entry.checks_total), "round")}}},

@@ -1,10 +1,15 @@
 #include "runner/output_channel.h"
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace kopt::runner {
 namespace {
@@ -24,7 +29,7 @@ Status WriteAll(int descriptor, const void* data, size_t bytes) {
 
 }  // namespace
 
-OutputChannel::OutputChannel(int descriptor) {
+OutputChannel::OutputChannel(int descriptor, bool memory) {
   if (descriptor < 0) return;
   descriptor_ = fcntl(descriptor, F_DUPFD_CLOEXEC, 64);
   if (descriptor_ < 0) {
@@ -32,9 +37,17 @@ OutputChannel::OutputChannel(int descriptor) {
     return;
   }
   close(descriptor);
+  if (memory) {
+    memory_.emplace(descriptor_);
+    return;
+  }
 #ifdef F_SETPIPE_SZ
   (void)fcntl(descriptor_, F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups for large tensors; best effort
 #endif
+  struct stat status {};
+  const char* splice = std::getenv("KOPT_OUTPUT_SPLICE");
+  splice_ = fstat(descriptor_, &status) == 0 && S_ISFIFO(status.st_mode) &&
+            !(splice != nullptr && std::string_view(splice) == "0");
 }
 
 OutputChannel::~OutputChannel() {
@@ -43,13 +56,53 @@ OutputChannel::~OutputChannel() {
 
 Status OutputChannel::BeginFrame(const FrameKey& key, uint64_t payload_bytes) {
   if (descriptor_ < 0) return Status::Ok();
+  if (memory_) return memory_->Begin(key, payload_bytes);
   std::string head = EncodeFrameHead(key, payload_bytes);
+  written_ += head.size();
   return WriteAll(descriptor_, head.data(), head.size());
 }
 
 Status OutputChannel::Write(std::span<const std::byte> bytes) {
   if (descriptor_ < 0) return Status::Ok();
+  if (memory_) return memory_->Write(bytes);
+  written_ += bytes.size();
   return WriteAll(descriptor_, bytes.data(), bytes.size());
+}
+
+Result<uint64_t> OutputChannel::Lend(std::span<const std::byte> bytes) {
+  if (descriptor_ < 0 || memory_ || !splice_) {
+    KOPT_RETURN_IF_ERROR(Write(bytes));
+    return written_;
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    iovec piece{const_cast<std::byte*>(bytes.data() + done), bytes.size() - done};
+    ssize_t spliced = vmsplice(descriptor_, &piece, 1, 0);
+    if (spliced < 0 && errno == EINTR) continue;
+    if (spliced <= 0) {
+      if (errno == EPIPE)
+        return WorkFailed(std::string("output channel: write failed: ") + std::strerror(errno));
+      splice_ = false;  // not for this memory here: copy the rest, and everything from now on
+      written_ += done;
+      KOPT_RETURN_IF_ERROR(Write(bytes.subspan(done)));
+      return written_;
+    }
+    done += static_cast<size_t>(spliced);
+  }
+  written_ += bytes.size();
+  return written_;
+}
+
+Status OutputChannel::Consumed(uint64_t offset) {
+  if (descriptor_ < 0 || memory_ || offset == 0) return Status::Ok();
+  while (true) {
+    int unread = 0;
+    if (ioctl(descriptor_, FIONREAD, &unread) != 0) {
+      return WorkFailed(std::string("output channel: cannot query the pipe: ") + std::strerror(errno));
+    }
+    if (written_ - static_cast<uint64_t>(unread) >= offset) return Status::Ok();
+    usleep(20);  // the parent reads 1 MiB at a time: microseconds
+  }
 }
 
 }  // namespace kopt::runner

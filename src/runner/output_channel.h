@@ -6,11 +6,26 @@
 // in this process can still write frames; it gains nothing by it: a frame is
 // only its own output, judged by the parent against the reference child's.
 //
+// With request `output_memory` the descriptor is instead shared memory the
+// parent seals after this process ended (core/channel_memory.h), written by
+// a MemoryFrameWriter (runner_protocol/output_frames.h): one copy, nothing
+// for the parent to read while the child runs.
+//
+// A pipe's payload can also be given by reference (Lend: vmsplice, where
+// the kernel allows it): the pipe then holds the caller's pages, not a copy,
+// until the parent has read them; nothing is copied in this process. The
+// caller must not change lent bytes until Consumed says the parent has read
+// them. A candidate in this process could change them before that: only its
+// own outputs, before the parent judges anything (it judges after the child
+// ended), as it could write frames itself. KOPT_OUTPUT_SPLICE=0 in the
+// environment turns lending off (a benchmark switch: each Lend copies).
+//
 // Thread safety: not thread-safe; the runner's main thread.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -21,22 +36,34 @@ namespace kopt::runner {
 
 class OutputChannel {
  public:
-  // `descriptor` -1: frames are dropped (no parent reads them).
-  explicit OutputChannel(int descriptor);
+  // `descriptor` -1: frames are dropped (no parent reads them). `memory`:
+  // the descriptor is channel memory, not a pipe (above).
+  explicit OutputChannel(int descriptor, bool memory = false);
   ~OutputChannel();
   OutputChannel(const OutputChannel&) = delete;
   OutputChannel& operator=(const OutputChannel&) = delete;
 
-  // Writes the head of a frame whose payload of `payload_bytes` bytes the
-  // caller then writes with Write, all of it, before the next frame.
-  // WorkFailed when the parent went away (EPIPE) or the descriptor is bad.
+  // Starts a frame whose payload of `payload_bytes` bytes the caller then
+  // writes with Write, all of it, before the next frame (a pipe gets the
+  // head now, memory after the payload). WorkFailed when the parent went
+  // away (EPIPE) or the descriptor is bad.
   Status BeginFrame(const FrameKey& key, uint64_t payload_bytes);
   // Writes `bytes` of the current frame's payload (retrying short writes).
   Status Write(std::span<const std::byte> bytes);
+  // As Write, but a pipe may take the bytes by reference (above); returns
+  // where they end in the channel's stream (for Consumed).
+  Result<uint64_t> Lend(std::span<const std::byte> bytes);
+  // Waits until the parent has read the channel's stream up to `offset`
+  // (at once when nothing is lent). WorkFailed when the pipe broke.
+  Status Consumed(uint64_t offset);
   bool connected() const { return descriptor_ >= 0; }
+  bool lends() const { return splice_; }
 
  private:
   int descriptor_ = -1;
+  bool splice_ = false;                      // Lend may vmsplice
+  uint64_t written_ = 0;                     // bytes put into the pipe so far (heads and payloads)
+  std::optional<MemoryFrameWriter> memory_;  // set: the descriptor is channel memory
 };
 
 }  // namespace kopt::runner

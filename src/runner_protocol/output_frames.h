@@ -13,7 +13,15 @@
 // (the i-th verified timed sample, its input set named in the timing event),
 // "fresh" (the round after timing).
 //
-// Thread safety: pure functions; OutputFrames is a value.
+// Channel memory (request `output_memory`, core/channel_memory.h): the same
+// frames back to back from offset 0 of memory the parent seals after the
+// child ended; a frame's payload is written before its head and the head's
+// magic last, so a frame whose magic is there is complete; the frames end
+// where 8 zero bytes (the memory's initial value) stand instead of a magic,
+// or at the end of the memory.
+//
+// Thread safety: pure functions; OutputFrames is a value; a
+// MemoryFrameWriter is used by one thread.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +34,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "core/channel_memory.h"
 #include "core/status.h"
 
 namespace kopt {
@@ -61,6 +70,10 @@ class OutputFrames {
   // twice (a child sends every frame once). `allow_truncated_tail`: a last
   // frame cut short (a child killed while writing it) is dropped instead.
   static Result<OutputFrames> Parse(std::string channel, bool allow_truncated_tail = false);
+  // Parses sealed channel memory (above), keeping the mapping alive as long
+  // as the frames. InvalidInput as Parse, also for bytes after the last
+  // frame that are neither a frame nor zeros.
+  static Result<OutputFrames> ParseMemory(std::shared_ptr<const SealedBytes> memory);
 
   // The payload of `key`, or nullopt when the child did not send it.
   std::optional<std::span<const std::byte>> Find(const FrameKey& key) const;
@@ -71,8 +84,34 @@ class OutputFrames {
   std::string ReleaseChannel();
 
  private:
-  std::unique_ptr<std::string> channel_;  // stable address: the spans point into it
+  static Result<OutputFrames> ParseBytes(OutputFrames parsed, std::string_view bytes,
+                                         bool allow_truncated_tail, bool zero_ends);
+  std::unique_ptr<std::string> channel_;       // stable address: the spans point into it
+  std::shared_ptr<const SealedBytes> memory_;  // or into this mapping
   std::map<FrameKey, std::span<const std::byte>> frames_;
+};
+
+// Writes frames into channel memory at `descriptor` in the layout above
+// (pwrite: the memory grows when a frame does not fit). Begin, then Write
+// the payload's bytes in order, all of them, before the next Begin.
+class MemoryFrameWriter {
+ public:
+  explicit MemoryFrameWriter(int descriptor) : descriptor_(descriptor) {}
+  // WorkFailed when the previous frame is not complete or a write failed.
+  Status Begin(const FrameKey& key, uint64_t payload_bytes);
+  // WorkFailed for more bytes than the frame announced or a failed write.
+  Status Write(std::span<const std::byte> bytes);
+  // Where the next frame starts (bytes written so far, heads included).
+  uint64_t end_offset() const { return next_offset_; }
+
+ private:
+  Status CommitHead();  // the pending head, its magic last
+
+  int descriptor_;
+  uint64_t next_offset_ = 0;
+  std::string pending_head_;
+  uint64_t head_offset_ = 0;
+  uint64_t payload_left_ = 0;
 };
 
 }  // namespace kopt

@@ -452,6 +452,7 @@ Result<RunnerRequest> RunnerRequestFromJson(const json& value, const std::string
   if (output_fd < -1 || output_fd > 1023)
     return reader.Error("output_fd", "expected -1 or a descriptor 0..1023");
   request.output_fd = static_cast<int>(output_fd);
+  KOPT_ASSIGN_OR_RETURN(request.output_memory, reader.Boolean("output_memory", false));
   return request;
 }
 
@@ -533,7 +534,8 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
                          {"device", request.device},
                          {"timing_seed", request.timing_seed},
                          {"fresh_seed", request.fresh_seed},
-                         {"output_fd", request.output_fd}};
+                         {"output_fd", request.output_fd},
+                         {"output_memory", request.output_memory}};
   if (request.timing) {
     const TimingRequest& timing = *request.timing;
     json["timing"] = {{"warmup_seconds", timing.warmup_seconds},

@@ -35,8 +35,8 @@ namespace kopt::runner {
 using Dtype = ::kopt::DataType;
 using ::kopt::DefaultTolerance;
 using ::kopt::InitKind;
-using ::kopt::TensorInit;
 using ::kopt::ScalarType;
+using ::kopt::TensorInit;
 using ::kopt::TensorRole;
 using ::kopt::Tolerance;
 
@@ -136,6 +136,13 @@ struct RunnerRequest {
   // The descriptor the runner writes output frames to (harness/output_frames.h);
   // -1: outputs are not sent (the parent then cannot judge the child).
   int output_fd = -1;
+  // false: output_fd is a pipe, frames are written to it in order. true:
+  // output_fd is shared memory the parent seals after the child ended
+  // (core/channel_memory.h): frames are written back to back from offset 0,
+  // each frame's payload before its head, so a frame whose magic is there is
+  // complete; the frames end where 8 zero bytes stand instead of a magic
+  // (docs/harness-protocol.md §3, "Output frames").
+  bool output_memory = false;
 };
 
 // The seed of timed input set `set` (0-based) of a run.

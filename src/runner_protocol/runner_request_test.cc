@@ -227,6 +227,7 @@ TEST(RunnerRequestIssue12, ReadsRoleSeedsOutputDescriptorAndVerifiedSamples) {
   request["timing_seed"] = 18446744073709551615ull;
   request["fresh_seed"] = 7;
   request["output_fd"] = 3;
+  request["output_memory"] = true;
   request["timing"]["verified_samples"] = 4;
   Result<RunnerRequest> parsed = RunnerRequestFromJson(request, "request.json");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -241,6 +242,7 @@ TEST(RunnerRequestIssue12, ReadsRoleSeedsOutputDescriptorAndVerifiedSamples) {
   EXPECT_EQ(again->role, RunnerRole::kReference);
   EXPECT_EQ(again->timing_seed, parsed->timing_seed);
   EXPECT_EQ(again->output_fd, 3);
+  EXPECT_TRUE(again->output_memory);
   EXPECT_EQ(again->timing->verified_samples, 4);
 }
 
@@ -249,6 +251,7 @@ TEST(RunnerRequestIssue12, DefaultsAndBadValues) {
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->role, RunnerRole::kCandidate);
   EXPECT_EQ(parsed->output_fd, -1);
+  EXPECT_FALSE(parsed->output_memory);
   EXPECT_EQ(parsed->timing->verified_samples, 2);
   json request = SoftmaxRequest();
   request["role"] = "judge";
