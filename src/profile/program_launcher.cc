@@ -15,10 +15,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kLauncherName = "kopt-launcher";
 
-bool Contains(std::string_view text, std::string_view needle) {
-  return text.find(needle) != std::string_view::npos;
-}
-
 }  // namespace
 
 std::string FindProgramLauncher() {
@@ -53,8 +49,9 @@ Status WriteReadyFile(const std::string& ready_file, bool build_succeeded) {
 }
 
 bool LauncherCouldNotLoad(std::string_view ncu_output) {
-  bool not_loaded = Contains(ncu_output, "kopt-launcher: cannot load");
-  bool no_main = Contains(ncu_output, "kopt-launcher: ") && Contains(ncu_output, " has no main");
+  bool not_loaded = ncu_output.find("kopt-launcher: cannot load") != std::string::npos;
+  bool no_main = ncu_output.find("kopt-launcher: ") != std::string::npos &&
+                 ncu_output.find(" has no main") != std::string::npos;
   return not_loaded || no_main;
 }
 
