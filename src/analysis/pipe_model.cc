@@ -209,7 +209,8 @@ std::optional<SlowPathExecution> FloatSlowPathExecution(const ToolContext& conte
     auto target = CallTarget(*call);
     if (!target || !starts.insert(*target).second) continue;
     InstructionList routine = Subroutine(*context.sass, *target);
-    // An FP64 routine (pow, exp, division in double) is double math, accidental_fp64's, not a float slow path.
+    // An FP64 routine (pow, exp, division in double) is double math, accidental_fp64's, not a float slow
+    // path.
     bool double_math = AnyOf(routine, [](const SassInstruction& i) {
       return i.instruction_class == InstructionClass::kFp64 || HasModifier(i, "64H");
     });
