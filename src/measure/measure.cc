@@ -539,6 +539,9 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
     channel_memory_.Release(std::make_shared<OutputFrames>(std::move(run.frames)));  // off this thread
   } else if (child.role == EntryRole::kCandidate) {
     channel_spare_ = run.frames.ReleaseChannel();
+    // Capacity and pages stay; empty, so the next child's channel is appended through the 1 MiB
+    // buffer (CommandSpec::channel_storage reads straight into non-empty storage: slower, measured).
+    channel_spare_.clear();
   }
   if (gpu_.empty() && !key.gpu.empty()) {
     gpu_ = key.gpu;
