@@ -5,12 +5,14 @@
 # is not part of glibc, libstdc++/libgcc or the NVIDIA driver goes to
 # .carry/lib (run there with LD_LIBRARY_PATH=$PWD/.carry/lib).
 # Usage: scripts/package_for_device.sh [BUILD_DIR]   (default: build)
+# CARRY=DIR packs into DIR/bin and DIR/lib instead of .carry; BINARIES="..." names the build's
+# programs to pack (default: src/kopt src/kopt-runner tests/kopt_tests).
 set -euo pipefail
 build=${1:-build}
-out=.carry
+out=${CARRY:-.carry}
 # Only the binaries and libraries are replaced: .carry/capture/ (capture scripts) stays.
 rm -rf "$out/bin" "$out/lib"; mkdir -p "$out/bin" "$out/lib"
-for binary in src/kopt src/kopt-runner tests/kopt_tests; do
+for binary in ${BINARIES:-src/kopt src/kopt-runner tests/kopt_tests}; do
   [ -x "$build/$binary" ] || { echo "missing $build/$binary (build it first)" >&2; exit 2; }
   strip -o "$out/bin/$(basename "$binary")" "$build/$binary"
 done
@@ -26,4 +28,4 @@ for binary in "$out"/bin/*; do
     cp -Lf "$path" "$out/lib/$name"
   done
 done
-du -sh "$out" | awk '{print "packed " $1 " into .carry"}'
+du -sh "$out" | awk -v out="$out" '{print "packed " $1 " into " out}'
