@@ -17,6 +17,11 @@
 #       3.5 minutes (BUDGET_S=210 TIMING_BUDGET_S=235 to fit all of them; or ONLY=... for the rest); writes
 #       $OUT/blind_set5.tar.gz; scripts/blind_set5_after_capture.sh turns it into tests/fixtures/h200_blind5/
 #       and the accuracy table)
+#   OUT=/tmp/out SET=blind_set6 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 6, 27
+#       programs, about 3.5 minutes (BUDGET_S=210 TIMING_BUDGET_S=235 to fit all of them; or ONLY=... for
+#       the rest); writes $OUT/blind_set6.tar.gz; scripts/blind_set6_after_capture.sh turns it into
+#       tests/fixtures/h200_blind6/ and the accuracy table; its two cuBLAS programs fill their inputs from
+#       the host, so `regex:.` with one launch profiles the library's first kernel, whatever its name)
 # It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
 # 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
 #   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
@@ -154,6 +159,35 @@ KERNELS_BLIND_SET5=(
   "tail_lorenz_ensemble|regex:^tail_lorenz_ensemble\$|1"
   "healthy_adamw_fused_update|regex:^healthy_adamw_fused_update\$|1"
 )
+KERNELS_BLIND_SET6=(
+  "fp64_implied_vol_newton|regex:^fp64_implied_vol_newton\$|1"
+  "fp64_srgb_to_lab_pow|regex:^fp64_srgb_to_lab_pow\$|1"
+  "mufu_sinkhorn_kernel_rows|regex:^mufu_sinkhorn_kernel_rows\$|1"
+  "mufu_planck_band_radiance|regex:^mufu_planck_band_radiance\$|1"
+  "int64_reflect_pad_crop|regex:^int64_reflect_pad_crop\$|1"
+  "int64_coo_unravel_index|regex:^int64_coo_unravel_index\$|1"
+  "barrier_batched_lu_32x32|regex:^barrier_batched_lu_32x32\$|1"
+  "barrier_smith_waterman_antidiag|regex:^barrier_smith_waterman_antidiag\$|1"
+  "smem_tile_row_per_thread_blur|regex:^smem_tile_row_per_thread_blur\$|1"
+  "cublas_tf32_gram_embeddings|regex:.|1"
+  "cublas_fp16_gemmex_ffn_up|regex:.|1"
+  "short_clip_grad_scale_20mb|regex:^short_clip_grad_scale_20mb\$|1"
+  "short_u8_image_normalize_18mb|regex:^short_u8_image_normalize_18mb\$|1"
+  "sgemm_conv1x1_regtile|regex:^sgemm_conv1x1_regtile\$|1"
+  "bf16_gemm_smem_tiled_moe_expert|regex:^bf16_gemm_smem_tiled_moe_expert\$|1"
+  "imbalance_cluster_core_cells|regex:^imbalance_cluster_core_cells\$|1"
+  "atomic_embedding_grad_padding|regex:^atomic_embedding_grad_padding\$|1"
+  "atomic_grad_norm_per_layer|regex:^atomic_grad_norm_per_layer\$|1"
+  "bellman_ford_launches|regex:^bf_relax\$|10"
+  "kalman_track_launches|regex:^kalman_step\$|10"
+  "nchw_to_nhwc_permute_pass|regex:^(bn_relu_nchw|nchw_to_nhwc_pass|pixel_channel_mean_nhwc)\$|3"
+  "repeat_kv_expand_pass|regex:^(rope_keys|repeat_kv_pass|decode_scores)\$|3"
+  "uncoalesced_bitrev_permute_fft|regex:^uncoalesced_bitrev_permute_fft\$|1"
+  "tail_photon_walk_waves|regex:^tail_photon_walk_waves\$|1"
+  "tiny_t5_bucket_table_once|regex:^tiny_t5_bucket_table_once\$|1"
+  "tiny_label_smoothing_targets_once|regex:^tiny_label_smoothing_targets_once\$|1"
+  "healthy_ema_weights_update|regex:^healthy_ema_weights_update\$|1"
+)
 KERNELS=(
   "fp64_gelu_literals|regex:^fp64_gelu_literals\$|1"
   "fp64_exp_decay|regex:^fp64_exp_decay\$|1"
@@ -182,6 +216,7 @@ KERNELS=(
 [[ $SET == blind_set3 ]] && KERNELS=("${KERNELS_BLIND_SET3[@]}")
 [[ $SET == blind_set4 ]] && KERNELS=("${KERNELS_BLIND_SET4[@]}")
 [[ $SET == blind_set5 ]] && KERNELS=("${KERNELS_BLIND_SET5[@]}")
+[[ $SET == blind_set6 ]] && KERNELS=("${KERNELS_BLIND_SET6[@]}")
 # ONLY="prog1 prog2 ...": capture just these programs of the set (a second call for what a budget skipped)
 if [[ -n ${ONLY:-} ]]; then
   selected=()
