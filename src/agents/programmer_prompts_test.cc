@@ -1,4 +1,5 @@
 #include "agents/programmer_prompts.h"
+#include "core/text.h"
 
 #include <gtest/gtest.h>
 
@@ -17,10 +18,6 @@ ProgrammerTask SoftmaxTask() {
   task.reference_source = "// REFERENCE BODY {{not a placeholder}}\n";
   task.architecture = "sm_90a";
   return task;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 std::vector<std::string> Ids(const ProgrammerRequest& request) {

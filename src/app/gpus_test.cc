@@ -12,6 +12,7 @@
 #include "core/scoped_environment_test_util.h"
 #include "hw/gpu_spec.h"
 #include "report/renderer.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -21,10 +22,6 @@ std::string Render(const std::string& format, bool query_live = false) {
   Status status = RunGpus({.format = format, .query_live = query_live}, out);
   EXPECT_TRUE(status.ok()) << status.message();
   return out.str();
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(RunGpusTest, TerminalHasEveryRowUnitsAndSources) {

@@ -15,6 +15,10 @@ std::string_view TrimWhitespace(std::string_view text) {
   return text.substr(begin, end - begin);
 }
 
+bool Contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
 bool StartsWith(std::string_view text, std::string_view prefix) {
   return text.size() >= prefix.size() && text.substr(0, prefix.size()) == prefix;
 }

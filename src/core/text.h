@@ -15,6 +15,7 @@ namespace kopt {
 std::string_view TrimWhitespace(std::string_view text);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
+bool Contains(std::string_view text, std::string_view part);
 // ASCII letters lowered; other bytes (UTF-8 included) unchanged.
 std::string ToLowerAscii(std::string_view text);
 // A character of a C/C++ identifier: ASCII letter, digit or '_' (not locale-dependent).

@@ -51,6 +51,13 @@ TEST(Abbreviate, CutsLongText) {
 namespace kopt {
 namespace {
 
+TEST(TextTest, Contains) {
+  EXPECT_TRUE(Contains("No kernels were profiled", "kernels were"));
+  EXPECT_TRUE(Contains("abc", ""));
+  EXPECT_FALSE(Contains("abc", "abcd"));
+  EXPECT_FALSE(Contains("", "a"));
+}
+
 TEST(TextTest, IsIdentifier) {
   EXPECT_TRUE(IsIdentifier("BLOCK_SIZE"));
   EXPECT_TRUE(IsIdentifier("_x9"));

@@ -43,10 +43,6 @@ bool ContainsWord(std::string_view line, std::string_view word) {
   return false;
 }
 
-bool Contains(std::string_view text, std::string_view part) {
-  return text.find(part) != std::string_view::npos;
-}
-
 nlohmann::json ResultToJson(const CompileResult& result, const Compiler& compiler) {
   return {{"schema", kResultSchema},
           {"outcome", CompileOutcomeName(result.outcome)},

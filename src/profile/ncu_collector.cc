@@ -40,10 +40,6 @@ constexpr const char* kPermissionHelpUrl = "https://developer.nvidia.com/ERR_NVG
 
 // ---- small text helpers ----------------------------------------------------
 
-bool Contains(std::string_view text, std::string_view needle) {
-  return text.find(needle) != std::string_view::npos;
-}
-
 std::string CombinedOutput(const CommandResult& result) {
   std::string output = result.stdout_text;
   if (!output.empty() && output.back() != '\n' && !result.stderr_text.empty()) output += '\n';

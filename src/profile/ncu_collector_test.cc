@@ -59,10 +59,6 @@ bool ContainsSequence(const std::vector<std::string>& argv, const std::vector<st
   return std::search(argv.begin(), argv.end(), sequence.begin(), sequence.end()) != argv.end();
 }
 
-bool Contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
-
 std::string JoinForTest(const std::vector<std::string>& lines) {
   std::string joined;
   for (const std::string& line : lines) joined += line + "\n";

@@ -21,10 +21,6 @@ void ForFirstLines(std::string_view text, size_t limit, Visit visit) {
   }
 }
 
-bool Contains(std::string_view text, std::string_view part) {
-  return text.find(part) != std::string_view::npos;
-}
-
 ExportKind KindOfQuotedHeader(std::string_view line) {
   // A source page: a "Kernel Name","<signature>", line, then the column
   // header "Address","Source",... (the first line alone is not enough: a

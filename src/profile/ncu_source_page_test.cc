@@ -10,6 +10,7 @@
 
 #include "fixture_reader.h"
 #include "profile/kernel_launch.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -30,10 +31,6 @@ std::string QuotedLine(const std::vector<std::string>& fields, std::string_view 
 
 std::string KernelLine(std::string_view name) {
   return "\"Kernel Name\",\"" + std::string(name) + "\",\n";
-}
-
-bool Contains(const std::string& text, std::string_view needle) {
-  return text.find(needle) != std::string::npos;
 }
 
 // ---- real exports from the H200 ------------------------------------------------

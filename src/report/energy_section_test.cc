@@ -8,6 +8,7 @@
 
 #include "report/render_test_samples.h"
 #include "report/renderer.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -50,10 +51,6 @@ Diagnosis SampleWithEnergy() {
 
 std::string Render(ReportFormat format, const Diagnosis& diagnosis) {
   return MakeRenderer(format, RenderOptions{})->Render(diagnosis);
-}
-
-bool Contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
 }
 
 TEST(EnergySection, RowsMostFirstWithUnitsAndShares) {
