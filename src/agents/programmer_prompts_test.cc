@@ -1,7 +1,8 @@
 #include "agents/programmer_prompts.h"
-#include "core/text.h"
 
 #include <gtest/gtest.h>
+
+#include "core/text.h"
 
 namespace kopt::agents {
 namespace {

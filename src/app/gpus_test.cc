@@ -10,9 +10,9 @@
 #include <string>
 
 #include "core/scoped_environment_test_util.h"
+#include "core/text.h"
 #include "hw/gpu_spec.h"
 #include "report/renderer.h"
-#include "core/text.h"
 
 namespace kopt {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
 #include "fixture_reader.h"
 #include "profile/kernel_launch.h"
-#include "core/text.h"
 
 namespace kopt {
 namespace {

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "report/render_test_samples.h"
 #include "report/renderer.h"
-#include "core/text.h"
 
 namespace kopt {
 namespace {
