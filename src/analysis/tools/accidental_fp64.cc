@@ -60,16 +60,21 @@ std::vector<Recommendation> Fp64Recommendations(double gain) {
   };
 }
 
-// The FP64 pipe load from which the double work matters: min_fp64_pipe_percent
-// of what the schedulers issue. A kernel that issues on u of its cycles (too
-// few warps: latency-bound) keeps every pipe below about u busy, so its FP64
-// pipe is judged against the issue rate: at 30% issue active, 4.5% FP64 pipe
-// is the same share of the issued work as 15% at full issue. (No kernel
-// without FP64 work runs the FP64 pipe: the captured non-FP64 kernels show
-// under 0.1%, cuBLAS DGEMM's DMMA included.)
+// The FP64 pipe load from which the double work matters: min_fp64_pipe_percent,
+// and in a latency-bound kernel min_fp64_pipe_percent of what the schedulers
+// issue. A kernel that issues on u of its cycles because it has too few warps
+// (neither side of stage 1 near a ceiling) keeps every pipe below about u
+// busy, so its FP64 pipe is judged against the issue rate: at 30% issue
+// active, 4.5% FP64 pipe is the same share of the issued work as 15% at full
+// issue. A memory-bound kernel's low issue rate is its memory's doing: there
+// the double work is judged at the fixed bar (a DRAM-bound reduction with a
+// double accumulator is not held back by it). No kernel without FP64 work
+// runs the FP64 pipe: the captured non-FP64 kernels show under 0.1%, cuBLAS
+// DGEMM's DMMA included.
 double Fp64PipeFloor(const ToolContext& context) {
-  double issue = Clamp01(context.Metric(kIssueActiveMetric).value_or(100) / 100);
-  return context.Threshold("min_fp64_pipe_percent") * issue;
+  double floor = context.Threshold("min_fp64_pipe_percent");
+  if (context.roofline.bottleneck != BottleneckClass::kLatencyBound) return floor;
+  return floor * Clamp01(context.Metric(kIssueActiveMetric).value_or(100) / 100);
 }
 
 void AddFp64Evidence(const ToolContext& context, const InstructionList& arithmetic,
@@ -207,9 +212,9 @@ ToolDefinition AccidentalFp64Tool() {
       MakeThreshold(
           "min_fp64_pipe_percent", 15, "%",
           "FP64 pipe utilisation that makes the double work matter (ncu SOLFPRoofline flags FP64 above 15% "
-          "of its peak), scaled by the issue-active fraction: a latency-bound kernel issuing on 30% of its "
-          "cycles is judged at 4.5% (every pipe of such a kernel is nearly idle, the FP64 pipe's share of "
-          "the issued work is what matters)"),
+          "of its peak); in a latency-bound kernel, scaled by the issue-active fraction: one issuing on 30% "
+          "of its cycles is judged at 4.5% (every pipe of such a kernel is nearly idle, the FP64 pipe's "
+          "share of the issued work is what matters)"),
       MakeThreshold(
           "min_float_to_double_conversions", 1, "inst",
           "static F2F.F64.F32 in the kernel body: float data promoted to double is the fingerprint of "
@@ -222,7 +227,7 @@ ToolDefinition AccidentalFp64Tool() {
   for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
       "SASS main body has DFMA/DADD/DMUL and >= min_float_to_double_conversions F2F.F64.F32; FP64 pipe >= "
-      "min_fp64_pipe_percent × issue active. Without SASS: FP64 pipe >= min_fp64_pipe_percent × issue active "
+      "min_fp64_pipe_percent (× issue active when latency-bound). Without SASS: the same FP64 pipe bound "
       "and FP64 >= "
       "min_fp64_share_without_sass of the FP pipe time";
   tool.subsumes = {"hidden_compute_energy"};  // its energy-only finding on the same work
