@@ -61,20 +61,12 @@ std::vector<Recommendation> Fp64Recommendations(double gain) {
 }
 
 // The FP64 pipe load from which the double work matters: min_fp64_pipe_percent,
-// and in a latency-bound kernel min_fp64_pipe_percent of what the schedulers
-// issue. A kernel that issues on u of its cycles because it has too few warps
-// (neither side of stage 1 near a ceiling) keeps every pipe below about u
-// busy, so its FP64 pipe is judged against the issue rate: at 30% issue
-// active, 4.5% FP64 pipe is the same share of the issued work as 15% at full
-// issue. A memory-bound kernel's low issue rate is its memory's doing: there
-// the double work is judged at the fixed bar (a DRAM-bound reduction with a
-// double accumulator is not held back by it). No kernel without FP64 work
-// runs the FP64 pipe: the captured non-FP64 kernels show under 0.1%, cuBLAS
-// DGEMM's DMMA included.
+// scaled to the issue rate in a latency-bound kernel (PipeBarScaleForIssueRate:
+// at 30% issue active, 4.5% FP64 pipe is the same share of the issued work as
+// 15% at full issue). No kernel without FP64 work runs the FP64 pipe: the
+// captured non-FP64 kernels show under 0.1%, cuBLAS DGEMM's DMMA included.
 double Fp64PipeFloor(const ToolContext& context) {
-  double floor = context.Threshold("min_fp64_pipe_percent");
-  if (context.roofline.bottleneck != BottleneckClass::kLatencyBound) return floor;
-  return floor * Clamp01(context.Metric(kIssueActiveMetric).value_or(100) / 100);
+  return context.Threshold("min_fp64_pipe_percent") * PipeBarScaleForIssueRate(context);
 }
 
 void AddFp64Evidence(const ToolContext& context, const InstructionList& arithmetic,

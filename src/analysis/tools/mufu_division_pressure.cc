@@ -120,10 +120,22 @@ struct MufuLimit {
   double issue_percent = 0;  // smsp__issue_active (0 when absent)
 };
 
+// min_xu_pipe_percent, scaled to the issue rate in a latency-bound kernel
+// (PipeBarScaleForIssueRate: with two warps per scheduler issuing on 44% of the
+// cycles, an XU pipe at 43% is as saturated, for the work issued, as at 97%).
+double XuPipeBar(const ToolContext& context) {
+  return context.Threshold("min_xu_pipe_percent") * PipeBarScaleForIssueRate(context);
+}
+
+// The same scaling for the FP64 pipe's "quiet" bound of the path without SASS.
+double QuietFp64Bar(const ToolContext& context) {
+  return context.Threshold("max_fp64_pipe_percent_without_sass") * PipeBarScaleForIssueRate(context);
+}
+
 std::optional<MufuLimit> FindMufuLimit(const ToolContext& context, double xu_percent) {
   MufuLimit limit;
   limit.issue_percent = context.Metric(kIssueActiveMetric).value_or(0);
-  if (xu_percent >= context.Threshold("min_xu_pipe_percent")) return limit;
+  if (xu_percent >= XuPipeBar(context)) return limit;
   if (limit.issue_percent >= context.Threshold("min_issue_active_percent") &&
       xu_percent >= context.Threshold("min_xu_share_of_issue_issue_bound") * limit.issue_percent) {
     limit.issue_bound = true;
@@ -161,8 +173,7 @@ PipeModel MufuGain(const ToolContext& context, const MufuLimit& limit, const Pip
 void AddLimitEvidence(const ToolContext& context, const MufuLimit& limit, double xu_percent,
                       Finding& finding) {
   if (!limit.issue_bound) {
-    finding.evidence.push_back(
-        MakeEvidence(PipeMetric("xu"), xu_percent, "%", ">=", context.Threshold("min_xu_pipe_percent")));
+    finding.evidence.push_back(MakeEvidence(PipeMetric("xu"), xu_percent, "%", ">=", XuPipeBar(context)));
     return;
   }
   finding.evidence.push_back(MakeEvidence(std::string(kIssueActiveMetric), limit.issue_percent, "%",
@@ -194,7 +205,7 @@ std::string IssueBoundCause(const MufuLimit& limit, double xu_percent) {
 std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double xu_percent,
                                               const MufuLimit& limit) {
   double fp64 = context.Metric(PipeMetric("fp64")).value_or(0);
-  if (fp64 >= context.Threshold("max_fp64_pipe_percent_without_sass")) return std::nullopt;
+  if (fp64 >= QuietFp64Bar(context)) return std::nullopt;
   InstructionMix mix = ReadInstructionMix(context);
   if (!mix.valid || mix.fp / mix.total < context.Threshold("min_fp_share_without_sass")) return std::nullopt;
   PipeLoads before = ReadPipeLoads(context);
@@ -205,8 +216,7 @@ std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double
   finding.estimated_gain = model.gain;
   finding.gain_method += " (raw page only: no SASS given)";
   AddLimitEvidence(context, limit, xu_percent, finding);
-  finding.evidence.push_back(MakeEvidence(PipeMetric("fp64"), fp64, "%", "<",
-                                          context.Threshold("max_fp64_pipe_percent_without_sass")));
+  finding.evidence.push_back(MakeEvidence(PipeMetric("fp64"), fp64, "%", "<", QuietFp64Bar(context)));
   finding.evidence.push_back(MakeEvidence("floating-point share of executed instructions",
                                           100 * mix.fp / mix.total, "%",
                                           ">=", context.Threshold("min_fp_share_without_sass") * 100));
@@ -359,7 +369,8 @@ ToolDefinition MufuDivisionPressureTool() {
       MakeThreshold(
           "min_xu_pipe_percent", 60, "%",
           "XU pipe utilisation from which the pipe limits issue (ncu HighPipeUtilization: 60-80% 'High', >= "
-          "80% 'Very High')"),
+          "80% 'Very High'); in a latency-bound kernel, scaled by the issue-active fraction (every pipe of a "
+          "kernel issuing on u of its cycles stays below about u busy)"),
       MakeThreshold(
           "min_issue_active_percent", 70, "%",
           "issue-bound path: share of active cycles the schedulers issue from which instruction issue, not a "
@@ -385,7 +396,7 @@ ToolDefinition MufuDivisionPressureTool() {
                     "accidental_fp64 and integer-division reciprocals to int64_index_arithmetic"),
       MakeThreshold("max_fp64_pipe_percent_without_sass", 15, "%",
                     "without SASS: FP64 pipe utilisation below which the XU work is not the conversions of "
-                    "promoted doubles (accidental_fp64's 15%)"),
+                    "promoted doubles (accidental_fp64's 15%, scaled alike in a latency-bound kernel)"),
       MakeThreshold(
           "min_fp_share_without_sass", 0.1, "fraction",
           "without SASS: floating-point share of the executed instructions from which the XU work serves "
