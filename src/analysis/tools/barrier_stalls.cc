@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "analysis/latency_model.h"
+#include "analysis/pipe_model.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -79,15 +80,32 @@ constexpr const char* kL1WavefrontsPercent =
 constexpr const char* kSharedWavefrontsPercent =
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed";
 
+// The SM's side without the shared-memory exchange's instructions: when ncu's
+// SM throughput is the LSU pipe's load (the pipe that issues the LDS/STS: its
+// load within kLsuSetsSmThroughput of the SM throughput), the issue rate and
+// the other pipes are what stays after a barrier fix. Else the SM throughput
+// (a tensor-core kernel's SM throughput is its tensor pipe's cycles, which the
+// instruction counts per pipe do not show).
+constexpr double kLsuSetsSmThroughput = 0.9;
+double SmBesidesSharedInstructions(const ToolContext& context, double sm_throughput) {
+  PipeLoads loads = ReadPipeLoads(context);
+  auto issue = context.Metric(kIssueActiveMetric);
+  auto lsu = loads.find("lsu");
+  if (!issue || lsu == loads.end() || lsu->second < kLsuSetsSmThroughput * sm_throughput)
+    return sm_throughput;
+  return std::min(sm_throughput, std::max(*issue, BusiestPipeExcept(loads, "lsu").second));
+}
+
 // The busiest unit other than the L1/shared-memory unit, in percent of peak,
 // when the L1 unit's load is mostly shared memory (nullopt otherwise, or when
-// the metrics are missing): SM throughput, and DRAM and L2 against their peaks.
+// the metrics are missing): the SM without the shared-memory instructions'
+// pipe, and DRAM and L2 against their peaks.
 std::optional<double> SpeedOfLightBesidesSharedMemory(const ToolContext& context) {
   auto shared = context.Metric(kSharedWavefrontsPercent);
   auto all = context.Metric(kL1WavefrontsPercent);
   auto sm = context.roofline.sm_throughput_percent;
   if (!shared || !all || *all <= 0 || !sm || *shared / *all < kSharedExchangeShare) return std::nullopt;
-  double busiest = *sm;
+  double busiest = SmBesidesSharedInstructions(context, *sm);
   for (const MemoryTraffic& level : context.roofline.memory)
     if (level.level != "l1") busiest = std::max(busiest, level.percent_of_peak);
   return busiest;
@@ -172,9 +190,11 @@ ToolDefinition BarrierStallsTool() {
                    NcuMetric("smsp__average_warps_issue_stalled_membar_per_issue_active.ratio", true),
                    NcuMetric(kL1WavefrontsPercent, true),
                    NcuMetric(kSharedWavefrontsPercent, true),
+                   NcuMetric(std::string(kIssueActiveMetric), true),
                    {InputSource::kSass, "BAR instruction count", true},
                    {InputSource::kSourcePage, "barrier stall samples per SASS offset", true}};
   for (RequiredInput& input : LatencyModelInputs()) tool.required.push_back(input);
+  for (std::string_view pipe : kPipes) tool.required.push_back(NcuMetric(PipeMetric(pipe), true));
   tool.thresholds = {
       {"min_stall_share", 0.15, "fraction",
        "share of stall cycles at barriers (barrier + membar) from which they are examined: a "

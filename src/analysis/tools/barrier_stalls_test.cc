@@ -37,6 +37,12 @@ TEST(OccupancyTools, SharedMemoryExchangeDoesNotCapTheBarrierGain) {
         << finding->gain_method;
     EXPECT_EQ(kernel.findings.front().tool, "barrier_stalls") << DescribeFindings(kernel);
   }
+  // A tree reduction whose SM throughput (81%) is the LSU pipe issuing its LDS/STS: the SM side without
+  // them (55% issue active) bounds the barrier gain, not the 81%.
+  KernelDiagnosis reduction = DiagnoseBlindFixture("reduce_sync_every_level");
+  const Finding* barrier = FindFinding(reduction, "barrier_stalls");
+  ASSERT_NE(barrier, nullptr) << DescribeFindings(reduction);
+  EXPECT_GT(barrier->estimated_gain, 0.15) << barrier->gain_method;
   // A kernel whose L1 load is not shared memory keeps the usual headroom (the planted example: 6.7% shared).
   KernelDiagnosis planted = DiagnoseFixture("barrier_stalls");
   const Finding* finding = FindFinding(planted, "barrier_stalls");
