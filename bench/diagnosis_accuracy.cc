@@ -30,9 +30,10 @@
 // Ceilings: the measured tables of --ceilings (default tests/fixtures/ceilings,
 // the H200 table kopt calibrate wrote; "none": the peaks alone), as explain
 // uses them: the table of the profile's GPU.
-// Usage: diagnosis_accuracy [--ceilings DIR|FILE|none] [SET_DIR ...]   (default
+// Usage: diagnosis_accuracy [--findings] [--ceilings DIR|FILE|none] [SET_DIR ...]   (default
 // sets: tests/fixtures/h200 and, when present, tests/fixtures/h200_blind).
-// Prints Markdown tables: one per set and input, then the summary.
+// Prints Markdown tables: one per set and input, then the summary; --findings adds
+// a row under each launch listing every finding (id, estimated gain, severity), best first.
 #include <toml++/toml.h>
 #include <unistd.h>
 
@@ -162,6 +163,7 @@ enum class Input { kBundle, kCsvOnly, kTargeted };
 
 struct Row {
   std::string kernel, planted, kopt_top, ncu_top;
+  std::string ranking;  // every finding as "id gain% severity", best first (--findings)
   bool kopt1 = false, kopt3 = false, ncu1 = false, ncu3 = false, healthy_violated = false;
 };
 
@@ -214,6 +216,13 @@ Row Evaluate(const Label& label, Input input, kopt::CommandRunner& runner, const
   kopt::Diagnosis diagnosis = kopt::Diagnose(*profile, diagnose_options);
   const auto& findings = diagnosis.kernels.at(0).findings;
   row.kopt_top = findings.empty() ? "(none)" : findings[0].tool;
+  for (const kopt::Finding& finding : findings) {
+    char entry[160];
+    std::snprintf(entry, sizeof entry, "%s%s %.1f%% %s", row.ranking.empty() ? "" : ", ",
+                  finding.tool.c_str(), finding.estimated_gain * 100,
+                  std::string(kopt::SeverityName(finding.severity)).c_str());
+    row.ranking += entry;
+  }
   if (row.planted == "healthy") {
     row.healthy_violated = std::any_of(findings.begin(), findings.end(), [](const kopt::Finding& f) {
       return f.tool != "healthy" && f.severity > kopt::Severity::kMinor;
@@ -237,7 +246,7 @@ struct Summary {
 };
 
 Summary RunSet(const fs::path& root, Input input, kopt::CommandRunner& runner, const fs::path& scratch,
-               const std::string& ceilings) {
+               const std::string& ceilings, bool list_findings) {
   std::vector<Label> labels;
   for (const auto& entry : fs::directory_iterator(root)) {
     if (auto label = ReadLabel(entry.path())) labels.push_back(*label);
@@ -264,6 +273,7 @@ Summary RunSet(const fs::path& root, Input input, kopt::CommandRunner& runner, c
     std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", row.kernel.c_str(), row.planted.c_str(),
                 row.kopt_top.c_str(), mark(row.kopt1), mark(row.kopt3), row.ncu_top.c_str(), mark(row.ncu1),
                 mark(row.ncu3));
+    if (list_findings) std::printf("|  | findings: %s | | | | | | |\n", row.ranking.c_str());
   }
   return summary;
 }
@@ -273,12 +283,16 @@ Summary RunSet(const fs::path& root, Input input, kopt::CommandRunner& runner, c
 int main(int argc, char** argv) {
   std::vector<fs::path> sets;
   std::string ceilings = KOPT_FIXTURE_DIR "/ceilings";
+  bool list_findings = false;
   for (int i = 1; i < argc; ++i) {
     std::string argument = argv[i];
-    if (argument == "--ceilings" && i + 1 < argc) {
+    if (argument == "--findings") {
+      list_findings = true;
+    } else if (argument == "--ceilings" && i + 1 < argc) {
       ceilings = argv[++i];
     } else if (argument.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: diagnosis_accuracy [--ceilings DIR|FILE|none] [SET_DIR ...]\n");
+      std::fprintf(stderr,
+                   "usage: diagnosis_accuracy [--findings] [--ceilings DIR|FILE|none] [SET_DIR ...]\n");
       return 2;
     } else {
       sets.emplace_back(argument);
@@ -303,7 +317,8 @@ int main(int argc, char** argv) {
 #ifdef KOPT_HAS_TARGETED_COLLECTION
     inputs.push_back(Input::kTargeted);
 #endif
-    for (Input input : inputs) summaries.push_back(RunSet(set, input, *runner, scratch, ceilings));
+    for (Input input : inputs)
+      summaries.push_back(RunSet(set, input, *runner, scratch, ceilings, list_findings));
   }
   fs::remove_all(scratch);
   std::printf(

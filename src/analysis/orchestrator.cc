@@ -10,6 +10,10 @@
 namespace kopt {
 namespace {
 
+// The smallest time gain with which a finding folded into another (same root
+// cause) stays listed as a secondary cause: the lower bound of "minor".
+constexpr double kMinSecondaryGain = 0.02;
+
 bool IsRelevant(const ToolDefinition& tool, BottleneckClass bottleneck) {
   return tool.relevant_classes.empty() ||
          std::find(tool.relevant_classes.begin(), tool.relevant_classes.end(), bottleneck) !=
@@ -51,13 +55,31 @@ std::optional<Finding> Analyze(const ToolDefinition& tool, const ToolContext& co
   }
 }
 
-// Folds the findings of subsumed tools into the finding of the tool that explains them.
-void MergeSharedRootCauses(std::vector<Finding>& findings) {
-  for (Finding& finding : findings) {
+// A finding folded into the finding of the tool that subsumes it, kept in the
+// list as a secondary cause: the indices of both in the findings.
+struct SecondaryFinding {
+  size_t subsumed = 0, subsuming = 0;
+};
+
+// Folds the findings of subsumed tools into the finding of the tool that
+// explains them (its evidence and locations join that finding, whose gain is
+// the larger of the two). A folded finding with a time gain of its own
+// (>= min_secondary_gain) stays listed as a secondary cause after the one that
+// explains it, rather than disappearing (issue 18: an expert lists the
+// plausible secondary causes with their lower gain; a dropped one could never
+// be second or third when the first is wrong). One without (an energy-only
+// finding on the same work) is removed as before.
+std::vector<SecondaryFinding> MergeSharedRootCauses(std::vector<Finding>& findings) {
+  std::vector<bool> folded(findings.size(), false);
+  std::vector<SecondaryFinding> secondary;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    Finding& finding = findings[i];
+    if (folded[i]) continue;
     const ToolDefinition* tool = FindToolProducing(finding.tool);
     if (!tool || tool->subsumes.empty()) continue;
-    for (Finding& other : findings) {
-      if (&other == &finding || other.tool.empty()) continue;
+    for (size_t j = 0; j < findings.size(); ++j) {
+      Finding& other = findings[j];
+      if (j == i || folded[j] || other.tool.empty()) continue;
       if (std::find(tool->subsumes.begin(), tool->subsumes.end(), other.tool) == tool->subsumes.end())
         continue;
       for (const Evidence& evidence : other.evidence) {  // rows both tools read appear once
@@ -68,8 +90,51 @@ void MergeSharedRootCauses(std::vector<Finding>& findings) {
       finding.locations.insert(finding.locations.end(), other.locations.begin(), other.locations.end());
       finding.merged_tools.push_back(other.tool);
       finding.estimated_gain = std::max(finding.estimated_gain, other.estimated_gain);
-      other.tool.clear();  // marked for removal
+      folded[j] = true;
+      if (other.estimated_gain >= kMinSecondaryGain)
+        secondary.push_back({j, i});
+      else
+        other.tool.clear();  // marked for removal
     }
+  }
+  // Each kept secondary right after the finding that explains it (the final
+  // sort is stable and never ranks it above that finding: see OrderSecondaries).
+  std::vector<Finding> ordered;
+  std::vector<size_t> position(findings.size(), 0);
+  std::vector<SecondaryFinding> kept;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (folded[i]) continue;
+    position[i] = ordered.size();
+    ordered.push_back(std::move(findings[i]));
+    for (const SecondaryFinding& entry : secondary) {
+      if (entry.subsuming != i) continue;
+      kept.push_back({ordered.size(), position[i]});
+      ordered.push_back(std::move(findings[entry.subsumed]));
+    }
+  }
+  findings = std::move(ordered);
+  return kept;
+}
+
+// A secondary finding ranks below the finding that explains it: its gain is
+// at most that finding's (after both were capped), and its method says why it
+// is listed. One whose capped gain fell below kMinSecondaryGain is removed
+// (the roofline leaves it nothing to gain on its own).
+void OrderSecondaries(const std::vector<SecondaryFinding>& secondary, std::vector<Finding>& findings) {
+  for (const SecondaryFinding& entry : secondary) {
+    Finding& finding = findings[entry.subsumed];
+    const Finding& primary = findings[entry.subsuming];
+    if (finding.estimated_gain > primary.estimated_gain) {
+      finding.estimated_gain = primary.estimated_gain;
+      finding.severity = std::min(finding.severity, primary.severity);
+    }
+    finding.gain_method += fmt::format(
+        "; a secondary cause: {} explains it too (its finding carries this evidence), so it is listed after "
+        "that finding with at most its gain",
+        primary.tool);
+  }
+  for (const SecondaryFinding& entry : secondary) {
+    if (findings[entry.subsumed].estimated_gain < kMinSecondaryGain) findings[entry.subsumed].tool.clear();
   }
   findings.erase(
       std::remove_if(findings.begin(), findings.end(), [](const Finding& f) { return f.tool.empty(); }),
@@ -216,8 +281,9 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
       findings.push_back(std::move(*finding));
     }
   }
-  MergeSharedRootCauses(findings);
+  std::vector<SecondaryFinding> secondary = MergeSharedRootCauses(findings);
   for (Finding& finding : findings) CapAndGrade(kernel.roofline, finding);
+  OrderSecondaries(secondary, findings);
   WithdrawHealthyVerdictIfContradicted(options, findings);
   CapSeverityOnHealthyKernel(kernel.roofline, options, findings);
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {

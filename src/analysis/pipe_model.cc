@@ -42,6 +42,14 @@ double ComputeLimitedFraction(const ToolContext& context) {
   return std::clamp(percent / 100, 0.0, 1.0);
 }
 
+double PipeBarScaleForIssueRate(const ToolContext& context) {
+  const RooflineAnalysis& roofline = context.roofline;
+  if (roofline.bottleneck != BottleneckClass::kLatencyBound) return 1;
+  double memory = std::max(roofline.memory_throughput_percent.value_or(0), roofline.memory_percent_of_peak);
+  if (roofline.sm_throughput_percent.value_or(0) < memory) return 1;
+  return std::clamp(context.Metric(kIssueActiveMetric).value_or(100) / 100, 0.0, 1.0);
+}
+
 const ComputeWork* FindWork(const RooflineAnalysis& roofline, std::string_view precision) {
   for (const ComputeWork& work : roofline.compute) {
     if (work.precision == precision) return &work;

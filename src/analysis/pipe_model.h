@@ -56,6 +56,16 @@ std::pair<std::string, double> BusiestPipeExcept(const PipeLoads& loads, std::st
 // How compute-limited the kernel is (0..1): ncu's SM throughput, the weight
 // its compute rules (ThreadDivergence, SOLFPRoofline) give their local gains.
 double ComputeLimitedFraction(const ToolContext& context);
+// The scale of a pipe-utilisation bar (a threshold in % of a pipe's peak): in a
+// latency-bound kernel (neither side of stage 1 near a ceiling) whose compute
+// side is ahead of its memory side (SM throughput >= memory throughput: its
+// warps wait on instruction latencies, too few of them to hide those), the
+// schedulers issue on only u of the active cycles and every pipe stays below
+// about u busy, so a pipe's load is judged against the issue rate: u, the
+// issue-active fraction. 1 otherwise (a kernel whose low issue rate is its
+// memory's doing keeps the fixed bar: its pipes' work is no larger a share)
+// and when the metric is missing.
+double PipeBarScaleForIssueRate(const ToolContext& context);
 const ComputeWork* FindWork(const RooflineAnalysis& roofline, std::string_view precision);
 bool IsHopper(const ToolContext& context);
 

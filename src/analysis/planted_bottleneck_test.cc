@@ -35,23 +35,15 @@ TEST(ComputeTools, HealthyKernelsGetNothingAboveMinor) {
   }
 }
 
-// A raw page alone: the tool that needs the listing (hmma_on_hopper) is skipped
-// and says the listing is missing; the others run from the raw page's pipe and
-// instruction-class metrics, and the metric-only tool still ranks first.
-TEST(ComputeTools, WithoutSassOnlyTheListingToolsAreSkipped) {
+// A raw page alone: every compute tool runs from the raw page's pipe and
+// instruction-class metrics (none is skipped), and the metric-only tool still
+// ranks first.
+TEST(ComputeTools, WithoutSassNoComputeToolIsSkipped) {
   KernelDiagnosis kernel = DiagnoseFixture("warp_divergence", {}, kRawPageOnly);
   for (const std::string& id : kComputeToolIds) {
     auto skipped = std::find_if(kernel.skipped_tools.begin(), kernel.skipped_tools.end(),
                                 [&](const SkippedTool& tool) { return tool.tool == id; });
-    if (id != "hmma_on_hopper") {
-      EXPECT_EQ(skipped, kernel.skipped_tools.end()) << id;
-      continue;
-    }
-    ASSERT_NE(skipped, kernel.skipped_tools.end()) << id;
-    EXPECT_NE(std::find(skipped->missing.begin(), skipped->missing.end(), "SASS listing"),
-              skipped->missing.end())
-        << id;
-    EXPECT_FALSE(skipped->how_to_collect.empty());
+    EXPECT_EQ(skipped, kernel.skipped_tools.end()) << id;
   }
   ASSERT_FALSE(kernel.findings.empty());
   EXPECT_EQ(kernel.findings.front().tool, "warp_divergence");

@@ -143,7 +143,9 @@ struct ToolDefinition {
   std::string trigger;                   // the condition in words, with threshold names
   std::vector<std::string> finding_ids;  // ids its findings may carry; empty: just `id`
   // Tools whose findings share this tool's root cause: when both fire, theirs
-  // are merged into this one's as extra evidence.
+  // are merged into this one's as extra evidence, and one with a time gain of
+  // its own (>= 2% once capped) stays listed after this one as a secondary
+  // cause, with at most this one's gain (analysis/orchestrator.cc).
   std::vector<std::string> subsumes;
   GainBound gain_bound = GainBound::kHidesLatency;
   // The builtin tuner's moves (docs/tuning.md "Moves"): for each finding id

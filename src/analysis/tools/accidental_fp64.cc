@@ -23,16 +23,20 @@ bool IsFloatToDouble(const SassInstruction& instruction) {
 
 // FP64 work moves to the FMA pipe at the FP32 rate (DFMA→FFMA issue-rate
 // ratio), the promotions' conversions leave the XU pipe.
+// The FP64 rate over the FP32 rate (DFMA/FFMA peaks, else the GPU's FLOP rates; 1 when unknown).
+double Fp64RateRatio(const ToolContext& context) {
+  auto dfma = context.Metric(kDfmaPeakMetric);
+  auto ffma = context.Metric(kFfmaPeakMetric);
+  if (dfma && ffma && *dfma > 0 && *ffma > 0) return *dfma / *ffma;
+  if (context.gpu && context.gpu->fp32_flops > 0 && context.gpu->fp64_flops > 0)
+    return context.gpu->fp64_flops / context.gpu->fp32_flops;
+  return 1;  // conservative when the peaks are unknown
+}
+
 PipeLoads LoadsWithoutFp64(const ToolContext& context, const PipeLoads& before, double conversion_share) {
   PipeLoads after = before;
   double fp64 = before.count("fp64") ? before.at("fp64") : 0;
-  auto dfma = context.Metric(kDfmaPeakMetric);
-  auto ffma = context.Metric(kFfmaPeakMetric);
-  double rate_ratio = 1;  // conservative when the peaks are unknown
-  if (dfma && ffma && *ffma > 0)
-    rate_ratio = *dfma / *ffma;
-  else if (context.gpu && context.gpu->fp32_flops > 0)
-    rate_ratio = context.gpu->fp64_flops / context.gpu->fp32_flops;
+  double rate_ratio = Fp64RateRatio(context);
   after["fp64"] = 0;
   after["fma"] = (before.count("fma") ? before.at("fma") : 0) + fp64 * rate_ratio;
   if (after.count("xu")) after["xu"] *= 1 - conversion_share;
@@ -56,6 +60,15 @@ std::vector<Recommendation> Fp64Recommendations(double gain) {
   };
 }
 
+// The FP64 pipe load from which the double work matters: min_fp64_pipe_percent,
+// scaled to the issue rate in a latency-bound kernel (PipeBarScaleForIssueRate:
+// at 30% issue active, 4.5% FP64 pipe is the same share of the issued work as
+// 15% at full issue). No kernel without FP64 work runs the FP64 pipe: the
+// captured non-FP64 kernels show under 0.1%, cuBLAS DGEMM's DMMA included.
+double Fp64PipeFloor(const ToolContext& context) {
+  return context.Threshold("min_fp64_pipe_percent") * PipeBarScaleForIssueRate(context);
+}
+
 void AddFp64Evidence(const ToolContext& context, const InstructionList& arithmetic,
                      const InstructionList& promotions, Finding& finding) {
   finding.evidence.push_back(MakeEvidence("DFMA/DADD/DMUL in the main body (SASS, static)",
@@ -64,7 +77,7 @@ void AddFp64Evidence(const ToolContext& context, const InstructionList& arithmet
                                           double(promotions.size()), "inst",
                                           ">=", context.Threshold("min_float_to_double_conversions")));
   finding.evidence.push_back(MakeEvidence(PipeMetric("fp64"), *context.Metric(PipeMetric("fp64")), "%",
-                                          ">=", context.Threshold("min_fp64_pipe_percent")));
+                                          ">=", Fp64PipeFloor(context)));
   const ComputeWork* fp64 = FindWork(context.roofline, "fp64");
   const ComputeWork* fp32 = FindWork(context.roofline, "fp32");
   if (fp64 && fp32 && fp64->operations + fp32->operations > 0) {
@@ -85,11 +98,16 @@ void AddFp64Evidence(const ToolContext& context, const InstructionList& arithmet
 // (intended) the listing would tell; either way the FP64 pipe limits.
 std::optional<Finding> AnalyzeFp64FromMetrics(const ToolContext& context) {
   double fp64_pipe = *context.Metric(PipeMetric("fp64"));
-  if (fp64_pipe < context.Threshold("min_fp64_pipe_percent")) return std::nullopt;
+  if (fp64_pipe < Fp64PipeFloor(context)) return std::nullopt;
   InstructionMix mix = ReadInstructionMix(context);
   if (!mix.valid || mix.fp <= 0) return std::nullopt;
   double share = mix.fp64 / mix.fp;
-  if (share < context.Threshold("min_fp64_share_without_sass")) return std::nullopt;
+  // Weighed by pipe time: a double instruction occupies its pipe 1 / rate_ratio times as long as a float
+  // one (twice on H100/H200), so a kernel with as many float as double instructions spends two thirds of
+  // its floating-point pipe time in double.
+  double rate_ratio = Fp64RateRatio(context);
+  double time_share = SafeRatio(mix.fp64 / rate_ratio, mix.fp64 / rate_ratio + (mix.fp - mix.fp64));
+  if (time_share < context.Threshold("min_fp64_share_without_sass")) return std::nullopt;
   // Without the listing the XU work cannot be split; in code whose FP work is mostly double, the XU
   // pipe's F2F conversions are taken to be that share of it (they go with the promotion).
   PipeLoads before = ReadPipeLoads(context);
@@ -104,10 +122,13 @@ std::optional<Finding> AnalyzeFp64FromMetrics(const ToolContext& context) {
                   "XU work (the FP64 share of the FP instructions, taken as the share of XU work "
                   "that is F2F conversions: raw page only, no SASS to count them)",
                   share * 100));
+  finding.evidence.push_back(MakeEvidence(PipeMetric("fp64"), fp64_pipe, "%", ">=", Fp64PipeFloor(context)));
   finding.evidence.push_back(
-      MakeEvidence(PipeMetric("fp64"), fp64_pipe, "%", ">=", context.Threshold("min_fp64_pipe_percent")));
-  finding.evidence.push_back(MakeEvidence("FP64 share of the floating-point instructions", share * 100, "%",
-                                          ">=", context.Threshold("min_fp64_share_without_sass") * 100));
+      MakeEvidence("FP64 share of the floating-point instructions", share * 100, "%", "", 0));
+  finding.evidence.push_back(
+      MakeEvidence("FP64 share of the floating-point pipe time (double at the FP64/FP32 "
+                   "rate ratio)",
+                   time_share * 100, "%", ">=", context.Threshold("min_fp64_share_without_sass") * 100));
   if (auto xu = context.Metric(PipeMetric("xu")))
     finding.evidence.push_back(
         MakeEvidence(PipeMetric("xu") + " (F2F conversions run there)", *xu, "%", "", 0));
@@ -132,7 +153,7 @@ std::optional<Finding> AnalyzeAccidentalFp64(const ToolContext& context) {
   InstructionList promotions = Select(body, IsFloatToDouble);
   double fp64_pipe = *context.Metric(PipeMetric("fp64"));
   if (arithmetic.empty() || promotions.size() < context.Threshold("min_float_to_double_conversions") ||
-      fp64_pipe < context.Threshold("min_fp64_pipe_percent"))
+      fp64_pipe < Fp64PipeFloor(context))
     return std::nullopt;
   XuComposition xu = ClassifyXuWork(*context.sass);
   double conversion_share = Share(xu.fp64_conversions.size(), xu.Total());
@@ -176,26 +197,31 @@ ToolDefinition AccidentalFp64Tool() {
                    {InputSource::kNcuMetric, PipeMetric("fp64"), false},
                    {InputSource::kNcuMetric, PipeMetric("xu"), true},
                    {InputSource::kNcuMetric, PipeMetric("fma"), true},
+                   {InputSource::kNcuMetric, std::string(kIssueActiveMetric), true},
                    {InputSource::kNcuMetric, std::string(kDfmaPeakMetric), true},
                    {InputSource::kPtxas, "stack frame", true}};
   tool.thresholds = {
       MakeThreshold(
           "min_fp64_pipe_percent", 15, "%",
           "FP64 pipe utilisation that makes the double work matter (ncu SOLFPRoofline flags FP64 above 15% "
-          "of its peak)"),
+          "of its peak); in a latency-bound kernel, scaled by the issue-active fraction: one issuing on 30% "
+          "of its cycles is judged at 4.5% (every pipe of such a kernel is nearly idle, the FP64 pipe's "
+          "share of the issued work is what matters)"),
       MakeThreshold(
           "min_float_to_double_conversions", 1, "inst",
           "static F2F.F64.F32 in the kernel body: float data promoted to double is the fingerprint of "
           "accidental FP64 (a double kernel loads doubles and needs no conversion)"),
       MakeThreshold(
           "min_fp64_share_without_sass", 0.5, "fraction",
-          "without SASS: share of the floating-point instructions that are double from which the FP64 "
-          "work is the kernel's arithmetic, not an occasional double")};
+          "without SASS: share of the floating-point pipe time in double instructions (each weighed by the "
+          "FP32/FP64 rate ratio: twice a float one on H100/H200) from which the FP64 work is the kernel's "
+          "arithmetic, not an occasional double")};
   for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
       "SASS main body has DFMA/DADD/DMUL and >= min_float_to_double_conversions F2F.F64.F32; FP64 pipe >= "
-      "min_fp64_pipe_percent. Without SASS: FP64 pipe >= min_fp64_pipe_percent and FP64 >= "
-      "min_fp64_share_without_sass of the FP instructions";
+      "min_fp64_pipe_percent (× issue active when latency-bound). Without SASS: the same FP64 pipe bound "
+      "and FP64 >= "
+      "min_fp64_share_without_sass of the FP pipe time";
   tool.subsumes = {"hidden_compute_energy"};  // its energy-only finding on the same work
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeAccidentalFp64;

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/pipe_model.h"
 #include "analysis/tool_support.h"
@@ -56,24 +59,13 @@ std::vector<Recommendation> WarpgroupRecommendations(double gain, double attaina
   };
 }
 
-std::optional<Finding> AnalyzeHmmaOnHopper(const ToolContext& context) {
-  if (!IsHopper(context)) return std::nullopt;
-  InstructionList all;
-  for (const SassInstruction& instruction : context.sass->instructions) {
-    if (!NeverExecutes(instruction)) all.push_back(&instruction);
-  }
-  InstructionList mma = Select(all, IsWarpgroupCapableMma);
-  if (mma.size() < context.Threshold("min_mma_instructions")) return std::nullopt;
-  if (context.sass->Count(InstructionClass::kTensorWarpgroup) > 0) return std::nullopt;
-  double attainable = context.Threshold("attainable_tensor_efficiency");
-  TensorTime time = WarpgroupTensorTime(context, attainable);
-  if (time.operations > 0 && time.achieved_fraction >= attainable) return std::nullopt;
+// The finding, from what shows the mma.sync path: `path_evidence` (SASS counts,
+// or without the listing the pipe counters) and `path_words` for the root cause.
+Finding HmmaFinding(const ToolContext& context, const TensorTime& time, double attainable,
+                    std::vector<Evidence> path_evidence, const std::string& path_words) {
   Finding finding;
   finding.title = "Tensor work on mma.sync (HMMA) on Hopper, where wgmma (HGMMA) applies";
-  finding.evidence.push_back(MakeEvidence("HMMA/IMMA instructions (SASS, static)", double(mma.size()), "inst",
-                                          ">=", context.Threshold("min_mma_instructions")));
-  finding.evidence.push_back(
-      MakeEvidence("HGMMA/QGMMA/IGMMA instructions (SASS, static)", 0, "inst", "==", 0));
+  finding.evidence = std::move(path_evidence);
   for (std::string_view pipe : {"tensor_op_hmma", "tensor_op_gmma"}) {
     if (auto percent = context.Metric(PipeMetric(pipe)))
       finding.evidence.push_back(MakeEvidence(PipeMetric(pipe), *percent, "%", "", 0));
@@ -93,11 +85,53 @@ std::optional<Finding> AnalyzeHmmaOnHopper(const ToolContext& context) {
     finding.gain_method = "not estimated: tensor FLOP counters (sm__ops_path_tensor_src_*) missing";
   }
   finding.root_cause = fmt::format(
-      "The kernel runs its matrix products as mma.sync ({} HMMA/IMMA in SASS, no HGMMA) on a compute "
-      "capability 9.x GPU. That Ampere-style path issues per warp from registers and reaches {:.0f}% of the "
-      "dense tensor peak here; Hopper's warpgroup MMA (wgmma) is the path that reaches the peak.",
-      mma.size(), time.achieved_fraction * 100);
+      "The kernel runs its matrix products as mma.sync ({}) on a compute capability 9.x GPU. That "
+      "Ampere-style path issues per warp from registers and reaches {:.0f}% of the dense tensor peak here; "
+      "Hopper's warpgroup MMA (wgmma) is the path that reaches the peak.",
+      path_words, time.achieved_fraction * 100);
   finding.recommendations = WarpgroupRecommendations(finding.estimated_gain, attainable);
+  return finding;
+}
+
+// Without the listing: tensor FLOPs counted (fp16/bf16/tf32/fp8/int8 sources) while the
+// warpgroup pipe (gmma) issued nothing: the tensor work ran on the mma.sync pipe.
+std::optional<Finding> AnalyzeHmmaFromMetrics(const ToolContext& context) {
+  auto gmma = context.Metric(PipeMetric("tensor_op_gmma"));
+  auto hmma = context.Metric(PipeMetric("tensor_op_hmma"));
+  if (!gmma || !hmma || *gmma > 0 || *hmma <= 0) return std::nullopt;
+  double attainable = context.Threshold("attainable_tensor_efficiency");
+  TensorTime time = WarpgroupTensorTime(context, attainable);
+  if (time.operations <= 0 || time.achieved_fraction >= attainable) return std::nullopt;
+  std::vector<Evidence> evidence{
+      MakeEvidence("tensor operations (sm__ops_path_tensor_src_*, fp64 excluded)", time.operations, "FLOP",
+                   ">", 0),
+      MakeEvidence(PipeMetric("tensor_op_gmma") + " (warpgroup MMA)", *gmma, "%", "==", 0)};
+  Finding finding = HmmaFinding(context, time, attainable, std::move(evidence),
+                                "tensor operations counted while the warpgroup pipe issued nothing; raw page "
+                                "only: the SASS listing would show the HMMA");
+  finding.confidence = 0.7;
+  return finding;
+}
+
+std::optional<Finding> AnalyzeHmmaOnHopper(const ToolContext& context) {
+  if (!IsHopper(context)) return std::nullopt;
+  if (!context.sass) return AnalyzeHmmaFromMetrics(context);
+  InstructionList all;
+  for (const SassInstruction& instruction : context.sass->instructions) {
+    if (!NeverExecutes(instruction)) all.push_back(&instruction);
+  }
+  InstructionList mma = Select(all, IsWarpgroupCapableMma);
+  if (mma.size() < context.Threshold("min_mma_instructions")) return std::nullopt;
+  if (context.sass->Count(InstructionClass::kTensorWarpgroup) > 0) return std::nullopt;
+  double attainable = context.Threshold("attainable_tensor_efficiency");
+  TensorTime time = WarpgroupTensorTime(context, attainable);
+  if (time.operations > 0 && time.achieved_fraction >= attainable) return std::nullopt;
+  std::vector<Evidence> evidence{
+      MakeEvidence("HMMA/IMMA instructions (SASS, static)", double(mma.size()), "inst",
+                   ">=", context.Threshold("min_mma_instructions")),
+      MakeEvidence("HGMMA/QGMMA/IGMMA instructions (SASS, static)", 0, "inst", "==", 0)};
+  Finding finding = HmmaFinding(context, time, attainable, std::move(evidence),
+                                fmt::format("{} HMMA/IMMA in SASS, no HGMMA", mma.size()));
   finding.locations = LocationsOf(context, mma);
   AddStallShareEvidence(context, finding);
   finding.confidence = time.operations > 0 ? 0.85 : 0.5;
@@ -112,7 +146,7 @@ ToolDefinition HmmaOnHopperTool() {
   tool.title = "HMMA (mma.sync) on Hopper where wgmma applies";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
-  tool.required = {{InputSource::kSass, "HMMA/IMMA and HGMMA/QGMMA/IGMMA counts", false},
+  tool.required = {{InputSource::kSass, "HMMA/IMMA and HGMMA/QGMMA/IGMMA counts", true},
                    {InputSource::kNcuMetric, "sm__ops_path_tensor_src_fp16.sum", true},
                    {InputSource::kNcuMetric, "sm__ops_path_tensor_src_bf16_dst_fp32.sum", true},
                    {InputSource::kNcuMetric, PipeMetric("tensor_op_hmma"), true},
@@ -122,8 +156,9 @@ ToolDefinition HmmaOnHopperTool() {
                     "static HMMA/IMMA instructions that show the kernel uses the mma.sync path"),
       AttainableTensorEfficiency()};
   tool.trigger =
-      "compute capability 9.x; SASS has >= min_mma_instructions HMMA/IMMA and no HGMMA/QGMMA/IGMMA; tensor "
-      "FLOP rate < attainable_tensor_efficiency of the dense wgmma peak";
+      "compute capability 9.x; SASS has >= min_mma_instructions HMMA/IMMA and no HGMMA/QGMMA/IGMMA (without "
+      "SASS: tensor FLOPs counted, the hmma pipe busy and the gmma pipe at 0); tensor FLOP rate < "
+      "attainable_tensor_efficiency of the dense wgmma peak";
   tool.gain_bound = GainBound::kReducesCompute;
   tool.analyze = AnalyzeHmmaOnHopper;
   return tool;

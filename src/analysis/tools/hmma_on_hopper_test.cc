@@ -22,5 +22,15 @@ TEST(HmmaOnHopper, SilentWithoutTensorWork) {
   EXPECT_EQ(FindFinding(kernel, "hmma_on_hopper"), nullptr) << DescribeFindings(kernel);
 }
 
+// Issue 18 (a raw CSV finds what its metrics allow): without the listing, tensor FLOPs counted while the
+// warpgroup (gmma) pipe issued nothing are the mma.sync path; cuBLAS's wgmma GEMM is not flagged.
+TEST(HmmaOnHopper, RawPageAloneShowsTheMmaSyncPath) {
+  KernelDiagnosis kernel = DiagnoseFixture("hmma_on_hopper", {}, kRawPageOnly);
+  ASSERT_FALSE(kernel.findings.empty());
+  EXPECT_EQ(kernel.findings.front().tool, "hmma_on_hopper") << DescribeFindings(kernel);
+  KernelDiagnosis cublas = DiagnoseBlindFixture("cublas_bf16_gemm", "", kRawPageOnly);
+  EXPECT_EQ(FindFinding(cublas, "hmma_on_hopper"), nullptr) << DescribeFindings(cublas);
+}
+
 }  // namespace
 }  // namespace kopt

@@ -30,6 +30,7 @@ struct IntegerDivisionFacts {
   bool uses_64_bit = false;                       // I2F.U64.RP / I2F.S64.RP anywhere
   size_t routine_instructions = 0;                // the longest division routine called
   std::set<unsigned long long> division_offsets;  // main-body instructions of the division code
+  std::set<unsigned long long> routine_offsets;   // instructions of the division routines called
   size_t main_body_instructions = 0;
 };
 
@@ -131,8 +132,9 @@ IntegerDivisionFacts FindIntegerDivisions(const SassFunction& function) {
   facts.inline_sites = Select(body, IsIntegerDivisionStart);
   facts.call_sites = CallsTo(function, RoutineKind::kIntegerDivision);
   for (const SassInstruction* call : facts.call_sites) {
-    size_t length = Subroutine(function, *CallTarget(*call)).size();
-    facts.routine_instructions = std::max(facts.routine_instructions, length);
+    InstructionList routine = Subroutine(function, *CallTarget(*call));
+    facts.routine_instructions = std::max(facts.routine_instructions, routine.size());
+    for (const SassInstruction* instruction : routine) facts.routine_offsets.insert(instruction->offset);
   }
   facts.uses_64_bit =
       std::any_of(function.instructions.begin(), function.instructions.end(), [](const SassInstruction& i) {
@@ -145,18 +147,32 @@ IntegerDivisionFacts FindIntegerDivisions(const SassFunction& function) {
 
 // The division code's share of the work: of executed instructions when the
 // source page has per-PC counts, else of the main body's static instructions.
+// The division code includes the division routines the body calls (a 64-bit
+// division or modulo by a value above 2^32 runs a ~100-instruction
+// subroutine, the bulk of its cost): executed, their rows of the source page;
+// statically, when the body has no inline 32-bit path beside the calls (no
+// I2F.RP sequence: every division takes the call), each call site runs its
+// routine once per pass through the body (the longest routine called, as a
+// path through it). With an inline path, the calls are the rare case of
+// operands above 32 bits, and the static share counts the main body only.
 std::pair<double, std::string> DivisionShare(const ToolContext& context, const IntegerDivisionFacts& facts) {
   if (context.source_page) {
     double division = 0, total = 0;
     for (const SourcePageRow& row : context.source_page->rows) {
       double executed = row.instructions_executed.value_or(0);
       total += executed;
-      if (facts.division_offsets.count(row.offset)) division += executed;
+      if (facts.division_offsets.count(row.offset) || facts.routine_offsets.count(row.offset))
+        division += executed;
     }
     if (total > 0) return {division / total, "executed instructions (ncu source page)"};
   }
-  return {Share(facts.division_offsets.size(), facts.main_body_instructions),
-          "static main-body instructions (SASS)"};
+  double called =
+      facts.inline_sites.empty() ? double(facts.call_sites.size() * facts.routine_instructions) : 0;
+  return {SafeRatio(double(facts.division_offsets.size()) + called,
+                    double(facts.main_body_instructions) + called),
+          called == 0 ? "static main-body instructions (SASS)"
+                      : "static instructions (SASS), each division routine call counted at its "
+                        "routine's length"};
 }
 
 std::vector<Recommendation> IndexArithmeticRecommendations(double gain, const IntegerDivisionFacts& facts) {

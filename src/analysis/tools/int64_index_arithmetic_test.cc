@@ -54,5 +54,18 @@ TEST(Int64IndexArithmetic, HoistedReciprocalDivisionsAreFound) {
   EXPECT_TRUE(reuse_counted);
 }
 
+// Issue 18, round 3: twelve 64-bit modulos per window by a run-time size above 2^32 call the 64-bit
+// division routine: the routine's executed instructions (source page), or each call at the routine's
+// length (listing only), are division code. Before, only the main body's call sites counted and the kernel
+// got no finding with the bundle while the raw page alone named it.
+TEST(Int64IndexArithmetic, CalledDivisionRoutinesAreDivisionCode) {
+  for (FixtureParts parts : {FixtureParts{}, kWithoutSourcePage, kRawPageOnly}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind5", "int64_kmer_minimizer_mod", "", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "int64_index_arithmetic") << DescribeFindings(kernel);
+    EXPECT_GT(kernel.findings.front().estimated_gain, 0.25) << DescribeFindings(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace kopt

@@ -6,16 +6,20 @@
 //    queue for the 1/8-rate pipe;
 //  - the issue slots saturated by the *sequences* around the MUFU (issue
 //    active >= min_issue_active_percent with the XU pipe only moderately busy,
-//    >= min_xu_pipe_percent_issue_bound). Accurate expf/logf and IEEE
+//    at >= min_xu_share_of_issue_issue_bound of the issue rate). Accurate expf/logf and IEEE
 //    division/sqrt wrap each MUFU in 8-25 instructions (Cody-Waite range
 //    reduction FFMA.SAT/FFMA.RM, Newton FFMAs, an FCHK range check and a
 //    branch to a slow-path subroutine, or a whole polynomial for log1pf) that
 //    run on the FMA and ALU pipes, so no single pipe looks saturated while
 //    the scheduler issues every cycle. The XU pipe takes one warp instruction
-//    per 8 cycles per scheduler, so at 40% busy MUFU are 5% of the issue
-//    slots, and at 8+ instructions per sequence the sequences fill >= 40% of
-//    them: work that __expf/__logf/__fdividef (or -use_fast_math) shorten to
-//    1-3 instructions each. With SASS the path also needs the markers of
+//    per 8 cycles per scheduler, so at x% busy MUFU take x/8 % of the cycles,
+//    and sequences of L instructions around each take x·L/8 %: at the middle
+//    length L = 16 of the 8-25 range, they are at least half of the issued
+//    instructions when x >= issue active / 4. The bound is relative to the
+//    issue rate (not a fixed XU percentage): a kernel issuing on 95% of its
+//    cycles needs a busier XU pipe than one issuing on 70% for its sequences to
+//    be the bulk of the work. That is work __expf/__logf/__fdividef (or
+//    -use_fast_math) shorten to 1-3 instructions each. With SASS the path also needs the markers of
 //    such sequences (FCHK, slow-path CALLs, FFMA.RM range reduction): a
 //    kernel already on intrinsics has none and is left alone.
 //  - the IEEE division/sqrt slow paths themselves (with SASS and the source
@@ -116,12 +120,24 @@ struct MufuLimit {
   double issue_percent = 0;  // smsp__issue_active (0 when absent)
 };
 
+// min_xu_pipe_percent, scaled to the issue rate in a latency-bound kernel
+// (PipeBarScaleForIssueRate: with two warps per scheduler issuing on 44% of the
+// cycles, an XU pipe at 43% is as saturated, for the work issued, as at 97%).
+double XuPipeBar(const ToolContext& context) {
+  return context.Threshold("min_xu_pipe_percent") * PipeBarScaleForIssueRate(context);
+}
+
+// The same scaling for the FP64 pipe's "quiet" bound of the path without SASS.
+double QuietFp64Bar(const ToolContext& context) {
+  return context.Threshold("max_fp64_pipe_percent_without_sass") * PipeBarScaleForIssueRate(context);
+}
+
 std::optional<MufuLimit> FindMufuLimit(const ToolContext& context, double xu_percent) {
   MufuLimit limit;
   limit.issue_percent = context.Metric(kIssueActiveMetric).value_or(0);
-  if (xu_percent >= context.Threshold("min_xu_pipe_percent")) return limit;
+  if (xu_percent >= XuPipeBar(context)) return limit;
   if (limit.issue_percent >= context.Threshold("min_issue_active_percent") &&
-      xu_percent >= context.Threshold("min_xu_pipe_percent_issue_bound")) {
+      xu_percent >= context.Threshold("min_xu_share_of_issue_issue_bound") * limit.issue_percent) {
     limit.issue_bound = true;
     return limit;
   }
@@ -157,14 +173,14 @@ PipeModel MufuGain(const ToolContext& context, const MufuLimit& limit, const Pip
 void AddLimitEvidence(const ToolContext& context, const MufuLimit& limit, double xu_percent,
                       Finding& finding) {
   if (!limit.issue_bound) {
-    finding.evidence.push_back(
-        MakeEvidence(PipeMetric("xu"), xu_percent, "%", ">=", context.Threshold("min_xu_pipe_percent")));
+    finding.evidence.push_back(MakeEvidence(PipeMetric("xu"), xu_percent, "%", ">=", XuPipeBar(context)));
     return;
   }
   finding.evidence.push_back(MakeEvidence(std::string(kIssueActiveMetric), limit.issue_percent, "%",
                                           ">=", context.Threshold("min_issue_active_percent")));
-  finding.evidence.push_back(MakeEvidence(PipeMetric("xu"), xu_percent, "%",
-                                          ">=", context.Threshold("min_xu_pipe_percent_issue_bound")));
+  finding.evidence.push_back(
+      MakeEvidence(PipeMetric("xu"), xu_percent, "%",
+                   ">=", context.Threshold("min_xu_share_of_issue_issue_bound") * limit.issue_percent));
 }
 
 std::string MufuTitle(const MufuLimit& limit, double xu_percent) {
@@ -189,7 +205,7 @@ std::string IssueBoundCause(const MufuLimit& limit, double xu_percent) {
 std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double xu_percent,
                                               const MufuLimit& limit) {
   double fp64 = context.Metric(PipeMetric("fp64")).value_or(0);
-  if (fp64 >= context.Threshold("max_fp64_pipe_percent_without_sass")) return std::nullopt;
+  if (fp64 >= QuietFp64Bar(context)) return std::nullopt;
   InstructionMix mix = ReadInstructionMix(context);
   if (!mix.valid || mix.fp / mix.total < context.Threshold("min_fp_share_without_sass")) return std::nullopt;
   PipeLoads before = ReadPipeLoads(context);
@@ -200,8 +216,7 @@ std::optional<Finding> AnalyzeMufuFromMetrics(const ToolContext& context, double
   finding.estimated_gain = model.gain;
   finding.gain_method += " (raw page only: no SASS given)";
   AddLimitEvidence(context, limit, xu_percent, finding);
-  finding.evidence.push_back(MakeEvidence(PipeMetric("fp64"), fp64, "%", "<",
-                                          context.Threshold("max_fp64_pipe_percent_without_sass")));
+  finding.evidence.push_back(MakeEvidence(PipeMetric("fp64"), fp64, "%", "<", QuietFp64Bar(context)));
   finding.evidence.push_back(MakeEvidence("floating-point share of executed instructions",
                                           100 * mix.fp / mix.total, "%",
                                           ">=", context.Threshold("min_fp_share_without_sass") * 100));
@@ -354,7 +369,8 @@ ToolDefinition MufuDivisionPressureTool() {
       MakeThreshold(
           "min_xu_pipe_percent", 60, "%",
           "XU pipe utilisation from which the pipe limits issue (ncu HighPipeUtilization: 60-80% 'High', >= "
-          "80% 'Very High')"),
+          "80% 'Very High'); in a latency-bound kernel, scaled by the issue-active fraction (every pipe of a "
+          "kernel issuing on u of its cycles stays below about u busy)"),
       MakeThreshold(
           "min_issue_active_percent", 70, "%",
           "issue-bound path: share of active cycles the schedulers issue from which instruction issue, not a "
@@ -363,11 +379,13 @@ ToolDefinition MufuDivisionPressureTool() {
           "issue slot: a kernel whose MUFU sequences leave it waiting on their fixed latencies issues on "
           "70-80% of the cycles, not more)"),
       MakeThreshold(
-          "min_xu_pipe_percent_issue_bound", 30, "%",
-          "issue-bound path: XU utilisation from which the MUFU sequences fill the issue slots: at 1/8 the "
-          "issue rate, 30% XU is ~4% of the slots in MUFU, and the 8-25 instructions an accurate expf/logf "
-          "or "
-          "IEEE division wraps around each MUFU make that >= 30% of the slots"),
+          "min_xu_share_of_issue_issue_bound", 0.25, "fraction",
+          "issue-bound path: XU utilisation, as a fraction of the issue-active percentage, from which the "
+          "MUFU sequences are the bulk of the issued work: at 1/8 the issue rate, x% XU is x/8 % of the "
+          "cycles in MUFU, and the 8-25 instructions an accurate expf/logf or IEEE division wraps around "
+          "each MUFU (16 in the middle) make the sequences x·16/8 = 2x % of the cycles: half of the issued "
+          "instructions or more when x >= issue active / 4 (at 95% issue active: XU >= 24%; at 70%: "
+          ">= 17.5%)"),
       MakeThreshold(
           "min_slow_path_instruction_share", 0.2, "fraction",
           "slow-path path (SASS and source page): share of the executed warp instructions inside float "
@@ -378,7 +396,7 @@ ToolDefinition MufuDivisionPressureTool() {
                     "accidental_fp64 and integer-division reciprocals to int64_index_arithmetic"),
       MakeThreshold("max_fp64_pipe_percent_without_sass", 15, "%",
                     "without SASS: FP64 pipe utilisation below which the XU work is not the conversions of "
-                    "promoted doubles (accidental_fp64's 15%)"),
+                    "promoted doubles (accidental_fp64's 15%, scaled alike in a latency-bound kernel)"),
       MakeThreshold(
           "min_fp_share_without_sass", 0.1, "fraction",
           "without SASS: floating-point share of the executed instructions from which the XU work serves "
@@ -388,7 +406,8 @@ ToolDefinition MufuDivisionPressureTool() {
       "SASS + source page: >= min_slow_path_instruction_share of the executed warp instructions in float "
       "division/sqrt slow-path subroutines; or XU pipe >= min_xu_pipe_percent, or issue active >= "
       "min_issue_active_percent and XU pipe >= "
-      "min_xu_pipe_percent_issue_bound (then SASS must show accurate sequences: FCHK, slow-path CALLs or "
+      "min_xu_share_of_issue_issue_bound × issue active (then SASS must show accurate sequences: FCHK, "
+      "slow-path CALLs or "
       "FFMA.RM range reductions); float MUFU >= min_special_function_share of the XU instructions in SASS; "
       "without SASS: FP64 pipe < max_fp64_pipe_percent_without_sass and FP share >= "
       "min_fp_share_without_sass";

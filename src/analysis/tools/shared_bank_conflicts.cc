@@ -1,6 +1,21 @@
 // shared_bank_conflicts: shared-memory accesses that split into several wavefronts
 // (bank conflicts): the n-way conflict per load and store, the replays' share
 // of the shared-memory pipe, and the padding or swizzle that removes them.
+//
+// Barrier-phased kernels (tree scans, sorting networks, FFT butterflies) are
+// told apart from conflict-bound ones by where their warps wait. Replays queue
+// in the MIO unit: the stall they cause is mio_throttle, in proportion to the
+// replays' share of the shared-pipe wavefronts. When the warps wait at barriers
+// (barrier + membar share of the stall cycles) at least that much, and the
+// barrier waits are a reportable cause (>= min_barrier_stall_share), the
+// phases, each ending when the block's slowest warp arrives, set the time:
+// padding shortens a phase only by the queueing its replays add, while the
+// phase structure and its waits stay. The conflicts are then credited with the
+// stall cycles their replays cause (replay share × mio_throttle share × SM
+// active) rather than with the shared pipe's busy time, which ranks them below
+// barrier_stalls as a secondary cause (still listed, with that gain). A
+// conflict-bound kernel (16- to 32-way conflicts: most of its stalls are MIO
+// queueing behind replays) keeps the pipe estimate.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -139,13 +154,31 @@ std::optional<Finding> AnalyzeBankConflicts(const ToolContext& context) {
     finding.evidence.push_back(MakeEvidence(
         "conflicts / all shared-pipe wavefronts (incl. wgmma operand reads)", pipe_share * 100, "%", "", 0));
   }
-  std::vector<GainTerm> terms{
-      {fmt::format("conflict share of all shared-pipe wavefronts {:.1f}% × shared pipe {:.1f}%",
-                   pipe_share * 100, pipe_percent),
-       pipe_share * pipe_percent / 100}};
-  AddLatencyTerm(context, {"mio_throttle", "short_scoreboard"}, pipe_share,
-                 "conflict share of shared-pipe wavefronts", terms, finding);
+  double barrier_share = context.StallShare("barrier") + context.StallShare("membar");
+  double replay_stall_share = pipe_share * context.StallShare("mio_throttle");
+  bool barrier_phased =
+      barrier_share >= context.Threshold("min_barrier_stall_share") && barrier_share >= replay_stall_share;
+  std::vector<GainTerm> terms;
+  if (barrier_phased) {  // see the top of the file
+    finding.evidence.push_back(MakeEvidence("stall share: barrier + membar (warps wait at barriers)",
+                                            barrier_share * 100, "%", ">=", replay_stall_share * 100));
+    AddLatencyTerm(context, {"mio_throttle"}, pipe_share, "conflict share of shared-pipe wavefronts", terms,
+                   finding);
+  } else {
+    terms.push_back({fmt::format("conflict share of all shared-pipe wavefronts {:.1f}% × shared pipe {:.1f}%",
+                                 pipe_share * 100, pipe_percent),
+                     pipe_share * pipe_percent / 100});
+    AddLatencyTerm(context, {"mio_throttle", "short_scoreboard"}, pipe_share,
+                   "conflict share of shared-pipe wavefronts", terms, finding);
+  }
   finding.estimated_gain = LargestTerm(terms, finding.gain_method);
+  if (barrier_phased) {
+    finding.gain_method = fmt::format(
+        "barrier-phased kernel: warps wait at barriers ({:.1f}% of stall cycles) at least as much as behind "
+        "the replays ({:.1f}%), so the conflicts are credited with their replays' MIO-queue stalls only, "
+        "not the shared pipe's busy time: {}",
+        barrier_share * 100, replay_stall_share * 100, finding.gain_method);
+  }
   if (finding.estimated_gain < context.Threshold("min_gain")) return std::nullopt;
 
   finding.title =
@@ -200,11 +233,19 @@ ToolDefinition SharedBankConflictsTool() {
        "the gain weighs them against every wavefront of the shared pipe (l1tex__data_pipe_lsu_wavefronts_"
        "mem_shared.sum, which on Hopper also counts the wgmma operand reads): replays of a few epilogue "
        "stores beside the operand traffic of a tensor-core GEMM take a small share of the pipe"},
+      {"min_barrier_stall_share", 0.15, "fraction",
+       "barrier + membar share of the stall cycles from which a kernel whose warps wait at barriers at least "
+       "as much as behind the replays (conflict share × mio_throttle share) is barrier-phased: the conflicts "
+       "are then credited with their replays' MIO stalls only, a secondary cause (barrier_stalls' own "
+       "min_stall_share: the barrier waits are then a finding of their own)"},
       MemoryMinGainThreshold()};
   tool.trigger =
       "conflicts / wavefronts >= min_conflict_share for shared loads or stores, and estimated gain "
       "(conflicts / "
-      "all shared-pipe wavefronts × shared pipe %, or × the MIO/short-scoreboard stall share) >= min_gain";
+      "all shared-pipe wavefronts × shared pipe %, or × the MIO/short-scoreboard stall share) >= min_gain; "
+      "in "
+      "a barrier-phased kernel (barrier + membar stalls >= min_barrier_stall_share and >= conflict share × "
+      "mio_throttle share) the gain is conflict share × mio_throttle share × SM active";
   tool.gain_bound = GainBound::kHidesLatency;
   tool.tuning_moves = {
       {"shared_bank_conflicts",
