@@ -22,6 +22,11 @@
 #       the rest); writes $OUT/blind_set6.tar.gz; scripts/blind_set6_after_capture.sh turns it into
 #       tests/fixtures/h200_blind6/ and the accuracy table; its two cuBLAS programs fill their inputs from
 #       the host, so `regex:.` with one launch profiles the library's first kernel, whatever its name)
+#   OUT=/tmp/out SET=blind_set7 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 7, 27
+#       programs, about 3.5 minutes (BUDGET_S=210 TIMING_BUDGET_S=235 to fit all of them; or ONLY=... for
+#       the rest); writes $OUT/blind_set7.tar.gz; scripts/blind_set7_after_capture.sh turns it into
+#       tests/fixtures/h200_blind7/ and the accuracy table; its two cuBLAS programs fill their inputs from
+#       the host, so `regex:.` with one launch profiles the library's first kernel)
 # It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
 # 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
 #   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
@@ -188,6 +193,35 @@ KERNELS_BLIND_SET6=(
   "tiny_label_smoothing_targets_once|regex:^tiny_label_smoothing_targets_once\$|1"
   "healthy_ema_weights_update|regex:^healthy_ema_weights_update\$|1"
 )
+KERNELS_BLIND_SET7=(
+  "fp64_arrhenius_rates|regex:^fp64_arrhenius_rates\$|1"
+  "fp64_vonmises_wind_loglik|regex:^fp64_vonmises_wind_loglik\$|1"
+  "mufu_focal_loss_logits|regex:^mufu_focal_loss_logits\$|1"
+  "mufu_cauchy_kde_pairs|regex:^mufu_cauchy_kde_pairs\$|1"
+  "int64_video_tubelet_patchify|regex:^int64_video_tubelet_patchify\$|1"
+  "int64_torch_roll_2d|regex:^int64_torch_roll_2d\$|1"
+  "barrier_pcr_tridiagonal_batch|regex:^barrier_pcr_tridiagonal_batch\$|1"
+  "barrier_split_radix_sort_tiles|regex:^barrier_split_radix_sort_tiles\$|1"
+  "smem_biquad_cascade_state|regex:^smem_biquad_cascade_state\$|1"
+  "cublas_bf16_gemmex_lm_head|regex:.|1"
+  "cublas_int8_gemmex_w8a8_linear|regex:.|1"
+  "short_bias_add_rows_22mb|regex:^short_bias_add_rows_22mb\$|1"
+  "short_half_dropout_apply_18mb|regex:^short_half_dropout_apply_18mb\$|1"
+  "sgemm_smem_tiled_gcn_transform|regex:^sgemm_smem_tiled_gcn_transform\$|1"
+  "hgemm_regtile_vit_patch_embed|regex:^hgemm_regtile_vit_patch_embed\$|1"
+  "imbalance_ragged_doc_mean_pool|regex:^imbalance_ragged_doc_mean_pool\$|1"
+  "atomic_confusion_matrix_counts|regex:^atomic_confusion_matrix_counts\$|1"
+  "atomic_voxel_point_scatter|regex:^atomic_voxel_point_scatter\$|1"
+  "pagerank_small_graph_launches|regex:^pagerank_pull\$|10"
+  "sgd_logreg_minibatch_launches|regex:^sgd_step\$|10"
+  "split_heads_transpose_pass|regex:^(qkv_bias|split_heads_pass|head_query_norms)\$|3"
+  "channel_shuffle_pass|regex:^(grouped_pointwise|channel_shuffle_pass|depthwise_relu)\$|3"
+  "uncoalesced_yolo_objectness_filter|regex:^uncoalesced_yolo_objectness_filter\$|1"
+  "tail_mcmc_tempered_replicas|regex:^tail_mcmc_tempered_replicas\$|1"
+  "tiny_timestep_embedding_once|regex:^tiny_timestep_embedding_once\$|1"
+  "tiny_ssd_anchor_boxes_once|regex:^tiny_ssd_anchor_boxes_once\$|1"
+  "healthy_sgd_nesterov_stream|regex:^healthy_sgd_nesterov_stream\$|1"
+)
 KERNELS=(
   "fp64_gelu_literals|regex:^fp64_gelu_literals\$|1"
   "fp64_exp_decay|regex:^fp64_exp_decay\$|1"
@@ -217,6 +251,7 @@ KERNELS=(
 [[ $SET == blind_set4 ]] && KERNELS=("${KERNELS_BLIND_SET4[@]}")
 [[ $SET == blind_set5 ]] && KERNELS=("${KERNELS_BLIND_SET5[@]}")
 [[ $SET == blind_set6 ]] && KERNELS=("${KERNELS_BLIND_SET6[@]}")
+[[ $SET == blind_set7 ]] && KERNELS=("${KERNELS_BLIND_SET7[@]}")
 # ONLY="prog1 prog2 ...": capture just these programs of the set (a second call for what a budget skipped)
 if [[ -n ${ONLY:-} ]]; then
   selected=()
