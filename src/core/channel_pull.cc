@@ -17,6 +17,8 @@ namespace {
 // Pieces of a pull copied by one thread at a time: large enough that a
 // thread's start is small beside its copy, small enough to spread 8 MiB.
 constexpr size_t kPullChunkBytes = size_t{2} << 20;
+// The most one pull grows the sink by before its bytes arrived.
+constexpr uint64_t kPullStepBytes = uint64_t{64} << 20;
 
 std::string Record(uint64_t kind, uint64_t first, uint64_t second) {
   uint64_t words[3] = {kind, first, second};
@@ -128,15 +130,21 @@ void PullReceiver::Append(const char* bytes, size_t count) {
 }
 
 void PullReceiver::Pull(uint64_t address, uint64_t count) {
-  size_t room = Reserve(count);
-  Status pulled =
-      PullFromProcess(pid_, address, room, reinterpret_cast<std::byte*>(sink_.data() + filled_), threads_);
-  if (!pulled.ok()) {
-    Fail(pulled.kind() == ErrorKind::kUnavailable ? PullFailure::kEnvironment : PullFailure::kChild,
-         pulled.message());
-    return;
+  // In steps, so that the sink grows only as far as bytes arrived (a record
+  // naming gigabytes the child does not have costs one step, not the gigabytes).
+  for (uint64_t done = 0; done < count;) {
+    uint64_t step = std::min<uint64_t>(count - done, kPullStepBytes);
+    size_t room = Reserve(step);
+    Status pulled = PullFromProcess(pid_, address + done, room,
+                                    reinterpret_cast<std::byte*>(sink_.data() + filled_), threads_);
+    if (!pulled.ok()) {
+      Fail(pulled.kind() == ErrorKind::kUnavailable ? PullFailure::kEnvironment : PullFailure::kChild,
+           pulled.message());
+      return;
+    }
+    filled_ += room;
+    done += step;
   }
-  filled_ += room;
   stream_bytes_ += count;
   Acknowledge();
   if (arrived_) arrived_(std::string_view(sink_.data(), filled_));

@@ -360,7 +360,7 @@ TEST_F(MeasureSessionTest, CandidatesGivenAsSourceOneAtATimeShareOneReference) {
   EXPECT_TRUE(ReferenceVerdict(*report).ok());
 }
 
-TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStaysTheDefault) {
+TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePulledChannelStaysTheDefault) {
   settings_.output_channel = MeasureSettings::OutputChannel::kMemory;
   std::unique_ptr<MeasureSession> session = Open();
   ASSERT_TRUE(session->MeasureReference().ok());
@@ -384,8 +384,8 @@ TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStays
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->status, MeasureStatus::kOk) << again->message;
   ASSERT_TRUE(again->phases.has_value());
-  EXPECT_EQ(again->phases->channel, "pipe");
-  EXPECT_EQ(children_.memory_children(), 2u) << "the default: the pipe";
+  EXPECT_EQ(again->phases->channel, "pull");
+  EXPECT_EQ(children_.memory_children(), 2u) << "the default: the pulled channel";
 }
 
 TEST_F(MeasureSessionTest, AChildThatLeavesAWritableMappingOfItsOutputsBehindIsRejected) {
