@@ -10,16 +10,20 @@
 #   warm run again with --output-channel pipe (the A/B against run 4's
 #   channel; the reference-output cache spares it the reference child).
 #   Each candidate's marginal cost, the parent's phases (measure.parent in
-#   kopt's JSON report) and the children's event lines (their timelines).
+#   kopt's JSON report) and the children's event lines (their timelines);
+#   then bench/output_channel_throughput (the channel alone, no GPU: 2
+#   children x 8 x 256 MiB, lent to the pipe against pulled).
 # Runs from the root of a copy of the repository with:
-#   .carry/h16e/bin.tar.xz (bin/{kopt,kopt-runner} and lib/, built on the
+#   .carry/h16e/bin.tar.xz (bin/{kopt,kopt-runner,output_channel_throughput} and lib/, built on the
 #   development machine from branch h16e: bench/kernelbench_capture/package_h16e.sh),
 #   .carry/h16e/kernelbench_compare.py (this branch's), and the KernelBench
 #   files .carry/capture/h16/problems/level1/{88_MinGPTNewGelu,12_Matmul_with_diagonal_matrices_}.py
 #   and .carry/capture/h16/kernelbench/{eval,timing,dataset,utils}.py (KernelBench 423217d).
-# SKIP_KB=1: kopt's runs only. About 250 s (the compare capped at CAP=270 s).
+# SKIP_KB=1: kopt's runs only. About 220 s (the compare capped at CAP=230 s,
+# the channel benchmark at 25 s).
 # Writes $OUT/h16e.tar.gz (summary.md, summary.json, compare.log, env.txt,
-# raw/ with the kopt reports, logs and the children's event lines) and prints
+# channel_throughput.txt, raw/ with the kopt reports and logs, children/ with
+# the children's event lines) and prints
 # a short summary.
 set -u
 H=.carry/h16e
@@ -49,7 +53,7 @@ pack() {
   echo "yama ptrace_scope $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo none)  uid $(id -u)"
   free -g | head -2; git log --oneline -1 | cat; ls -la "$H/bin"; } > "$R/env.txt" 2>&1
 S=$(date +%s.%N)
-timeout ${CAP:-270} python3 bench/kernelbench_compare.py --kopt "$H/bin/kopt" --problems "$C/problems" \
+timeout ${CAP:-230} python3 bench/kernelbench_compare.py --kopt "$H/bin/kopt" --problems "$C/problems" \
   --kb-package "$C/kernelbench" --out "$T/out" --scratch "$T/scratch" --steps import,cost \
   --cost-problems 88,12 --cost-candidates 4 --cost-reps 1 --kb-cold-parallel --timing-seconds 1 \
   --cost-channel-ab --cost-ab-pipe-only --cost-no-single ${SKIP_KB:+--cost-skip-kernelbench} > "$R/compare.log" 2>&1 &
@@ -59,5 +63,9 @@ while kill -0 $P 2>/dev/null; do pack; sleep 5; done
 wait $P
 echo "rc=$? wall=$(python3 -c "import time;print(round(time.time()-$S,1))")" >> "$R/compare.log"
 pack
+timeout 25 "$H/bin/output_channel_throughput" --children 2 --modes splice,pull > "$R/channel_throughput.txt" 2>&1
+echo "rc=$?" >> "$R/channel_throughput.txt"
+pack
 grep -A14 "^Cost per candidate" "$R/summary.md" 2>/dev/null | cut -c1-400
 tail -1 "$R/compare.log"
+grep -E "^median|cores" "$R/channel_throughput.txt"
