@@ -549,9 +549,8 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
     channel_memory_.Release(std::make_shared<OutputFrames>(std::move(run.frames)));  // off this thread
   } else if (child.role == EntryRole::kCandidate) {
     channel_spare_ = run.frames.ReleaseChannel();
-    // Capacity and pages stay; empty, so the next child's channel is appended through the 1 MiB
-    // buffer (CommandSpec::channel_storage reads straight into non-empty storage: slower, measured).
-    // A pulled channel is copied into the bytes themselves: they stay (no zeroing next time).
+    // Capacity and pages stay. A pipe is appended to them; a pulled channel is copied into the bytes
+    // themselves, which stay (the next child's channel overwrites them, nothing is zeroed again).
     if (!UsePull()) channel_spare_.clear();
     if (run.pull_refused) {
       pull_refused_ = true;
