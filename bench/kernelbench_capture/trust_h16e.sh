@@ -42,7 +42,7 @@ echo "rc=$? wall=$(( $(date +%s) - S ))" >> "$R/adversarial.log"
 pack
 S=$(date +%s)
 timeout 80 python3 bench/kernelbench_compare.py --kopt "$H/bin/kopt" --problems "$C/problems" \
-  --out "$T/kb" --steps import,cheats --timing-seconds 1 > "$R/cheats.log" 2>&1
+  --kb-package "$C/kernelbench" --out "$T/kb" --steps import,cheats --timing-seconds 1 > "$R/cheats.log" 2>&1
 echo "rc=$? wall=$(( $(date +%s) - S ))" >> "$R/cheats.log"
 pack
 tail -4 "$R/adversarial.log"
