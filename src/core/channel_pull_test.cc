@@ -83,7 +83,8 @@ TEST(ChannelPullTest, Child) {
 CommandResult RunChild(const std::string& mode, std::string* storage = nullptr, size_t max_bytes = 0) {
   CommandSpec spec{{"/proc/self/exe", "--gtest_filter=ChannelPullTest.Child"}};
   // The child runs only its one test, whatever shard of the suite this is (ctest's GTEST_* variables).
-  spec.environment = {{"KOPT_PULL_TEST_CHILD", mode}, {"GTEST_TOTAL_SHARDS", "1"}, {"GTEST_SHARD_INDEX", "0"}};
+  spec.environment = {
+      {"KOPT_PULL_TEST_CHILD", mode}, {"GTEST_TOTAL_SHARDS", "1"}, {"GTEST_SHARD_INDEX", "0"}};
   spec.channel_fd = kChannel;
   spec.channel_pull = true;
   spec.channel_storage = storage;
