@@ -478,6 +478,7 @@ def step_cost(args, summary):
                                     "concurrent_with_other_problems": bool(args.kb_cold_parallel and len(items) > 1)})
     summary["cost"] = costs
     write_summary(args, summary)
+    deferred = []  # the channel A/B, after every problem's cold and warm runs
     for (level, stem, candidate_file), cost in zip(items, costs):
         task = task_dir(args.out, level, stem)
         candidate = os.path.join(ROOT, "examples", "kernelbench", candidate_file)
@@ -492,11 +493,17 @@ def step_cost(args, summary):
         phases = [("cold", False, (), {}), ("warm", True, (), {})]
         if args.cost_channel_ab and stem == items[0][1]:
             # The output channel's A/B (issue 16), the first problem only: the same warm run with the outputs
-            # in sealed channel memory, and through the pipe copied instead of lent (vmsplice). The
-            # reference-output cache spares the second of them the reference child: a candidate's marginal
-            # cost does not depend on where the expected outputs came from.
-            phases.append(("warm_memory", True, ("--output-channel", "memory", "--reference-cache", "on"), {}))
-            phases.append(("warm_copy", True, ("--reference-cache", "on"), {"KOPT_OUTPUT_SPLICE": "0"}))
+            # through the pipe (lent, vmsplice) and, unless --cost-ab-pipe-only, in sealed channel memory.
+            # The reference-output cache spares the second of them the reference child: a candidate's
+            # marginal cost does not depend on where the expected outputs came from. Run after every
+            # problem's cold and warm runs (those are the must-hold's), unless --cost-ab-first.
+            ab = [("warm_pipe", True, ("--output-channel", "pipe", "--reference-cache", "on"), {})]
+            if not args.cost_ab_pipe_only:
+                ab.append(("warm_memory", True, ("--output-channel", "memory", "--reference-cache", "on"), {}))
+            if args.cost_ab_first:
+                phases += ab
+            else:
+                deferred.append((task, candidates, workspace, stem, cost, ab))
         for phase, rerun, extra, environment in phases:
             saved = {key: os.environ.get(key) for key in environment}
             os.environ.update(environment)
@@ -520,6 +527,12 @@ def step_cost(args, summary):
                                                               f"{stem}_n1_cold", False)})
         write_summary(args, summary)
         results.append(cost)
+    for task, candidates, workspace, stem, cost, ab in deferred:
+        for phase, rerun, extra, environment in ab:
+            cost["kopt"].append({"phase": phase, **kopt_cost_run(args, task, candidates, workspace,
+                                                                 f"{stem}_n{len(candidates)}_{phase}", rerun,
+                                                                 extra)})
+            write_summary(args, summary)
 
 
 def step_kb_cheats(args, summary):
@@ -610,9 +623,10 @@ def write_summary(args, summary):
 
             def parent(p):
                 q = p.get("parent") or {}
+                ahead = f" ({q['prejudged']} ahead)" if q.get("prejudged") else ""
                 return (f"{q.get('channel')}: " + "/".join(str(round(q.get(k) or 0, 3))
                                                            for k in ("prepare", "receive", "judge", "store"))
-                        if q else "-")
+                        + ahead if q else "-")
             lines.append(f"| kopt bench, {ko['candidates']} candidate(s) | {ko['phase']} | {ko['command_wall_s']} | "
                          f"{ref.get('measure_s')} (child; first candidate at {ko.get('first_candidate_start_s')}) | "
                          f"{fmt('marginal_s')} (mean {ko.get('marginal_mean_s')}) | {fmt('compile_s')} | "
@@ -648,8 +662,12 @@ def main():
     parser.add_argument("--cost-skip-kernelbench", action="store_true",
                         help="kopt's runs only (KernelBench's measured in an earlier run of the same session)")
     parser.add_argument("--cost-channel-ab", action="store_true",
-                        help="the first cost problem's warm kopt run again with --output-channel memory and "
-                        "with KOPT_OUTPUT_SPLICE=0 (the output channel's A/B)")
+                        help="the first cost problem's warm kopt run again with --output-channel pipe and "
+                        "memory (the output channel's A/B)")
+    parser.add_argument("--cost-ab-pipe-only", action="store_true",
+                        help="the channel A/B without the channel-memory run")
+    parser.add_argument("--cost-ab-first", action="store_true",
+                        help="the channel A/B right after the first problem's warm run (before: after all)")
     parser.add_argument("--cost-no-single", action="store_true",
                         help="skip the one-candidate cold invocation (saves device time)")
     parser.add_argument("--kb-cold-parallel", action="store_true",

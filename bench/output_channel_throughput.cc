@@ -8,11 +8,12 @@
 //   append: the pipe of CommandSpec::channel_fd, read through a 1 MiB
 //           buffer and appended to a reused, pre-faulted one (kopt's
 //           channel_spare_ before h16d), then OutputFrames::Parse;
-//   pipe:   the same on huge pages, read straight into the reused buffer;
 //   splice: the pieces lent to the pipe (vmsplice) from three rotating
-//           buffers as kopt-runner does, appended into a reused buffer on
-//           huge pages (kopt's channel_spare_ now);
-//   splice_direct: the same, read straight into the reused buffer;
+//           buffers as kopt-runner does with --output-channel pipe, appended
+//           into a reused buffer on huge pages;
+//   pull:   the pieces named on a pulled channel (core/channel_pull.h) from
+//           three rotating buffers, each reused once acked, as kopt-runner
+//           does by default, copied by the parent into the reused buffer;
 //   memory: channel memory (core/channel_memory.h), prepared on a thread
 //           (measure/channel_memory_supply.h) while the previous child runs,
 //           written with MemoryFrameWriter, sealed, mapped and parsed;
@@ -21,10 +22,11 @@
 // Prints one line per child and a median per mode, in seconds.
 //
 // Usage: output_channel_throughput [--children N] [--frames F] [--frame-mib M]
-//        [--modes append,pipe,splice,splice_direct,memory] (default: all but pipe)
+//        [--modes append,splice,pull,memory] (default: all)
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -40,6 +42,7 @@
 #include <vector>
 
 #include "core/channel_memory.h"
+#include "core/channel_pull.h"
 #include "core/subprocess.h"
 #include "measure/channel_memory_supply.h"
 #include "runner_protocol/output_comparison.h"
@@ -90,6 +93,49 @@ int SpliceChild(size_t frames, size_t frame_bytes) {
   return 0;
 }
 
+// pull: the pieces named on the pulled channel from three rotating buffers,
+// each reused once the parent's ack covers it, as kopt-runner's FrameSender
+// does; a frame ends when its last piece is acked.
+int PullChild(size_t frames, size_t frame_bytes) {
+  std::vector<std::vector<float>> buffers(3, std::vector<float>(kPiece / sizeof(float), 1.5f));
+  uint64_t written = 0, acknowledged = 0;
+  uint64_t lent_until[3] = {0, 0, 0};
+  auto send_all = [](const std::string& bytes) {
+    for (size_t done = 0; done < bytes.size();) {
+      ssize_t sent = send(3, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (sent <= 0) return false;
+      done += static_cast<size_t>(sent);
+    }
+    return true;
+  };
+  auto wait_for = [&](uint64_t offset) {
+    while (acknowledged < offset) {
+      uint64_t acks[32];
+      ssize_t got = read(3, acks, sizeof acks);  // whole acks: the parent sends 8 bytes at a time
+      if (got < static_cast<ssize_t>(sizeof(uint64_t))) return false;
+      acknowledged = std::max(acknowledged, acks[got / sizeof(uint64_t) - 1]);
+    }
+    return true;
+  };
+  size_t slot = 0;
+  for (size_t frame = 0; frame < frames; ++frame) {
+    std::string head = kopt::EncodeFrameHead({"check", static_cast<int64_t>(frame), "out"}, frame_bytes);
+    if (!send_all(kopt::EncodeInlineRecord(head.size()) + head)) return 1;
+    written += head.size();
+    uint64_t last = 0;
+    for (size_t offset = 0; offset < frame_bytes; offset += kPiece, slot = (slot + 1) % 3) {
+      if (!wait_for(lent_until[slot])) return 1;
+      std::fill_n(buffers[slot].data(), 16, 1.5f);  // "the device copy" into it
+      size_t length = std::min(kPiece, frame_bytes - offset);
+      if (!send_all(kopt::EncodePullRecord(buffers[slot].data(), length))) return 1;
+      written += length;
+      lent_until[slot] = last = written;
+    }
+    if (!wait_for(last)) return 1;
+  }
+  return 0;
+}
+
 // The child: writes the frames to descriptor 3, a pipe or channel memory.
 int Child(bool memory, size_t frames, size_t frame_bytes) {
   std::vector<float> piece(kPiece / sizeof(float), 1.5f);
@@ -135,12 +181,14 @@ double CpuSeconds(int who) {
 
 int main(int argc, char** argv) {
   size_t children = 4, frames = 8, frame_mib = 256;
-  std::string modes = "append,splice,splice_direct,memory";
+  std::string modes = "append,splice,pull,memory";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--child" && i + 3 < argc) {
-      if (std::string(argv[i + 1]).starts_with("splice"))
+      if (std::string(argv[i + 1]) == "splice")
         return SpliceChild(std::stoul(argv[i + 2]), std::stoul(argv[i + 3]));
+      if (std::string(argv[i + 1]) == "pull")
+        return PullChild(std::stoul(argv[i + 2]), std::stoul(argv[i + 3]));
       return Child(std::string(argv[i + 1]) == "memory", std::stoul(argv[i + 2]), std::stoul(argv[i + 3]));
     }
     if (i + 1 >= argc) break;
@@ -169,8 +217,8 @@ int main(int argc, char** argv) {
   std::printf("%-7s %5s %9s %9s %9s %9s %9s %9s %10s %9s %9s\n", "mode", "child", "prepare", "child_s",
               "receive", "compare", "release", "total", "child_GB/s", "child_cpu", "kopt_cpu");
   std::map<std::string, std::vector<Phases>> all;
-  for (const std::string mode : {std::string("append"), std::string("pipe"), std::string("splice"),
-                                 std::string("splice_direct"), std::string("memory")}) {
+  for (const std::string mode :
+       {std::string("append"), std::string("splice"), std::string("pull"), std::string("memory")}) {
     if (("," + modes + ",").find("," + mode + ",") == std::string::npos) continue;
     bool memory = mode == "memory";
     std::string spare;
@@ -183,8 +231,8 @@ int main(int argc, char** argv) {
       spare.reserve(channel_bytes);
       if (mode != "append") kopt::AdviseHugePages(spare.data(), channel_bytes);
       spare.resize(channel_bytes);
-      // Capacity only: read through a 1 MiB buffer and appended (kopt's way); with a size: read straight in.
-      if (mode != "pipe" && mode != "splice_direct") spare.clear();
+      // A pipe: capacity only, read through a 1 MiB buffer and appended; pulled: copied into the bytes.
+      if (mode != "pull") spare.clear();
       std::printf("pipe: pre-faulting the reused channel buffer (once per kopt bench): %.3f s\n",
                   Since(started));
     }
@@ -208,6 +256,7 @@ int main(int argc, char** argv) {
       } else {
         spec.channel_storage = &spare;
         spec.expected_channel_bytes = channel_bytes;
+        spec.channel_pull = mode == "pull";
       }
       auto child_started = Clock::now();
       kopt::Result<kopt::CommandResult> result = runner->Run(spec);

@@ -277,13 +277,15 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
   command
       .add_option(
           "--output-channel", options->measure.output_channel,
-          "How candidate children send their outputs: pipe (the default: lent to the pipe, read into "
-          "reused memory) or memory (shared memory kopt seals after the child ended, where the kernel "
-          "allows)")
+          "How candidate children send their outputs: pull (the default: kopt copies them out of the "
+          "child's memory on several threads into reused memory; the pipe where the kernel refuses), pipe "
+          "(lent to the pipe, read into reused memory) or memory (shared memory kopt seals after the child "
+          "ended, where the kernel allows)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, MeasureSettings::OutputChannel>{
               {"pipe", MeasureSettings::OutputChannel::kPipe},
-              {"memory", MeasureSettings::OutputChannel::kMemory}},
+              {"memory", MeasureSettings::OutputChannel::kMemory},
+              {"pull", MeasureSettings::OutputChannel::kPull}},
           CLI::ignore_case));
   command.footer(
       "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "

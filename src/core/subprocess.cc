@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -22,7 +23,9 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
+#include "core/channel_pull.h"
 #include "core/interrupt.h"
 
 extern char** environ;
@@ -214,21 +217,23 @@ class ChildMonitor {
     streams_[0] = {stdout_fd, &result_.stdout_text, spec.max_output_bytes, &result_.output_truncated};
     streams_[1] = {stderr_fd, &result_.stderr_text, spec.max_output_bytes, &result_.output_truncated};
     streams_[2] = {channel_fd, &result_.channel_bytes, spec.max_channel_bytes, &result_.channel_truncated};
-    if (channel_fd >= 0 && spec.channel_storage != nullptr) {
+    if (channel_fd >= 0 && spec.channel_pull) {
+      if (spec.channel_storage != nullptr) {
+        result_.channel_bytes = std::move(*spec.channel_storage);
+        spec.channel_storage->clear();
+      }
+      if (result_.channel_bytes.empty() && spec.expected_channel_bytes > 0) ReserveChannel();
+      size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
+      puller_.emplace(pid_, result_.channel_bytes, spec.max_channel_bytes, channel_fd, threads);
+      puller_->set_observers(spec.on_channel, spec.before_channel_moves);
+    } else if (channel_fd >= 0 && spec.channel_storage != nullptr) {
+      // A pipe: its capacity and pages only; the channel is appended to it.
       result_.channel_bytes = std::move(*spec.channel_storage);
       spec.channel_storage->clear();
-      // Its bytes are written already (faulted in): the channel is read
-      // straight into them, with no copy through a buffer, up to its size
-      // (grown to the expected size first), then appended.
-      std::string& sink = result_.channel_bytes;
-      size_t expected = spec.expected_channel_bytes;
-      if (spec.max_channel_bytes > 0) expected = std::min(expected, spec.max_channel_bytes);
-      if (!sink.empty() && sink.size() < expected) sink.resize(expected);
-      if (spec.max_channel_bytes > 0 && sink.size() > spec.max_channel_bytes)
-        sink.resize(spec.max_channel_bytes);
-      channel_direct_ = !sink.empty();
+      result_.channel_bytes.clear();
     }
-    if (channel_fd >= 0 && spec.expected_channel_bytes > 0 && !channel_direct_) ReserveChannel();
+    if (channel_fd >= 0 && !puller_ && spec.expected_channel_bytes > result_.channel_bytes.capacity())
+      ReserveChannel();
     RegisterChildGroup(pid_);  // an interrupt of kopt kills the child's whole group (core/interrupt.h)
   }
 
@@ -252,7 +257,12 @@ class ChildMonitor {
       }
       PumpOutput(NextWaitMilliseconds(now));
     }
-    if (channel_direct_) result_.channel_bytes.resize(channel_filled_);
+    if (puller_) {
+      result_.channel_bytes.resize(puller_->filled());
+      result_.channel_truncated = puller_->truncated();
+      result_.channel_error = puller_->failure_message();
+      result_.channel_refused = puller_->failure() == PullFailure::kEnvironment;
+    }
     return std::move(result_);
   }
 
@@ -362,22 +372,19 @@ class ChildMonitor {
   }
 
   void ReadOnce(Stream& stream) {
-    if (channel_direct_ && &stream == &streams_[2]) {
-      std::string& sink = result_.channel_bytes;
-      if (channel_filled_ < sink.size()) {
-        ssize_t bytes = read(stream.fd, sink.data() + channel_filled_, sink.size() - channel_filled_);
-        if (bytes < 0 && (errno == EINTR || errno == EAGAIN)) return;
-        if (bytes <= 0) {
-          close(stream.fd);
-          stream.fd = -1;
-          return;
-        }
+    if (puller_ && &stream == &streams_[2]) {
+      static thread_local char records[1 << 16];
+      ssize_t bytes = read(stream.fd, records, sizeof records);
+      if (bytes < 0 && (errno == EINTR || errno == EAGAIN)) return;
+      if (bytes > 0) {
         last_output_ = Clock::now();
-        channel_filled_ += static_cast<size_t>(bytes);
-        return;
+        puller_->Consume(std::span<const char>(records, static_cast<size_t>(bytes)));
+        if (puller_->failure() == PullFailure::kNone) return;
       }
-      sink.resize(channel_filled_);  // full: the rest is appended
-      channel_direct_ = false;
+      // The end, or a broken channel: nothing more is read from it (the child's next write fails).
+      close(stream.fd);
+      stream.fd = -1;
+      return;
     }
     static thread_local char buffer[1 << 20];  // large tensors arrive on the channel
     ssize_t bytes = read(stream.fd, buffer, sizeof buffer);
@@ -413,10 +420,8 @@ class ChildMonitor {
   bool kill_sent_ = false;
   Stream streams_[kStreams];
   CommandResult result_;
-  // The channel is read straight into result_.channel_bytes[0, size) (reused
-  // storage, CommandSpec::channel_storage); channel_filled_ bytes arrived.
-  bool channel_direct_ = false;
-  size_t channel_filled_ = 0;
+  // A pulled channel (CommandSpec::channel_pull): the stream rebuilt in result_.channel_bytes.
+  std::optional<PullReceiver> puller_;
 };
 
 class SystemCommandRunner : public CommandRunner {
@@ -449,6 +454,12 @@ class SystemCommandRunner : public CommandRunner {
       int copy = fcntl(spec.channel_memory_fd, F_DUPFD_CLOEXEC, 64);
       if (copy < 0) return Internal("cannot duplicate the channel memory's descriptor: " + ErrnoText(errno));
       channel_pipe.write_end.Reset(copy);
+    } else if (spec.channel_fd >= 0 && spec.channel_pull) {
+      int ends[2];
+      if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+        return Internal("cannot create the output channel's socket: " + ErrnoText(errno));
+      channel_pipe.read_end.Reset(ends[0]);
+      channel_pipe.write_end.Reset(ends[1]);
     } else if (spec.channel_fd >= 0) {
       KOPT_RETURN_IF_ERROR(MakePipe(channel_pipe));
 #ifdef F_SETPIPE_SZ

@@ -59,13 +59,25 @@ struct CommandSpec {
   // Memory to receive the channel into (null: a new string): its allocation
   // is moved into CommandResult::channel_bytes, so pages a previous child's
   // channel already faulted in are not faulted again (about 1.3 GB/s on the
-  // H200's host: the bound on a large channel). Its bytes (its size, grown
-  // to expected_channel_bytes) are overwritten by the channel as it arrives,
-  // read straight into them with no copy through a buffer; what does not
-  // fit is appended; channel_bytes ends at the bytes received. Give it a
-  // size (resize, not reserve) for the direct reads. *channel_storage is
-  // left empty.
+  // H200's host: the bound on a large channel). A pipe is appended to it
+  // (its bytes are dropped, its capacity kept; reading straight into the
+  // bytes was slower, bench/results/output_channel_cpu.md); a pulled channel
+  // (channel_pull) is copied into its bytes, which it grows only past their
+  // size. *channel_storage is left empty.
   std::string* channel_storage = nullptr;
+  // With channel_fd >= 3 (and no channel_memory_fd): the channel is pulled
+  // (core/channel_pull.h): the child gets one end of a stream socket at
+  // channel_fd instead of a pipe, sends records there, and the parent copies
+  // the payloads they name from the child's memory into channel_bytes (into
+  // channel_storage's bytes first: give it a size), acking each on the socket.
+  bool channel_pull = false;
+  // A pulled channel's observers, on the thread that called Run (null:
+  // none): on_channel with the channel's bytes that arrived so far (a prefix
+  // that only grows) after each pulled piece; before_channel_moves just
+  // before those bytes move (the storage grows past its capacity): views
+  // into them end there.
+  std::function<void(std::string_view)> on_channel = nullptr;
+  std::function<void()> before_channel_moves = nullptr;
   // Called with each piece of stdout as it arrives (any size, not split at
   // lines), on the thread that called Run; null: none. For progress output:
   // the pieces are stored in CommandResult::stdout_text all the same.
@@ -89,6 +101,12 @@ struct CommandResult {
   bool output_truncated = false;  // max_output_bytes was reached on stdout or stderr
   std::string channel_bytes;      // what the child wrote to CommandSpec::channel_fd
   bool channel_truncated = false;
+  // A pulled channel (CommandSpec::channel_pull) that broke: what happened
+  // (empty: it did not); channel_bytes ends at the last whole record.
+  // `channel_refused`: the kernel refused the parent's reads of the child's
+  // memory (not the child's doing).
+  std::string channel_error;
+  bool channel_refused = false;
   // Every read from stdout, in order (the parent's clock, not the child's).
   std::vector<OutputArrival> stdout_arrivals;
   double seconds = 0;  // wall time from the start to the exit, the parent's clock

@@ -164,13 +164,32 @@ bool OutputShowsMissingEntryPoint(std::string_view compiler_output, std::string_
   return false;
 }
 
+namespace {
+
+// The nvcc flag for `architecture`: "-arch=sm_80" builds sm_80 SASS and
+// compute_80 PTX. For an architecture-specific target ("sm_90a", "sm_100f")
+// -arch= would also build PTX for the plain compute_90 beside them: a second
+// preprocessing and front-end pass, about a quarter of a small candidate's
+// compile (issue 16, "cost per candidate"), for code that could only run on
+// other GPUs; kopt runs what it builds on the GPU it was built for. So the
+// same SASS and PTX of the target itself, and nothing else.
+std::string ArchitectureFlag(const std::string& architecture) {
+  bool specific = architecture.size() > 3 && architecture.starts_with("sm_") &&
+                  (architecture.back() == 'a' || architecture.back() == 'f');
+  if (!specific) return "-arch=" + architecture;
+  std::string compute = "compute_" + architecture.substr(3);
+  return "-gencode=arch=" + compute + ",code=[" + architecture + "," + compute + "]";
+}
+
+}  // namespace
+
 Compiler::Compiler(CommandRunner& runner, CompilerOptions options, std::string nvcc_path,
                    std::string nvcc_version)
     : runner_(runner),
       options_(std::move(options)),
       nvcc_path_(std::move(nvcc_path)),
       nvcc_version_(std::move(nvcc_version)) {
-  flags_ = {"-O3",     "-std=c++17", "-lineinfo",  "-arch=" + options_.architecture,
+  flags_ = {"-O3",     "-std=c++17", "-lineinfo",  ArchitectureFlag(options_.architecture),
             "-cudart", "shared",     "-Xcompiler", "-fPIC",
             "-shared", "-Xlinker",   "-z,defs"};
   flags_.insert(flags_.end(), options_.extra_flags.begin(), options_.extra_flags.end());

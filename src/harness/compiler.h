@@ -86,7 +86,9 @@ class Compiler {
   Result<CompileResult> Compile(const TaskSpec& task, const std::string& candidate_path) const;
 
   // The nvcc flags (without -o and the input file): the standard ones of
-  // §2, -arch=<architecture>, then the extra flags.
+  // §2, -arch=<architecture> (for an architecture-specific target such as
+  // sm_90a: -gencode=arch=compute_90a,code=[sm_90a,compute_90a], its own
+  // SASS and PTX only), then the extra flags.
   const std::vector<std::string>& flags() const { return flags_; }
   const std::string& nvcc_path() const { return nvcc_path_; }
   const std::string& nvcc_version() const { return nvcc_version_; }

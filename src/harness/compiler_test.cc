@@ -170,7 +170,8 @@ TEST_F(CompilerTest, BuildsTheProtocolCommandAndWrapper) {
   EXPECT_TRUE(fs::is_regular_file(result->library_path));
   CommandSpec spec = runner_.CommandsOf("nvcc").back();
   std::vector<std::string> flags(spec.argv.begin() + 1, spec.argv.end() - 3);
-  EXPECT_THAT(flags, ElementsAre("-O3", "-std=c++17", "-lineinfo", "-arch=sm_90a", "-cudart", "shared",
+  EXPECT_THAT(flags, ElementsAre("-O3", "-std=c++17", "-lineinfo",
+                                 "-gencode=arch=compute_90a,code=[sm_90a,compute_90a]", "-cudart", "shared",
                                  "-Xcompiler", "-fPIC", "-shared", "-Xlinker", "-z,defs", "-DFAST=1"));
   EXPECT_EQ(spec.argv[spec.argv.size() - 3], "-o");
   EXPECT_THAT(spec.argv.back(), HasSubstr("/wrapper.cu"));
@@ -224,7 +225,8 @@ TEST_F(CompilerTest, ACandidatesKoptNvccFlagsAreAppendedForItAlone) {
   EXPECT_NE(flagged->cache_key, plain_key);
   CommandSpec spec = runner_.CommandsOf("nvcc").back();
   std::vector<std::string> flags(spec.argv.begin() + 1, spec.argv.end() - 3);
-  EXPECT_THAT(flags, ElementsAre("-O3", "-std=c++17", "-lineinfo", "-arch=sm_90a", "-cudart", "shared",
+  EXPECT_THAT(flags, ElementsAre("-O3", "-std=c++17", "-lineinfo",
+                                 "-gencode=arch=compute_90a,code=[sm_90a,compute_90a]", "-cudart", "shared",
                                  "-Xcompiler", "-fPIC", "-shared", "-Xlinker", "-z,defs", "-DFAST=1",
                                  "-use_fast_math", "-Xptxas=-dlcm=cg"));
   EXPECT_THAT(flagged->command_line, HasSubstr("-use_fast_math"));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,23 @@ std::string WithoutTorchIncludes(const std::string& source) {
     out += "\n";
   }
   return out;
+}
+
+// True when the candidate's sources or the task's tensors may need the
+// shim's 16-bit float types (__half, __nv_bfloat16, at::Half, ...): any
+// spelling of them, their headers, dispatch macros or intrinsics (__h...).
+// Without: the shim leaves cuda_fp16.h and cuda_bf16.h out (faster nvcc).
+bool NeedsHalfTypes(const std::string& sources, const TaskSpec& task) {
+  for (const TensorSpec& tensor : task.tensors) {
+    if (tensor.dtype == DataType::kF16 || tensor.dtype == DataType::kBF16) return true;
+  }
+  std::string lower = sources;
+  for (char& character : lower)
+    character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
+  for (std::string_view word : {"half", "bfloat", "bf16", "fp16", "float16", "__h"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
 }
 
 std::string ShapeList(const std::vector<int64_t>& shape) {
@@ -175,6 +193,8 @@ Result<std::string> Convert(const std::string& candidate_path, const std::string
   for (const auto& text : candidate["extension"]["cuda_sources"]) cuda += WithoutTorchIncludes(text) + "\n";
   std::string prototype = EntryPrototype(task);
   prototype.pop_back();
+  std::string shim(KernelBenchTorchShim());
+  if (!NeedsHalfTypes(cpp + cuda, task)) shim = "#define KOPT_SHIM_WITHOUT_HALF_TYPES\n" + shim;
   return fmt::format(
       "// Converted by kopt from the KernelBench candidate {} (ModelNew; docs/kernelbench.md):\n"
       "// its load_inline sources, compiled against kopt's torch shim instead of PyTorch, and\n"
@@ -188,8 +208,8 @@ Result<std::string> Convert(const std::string& candidate_path, const std::string
       "  torch::Tensor result = {}(\n      {});\n"
       "  scope.Deliver(result, {}, kopt_shim::ScalarType::{});\n"
       "}}\n",
-      fs::path(candidate_path).filename().string(), candidate.value("function", ""), KernelBenchTorchShim(),
-      cpp, cuda, prototype, output->name, output->bytes, candidate.value("function", ""), call_arguments,
+      fs::path(candidate_path).filename().string(), candidate.value("function", ""), shim, cpp, cuda,
+      prototype, output->name, output->bytes, candidate.value("function", ""), call_arguments,
       ShapeList(output->shape), ShimType(output->dtype));
 }
 

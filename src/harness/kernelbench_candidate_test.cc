@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/file_io.h"
 #include "fixture_reader.h"
 #include "harness/compiler.h"
 #include "harness/kernelbench_task.h"
@@ -16,6 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr std::string_view kReluProbe = R"({"schema": "kopt.kernelbench.probe/1", "input_names": ["x"],
   "inputs": [{"dtype": "f32", "init": {"high": 1.0, "kind": "uniform", "low": 0.0}, "kind": "tensor",
@@ -66,6 +68,24 @@ TEST_F(KernelBenchCandidate, ModelNewBecomesACandidateWithTheShimAndTheEntryPoin
   EXPECT_THAT(*source, HasSubstr("kopt_shim::CallScope scope(stream, out, 8388608ull);"));
   EXPECT_THAT(*source,
               HasSubstr("relu_cuda(\n      kopt_shim::Wrap(x, {512, 4096}, kopt_shim::ScalarType::Float));"));
+}
+
+TEST_F(KernelBenchCandidate, TheShimLeavesTheHalfTypesOutOnlyWhenNothingNamesThem) {
+  auto plain = ConvertKernelBenchCandidate(Case("honest_relu_modelnew.py"), relu_task_, *runner_);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_THAT(*plain, HasSubstr("#define KOPT_SHIM_WITHOUT_HALF_TYPES\n"));
+  std::string text = *ReadWholeFile(Case("honest_relu_modelnew.py"));
+  size_t kernel = text.find("__global__ void relu_kernel");
+  ASSERT_NE(kernel, std::string::npos);
+  for (const char* spelling : {"__half", "c10::BFloat16", "AT_DISPATCH_FLOATING_TYPES_AND_HALF", "__hadd"}) {
+    std::string named = text;
+    named.insert(kernel, std::string("// ") + spelling + "\n");
+    fs::path path = fs::path(relu_task_).parent_path() / "named_half_modelnew.py";
+    std::ofstream(path) << named;
+    auto source = ConvertKernelBenchCandidate(path.string(), relu_task_, *runner_);
+    ASSERT_TRUE(source.ok()) << source.status().message();
+    EXPECT_THAT(*source, Not(HasSubstr("#define KOPT_SHIM_WITHOUT_HALF_TYPES"))) << spelling;
+  }
 }
 
 TEST_F(KernelBenchCandidate, PythonBesideTheKernelIsRefusedWithTheLine) {

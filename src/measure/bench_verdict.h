@@ -20,19 +20,45 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/subprocess.h"
 #include "harness/task_spec.h"
 #include "hw/gpu_spec.h"
 #include "runner_protocol/failure_kind.h"
+#include "runner_protocol/output_comparison.h"
 #include "runner_protocol/output_frames.h"
 #include "runner_protocol/runner_events_parser.h"
 #include "runner_protocol/runner_request.h"
 
 namespace kopt {
+
+// Output comparisons made ahead of the verdict (measure/output_prejudge.h:
+// while the child still sends), each under the exact arguments of
+// runner::JudgeOutput: the two byte ranges by address and size (in the
+// parent's own memory, where the child cannot change them), the tensor's
+// name, dtype and tolerance. JudgeOutputs takes a comparison from here when
+// every argument matches and makes it itself otherwise: the verdict is the
+// same either way, only sooner. Not thread-safe (one owner at a time).
+class PrecomputedOutputs {
+ public:
+  void Add(const std::string& name, DataType dtype, std::span<const std::byte> got,
+           std::span<const std::byte> expected, Tolerance tolerance, runner::OutputVerdict verdict);
+  const runner::OutputVerdict* Find(const std::string& name, DataType dtype, std::span<const std::byte> got,
+                                    std::span<const std::byte> expected, Tolerance tolerance) const;
+  size_t size() const { return verdicts_.size(); }
+  void Clear() { verdicts_.clear(); }
+
+ private:
+  using Key =
+      std::tuple<std::string, DataType, const std::byte*, size_t, const std::byte*, size_t, double, double>;
+  std::map<Key, runner::OutputVerdict> verdicts_;
+};
 
 struct ParentVerdict {
   std::vector<runner::CheckEvent> checks;  // one per judged check/variant round, in protocol order
@@ -61,8 +87,10 @@ inline constexpr double kVerifiedSlackSeconds = 5e-6;
 // the wrong size, or the timing event lists no verified sample although the
 // request asked for some. A frame the reference lacks is a harness error
 // (kind unset, message set: the caller reports harness_error).
+// `precomputed` (may be null): comparisons made ahead (above).
 ParentVerdict JudgeOutputs(const runner::RunnerRequest& request, const RunnerEvents& events,
-                           const OutputFrames& got, const OutputFrames& expected);
+                           const OutputFrames& got, const OutputFrames& expected,
+                           const PrecomputedOutputs* precomputed = nullptr);
 
 // True when JudgeOutputs found that the expected frames were missing (a
 // harness error rather than the child's fault).

@@ -256,6 +256,11 @@ class MeasureSession::Impl {
   // channel memory instead (core/channel_memory.h), fresh for each, prepared
   // while the reference child or the previous candidate runs.
   ChannelMemorySupply channel_memory_;
+  // With settings_.output_channel kPull: set once the kernel refused a pull (the pipe from then on).
+  bool pull_refused_ = false;
+  bool UsePull() const {
+    return settings_.output_channel == MeasureSettings::OutputChannel::kPull && !pull_refused_;
+  }
   size_t CandidateChannelBytes();
   bool UseChannelMemory() const {
     return settings_.output_channel == MeasureSettings::OutputChannel::kMemory && channel_memory_.available();
@@ -277,12 +282,14 @@ void MeasureSession::Impl::StartPrefault() {
   }
   size_t bytes = CandidateChannelBytes();
   if (bytes <= channel_spare_.capacity()) return;
-  prefault_ = std::thread([this, bytes] {
+  const bool keep_bytes = UsePull();
+  prefault_ = std::thread([this, bytes, keep_bytes] {
     channel_spare_.reserve(bytes);
     AdviseHugePages(channel_spare_.data(),
                     bytes);        // fewer faults now, fewer TLB misses while the channel arrives
     channel_spare_.resize(bytes);  // writes every page once
-    channel_spare_.clear();        // the capacity and its pages stay
+    // The capacity and its pages stay; a pulled channel is copied into the bytes themselves.
+    if (!keep_bytes) channel_spare_.clear();
   });
 }
 
@@ -528,7 +535,10 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
                                 memory.status().message() + ")");
       }
     }
-    if (!with_memory) client.set_channel_storage(&channel_spare_);
+    if (!with_memory) {
+      client.set_channel_storage(&channel_spare_);
+      client.set_channel_pull(UsePull());
+    }
   } else if (child.role == EntryRole::kReference && !have_expected_) {
     StartPrefault();
   }
@@ -539,9 +549,13 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
     channel_memory_.Release(std::make_shared<OutputFrames>(std::move(run.frames)));  // off this thread
   } else if (child.role == EntryRole::kCandidate) {
     channel_spare_ = run.frames.ReleaseChannel();
-    // Capacity and pages stay; empty, so the next child's channel is appended through the 1 MiB
-    // buffer (CommandSpec::channel_storage reads straight into non-empty storage: slower, measured).
-    channel_spare_.clear();
+    // Capacity and pages stay. A pipe is appended to them; a pulled channel is copied into the bytes
+    // themselves, which stay (the next child's channel overwrites them, nothing is zeroed again).
+    if (!UsePull()) channel_spare_.clear();
+    if (run.pull_refused) {
+      pull_refused_ = true;
+      report_.notes.push_back("outputs sent through the pipe: " + run.pull_refused_message);
+    }
   }
   if (gpu_.empty() && !key.gpu.empty()) {
     gpu_ = key.gpu;

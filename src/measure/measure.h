@@ -88,14 +88,17 @@ struct MeasureSettings {
   enum class ReferenceCache { kAuto, kOn, kOff };
   ReferenceCache reference_cache = ReferenceCache::kOff;
   // How candidate children send their outputs (docs/harness-protocol.md §3,
-  // "Output frames"): kPipe: the pipe, the child lending its pieces
+  // "Output frames"): kPull (the default): see below; kPipe: the pipe, the child lending its pieces
   // (vmsplice) and the parent reading them into memory reused from
   // child to child; kMemory: channel memory the parent seals after the child
   // ended (core/channel_memory.h), fresh for every child, prepared while the
-  // previous one runs, where the kernel has memfd sealing (else the pipe).
+  // previous one runs, where the kernel has memfd sealing (else the pipe);
+  // kPull: the parent copies each piece from the child's memory itself
+  // (core/channel_pull.h), on several threads, into memory reused from child
+  // to child (the pipe again where the kernel refuses those reads).
   // Every check is the same either way; not part of the settings hash.
-  enum class OutputChannel { kPipe, kMemory };
-  OutputChannel output_channel = OutputChannel::kPipe;
+  enum class OutputChannel { kPipe, kMemory, kPull };
+  OutputChannel output_channel = OutputChannel::kPull;
 };
 
 // Makes settings.include_directories absolute (InvalidInput naming

@@ -141,6 +141,20 @@ class ScriptedChildren : public CommandRunner {
     }
     emit({{"event", "done"}, {"ok", true}});
     result.stdout_text = out;
+    if (spec.channel_pull && request.value("output_pull", false) != true) {
+      return Internal("a pulled channel without output_pull");
+    }
+    if (spec.channel_pull && library.find("PULLREFUSED") != std::string::npos) {
+      // A kernel that refuses kopt's reads of a child's memory (core/channel_pull.h).
+      result.channel_bytes.clear();
+      result.channel_error = "cannot read the child's memory (process_vm_readv: Operation not permitted)";
+      result.channel_refused = true;
+    }
+    if (spec.channel_pull && library.find("PULLTORN") != std::string::npos) {
+      // A child that named memory it does not have: the stream ends at the last whole record.
+      result.channel_bytes.resize(result.channel_bytes.size() / 2);
+      result.channel_error = "the output channel named memory the child does not have (Bad address)";
+    }
     if (spec.channel_memory_fd >= 0) {
       // Channel memory (core/channel_memory.h): the same frames, written where the child would write them.
       {
@@ -360,7 +374,7 @@ TEST_F(MeasureSessionTest, CandidatesGivenAsSourceOneAtATimeShareOneReference) {
   EXPECT_TRUE(ReferenceVerdict(*report).ok());
 }
 
-TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStaysTheDefault) {
+TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePulledChannelStaysTheDefault) {
   settings_.output_channel = MeasureSettings::OutputChannel::kMemory;
   std::unique_ptr<MeasureSession> session = Open();
   ASSERT_TRUE(session->MeasureReference().ok());
@@ -384,8 +398,35 @@ TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePipeStays
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->status, MeasureStatus::kOk) << again->message;
   ASSERT_TRUE(again->phases.has_value());
-  EXPECT_EQ(again->phases->channel, "pipe");
-  EXPECT_EQ(children_.memory_children(), 2u) << "the default: the pipe";
+  EXPECT_EQ(again->phases->channel, "pull");
+  EXPECT_EQ(children_.memory_children(), 2u) << "the default: the pulled channel";
+}
+
+TEST_F(MeasureSessionTest, WhereTheKernelRefusesPullsTheChildRunsAgainThroughThePipeAndSoDoLaterOnes) {
+  std::unique_ptr<MeasureSession> session = Open();
+  ASSERT_TRUE(session->MeasureReference().ok());
+  Result<MeasurementEntry> refused = session->MeasureCandidate("// FAST PULLREFUSED\n", "refused");
+  Result<MeasurementEntry> later = session->MeasureCandidate("// FAST 2\n", "later");
+  ASSERT_TRUE(refused.ok() && later.ok());
+  EXPECT_EQ(refused->status, MeasureStatus::kOk) << refused->message;
+  ASSERT_TRUE(refused->phases.has_value());
+  EXPECT_EQ(refused->phases->channel, "pipe");
+  EXPECT_EQ(later->status, MeasureStatus::kOk) << later->message;
+  ASSERT_TRUE(later->phases.has_value());
+  EXPECT_EQ(later->phases->channel, "pipe");
+  Result<MeasurementReport> report = session->Finish();
+  ASSERT_TRUE(report.ok());
+  EXPECT_THAT(testing::PrintToString(report->notes), HasSubstr("outputs sent through the pipe"));
+}
+
+TEST_F(MeasureSessionTest, APulledChannelTheChildBrokeIsAProtocolViolation) {
+  std::unique_ptr<MeasureSession> session = Open();
+  ASSERT_TRUE(session->MeasureReference().ok());
+  Result<MeasurementEntry> broken = session->MeasureCandidate("// FAST PULLTORN\n", "broken");
+  ASSERT_TRUE(broken.ok());
+  EXPECT_EQ(broken->status, MeasureStatus::kFailed);
+  EXPECT_EQ(broken->failure, FailureKind::kProtocolViolation);
+  EXPECT_THAT(broken->message, HasSubstr("output channel"));
 }
 
 TEST_F(MeasureSessionTest, AChildThatLeavesAWritableMappingOfItsOutputsBehindIsRejected) {

@@ -46,11 +46,13 @@ std::string_view MeasureStatusName(MeasureStatus status);
 // Where the parent's time around one child went (issue 16, "cost per
 // candidate"); seconds, the parent's clock.
 struct ParentPhases {
-  std::string channel;  // how the outputs came: "memory" (core/channel_memory.h) or "pipe"
-  double prepare = 0;   // waiting for the channel memory to be ready before the child started
-  double receive = 0;   // after the child ended: sealing and mapping the memory, parsing the frames
-  double judge = 0;     // the parent's verdict: comparing every output, checking events and timing
-  double store = 0;     // writing the events, artifacts and outcome to the workspace
+  std::string channel;    // how the outputs came: "pull" (core/channel_pull.h), "memory"
+                          // (core/channel_memory.h) or "pipe"
+  double prepare = 0;     // waiting for the channel memory to be ready before the child started
+  double receive = 0;     // after the child ended: sealing and mapping the memory, parsing the frames
+  double judge = 0;       // the parent's verdict: comparing every output, checking events and timing
+  double store = 0;       // writing the events, artifacts and outcome to the workspace
+  int64_t prejudged = 0;  // output comparisons made while the child ran (measure/output_prejudge.h)
 };
 
 // One measured source: the reference or a candidate.

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 #include <random>
 #include <utility>
 
 #include "core/interrupt.h"
 #include "measure/bench_verdict.h"
+#include "measure/output_prejudge.h"
 
 namespace kopt {
 
@@ -34,12 +36,13 @@ std::string NewRunToken() {
 // The parent's verdict over the child's claimed one (see Run in the header).
 ChildOutcome Judge(const runner::RunnerRequest& request, ChildRun& run, const CommandResult& result,
                    const std::string& token, const Result<OutputFrames>& frames,
-                   const OutputFrames* expected_frames, const ChildExpectations& expected) {
+                   const OutputFrames* expected_frames, const ChildExpectations& expected,
+                   const PrecomputedOutputs* precomputed) {
   std::string binding = CheckEventBinding(run.events, token);
   if (!binding.empty()) return FailedOutcome(FailureKind::kProtocolViolation, binding, "");
   if (!frames.ok()) return FailedOutcome(FailureKind::kProtocolViolation, frames.status().message(), "");
-  ParentVerdict verdict =
-      JudgeOutputs(request, run.events, *frames, expected_frames != nullptr ? *expected_frames : *frames);
+  ParentVerdict verdict = JudgeOutputs(request, run.events, *frames,
+                                       expected_frames != nullptr ? *expected_frames : *frames, precomputed);
   run.events.checks = verdict.checks;
   ChildOutcome outcome = ClassifyChildEnd(result, run.events, expected);
   if (IsHarnessVerdict(verdict)) {
@@ -79,9 +82,11 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   wire["output_fd"] = kOutputChannelFd;
   ChannelMemory memory = std::move(channel_memory_);
   const bool use_memory = memory.descriptor() >= 0;
+  const bool use_pull = channel_pull_ && !use_memory && !pull_refused_once_;
   wire["output_memory"] = use_memory;
+  wire["output_pull"] = use_pull;
   ParentPhases phases;
-  phases.channel = use_memory ? "memory" : "pipe";
+  phases.channel = use_memory ? "memory" : use_pull ? "pull" : "pipe";
   phases.prepare = std::exchange(prepare_seconds_, 0.0);
   Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(wire, "runner request");
   if (!parsed.ok())
@@ -100,16 +105,45 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   spec.expected_channel_bytes = ExpectedOutputBytes(*parsed, expected.l2_bytes);
   spec.channel_storage = use_memory ? nullptr : channel_storage_;
   spec.channel_memory_fd = memory.descriptor();
+  spec.channel_pull = use_pull;
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
   };
+  // A candidate's frames are compared while they arrive (measure/output_prejudge.h); the judge below decides.
+  std::optional<OutputPrejudge> prejudge;
+  if (use_pull && expected_frames != nullptr) {
+    prejudge.emplace(*parsed, *expected_frames);
+    spec.on_channel = [&prejudge](std::string_view bytes) { prejudge->Received(bytes); };
+    spec.before_channel_moves = [&prejudge] { prejudge->Moving(); };
+  }
   const auto started = Clock::now();
   Result<CommandResult> result = command_runner_.Run(spec);
+  // Before anything can free the bytes the comparisons read.
+  PrecomputedOutputs precomputed = prejudge ? prejudge->Finish() : PrecomputedOutputs();
+  phases.prejudged = static_cast<int64_t>(precomputed.size());
+  std::string channel_broken;
   const double seconds = since(started);
   if (!result.ok()) {
     return result.status().WithContext("cannot start kopt-runner (" + runner_program_ +
                                        "; set KOPT_RUNNER to its path)");
+  }
+  if (use_pull && result->channel_refused) {
+    // Not the child's doing: this kernel does not let kopt read a child's memory. The same child again,
+    // piped.
+    pull_refused_once_ = true;
+    std::string why = result->channel_error;
+    Result<ChildRun> again = Run(request, artifact_stem, key, expected, expected_frames);
+    if (again.ok()) {
+      again->pull_refused = true;
+      again->pull_refused_message = why;
+    }
+    return again;
+  }
+  if (!result->channel_error.empty() && !result->timed_out && !result->signaled) {
+    // The child broke its pulled channel (memory it does not have, a bad record): nothing it sent is judged.
+    result->channel_bytes.clear();
+    channel_broken = result->channel_error;
   }
   ChildRun run;
   run.seconds = seconds;
@@ -131,6 +165,7 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
       workspace_.WriteArtifact(directory + artifact_stem + ".stderr", result->stderr_text).status());
   auto receive_started = Clock::now();
   auto receive = [&]() -> Result<OutputFrames> {
+    if (!channel_broken.empty()) return InvalidInput("output channel: " + channel_broken);
     if (!use_memory) return OutputFrames::Parse(std::move(result->channel_bytes), ended_abnormally);
     // The child has ended; whatever it (or anything it started) can still do
     // to the memory ends here, or the seal fails and the child is rejected.
@@ -142,7 +177,7 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   auto judge_started = Clock::now();
   ChildExpectations expectations = expected;
   if (expectations.l2_bytes == 0 && run.events.device) expectations.l2_bytes = run.events.device->l2_bytes;
-  run.outcome = Judge(*parsed, run, *result, token, frames, expected_frames, expectations);
+  run.outcome = Judge(*parsed, run, *result, token, frames, expected_frames, expectations, &precomputed);
   phases.judge = since(judge_started);
   auto store_started = Clock::now();
   // The parent's comparisons are stored beside the child's events (resume reads them back).

@@ -33,6 +33,10 @@ struct ChildRun {
   OutputFrames frames;       // the raw outputs it sent (a reference child's are the run's expected outputs)
   bool below_floor = false;  // ok, but timed below ChildExpectations::floor_seconds (not yet final)
   std::optional<ParentPhases> phases;  // measured now (not rebuilt from the store)
+  // The channel was to be pulled (set_channel_pull) and the kernel refused
+  // the parent's reads: the child ran again with the pipe (why: the message).
+  bool pull_refused = false;
+  std::string pull_refused_message;
 };
 
 class RunnerClient {
@@ -60,6 +64,11 @@ class RunnerClient {
   // Memory the next children receive their output channel into
   // (CommandSpec::channel_storage; borrowed; null: new memory each time).
   void set_channel_storage(std::string* storage) { channel_storage_ = storage; }
+  // The next children's channel is pulled (core/channel_pull.h) into that
+  // storage; where the kernel refuses it, the child runs again with the pipe
+  // (ChildRun::pull_refused). A pulled channel that breaks otherwise (the
+  // child named memory it does not have, a bad record) is a protocol_violation.
+  void set_channel_pull(bool pull) { channel_pull_ = pull; }
   // Channel memory for the next child (core/channel_memory.h): the child
   // writes its frames there instead of a pipe, and the parent seals it after
   // the child ended and judges the frames in place; a child whose memory
@@ -78,6 +87,8 @@ class RunnerClient {
   int64_t run_id_;
   double timeout_seconds_;
   std::string* channel_storage_ = nullptr;
+  bool channel_pull_ = false;
+  bool pull_refused_once_ = false;  // this client's pulls were refused: the pipe from then on
   ChannelMemory channel_memory_;
   double prepare_seconds_ = 0;
 };

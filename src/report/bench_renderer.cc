@@ -64,7 +64,8 @@ json MeasureToJson(const MeasurementEntry& entry) {
                          {"prepare", Quantity(phases.prepare, "s")},
                          {"receive", Quantity(phases.receive, "s")},
                          {"judge", Quantity(phases.judge, "s")},
-                         {"store", Quantity(phases.store, "s")}};
+                         {"store", Quantity(phases.store, "s")},
+                         {"prejudged", phases.prejudged}};
   }
   return measure;
 }

@@ -68,7 +68,11 @@ Status FrameSender::Send(const FrameKey& key, const void* pointer, size_t bytes,
     KOPT_ASSIGN_OR_RETURN(lent_until_[slot],
                           channel_.Lend(std::span<const std::byte>(buffers_[slot], piece_bytes(piece))));
   }
+  // A pulled channel: the parent copies from the buffers themselves, so the
+  // frame is sent only when it has (the process may end or unmap them next).
+  size_t last_slot = slot_of(pieces - 1);
   next_slot_ = slot_of(pieces);
+  if (channel_.pulled()) return channel_.Consumed(lent_until_[last_slot]);
   return Status::Ok();
 }
 

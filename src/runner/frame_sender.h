@@ -5,7 +5,9 @@
 // write alone instead of a pageable copy plus the write (issue 16, "cost per
 // candidate"). Pieces are lent to a pipe (OutputChannel::Lend, vmsplice: no
 // copy in this process); a buffer is reused only after the parent has read
-// what was lent from it (OutputChannel::Consumed), across frames too.
+// what was lent from it (OutputChannel::Consumed), across frames too. On a
+// pulled channel (OutputChannel::pulled) the parent copies each piece from
+// the buffer itself, and Send returns only when it has the whole frame.
 //
 // Ownership: owns the pinned buffers and events (allocated on the first
 // Send, unmapped when destroyed: a pipe keeps the pages it still holds);

@@ -2,14 +2,18 @@
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+
+#include "core/channel_pull.h"
 
 namespace kopt::runner {
 namespace {
@@ -27,9 +31,20 @@ Status WriteAll(int descriptor, const void* data, size_t bytes) {
   return Status::Ok();
 }
 
+// A pulled channel's socket: as WriteAll, never raising SIGPIPE.
+Status SendAll(int descriptor, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t sent = send(descriptor, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) return WorkFailed(std::string("output channel: write failed: ") + std::strerror(errno));
+    bytes.remove_prefix(static_cast<size_t>(sent));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-OutputChannel::OutputChannel(int descriptor, bool memory) {
+OutputChannel::OutputChannel(int descriptor, bool memory, bool pull) {
   if (descriptor < 0) return;
   descriptor_ = fcntl(descriptor, F_DUPFD_CLOEXEC, 64);
   if (descriptor_ < 0) {
@@ -39,6 +54,10 @@ OutputChannel::OutputChannel(int descriptor, bool memory) {
   close(descriptor);
   if (memory) {
     memory_.emplace(descriptor_);
+    return;
+  }
+  if (pull) {
+    pull_ = true;
     return;
   }
 #ifdef F_SETPIPE_SZ
@@ -59,6 +78,7 @@ Status OutputChannel::BeginFrame(const FrameKey& key, uint64_t payload_bytes) {
   if (memory_) return memory_->Begin(key, payload_bytes);
   std::string head = EncodeFrameHead(key, payload_bytes);
   written_ += head.size();
+  if (pull_) return SendAll(descriptor_, EncodeInlineRecord(head.size()) + head);
   return WriteAll(descriptor_, head.data(), head.size());
 }
 
@@ -66,10 +86,19 @@ Status OutputChannel::Write(std::span<const std::byte> bytes) {
   if (descriptor_ < 0) return Status::Ok();
   if (memory_) return memory_->Write(bytes);
   written_ += bytes.size();
+  if (pull_) {
+    KOPT_RETURN_IF_ERROR(SendAll(descriptor_, EncodeInlineRecord(bytes.size())));
+    return SendAll(descriptor_, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  }
   return WriteAll(descriptor_, bytes.data(), bytes.size());
 }
 
 Result<uint64_t> OutputChannel::Lend(std::span<const std::byte> bytes) {
+  if (pull_ && descriptor_ >= 0 && !bytes.empty()) {
+    KOPT_RETURN_IF_ERROR(SendAll(descriptor_, EncodePullRecord(bytes.data(), bytes.size())));
+    written_ += bytes.size();
+    return written_;
+  }
   if (descriptor_ < 0 || memory_ || !splice_) {
     KOPT_RETURN_IF_ERROR(Write(bytes));
     return written_;
@@ -95,6 +124,22 @@ Result<uint64_t> OutputChannel::Lend(std::span<const std::byte> bytes) {
 
 Status OutputChannel::Consumed(uint64_t offset) {
   if (descriptor_ < 0 || memory_ || offset == 0) return Status::Ok();
+  if (pull_) {
+    while (acknowledged_ < offset) {
+      char bytes[256];
+      ssize_t got = read(descriptor_, bytes, sizeof bytes);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return WorkFailed("output channel: the parent stopped reading");
+      ack_bytes_.append(bytes, static_cast<size_t>(got));
+      size_t whole = ack_bytes_.size() / sizeof(uint64_t) * sizeof(uint64_t);
+      if (whole == 0) continue;
+      uint64_t last = 0;
+      std::memcpy(&last, ack_bytes_.data() + whole - sizeof last, sizeof last);  // acks are cumulative
+      acknowledged_ = std::max(acknowledged_, last);
+      ack_bytes_.erase(0, whole);
+    }
+    return Status::Ok();
+  }
   while (true) {
     int unread = 0;
     if (ioctl(descriptor_, FIONREAD, &unread) != 0) {

@@ -20,6 +20,12 @@
 // ended), as it could write frames itself. KOPT_OUTPUT_SPLICE=0 in the
 // environment turns lending off (a benchmark switch: each Lend copies).
 //
+// With request `output_pull` the descriptor is one end of a stream socket and
+// the channel is pulled (core/channel_pull.h): Lend sends only where the bytes
+// lie in this process, the parent copies them from here and acks; Consumed
+// waits for those acks. Lent bytes must stay as they are, and mapped, until
+// then (the parent reads them from this process's memory).
+//
 // Thread safety: not thread-safe; the runner's main thread.
 #pragma once
 
@@ -38,7 +44,8 @@ class OutputChannel {
  public:
   // `descriptor` -1: frames are dropped (no parent reads them). `memory`:
   // the descriptor is channel memory, not a pipe (above).
-  explicit OutputChannel(int descriptor, bool memory = false);
+  // `pull`: the descriptor is a pulled channel's socket (above).
+  explicit OutputChannel(int descriptor, bool memory = false, bool pull = false);
   ~OutputChannel();
   OutputChannel(const OutputChannel&) = delete;
   OutputChannel& operator=(const OutputChannel&) = delete;
@@ -57,11 +64,15 @@ class OutputChannel {
   // (at once when nothing is lent). WorkFailed when the pipe broke.
   Status Consumed(uint64_t offset);
   bool connected() const { return descriptor_ >= 0; }
-  bool lends() const { return splice_; }
+  bool lends() const { return splice_ || pull_; }
+  bool pulled() const { return pull_; }
 
  private:
   int descriptor_ = -1;
   bool splice_ = false;                      // Lend may vmsplice
+  bool pull_ = false;                        // a pulled channel (above)
+  uint64_t acknowledged_ = 0;                // a pulled channel: the parent's last ack
+  std::string ack_bytes_;                    // a pulled channel: an ack's bytes received so far
   uint64_t written_ = 0;                     // bytes put into the pipe so far (heads and payloads)
   std::optional<MemoryFrameWriter> memory_;  // set: the descriptor is channel memory
 };

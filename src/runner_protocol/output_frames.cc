@@ -69,6 +69,10 @@ Result<OutputFrames> OutputFrames::Parse(std::string channel, bool allow_truncat
   return ParseBytes(std::move(parsed), bytes, allow_truncated_tail, /*zero_ends=*/false);
 }
 
+Result<OutputFrames> OutputFrames::ParseArrived(std::string_view bytes) {
+  return ParseBytes(OutputFrames(), bytes, /*allow_truncated_tail=*/true, /*zero_ends=*/false);
+}
+
 Result<OutputFrames> OutputFrames::ParseMemory(std::shared_ptr<const SealedBytes> memory) {
   if (memory == nullptr) return InvalidInput("output channel memory: none");
   OutputFrames parsed;

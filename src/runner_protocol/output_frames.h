@@ -74,6 +74,10 @@ class OutputFrames {
   // as the frames. InvalidInput as Parse, also for bytes after the last
   // frame that are neither a frame nor zeros.
   static Result<OutputFrames> ParseMemory(std::shared_ptr<const SealedBytes> memory);
+  // The whole frames at the start of `bytes` (a channel still arriving: a
+  // last frame not complete yet is left out), as views into `bytes`, which
+  // the caller keeps alive and unchanged while it uses them. InvalidInput as Parse.
+  static Result<OutputFrames> ParseArrived(std::string_view bytes);
 
   // The payload of `key`, or nullopt when the child did not send it.
   std::optional<std::span<const std::byte>> Find(const FrameKey& key) const;

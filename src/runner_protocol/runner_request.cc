@@ -453,6 +453,7 @@ Result<RunnerRequest> RunnerRequestFromJson(const json& value, const std::string
     return reader.Error("output_fd", "expected -1 or a descriptor 0..1023");
   request.output_fd = static_cast<int>(output_fd);
   KOPT_ASSIGN_OR_RETURN(request.output_memory, reader.Boolean("output_memory", false));
+  KOPT_ASSIGN_OR_RETURN(request.output_pull, reader.Boolean("output_pull", false));
   return request;
 }
 
@@ -535,7 +536,8 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
                          {"timing_seed", request.timing_seed},
                          {"fresh_seed", request.fresh_seed},
                          {"output_fd", request.output_fd},
-                         {"output_memory", request.output_memory}};
+                         {"output_memory", request.output_memory},
+                         {"output_pull", request.output_pull}};
   if (request.timing) {
     const TimingRequest& timing = *request.timing;
     json["timing"] = {{"warmup_seconds", timing.warmup_seconds},

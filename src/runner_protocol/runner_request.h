@@ -143,6 +143,11 @@ struct RunnerRequest {
   // complete; the frames end where 8 zero bytes stand instead of a magic
   // (docs/harness-protocol.md §3, "Output frames").
   bool output_memory = false;
+  // true (with output_memory false): output_fd is one end of a stream socket
+  // and the channel is pulled (core/channel_pull.h): records name where each
+  // payload piece lies in the runner's memory, the parent copies it from
+  // there and acks (docs/harness-protocol.md §3, "Output frames").
+  bool output_pull = false;
 };
 
 // The seed of timed input set `set` (0-based) of a run.
