@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "core/quantity_format.h"
@@ -201,6 +202,67 @@ void CapSeverityOnHealthyKernel(const RooflineAnalysis& roofline, const Orchestr
   for (Finding& finding : findings) finding.severity = std::min(finding.severity, Severity::kMinor);
 }
 
+// The fallback of a kernel on which no tool fired and that got no healthy
+// verdict (issue 18: an expert never returns nothing for a kernel that is not
+// at a ceiling): the stall reason that dominates the warps' stall cycles names
+// the limiter, when one tool's cause is that reason's usual source. The
+// reasons "selected" and "not_selected" are issuing, not waiting, and are left
+// out; the others (MIO, math-pipe, short-scoreboard stalls) have several
+// possible causes and are not guessed at.
+struct DominantStallCause {
+  std::string_view reason;
+  std::string_view tool;
+};
+constexpr DominantStallCause kDominantStallCauses[] = {{"barrier", "barrier_stalls"},
+                                                       {"membar", "barrier_stalls"},
+                                                       {"long_scoreboard", "memory_latency_low_mlp"}};
+// ncu's CPIStall rule names a stall reason from 30% of the stall cycles: the
+// same bar for the reason that names the limiter.
+constexpr double kDominantStallShare = 0.3;
+
+std::optional<Finding> DominantStallFallback(const KernelDiagnosis& kernel, const KernelLaunch& launch) {
+  const StallReason* dominant = nullptr;
+  for (const StallReason& stall : kernel.stalls) {
+    if (stall.name == "selected" || stall.name == "not_selected") continue;
+    if (!dominant || stall.share > dominant->share) dominant = &stall;
+  }
+  if (!dominant || dominant->share < kDominantStallShare) return std::nullopt;
+  const DominantStallCause* cause = nullptr;
+  for (const DominantStallCause& candidate : kDominantStallCauses)
+    if (candidate.reason == dominant->name) cause = &candidate;
+  if (!cause || !FindToolProducing(std::string(cause->tool))) return std::nullopt;
+  std::optional<double> issue = launch.Metric("smsp__issue_active.avg.pct_of_peak_sustained_active");
+  double idle = issue ? std::clamp(1 - *issue / 100, 0.0, 1.0) : 1;
+  Finding finding;
+  finding.tool = std::string(cause->tool);
+  finding.title =
+      fmt::format("Dominant stall: {:.0f}% of warp stall cycles are {} stalls (no tool's bar was met)",
+                  dominant->share * 100, dominant->name);
+  finding.estimated_gain = std::min(dominant->share, idle);
+  finding.gain_method = fmt::format(
+      "fallback when no tool fires and the kernel has no healthy verdict: the dominant stall reason's share "
+      "{:.1f}%, capped by the idle issue slots 1 − u = {:.1f}% (GPA's bound); graded at most minor, as the "
+      "tools' own bars were not met",
+      dominant->share * 100, idle * 100);
+  finding.evidence.push_back(
+      {"stall share: " + dominant->name, dominant->share * 100, "%", ">=", kDominantStallShare * 100});
+  if (issue)
+    finding.evidence.push_back({"smsp__issue_active.avg.pct_of_peak_sustained_active", *issue, "%", "", 0});
+  finding.root_cause = fmt::format(
+      "No tool's bar was met and the kernel is not at a ceiling; what its warps wait on most is {} ({:.0f}% "
+      "of "
+      "the stall cycles, {:.2f} cycles per issued instruction), the usual sign of what {} describes.",
+      dominant->name, dominant->share * 100, dominant->cycles_per_issue, cause->tool);
+  finding.recommendations.push_back(
+      {fmt::format("Start with the {} stalls: find the instructions that carry them (ncu's source page, "
+                   "kopt explain with source.csv beside the profile) and see kopt rules {} for the fixes",
+                   dominant->name, cause->tool),
+       "the dominant stall reason is where the warps' time goes",
+       "the share of the stall cycles it removes"});
+  finding.confidence = 0.4;
+  return finding;
+}
+
 }  // namespace
 
 Severity SeverityForGain(double gain) {
@@ -286,6 +348,13 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
   OrderSecondaries(secondary, findings);
   WithdrawHealthyVerdictIfContradicted(options, findings);
   CapSeverityOnHealthyKernel(kernel.roofline, options, findings);
+  if (findings.empty()) {
+    if (auto fallback = DominantStallFallback(kernel, *inputs.launch)) {
+      CapAndGrade(kernel.roofline, *fallback);
+      fallback->severity = std::min(fallback->severity, Severity::kMinor);
+      findings.push_back(std::move(*fallback));
+    }
+  }
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if ((a.tool == "healthy") != (b.tool == "healthy")) return a.tool == "healthy";
     return a.estimated_gain > b.estimated_gain;
