@@ -172,15 +172,41 @@ void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
   finding.severity = finding.tool == "healthy" ? Severity::kInfo : SeverityForGain(finding.estimated_gain);
 }
 
+// The measured rate at a kernel's size under this share of the DRAM peak: the
+// floor is the fixed cost of a launch (launch, ramp-up and drain), not its
+// bytes (the H200 table's smallest cold read, 1 MB in 4.5 µs, is 0.05% of the
+// peak; a 19 MB copy reaches about 25%).
+constexpr double kFixedCostRateShare = 0.1;
+
+// True when the kernel takes no longer than the measured floor for its
+// traffic and that floor is the fixed cost of a launch (issue 18 kind 4: a
+// tiny one-off kernel of a few microseconds). Nothing the other tools see in
+// its counters (wasted sectors of a few KB, idle warps of a few hundred
+// blocks) can make it faster than a launch that moves nothing.
+bool AtTheFixedCostOfALaunch(const RooflineAnalysis& roofline) {
+  if (roofline.achievable_percent < 100 || !roofline.achievable_dram) return false;
+  for (const MemoryTraffic& level : roofline.memory) {
+    if (level.level == "dram" && level.peak_bytes_per_second > 0)
+      return roofline.achievable_dram->per_second < kFixedCostRateShare * level.peak_bytes_per_second;
+  }
+  return false;
+}
+
 // A kernel at high throughput that another tool shows doing wasted work (for
-// example 8x the DRAM bytes it needs) is not healthy.
-void WithdrawHealthyVerdictIfContradicted(const OrchestrationOptions& options,
+// example 8x the DRAM bytes it needs) is not healthy. One that already runs at
+// the fixed cost of a launch is contradicted only by a finding that removes
+// launches (that fixed cost is then what goes: many tiny launches in a loop).
+void WithdrawHealthyVerdictIfContradicted(const RooflineAnalysis& roofline,
+                                          const OrchestrationOptions& options,
                                           std::vector<Finding>& findings) {
   const ToolDefinition* healthy = FindTool("healthy");
   if (!healthy) return;
   double max_other_gain = ResolveThresholds(*healthy, options)["max_other_gain"];
+  bool fixed_cost = AtTheFixedCostOfALaunch(roofline);
   bool contradicted = std::any_of(findings.begin(), findings.end(), [&](const Finding& finding) {
-    return finding.tool != "healthy" && finding.estimated_gain >= max_other_gain;
+    if (finding.tool == "healthy" || finding.estimated_gain < max_other_gain) return false;
+    const ToolDefinition* tool = FindToolProducing(finding.tool);
+    return !fixed_cost || (tool && tool->gain_bound == GainBound::kRemovesLaunches);
   });
   if (!contradicted) return;
   findings.erase(std::remove_if(findings.begin(), findings.end(),
@@ -346,7 +372,7 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
   std::vector<SecondaryFinding> secondary = MergeSharedRootCauses(findings);
   for (Finding& finding : findings) CapAndGrade(kernel.roofline, finding);
   OrderSecondaries(secondary, findings);
-  WithdrawHealthyVerdictIfContradicted(options, findings);
+  WithdrawHealthyVerdictIfContradicted(kernel.roofline, options, findings);
   CapSeverityOnHealthyKernel(kernel.roofline, options, findings);
   if (findings.empty()) {
     if (auto fallback = DominantStallFallback(kernel, *inputs.launch)) {
