@@ -245,6 +245,9 @@ constexpr DominantStallCause kDominantStallCauses[] = {{"barrier", "barrier_stal
 // ncu's CPIStall rule names a stall reason from 30% of the stall cycles: the
 // same bar for the reason that names the limiter.
 constexpr double kDominantStallShare = 0.3;
+// The share of a unit's peak reachable in practice: the latency tools'
+// reachable_peak_percent default (analysis/latency_model.cc).
+constexpr double kReachablePeakPercent = 90;
 
 std::optional<Finding> DominantStallFallback(const KernelDiagnosis& kernel, const KernelLaunch& launch) {
   const StallReason* dominant = nullptr;
@@ -257,19 +260,23 @@ std::optional<Finding> DominantStallFallback(const KernelDiagnosis& kernel, cons
   for (const DominantStallCause& candidate : kDominantStallCauses)
     if (candidate.reason == dominant->name) cause = &candidate;
   if (!cause || !FindToolProducing(std::string(cause->tool))) return std::nullopt;
+  // The time identity needs the issue rate: a stall costs time only in the issue slots no warp used.
   std::optional<double> issue = launch.Metric("smsp__issue_active.avg.pct_of_peak_sustained_active");
-  double idle = issue ? std::clamp(1 - *issue / 100, 0.0, 1.0) : 1;
+  if (!issue) return std::nullopt;
+  double idle = std::clamp(1 - *issue / 100, 0.0, 1.0);
+  double headroom = std::clamp(1 - kernel.roofline.speed_of_light_percent / kReachablePeakPercent, 0.0, 1.0);
   Finding finding;
   finding.tool = std::string(cause->tool);
   finding.title =
       fmt::format("Dominant stall: {:.0f}% of warp stall cycles are {} stalls (no tool's bar was met)",
                   dominant->share * 100, dominant->name);
-  finding.estimated_gain = std::min(dominant->share, idle);
+  finding.estimated_gain = std::min({dominant->share, idle, headroom});
   finding.gain_method = fmt::format(
       "fallback when no tool fires and the kernel has no healthy verdict: the dominant stall reason's share "
-      "{:.1f}%, capped by the idle issue slots 1 − u = {:.1f}% (GPA's bound); graded at most minor, as the "
-      "tools' own bars were not met",
-      dominant->share * 100, idle * 100);
+      "{:.1f}%, capped by the idle issue slots 1 − u = {:.1f}% (GPA's bound) and by the throughput headroom "
+      "1 − speed of light / {:.0f}% = {:.1f}% (hiding a stall cannot push the busiest unit past what it "
+      "reaches); graded at most minor, as the tools' own bars were not met",
+      dominant->share * 100, idle * 100, kReachablePeakPercent, headroom * 100);
   finding.evidence.push_back(
       {"stall share: " + dominant->name, dominant->share * 100, "%", ">=", kDominantStallShare * 100});
   if (issue)

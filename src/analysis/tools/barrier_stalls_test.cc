@@ -70,7 +70,8 @@ TEST(OccupancyTools, BarrierPhasesOwnTheirIdleLanes) {
 }
 
 // Issue 18, round 4: an issue-bound anti-diagonal wavefront (issue active 93%, 47% of the stall cycles at
-// barriers) meets no tool's bar; rather than nothing, the dominant stall names barrier_stalls, at most minor.
+// barriers) meets no tool's bar; rather than nothing, the dominant stall names barrier_stalls, at most
+// minor.
 TEST(OccupancyTools, DominantBarrierStallIsNamedWhenNoToolFires) {
   for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
     KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind6", "barrier_smith_waterman_antidiag", "", parts);
@@ -79,8 +80,10 @@ TEST(OccupancyTools, DominantBarrierStallIsNamedWhenNoToolFires) {
     EXPECT_EQ(finding.tool, "barrier_stalls");
     EXPECT_NE(finding.title.find("Dominant stall"), std::string::npos) << finding.title;
     EXPECT_LE(finding.severity, Severity::kMinor);
-    EXPECT_GT(finding.estimated_gain, 0.02);
-    EXPECT_LT(finding.estimated_gain, 0.1);
+    // The SM issues 92% of its cycles: hiding the waits gains nothing (the headroom caps the gain at 0);
+    // the finding names the limiter, the barrier phases' instructions being the remedy.
+    EXPECT_LT(finding.estimated_gain, 0.1) << finding.gain_method;
+    EXPECT_NE(finding.gain_method.find("headroom"), std::string::npos) << finding.gain_method;
   }
 }
 
