@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "core/quantity_format.h"
@@ -171,15 +172,41 @@ void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
   finding.severity = finding.tool == "healthy" ? Severity::kInfo : SeverityForGain(finding.estimated_gain);
 }
 
+// The measured rate at a kernel's size under this share of the DRAM peak: the
+// floor is the fixed cost of a launch (launch, ramp-up and drain), not its
+// bytes (the H200 table's smallest cold read, 1 MB in 4.5 µs, is 0.05% of the
+// peak; a 19 MB copy reaches about 25%).
+constexpr double kFixedCostRateShare = 0.1;
+
+// True when the kernel takes no longer than the measured floor for its
+// traffic and that floor is the fixed cost of a launch (issue 18 kind 4: a
+// tiny one-off kernel of a few microseconds). Nothing the other tools see in
+// its counters (wasted sectors of a few KB, idle warps of a few hundred
+// blocks) can make it faster than a launch that moves nothing.
+bool AtTheFixedCostOfALaunch(const RooflineAnalysis& roofline) {
+  if (roofline.achievable_percent < 100 || !roofline.achievable_dram) return false;
+  for (const MemoryTraffic& level : roofline.memory) {
+    if (level.level == "dram" && level.peak_bytes_per_second > 0)
+      return roofline.achievable_dram->per_second < kFixedCostRateShare * level.peak_bytes_per_second;
+  }
+  return false;
+}
+
 // A kernel at high throughput that another tool shows doing wasted work (for
-// example 8x the DRAM bytes it needs) is not healthy.
-void WithdrawHealthyVerdictIfContradicted(const OrchestrationOptions& options,
+// example 8x the DRAM bytes it needs) is not healthy. One that already runs at
+// the fixed cost of a launch is contradicted only by a finding that removes
+// launches (that fixed cost is then what goes: many tiny launches in a loop).
+void WithdrawHealthyVerdictIfContradicted(const RooflineAnalysis& roofline,
+                                          const OrchestrationOptions& options,
                                           std::vector<Finding>& findings) {
   const ToolDefinition* healthy = FindTool("healthy");
   if (!healthy) return;
   double max_other_gain = ResolveThresholds(*healthy, options)["max_other_gain"];
+  bool fixed_cost = AtTheFixedCostOfALaunch(roofline);
   bool contradicted = std::any_of(findings.begin(), findings.end(), [&](const Finding& finding) {
-    return finding.tool != "healthy" && finding.estimated_gain >= max_other_gain;
+    if (finding.tool == "healthy" || finding.estimated_gain < max_other_gain) return false;
+    const ToolDefinition* tool = FindToolProducing(finding.tool);
+    return !fixed_cost || (tool && tool->gain_bound == GainBound::kRemovesLaunches);
   });
   if (!contradicted) return;
   findings.erase(std::remove_if(findings.begin(), findings.end(),
@@ -199,6 +226,74 @@ void CapSeverityOnHealthyKernel(const RooflineAnalysis& roofline, const Orchestr
                       roofline.achievable_percent >= options.healthy_percent;  // measured, size-limited
   if (!healthy || !near_ceiling) return;
   for (Finding& finding : findings) finding.severity = std::min(finding.severity, Severity::kMinor);
+}
+
+// The fallback of a kernel on which no tool fired and that got no healthy
+// verdict (issue 18: an expert never returns nothing for a kernel that is not
+// at a ceiling): the stall reason that dominates the warps' stall cycles names
+// the limiter, when one tool's cause is that reason's usual source. The
+// reasons "selected" and "not_selected" are issuing, not waiting, and are left
+// out; the others (MIO, math-pipe, short-scoreboard stalls) have several
+// possible causes and are not guessed at.
+struct DominantStallCause {
+  std::string_view reason;
+  std::string_view tool;
+};
+constexpr DominantStallCause kDominantStallCauses[] = {{"barrier", "barrier_stalls"},
+                                                       {"membar", "barrier_stalls"},
+                                                       {"long_scoreboard", "memory_latency_low_mlp"}};
+// ncu's CPIStall rule names a stall reason from 30% of the stall cycles: the
+// same bar for the reason that names the limiter.
+constexpr double kDominantStallShare = 0.3;
+// The share of a unit's peak reachable in practice: the latency tools'
+// reachable_peak_percent default (analysis/latency_model.cc).
+constexpr double kReachablePeakPercent = 90;
+
+std::optional<Finding> DominantStallFallback(const KernelDiagnosis& kernel, const KernelLaunch& launch) {
+  const StallReason* dominant = nullptr;
+  for (const StallReason& stall : kernel.stalls) {
+    if (stall.name == "selected" || stall.name == "not_selected") continue;
+    if (!dominant || stall.share > dominant->share) dominant = &stall;
+  }
+  if (!dominant || dominant->share < kDominantStallShare) return std::nullopt;
+  const DominantStallCause* cause = nullptr;
+  for (const DominantStallCause& candidate : kDominantStallCauses)
+    if (candidate.reason == dominant->name) cause = &candidate;
+  if (!cause || !FindToolProducing(std::string(cause->tool))) return std::nullopt;
+  // The time identity needs the issue rate: a stall costs time only in the issue slots no warp used.
+  std::optional<double> issue = launch.Metric("smsp__issue_active.avg.pct_of_peak_sustained_active");
+  if (!issue) return std::nullopt;
+  double idle = std::clamp(1 - *issue / 100, 0.0, 1.0);
+  double headroom = std::clamp(1 - kernel.roofline.speed_of_light_percent / kReachablePeakPercent, 0.0, 1.0);
+  Finding finding;
+  finding.tool = std::string(cause->tool);
+  finding.title =
+      fmt::format("Dominant stall: {:.0f}% of warp stall cycles are {} stalls (no tool's bar was met)",
+                  dominant->share * 100, dominant->name);
+  finding.estimated_gain = std::min({dominant->share, idle, headroom});
+  finding.gain_method = fmt::format(
+      "fallback when no tool fires and the kernel has no healthy verdict: the dominant stall reason's share "
+      "{:.1f}%, capped by the idle issue slots 1 − u = {:.1f}% (GPA's bound) and by the throughput headroom "
+      "1 − speed of light / {:.0f}% = {:.1f}% (hiding a stall cannot push the busiest unit past what it "
+      "reaches); graded at most minor, as the tools' own bars were not met",
+      dominant->share * 100, idle * 100, kReachablePeakPercent, headroom * 100);
+  finding.evidence.push_back(
+      {"stall share: " + dominant->name, dominant->share * 100, "%", ">=", kDominantStallShare * 100});
+  if (issue)
+    finding.evidence.push_back({"smsp__issue_active.avg.pct_of_peak_sustained_active", *issue, "%", "", 0});
+  finding.root_cause = fmt::format(
+      "No tool's bar was met and the kernel is not at a ceiling; what its warps wait on most is {} ({:.0f}% "
+      "of "
+      "the stall cycles, {:.2f} cycles per issued instruction), the usual sign of what {} describes.",
+      dominant->name, dominant->share * 100, dominant->cycles_per_issue, cause->tool);
+  finding.recommendations.push_back(
+      {fmt::format("Start with the {} stalls: find the instructions that carry them (ncu's source page, "
+                   "kopt explain with source.csv beside the profile) and see kopt rules {} for the fixes",
+                   dominant->name, cause->tool),
+       "the dominant stall reason is where the warps' time goes",
+       "the share of the stall cycles it removes"});
+  finding.confidence = 0.4;
+  return finding;
 }
 
 }  // namespace
@@ -284,8 +379,15 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
   std::vector<SecondaryFinding> secondary = MergeSharedRootCauses(findings);
   for (Finding& finding : findings) CapAndGrade(kernel.roofline, finding);
   OrderSecondaries(secondary, findings);
-  WithdrawHealthyVerdictIfContradicted(options, findings);
+  WithdrawHealthyVerdictIfContradicted(kernel.roofline, options, findings);
   CapSeverityOnHealthyKernel(kernel.roofline, options, findings);
+  if (findings.empty()) {
+    if (auto fallback = DominantStallFallback(kernel, *inputs.launch)) {
+      CapAndGrade(kernel.roofline, *fallback);
+      fallback->severity = std::min(fallback->severity, Severity::kMinor);
+      findings.push_back(std::move(*fallback));
+    }
+  }
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if ((a.tool == "healthy") != (b.tool == "healthy")) return a.tool == "healthy";
     return a.estimated_gain > b.estimated_gain;

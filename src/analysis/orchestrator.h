@@ -7,8 +7,14 @@
 //  - each estimated gain is capped by what the roofline allows
 //    (1 − floor/duration), and severity follows from the capped gain;
 //  - on a kernel judged healthy (the "healthy" verdict stands: no other
-//    finding reaches its max_other_gain) and at or above `healthy_percent`
-//    speed of light, no finding is above "minor";
+//    finding reaches its max_other_gain; on a kernel already at the fixed cost
+//    of a launch, none but a launch-removing one) and at or above
+//    `healthy_percent` speed of light or measured achievable %, no finding is
+//    above "minor";
+//  - when no tool fired and there is no healthy verdict, the dominant stall
+//    reason (barrier/membar, long_scoreboard; >= 30% of the stall cycles) names
+//    its tool in a fallback finding, its gain min(share, 1 − issue rate,
+//    throughput headroom), at most "minor";
 //  - findings are ranked: a "healthy" verdict first, then by estimated gain.
 #pragma once
 

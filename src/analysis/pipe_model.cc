@@ -37,8 +37,24 @@ std::pair<std::string, double> BusiestPipeExcept(const PipeLoads& loads, std::st
   return busiest;
 }
 
+// The ADU (address divergence unit: branch-target resolution and indexed
+// constant-bank loads, e.g. a kernel-parameter table indexed by a per-thread
+// value) can set ncu's SM throughput alone while the schedulers issue little:
+// its load is set by those few instructions, not by the ALU/FMA work or the
+// idle lanes the compute tools would remove. When its load (over active
+// cycles) is within this fraction of the SM throughput, the compute-limited
+// fraction is the issue rate and the other pipes instead (the way
+// barrier_stalls sets the LSU pipe's load aside for a shared-memory exchange).
+constexpr double kAduSetsSmThroughput = 0.9;
+
 double ComputeLimitedFraction(const ToolContext& context) {
   double percent = context.roofline.sm_throughput_percent.value_or(context.roofline.compute_percent_of_peak);
+  PipeLoads loads = ReadPipeLoads(context);
+  auto adu = loads.find("adu");
+  auto issue = context.Metric(kIssueActiveMetric);
+  if (context.roofline.sm_throughput_percent && issue && adu != loads.end() &&
+      adu->second >= kAduSetsSmThroughput * percent)
+    percent = std::min(percent, std::max(*issue, BusiestPipeExcept(loads, "adu").second));
   return std::clamp(percent / 100, 0.0, 1.0);
 }
 

@@ -54,7 +54,9 @@ double BusiestLoad(const PipeLoads& loads);
 std::pair<std::string, double> BusiestPipeExcept(const PipeLoads& loads, std::string_view excluded);
 
 // How compute-limited the kernel is (0..1): ncu's SM throughput, the weight
-// its compute rules (ThreadDivergence, SOLFPRoofline) give their local gains.
+// its compute rules (ThreadDivergence, SOLFPRoofline) give their local gains;
+// when the ADU pipe alone sets that throughput (its load >= 90% of it), the
+// issue rate and the other pipes instead (see pipe_model.cc).
 double ComputeLimitedFraction(const ToolContext& context);
 // The scale of a pipe-utilisation bar (a threshold in % of a pipe's peak): in a
 // latency-bound kernel (neither side of stage 1 near a ceiling) whose compute

@@ -211,6 +211,14 @@ ToolDefinition BarrierStallsTool() {
       "barrier + membar share of stalls >= min_stall_share and issue active < max_issue_active; gain "
       "min(share, 1 − issue active, headroom) >= min_gain (headroom against the units besides L1 when "
       "shared memory is >= 50% of the L1 wavefronts)";
+  // Warps that wait at barriers while lanes are idle do both for one reason
+  // when the work of a phase shrinks (tree levels, triangular or anti-diagonal
+  // fronts): the threads without work in the phase are masked off until the
+  // barrier. The divergence is then the phase structure's, and the fix that
+  // removes the waits (fewer, fuller phases; warp-synchronous tails; the active
+  // work remapped onto whole warps) removes the idle lanes too: the divergence
+  // finding is folded into this one and listed after it as a secondary cause.
+  tool.subsumes = {"warp_divergence"};
   tool.gain_bound = GainBound::kHidesLatency;
   tool.tuning_moves = {
       {"barrier_stalls",

@@ -20,17 +20,18 @@ TEST(DataMovementPass, TheElementWisePassBetweenProducerAndConsumer) {
 
 // A narrowing cast is a pass too (blind set 2's fp16_cast_pass: f32 → f16, 403 MB read, 186 MB written:
 // 0.46, half the bytes less the writes still dirty in L2 at the end). It outranks the pass's own
-// uncoalesced half2 stores: fused, the stores disappear with the rest of its traffic. The bundle and
-// the raw page alone agree; the program's producer (GELU, XU-bound) and consumer (a row reduction) are
+// uncoalesced half2 stores, if listed: fused, the stores disappear with the rest of its traffic. The bundle
+// and the raw page alone agree; the program's producer (GELU, XU-bound) and consumer (a row reduction) are
 // not passes.
 TEST(DataMovementPass, ANarrowingCastBetweenProducerAndConsumer) {
   for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
     KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind2", "fp16_cast_pass", "cast_to_half_pass", parts);
     ASSERT_FALSE(kernel.findings.empty());
     EXPECT_EQ(kernel.findings.front().tool, "data_movement_pass") << DescribeFindings(kernel);
-    const Finding* stores = FindFinding(kernel, "uncoalesced_stores");
-    ASSERT_NE(stores, nullptr) << DescribeFindings(kernel);
-    EXPECT_LT(stores->estimated_gain, kernel.findings.front().estimated_gain);
+    // Its half2 stores' excess sectors stop at L2 (DRAM moves no more than the accesses use), so since
+    // round 4 of issue 18 the DRAM floor bounds them below min_gain; when listed, they rank below the pass.
+    if (const Finding* stores = FindFinding(kernel, "uncoalesced_stores"))
+      EXPECT_LT(stores->estimated_gain, kernel.findings.front().estimated_gain);
   }
   for (const char* function : {"produce_activations_f32", "consume_row_sums"}) {
     KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind2", "fp16_cast_pass", function);

@@ -36,6 +36,35 @@ std::vector<Recommendation> TailRecommendations(const WaveModel& model) {
        "the tail's share of time shrinks with the number of waves"}};
 }
 
+constexpr const char* kAchievedOccupancyMetric = "sm__warps_active.avg.pct_of_peak_sustained_active";
+constexpr const char* kTheoreticalOccupancyMetric = "sm__maximum_warps_per_active_cycle_pct";
+
+// Past one wave, the partial last wave leaves every SM active (each keeps one
+// or a few blocks of it) while most of its block slots stay empty: the SM
+// active cycles cannot see that tail, the achieved occupancy does (uniform
+// blocks over w waves average w/⌈w⌉ of the theoretical warps). What the empty
+// slots cost is what the missing warps would have hidden: the calibrated
+// latency-hiding model (GPA's PARALLEL_LAT, as achieved_occupancy_gap uses it)
+// at the measured issue rate u with theoretical/achieved times the warps,
+// 1 − u/(1 − (1 − u)^r). A tail whose remaining blocks still keep the pipes
+// busy costs little; one that leaves the schedulers idle costs its share.
+// nullopt below one wave (the idle SMs show in their active cycles) or
+// without the occupancy or issue metrics. It bounds the gain only together
+// with the wave model's waste, so an occupancy gap of another cause (uneven
+// warps) cannot exceed what the grid's shape explains.
+struct SlotIdleCost {
+  double achieved = 0, theoretical = 0, issue_active = 0, gain = 0;
+};
+std::optional<SlotIdleCost> TailBlockSlotCost(const ToolContext& context, const WaveModel& model) {
+  if (model.below_one_wave) return std::nullopt;
+  auto achieved = context.Metric(kAchievedOccupancyMetric);
+  auto theoretical = context.Metric(kTheoreticalOccupancyMetric);
+  auto issue = IssueActive(context);
+  if (!achieved || !theoretical || !issue || *achieved <= 0 || *theoretical <= *achieved) return std::nullopt;
+  return SlotIdleCost{*achieved, *theoretical, issue->value,
+                      MoreWarpsGain(issue->value, *theoretical / *achieved)};
+}
+
 std::optional<Finding> AnalyzeTailEffect(const ToolContext& context) {
   auto model = PredictWaves(context);
   if (!model) return std::nullopt;
@@ -49,10 +78,22 @@ std::optional<Finding> AnalyzeTailEffect(const ToolContext& context) {
   finding.confidence = 0.5;
   AddWaveEvidence(*model, finding.evidence);
   if (auto activity = MeasuredSmActivity(context)) {
-    finding.estimated_gain = std::min(waste, activity->IdleFraction());
+    double measured_idle = activity->IdleFraction();
     finding.gain_method +=
         fmt::format("; bounded by the measured SM idle time (max − avg active cycles) / elapsed = {:.1f}%",
-                    Percent(activity->IdleFraction()));
+                    Percent(measured_idle));
+    if (auto slots = TailBlockSlotCost(context, *model); slots && slots->gain > measured_idle) {
+      measured_idle = slots->gain;
+      finding.gain_method += fmt::format(
+          "; past one wave every SM keeps a block of the last wave, so its active cycles hide the tail and "
+          "its empty warp slots show it: achieved {:.1f}% of theoretical {:.1f}% occupancy, which at the "
+          "issue rate u = {:.1f}% costs 1 − u/(1 − (1 − u)^{:.2f}) = {:.1f}% (latency-hiding model)",
+          slots->achieved, slots->theoretical, Percent(slots->issue_active),
+          slots->theoretical / slots->achieved, Percent(slots->gain));
+      finding.evidence.push_back(MakeEvidence(kAchievedOccupancyMetric, slots->achieved, "%", "", 0));
+      finding.evidence.push_back(MakeEvidence(kTheoreticalOccupancyMetric, slots->theoretical, "%", "", 0));
+    }
+    finding.estimated_gain = std::min(waste, measured_idle);
     finding.confidence = 0.8;
     AddSmActivityEvidence(*activity, finding.evidence);
   }
@@ -84,16 +125,25 @@ ToolDefinition TailEffectTool() {
                    NcuMetric("launch__sm_count"),
                    NcuMetric("sm__cycles_active.avg", true),
                    NcuMetric("sm__cycles_active.max", true),
-                   NcuMetric("sm__cycles_elapsed.max", true)};
+                   NcuMetric("sm__cycles_elapsed.max", true),
+                   NcuMetric(kAchievedOccupancyMetric, true),
+                   NcuMetric(kTheoreticalOccupancyMetric, true)};
+  for (RequiredInput& input : LatencyModelInputs()) tool.required.push_back(input);
   tool.thresholds = {LatencyMinGainThreshold()};
   tool.trigger =
       "idle SM time of uniform blocks, 1 − w/⌈w⌉ (w: waves, or blocks per SM below one wave), bounded by the "
-      "measured (max − avg) SM active cycles / elapsed, >= min_gain";
+      "measured (max − avg) SM active cycles / elapsed or, past one wave, the larger cost of the empty warp "
+      "slots (latency-hiding model at the issue rate, theoretical/achieved occupancy), >= min_gain";
   tool.subsumes = {"achieved_occupancy_gap"};
   tool.gain_bound = GainBound::kHidesLatency;
   tool.tuning_moves = {
       {"tail_effect",
-       {{ParameterRole::kItemsPerThread, MoveDirection::kDecrease}, {ParameterRole::kRowsPerBlock, MoveDirection::kDecrease}, {ParameterRole::kTileX, MoveDirection::kDecrease}, {ParameterRole::kTileY, MoveDirection::kDecrease}, {ParameterRole::kSplitK, MoveDirection::kIncrease}, {ParameterRole::kBlockSize, MoveDirection::kDecrease}},
+       {{ParameterRole::kItemsPerThread, MoveDirection::kDecrease},
+        {ParameterRole::kRowsPerBlock, MoveDirection::kDecrease},
+        {ParameterRole::kTileX, MoveDirection::kDecrease},
+        {ParameterRole::kTileY, MoveDirection::kDecrease},
+        {ParameterRole::kSplitK, MoveDirection::kIncrease},
+        {ParameterRole::kBlockSize, MoveDirection::kDecrease}},
        "the last wave of blocks leaves SMs idle: more, smaller blocks (or split the reduction)"},
   };
   tool.analyze = AnalyzeTailEffect;

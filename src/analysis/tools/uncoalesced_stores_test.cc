@@ -23,5 +23,19 @@ TEST(UncoalescedStores, PointsAtTheStores) {
   EXPECT_EQ(FindFinding(kernel, "uncoalesced_loads"), nullptr) << DescribeFindings(kernel);
 }
 
+// Issue 18, round 4: a DRAM-bound int8 -> bf16 dequantization writes each thread's 32 bytes as two 16-byte
+// stores, so every store sector is half used, but L2 merges the halves: DRAM moves the bytes the accesses
+// use, at 95% of the measured floor for them. Coalescing cannot cut those bytes: the gain is bounded by
+// that floor and the kernel keeps its healthy verdict.
+TEST(UncoalescedStores, ExcessSectorsThatStopAtL2AreBoundedByTheDramFloor) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind4", "healthy_int8_dequant_bf16", "", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "healthy") << DescribeFindings(kernel);
+    for (const Finding& finding : kernel.findings)
+      EXPECT_LE(finding.severity, Severity::kMinor) << DescribeFindings(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace kopt

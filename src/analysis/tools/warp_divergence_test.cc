@@ -33,5 +33,18 @@ TEST(ComputeTools, ThresholdOverrideSilencesTheTool) {
   EXPECT_EQ(FindFinding(diagnosis.kernels.front(), "warp_divergence"), nullptr);
 }
 
+// Issue 18, round 4: a 22 µs uint8 -> float normalize whose SM throughput (86%) is the ADU pipe (a
+// per-thread index into a parameter table) while the schedulers issue 30% of the cycles: the predicated-off
+// lanes are weighed by the issue rate, not by the ADU's load, and neither they nor the integer work the raw
+// page shows are above minor on this healthy kernel.
+TEST(ComputeTools, AduLoadIsNotComputeLimitedWork) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind6", "short_u8_image_normalize_18mb", "", parts);
+    for (const Finding& finding : kernel.findings)
+      EXPECT_LE(finding.severity, Severity::kMinor) << DescribeFindings(kernel);
+    EXPECT_EQ(FindFinding(kernel, "int64_index_arithmetic"), nullptr) << DescribeFindings(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace kopt
