@@ -27,6 +27,11 @@
 #       the rest); writes $OUT/blind_set7.tar.gz; scripts/blind_set7_after_capture.sh turns it into
 #       tests/fixtures/h200_blind7/ and the accuracy table; its two cuBLAS programs fill their inputs from
 #       the host, so `regex:.` with one launch profiles the library's first kernel)
+#   OUT=/tmp/out SET=blind_set8 CALIBRATE=0 TARGETED=0 scripts/capture_h200_blind.sh   (blind set 8, 26
+#       programs, about 3.5 minutes (BUDGET_S=210 TIMING_BUDGET_S=235 to fit all of them; or ONLY=... for
+#       the rest); writes $OUT/blind_set8.tar.gz; scripts/blind_set8_after_capture.sh turns it into
+#       tests/fixtures/h200_blind8/ and the accuracy table; its two cuBLAS programs fill their inputs from
+#       the host, so `regex:.` with one launch profiles the library's first kernel)
 # It was run as .carry/capture/h18/run.sh (this script with the sources copied beside it) on
 # 2026-12-01; turning the capture into tests/fixtures/h200_blind/:
 #   scripts/capture_h200_fixtures.sh --trim CAPTURE/cap FIXTURES       (trimming, as for the first set)
@@ -222,6 +227,34 @@ KERNELS_BLIND_SET7=(
   "tiny_ssd_anchor_boxes_once|regex:^tiny_ssd_anchor_boxes_once\$|1"
   "healthy_sgd_nesterov_stream|regex:^healthy_sgd_nesterov_stream\$|1"
 )
+KERNELS_BLIND_SET8=(
+  "fp64_weibull_survival|regex:^fp64_weibull_survival\$|1"
+  "fp64_sinc_resample_taps|regex:^fp64_sinc_resample_taps\$|1"
+  "mufu_gaussian_splat_weights|regex:^mufu_gaussian_splat_weights\$|1"
+  "mufu_lognormal_mixture_density|regex:^mufu_lognormal_mixture_density\$|1"
+  "int64_diag_embed_batched|regex:^int64_diag_embed_batched\$|1"
+  "int64_upsample_nearest3d|regex:^int64_upsample_nearest3d\$|1"
+  "barrier_argmax_tree_rows|regex:^barrier_argmax_tree_rows\$|1"
+  "barrier_haar_wavelet_levels|regex:^barrier_haar_wavelet_levels\$|1"
+  "smem_thread_private_histogram|regex:^smem_thread_private_histogram\$|1"
+  "cublas_fp16_gemmex_attn_out_proj|regex:.|1"
+  "cublas_bf16_gemmex_mlp_down_proj|regex:.|1"
+  "short_relu_backward_mask_21mb|regex:^short_relu_backward_mask_21mb\$|1"
+  "short_layerscale_channels_16mb|regex:^short_layerscale_channels_16mb\$|1"
+  "sgemm_regtile_pointnet_mlp|regex:^sgemm_regtile_pointnet_mlp\$|1"
+  "bf16_gemm_smem_tiled_cross_attn_kv|regex:^bf16_gemm_smem_tiled_cross_attn_kv\$|1"
+  "imbalance_amr_refined_cells|regex:^imbalance_amr_refined_cells\$|1"
+  "atomic_iou_best_gt_match|regex:^atomic_iou_best_gt_match\$|1"
+  "atomic_moe_router_expert_load|regex:^atomic_moe_router_expert_load\$|1"
+  "wave_string_step_launches|regex:^wave_step\$|10"
+  "sandpile_topple_launches|regex:^sandpile_topple\$|10"
+  "flip_augment_copy_pass|regex:^(normalize_pixels|flip_rows_pass|row_energy)\$|3"
+  "interleave_complex_pass|regex:^(mix_down|interleave_complex_pass|iq_power)\$|3"
+  "uncoalesced_nhwc_depth_channel_read|regex:^uncoalesced_nhwc_depth_channel_read\$|1"
+  "tail_bootstrap_ci_blocks|regex:^tail_bootstrap_ci_blocks\$|1"
+  "tiny_mel_filterbank_once|regex:^tiny_mel_filterbank_once\$|1"
+  "healthy_lion_optimizer_update|regex:^healthy_lion_optimizer_update\$|1"
+)
 KERNELS=(
   "fp64_gelu_literals|regex:^fp64_gelu_literals\$|1"
   "fp64_exp_decay|regex:^fp64_exp_decay\$|1"
@@ -252,6 +285,7 @@ KERNELS=(
 [[ $SET == blind_set5 ]] && KERNELS=("${KERNELS_BLIND_SET5[@]}")
 [[ $SET == blind_set6 ]] && KERNELS=("${KERNELS_BLIND_SET6[@]}")
 [[ $SET == blind_set7 ]] && KERNELS=("${KERNELS_BLIND_SET7[@]}")
+[[ $SET == blind_set8 ]] && KERNELS=("${KERNELS_BLIND_SET8[@]}")
 # ONLY="prog1 prog2 ...": capture just these programs of the set (a second call for what a budget skipped)
 if [[ -n ${ONLY:-} ]]; then
   selected=()
