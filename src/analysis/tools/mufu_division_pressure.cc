@@ -99,8 +99,9 @@ std::vector<Recommendation> IssueBoundRecommendations(double gain, size_t divisi
 // FP64 conversions (accidental_fp64) and the other conversions (F2I/I2F of
 // indices, F2F casts) are not float special-function work.
 double FloatMathShareOfXu(const XuComposition& xu) {
-  size_t roundings = std::count_if(xu.other.begin(), xu.other.end(),
-                                   [](const SassInstruction* i) { return i->opcode == "FRND"; });
+  size_t roundings = std::count_if(xu.other.begin(), xu.other.end(), [](const SassInstruction* i) {
+    return i->opcode == "FRND" && !HasModifier(*i, "64");
+  });
   return Share(xu.special_functions.size() + roundings, xu.Total());
 }
 
