@@ -81,12 +81,16 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   nlohmann::json wire = request;
   wire["output_fd"] = kOutputChannelFd;
   ChannelMemory memory = std::move(channel_memory_);
-  const bool use_memory = memory.descriptor() >= 0;
-  const bool use_pull = channel_pull_ && !use_memory && !pull_refused_once_;
+  const runner::OutputChannelKind channel = memory.descriptor() >= 0 ? runner::OutputChannelKind::kMemory
+                                            : channel_pull_ && !pull_refused_once_
+                                                ? runner::OutputChannelKind::kPull
+                                                : runner::OutputChannelKind::kPipe;
+  const bool use_memory = channel == runner::OutputChannelKind::kMemory;
+  const bool use_pull = channel == runner::OutputChannelKind::kPull;
   wire["output_memory"] = use_memory;
   wire["output_pull"] = use_pull;
   ParentPhases phases;
-  phases.channel = use_memory ? "memory" : use_pull ? "pull" : "pipe";
+  phases.channel = std::string(runner::OutputChannelKindName(channel));
   phases.prepare = std::exchange(prepare_seconds_, 0.0);
   Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(wire, "runner request");
   if (!parsed.ok())

@@ -44,7 +44,7 @@ Status SendAll(int descriptor, std::string_view bytes) {
 
 }  // namespace
 
-OutputChannel::OutputChannel(int descriptor, bool memory, bool pull) {
+OutputChannel::OutputChannel(int descriptor, OutputChannelKind kind) {
   if (descriptor < 0) return;
   descriptor_ = fcntl(descriptor, F_DUPFD_CLOEXEC, 64);
   if (descriptor_ < 0) {
@@ -52,11 +52,11 @@ OutputChannel::OutputChannel(int descriptor, bool memory, bool pull) {
     return;
   }
   close(descriptor);
-  if (memory) {
+  if (kind == OutputChannelKind::kMemory) {
     memory_.emplace(descriptor_);
     return;
   }
-  if (pull) {
+  if (kind == OutputChannelKind::kPull) {
     pull_ = true;
     return;
   }

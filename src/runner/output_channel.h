@@ -6,7 +6,7 @@
 // in this process can still write frames; it gains nothing by it: a frame is
 // only its own output, judged by the parent against the reference child's.
 //
-// With request `output_memory` the descriptor is instead shared memory the
+// With OutputChannelKind::kMemory (request `output_memory`) the descriptor is instead shared memory the
 // parent seals after this process ended (core/channel_memory.h), written by
 // a MemoryFrameWriter (runner_protocol/output_frames.h): one copy, nothing
 // for the parent to read while the child runs.
@@ -20,7 +20,7 @@
 // ended), as it could write frames itself. KOPT_OUTPUT_SPLICE=0 in the
 // environment turns lending off (a benchmark switch: each Lend copies).
 //
-// With request `output_pull` the descriptor is one end of a stream socket and
+// With OutputChannelKind::kPull (request `output_pull`) the descriptor is one end of a stream socket and
 // the channel is pulled (core/channel_pull.h): Lend sends only where the bytes
 // lie in this process, the parent copies them from here and acks; Consumed
 // waits for those acks. Lent bytes must stay as they are, and mapped, until
@@ -37,15 +37,15 @@
 
 #include "core/status.h"
 #include "runner_protocol/output_frames.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
 
 class OutputChannel {
  public:
-  // `descriptor` -1: frames are dropped (no parent reads them). `memory`:
-  // the descriptor is channel memory, not a pipe (above).
-  // `pull`: the descriptor is a pulled channel's socket (above).
-  explicit OutputChannel(int descriptor, bool memory = false, bool pull = false);
+  // `descriptor` -1: frames are dropped (no parent reads them). `kind`: what
+  // the descriptor is: a pipe, channel memory or a pulled channel's socket (above).
+  explicit OutputChannel(int descriptor, OutputChannelKind kind = OutputChannelKind::kPipe);
   ~OutputChannel();
   OutputChannel(const OutputChannel&) = delete;
   OutputChannel& operator=(const OutputChannel&) = delete;

@@ -292,8 +292,7 @@ std::optional<RunnerFailure> LoadFailure(const Status& status, const char* which
 int RunRequest(const RunnerRequest& request, EventSink& events) {
   // The output channel first: before any library is loaded, the descriptor
   // moves out of the low numbers a candidate would write to by accident.
-  OutputChannel channel(request.output_fd, request.output_memory,
-                        request.output_pull && !request.output_memory);
+  OutputChannel channel(request.output_fd, request.output_channel);
   Result<DeviceSetup> device =
       SetUpDevice(request.device, request.timing.has_value() || request.energy.has_value());
   if (!device.ok()) {

@@ -33,6 +33,12 @@ constexpr EnumNameTable<RunnerRole, 2> kRunnerRoleNames = {{
     {RunnerRole::kReference, "reference"},
 }};
 
+constexpr EnumNameTable<OutputChannelKind, 3> kOutputChannelKindNames = {{
+    {OutputChannelKind::kPipe, "pipe"},
+    {OutputChannelKind::kMemory, "memory"},
+    {OutputChannelKind::kPull, "pull"},
+}};
+
 template <typename Enum, size_t Count>
 std::string NameList(const EnumNameTable<Enum, Count>& table) {
   std::string names;
@@ -452,8 +458,11 @@ Result<RunnerRequest> RunnerRequestFromJson(const json& value, const std::string
   if (output_fd < -1 || output_fd > 1023)
     return reader.Error("output_fd", "expected -1 or a descriptor 0..1023");
   request.output_fd = static_cast<int>(output_fd);
-  KOPT_ASSIGN_OR_RETURN(request.output_memory, reader.Boolean("output_memory", false));
-  KOPT_ASSIGN_OR_RETURN(request.output_pull, reader.Boolean("output_pull", false));
+  KOPT_ASSIGN_OR_RETURN(bool output_memory, reader.Boolean("output_memory", false));
+  KOPT_ASSIGN_OR_RETURN(bool output_pull, reader.Boolean("output_pull", false));
+  request.output_channel = output_memory ? OutputChannelKind::kMemory
+                           : output_pull ? OutputChannelKind::kPull
+                                         : OutputChannelKind::kPipe;
   return request;
 }
 
@@ -536,8 +545,8 @@ nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {
                          {"timing_seed", request.timing_seed},
                          {"fresh_seed", request.fresh_seed},
                          {"output_fd", request.output_fd},
-                         {"output_memory", request.output_memory},
-                         {"output_pull", request.output_pull}};
+                         {"output_memory", request.output_channel == OutputChannelKind::kMemory},
+                         {"output_pull", request.output_channel == OutputChannelKind::kPull}};
   if (request.timing) {
     const TimingRequest& timing = *request.timing;
     json["timing"] = {{"warmup_seconds", timing.warmup_seconds},
@@ -564,6 +573,10 @@ namespace kopt::runner {
 
 std::string_view RunnerRoleName(RunnerRole role) {
   return EnumName(kRunnerRoleNames, role, "unknown");
+}
+
+std::string_view OutputChannelKindName(OutputChannelKind kind) {
+  return EnumName(kOutputChannelKindNames, kind, "unknown");
 }
 
 uint64_t TimingSetSeed(uint64_t timing_seed, int64_t set) {

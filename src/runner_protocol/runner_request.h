@@ -116,6 +116,10 @@ inline constexpr std::string_view kRunnerRequestSchema = "kopt.runner.request/1"
 enum class RunnerRole { kCandidate, kReference };
 std::string_view RunnerRoleName(RunnerRole role);  // "candidate", "reference"
 
+// How a runner's output frames reach the parent (RunnerRequest::output_channel).
+enum class OutputChannelKind { kPipe, kMemory, kPull };
+std::string_view OutputChannelKindName(OutputChannelKind kind);  // "pipe", "memory", "pull"
+
 struct RunnerRequest {
   RunnerRole role = RunnerRole::kCandidate;
   RunnerTask task;
@@ -136,18 +140,19 @@ struct RunnerRequest {
   // The descriptor the runner writes output frames to (harness/output_frames.h);
   // -1: outputs are not sent (the parent then cannot judge the child).
   int output_fd = -1;
-  // false: output_fd is a pipe, frames are written to it in order. true:
-  // output_fd is shared memory the parent seals after the child ended
-  // (core/channel_memory.h): frames are written back to back from offset 0,
-  // each frame's payload before its head, so a frame whose magic is there is
-  // complete; the frames end where 8 zero bytes stand instead of a magic
-  // (docs/harness-protocol.md §3, "Output frames").
-  bool output_memory = false;
-  // true (with output_memory false): output_fd is one end of a stream socket
-  // and the channel is pulled (core/channel_pull.h): records name where each
-  // payload piece lies in the runner's memory, the parent copies it from
-  // there and acks (docs/harness-protocol.md §3, "Output frames").
-  bool output_pull = false;
+  // How output frames reach the parent (docs/harness-protocol.md §3, "Output
+  // frames"); on the wire as the booleans output_memory and output_pull
+  // (memory wins when both are true).
+  //  kPipe: output_fd is a pipe, frames are written to it in order.
+  //  kMemory: output_fd is shared memory the parent seals after the child
+  //   ended (core/channel_memory.h): frames are written back to back from
+  //   offset 0, each frame's payload before its head, so a frame whose magic
+  //   is there is complete; the frames end where 8 zero bytes stand instead
+  //   of a magic.
+  //  kPull: output_fd is one end of a stream socket and the channel is pulled
+  //   (core/channel_pull.h): records name where each payload piece lies in
+  //   the runner's memory, the parent copies it from there and acks.
+  OutputChannelKind output_channel = OutputChannelKind::kPipe;
 };
 
 // The seed of timed input set `set` (0-based) of a run.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <tuple>
 
 #include "harness/task_spec.h"
 
@@ -242,8 +243,27 @@ TEST(RunnerRequestIssue12, ReadsRoleSeedsOutputDescriptorAndVerifiedSamples) {
   EXPECT_EQ(again->role, RunnerRole::kReference);
   EXPECT_EQ(again->timing_seed, parsed->timing_seed);
   EXPECT_EQ(again->output_fd, 3);
-  EXPECT_TRUE(again->output_memory);
+  EXPECT_EQ(again->output_channel, OutputChannelKind::kMemory);
   EXPECT_EQ(again->timing->verified_samples, 4);
+}
+
+// The wire's two booleans are one channel kind: memory wins over pull, and
+// the writer sends back the kind it read.
+TEST(RunnerRequestIssue16, OutputChannelKindFromTheWire) {
+  for (auto [memory, pull, kind] :
+       {std::tuple{false, true, OutputChannelKind::kPull}, std::tuple{true, true, OutputChannelKind::kMemory},
+        std::tuple{true, false, OutputChannelKind::kMemory}}) {
+    json request = SoftmaxRequest();
+    request["output_memory"] = memory;
+    request["output_pull"] = pull;
+    Result<RunnerRequest> parsed = RunnerRequestFromJson(request, "request.json");
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    EXPECT_EQ(parsed->output_channel, kind);
+    Result<RunnerRequest> again = RunnerRequestFromJson(RunnerRequestToJson(*parsed), "again");
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    EXPECT_EQ(again->output_channel, kind);
+  }
+  EXPECT_EQ(OutputChannelKindName(OutputChannelKind::kPull), "pull");
 }
 
 TEST(RunnerRequestIssue12, DefaultsAndBadValues) {
@@ -251,7 +271,7 @@ TEST(RunnerRequestIssue12, DefaultsAndBadValues) {
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->role, RunnerRole::kCandidate);
   EXPECT_EQ(parsed->output_fd, -1);
-  EXPECT_FALSE(parsed->output_memory);
+  EXPECT_EQ(parsed->output_channel, OutputChannelKind::kPipe);
   EXPECT_EQ(parsed->timing->verified_samples, 2);
   json request = SoftmaxRequest();
   request["role"] = "judge";
