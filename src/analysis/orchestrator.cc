@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "analysis/latency_model.h"
 #include "core/quantity_format.h"
 
 namespace kopt {
@@ -245,9 +246,6 @@ constexpr DominantStallCause kDominantStallCauses[] = {{"barrier", "barrier_stal
 // ncu's CPIStall rule names a stall reason from 30% of the stall cycles: the
 // same bar for the reason that names the limiter.
 constexpr double kDominantStallShare = 0.3;
-// The share of a unit's peak reachable in practice: the latency tools'
-// reachable_peak_percent default (analysis/latency_model.cc).
-constexpr double kReachablePeakPercent = 90;
 
 std::optional<Finding> DominantStallFallback(const KernelDiagnosis& kernel, const KernelLaunch& launch) {
   const StallReason* dominant = nullptr;
@@ -264,7 +262,9 @@ std::optional<Finding> DominantStallFallback(const KernelDiagnosis& kernel, cons
   std::optional<double> issue = launch.Metric("smsp__issue_active.avg.pct_of_peak_sustained_active");
   if (!issue) return std::nullopt;
   double idle = std::clamp(1 - *issue / 100, 0.0, 1.0);
-  double headroom = std::clamp(1 - kernel.roofline.speed_of_light_percent / kReachablePeakPercent, 0.0, 1.0);
+  // The share of a unit's peak reachable in practice: the latency tools' default.
+  const double reachable_peak_percent = ReachablePeakThreshold().default_value;
+  double headroom = std::clamp(1 - kernel.roofline.speed_of_light_percent / reachable_peak_percent, 0.0, 1.0);
   Finding finding;
   finding.tool = std::string(cause->tool);
   finding.title =
@@ -276,15 +276,13 @@ std::optional<Finding> DominantStallFallback(const KernelDiagnosis& kernel, cons
       "{:.1f}%, capped by the idle issue slots 1 − u = {:.1f}% (GPA's bound) and by the throughput headroom "
       "1 − speed of light / {:.0f}% = {:.1f}% (hiding a stall cannot push the busiest unit past what it "
       "reaches); graded at most minor, as the tools' own bars were not met",
-      dominant->share * 100, idle * 100, kReachablePeakPercent, headroom * 100);
+      dominant->share * 100, idle * 100, reachable_peak_percent, headroom * 100);
   finding.evidence.push_back(
       {"stall share: " + dominant->name, dominant->share * 100, "%", ">=", kDominantStallShare * 100});
-  if (issue)
-    finding.evidence.push_back({"smsp__issue_active.avg.pct_of_peak_sustained_active", *issue, "%", "", 0});
+  finding.evidence.push_back({"smsp__issue_active.avg.pct_of_peak_sustained_active", *issue, "%", "", 0});
   finding.root_cause = fmt::format(
       "No tool's bar was met and the kernel is not at a ceiling; what its warps wait on most is {} ({:.0f}% "
-      "of "
-      "the stall cycles, {:.2f} cycles per issued instruction), the usual sign of what {} describes.",
+      "of the stall cycles, {:.2f} cycles per issued instruction), the usual sign of what {} describes.",
       dominant->name, dominant->share * 100, dominant->cycles_per_issue, cause->tool);
   finding.recommendations.push_back(
       {fmt::format("Start with the {} stalls: find the instructions that carry them (ncu's source page, "
