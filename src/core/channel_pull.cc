@@ -135,6 +135,9 @@ void PullReceiver::Pull(uint64_t address, uint64_t count) {
   for (uint64_t done = 0; done < count;) {
     uint64_t step = std::min<uint64_t>(count - done, kPullStepBytes);
     size_t room = Reserve(step);
+    // Past max_bytes nothing more is kept: the rest is dropped at once, not
+    // stepped through (a record naming 2^63 bytes would take 2^37 steps).
+    if (room == 0) break;
     Status pulled = PullFromProcess(pid_, address + done, room,
                                     reinterpret_cast<std::byte*>(sink_.data() + filled_), threads_);
     if (!pulled.ok()) {

@@ -148,6 +148,21 @@ TEST(ChannelPullTest, BytesPastTheBoundAreDroppedButAcknowledged) {
   EXPECT_TRUE(result.channel_bytes == Pattern(size_t{20} << 20).substr(0, size_t{1} << 20));
 }
 
+// A record naming far more than the bound (2^62 bytes) ends at once: what
+// does not fit is dropped without being stepped through, and acknowledged.
+TEST(ChannelPullTest, ARecordFarPastTheBoundEndsAtOnce) {
+  std::string source = Pattern(size_t{1} << 16);
+  std::string sink;
+  PullReceiver receiver(getpid(), sink, source.size(), -1, 2);
+  std::string record = EncodePullRecord(source.data(), uint64_t{1} << 62);
+  receiver.Consume(std::span<const char>(record.data(), record.size()));
+  if (receiver.failure() == PullFailure::kEnvironment) GTEST_SKIP() << receiver.failure_message();
+  EXPECT_EQ(receiver.failure(), PullFailure::kNone) << receiver.failure_message();
+  EXPECT_TRUE(receiver.truncated());
+  ASSERT_EQ(receiver.filled(), source.size());
+  EXPECT_EQ(sink.substr(0, receiver.filled()), source);
+}
+
 TEST(ChannelPullTest, PullFromProcessCopiesThisProcessesMemoryOnSeveralThreads) {
   std::string source = Pattern(size_t{9} << 20);
   std::vector<std::byte> destination(source.size());
