@@ -38,6 +38,10 @@ enum class FailureKind {
   // verified timed launch far slower than the median, more GPU time than the
   // child's wall time, a sample count or input-set count other than asked.
   kTimingInconsistent,
+  // The parent's static policy screened the candidate out before it ran: it
+  // uses a construct the task and the command line do not allow
+  // (harness/candidate_policy.h).
+  kPolicyViolation,
 };
 
 // The protocol name of `kind`, e.g. "illegal_address".
