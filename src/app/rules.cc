@@ -93,8 +93,8 @@ nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::
 
 Status WritePolicyRules(const RulesOptions& options, ReportFormat format, std::ostream& out) {
   if (!options.tool.empty() && !ParsePolicyConstruct(options.tool)) {
-    return NotFound(fmt::format("no policy construct \"{}\"; expected one of: {}", options.tool,
-                                PolicyConstructList()));
+    return NotFound(
+        fmt::format("no policy construct \"{}\"; expected one of: {}", options.tool, PolicyConstructList()));
   }
   nlohmann::ordered_json rules = nlohmann::ordered_json::array();
   if (format == ReportFormat::kMarkdown) out << "# kopt bench candidate policy\n\n";
@@ -110,7 +110,8 @@ Status WritePolicyRules(const RulesOptions& options, ReportFormat format, std::o
     out << bullet << "matches: " << rule.matches << "\n";
     out << bullet << "why: " << rule.why << "\n";
     out << bullet << "help: " << rule.help << "\n";
-    out << bullet << "allow: --allow " << rule.id << ", or [policy] allow = [\"" << rule.id << "\"] in task.toml\n\n";
+    out << bullet << "allow: --allow " << rule.id << ", or [policy] allow = [\"" << rule.id
+        << "\"] in task.toml\n\n";
   }
   if (format == ReportFormat::kJson) {
     nlohmann::ordered_json root;

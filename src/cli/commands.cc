@@ -211,9 +211,10 @@ std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::s
   command.add_option("--format,-f", options->format, "Output format: term, md or json")
       ->capture_default_str();
   command.add_option("--config", options->config_path, "Tool configuration (TOML) whose overrides to show");
-  command.add_flag("--policy", options->policy,
-                   "List the static policy of kopt bench instead: the constructs a candidate may not use, why, "
-                   "and how to allow one");
+  command.add_flag(
+      "--policy", options->policy,
+      "List the static policy of kopt bench instead: the constructs a candidate may not use, why, "
+      "and how to allow one");
   return [options]() { return RunRules(*options, std::cout); };
 }
 
@@ -245,21 +246,24 @@ void AddMeasureOptions(CLI::App& command, MeasureSettings& settings) {
           "--policy lists them); repeatable")
       ->check(CLI::Validator(
           [](std::string& name) {
-            return ParsePolicyConstruct(name) ? std::string()
-                                              : "\"" + name + "\" is not a policy construct; expected one of: " +
-                                                    PolicyConstructList();
+            return ParsePolicyConstruct(name)
+                       ? std::string()
+                       : "\"" + name +
+                             "\" is not a policy construct; expected one of: " + PolicyConstructList();
           },
           "CONSTRUCT"));
-  command.add_option("--input-scale", settings.inputs.scale,
-                     "Scale every floating-point input by this factor (3, 0.01; -1 negates); default 1")
+  command
+      .add_option("--input-scale", settings.inputs.scale,
+                  "Scale every floating-point input by this factor (3, 0.01; -1 negates); default 1")
       ->capture_default_str();
   command
       .add_option("--input-shape", settings.inputs.shape,
                   "Input values' shape: declared (the task's initialisers) or heavy_tailed (Student-t of the "
                   "declared spread)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, InputShape>{{"declared", InputShape::kDeclared},
-                                                                          {"heavy_tailed", InputShape::kHeavyTailed}},
-                                          CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, InputShape>{{"declared", InputShape::kDeclared},
+                                            {"heavy_tailed", InputShape::kHeavyTailed}},
+          CLI::ignore_case));
   command.add_option("--arch", settings.arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
   command.add_option("--include-dir", settings.include_directories,
                      "Add DIR to every compile's include path (-I DIR); repeatable");

@@ -38,11 +38,15 @@ bool InBounds(std::string_view bytes, const Section& section) {
 
 }  // namespace
 
-Result<std::vector<std::string>> UndefinedDynamicSymbols(std::string_view elf_bytes, std::string_view file_name) {
+Result<std::vector<std::string>> UndefinedDynamicSymbols(std::string_view elf_bytes,
+                                                         std::string_view file_name) {
   auto invalid = [&](std::string_view what) {
     return InvalidInput(std::string(file_name) + ": " + std::string(what));
   };
-  if (elf_bytes.size() < 64 || std::memcmp(elf_bytes.data(), "\x7f" "ELF", 4) != 0) {
+  if (elf_bytes.size() < 64 || std::memcmp(elf_bytes.data(),
+                                           "\x7f"
+                                           "ELF",
+                                           4) != 0) {
     return invalid("not an ELF file");
   }
   if (elf_bytes[4] != 2 || elf_bytes[5] != 1) return invalid("not a 64-bit little-endian ELF file");
@@ -63,14 +67,15 @@ Result<std::vector<std::string>> UndefinedDynamicSymbols(std::string_view elf_by
     }
     if (symbols.type != kSectionDynamicSymbols) continue;
     Section strings;
-    if (symbols.link >= header_count || !ReadSection(elf_bytes, table_offset + symbols.link * header_size, strings) ||
+    if (symbols.link >= header_count ||
+        !ReadSection(elf_bytes, table_offset + symbols.link * header_size, strings) ||
         !InBounds(elf_bytes, symbols) || !InBounds(elf_bytes, strings)) {
       return invalid("dynamic symbol table or its strings outside the file");
     }
     const uint64_t stride = symbols.entry_size >= kSymbolBytes ? symbols.entry_size : kSymbolBytes;
     std::string_view string_table = elf_bytes.substr(strings.offset, strings.size);
-    for (uint64_t entry = symbols.offset; symbols.offset + symbols.size - entry >= kSymbolBytes &&
-                                          entry < symbols.offset + symbols.size;
+    for (uint64_t entry = symbols.offset;
+         symbols.offset + symbols.size - entry >= kSymbolBytes && entry < symbols.offset + symbols.size;
          entry += stride) {
       uint64_t name = 0, section_index = 0;
       ReadUnsigned(elf_bytes, entry, 4, name);

@@ -19,6 +19,7 @@ namespace kopt {
 // bytes are not ELF64 little-endian, or a section header, the symbol table or
 // its string table lies outside the bytes; an object without .dynsym has no
 // imports (an empty list).
-Result<std::vector<std::string>> UndefinedDynamicSymbols(std::string_view elf_bytes, std::string_view file_name);
+Result<std::vector<std::string>> UndefinedDynamicSymbols(std::string_view elf_bytes,
+                                                         std::string_view file_name);
 
 }  // namespace kopt

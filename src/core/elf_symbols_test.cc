@@ -9,7 +9,8 @@ namespace kopt {
 namespace {
 
 void PutLittleEndian(std::string& bytes, size_t offset, uint64_t value, size_t width) {
-  for (size_t index = 0; index < width; ++index) bytes[offset + index] = static_cast<char>((value >> (8 * index)) & 0xff);
+  for (size_t index = 0; index < width; ++index)
+    bytes[offset + index] = static_cast<char>((value >> (8 * index)) & 0xff);
 }
 
 // A minimal ELF64 file: section 0 (null), 1 (.dynstr), 2 (.dynsym) with a
@@ -18,7 +19,9 @@ std::string MinimalElfFile() {
   const std::string strings = std::string("\0mprotect\0entry\0dlsym\0", 22);
   const size_t strings_offset = 64, symbols_offset = 128, headers_offset = 256;
   std::string bytes(headers_offset + 3 * 64, '\0');
-  bytes.replace(0, 4, "\x7f" "ELF");
+  bytes.replace(0, 4,
+                "\x7f"
+                "ELF");
   bytes[4] = 2;
   bytes[5] = 1;
   PutLittleEndian(bytes, 0x28, headers_offset, 8);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "core/enum_names.h"
@@ -48,7 +49,8 @@ const std::vector<PolicyRule> kRules = {
      "cudaGetDriverEntryPoint",
      "finds the harness's own functions (timers, the copy that feeds verification) to call or overwrite them",
      "link against the CUDA runtime as usual; a driver entry point (TMA descriptors) is honest: allow it"},
-    {PolicyConstruct::kMemoryProtection, "memory_protection", "source: mprotect, pkey_mprotect, PROT_EXEC; imports: mprotect",
+    {PolicyConstruct::kMemoryProtection, "memory_protection",
+     "source: mprotect, pkey_mprotect, PROT_EXEC; imports: mprotect",
      "makes the harness's code writable to patch its timers or checks",
      "a kernel never needs it; allow it only for a JIT that maps its own code"},
     {PolicyConstruct::kProcessControl, "process_control",
@@ -68,21 +70,25 @@ const std::vector<PolicyRule> kRules = {
      "dup3, socket, connect, std::ofstream, std::fstream",
      "writes the runner's result channel or descriptors directly: forged events, forged outputs",
      "print diagnostics with printf / fprintf(stderr, ...); read lookup tables from constants"},
-    {PolicyConstruct::kEnvironment, "environment", "source and imports: getenv, secure_getenv, setenv, putenv, environ",
+    {PolicyConstruct::kEnvironment, "environment",
+     "source and imports: getenv, secure_getenv, setenv, putenv, environ",
      "reads the run's token or the harness's settings to forge or recognise its runs",
      "take sizes and options from the entry point's arguments; allow it for an honest tuning knob"},
     {PolicyConstruct::kUnjoinedStream, "unjoined_stream",
-     "source: cudaStreamCreate* / cuStreamCreate* with no cudaStreamWaitEvent(<the entry's stream>, ...) and no "
+     "source: cudaStreamCreate* / cuStreamCreate* with no cudaStreamWaitEvent(<the entry's stream>, ...) and "
+     "no "
      "captured graph launched on it; imports: a stream created, cudaStreamWaitEvent and graphs never used",
      "work on a private stream that never joins the harness's stream runs outside the timed bracket",
      "record an event on your stream after its work and cudaStreamWaitEvent(stream, event) before "
      "returning (tests/adversarial/legit_fork_join.cu)"},
     {PolicyConstruct::kDeviceClock, "device_clock",
-     "source: clock64(), clock(), \"%globaltimer\" / \"%clock\" asm operands; SASS: SR_CLOCKLO/HI, SR_GLOBALTIMER",
+     "source: clock64(), clock(), \"%globaltimer\" / \"%clock\" asm operands; SASS: SR_CLOCKLO/HI, "
+     "SR_GLOBALTIMER",
      "a kernel that reads the clock can tell timed samples from checked ones, or pad itself to a target time",
      "remove timing code from the candidate; allow it for an honest spin-wait with a bound"},
     {PolicyConstruct::kHostClock, "host_clock",
-     "source: clock_gettime, gettimeofday, time(), std::chrono, __rdtsc, cudaEventElapsedTime; imports: the same",
+     "source: clock_gettime, gettimeofday, time(), std::chrono, __rdtsc, cudaEventElapsedTime; imports: the "
+     "same",
      "the host side can tell timed samples from checked ones by how fast the harness calls",
      "time kernels with kopt bench, not inside the candidate"},
     {PolicyConstruct::kHostWait, "host_wait",
@@ -91,7 +97,8 @@ const std::vector<PolicyRule> kRules = {
      "the host blocks or polls until its own work is done, so work is hidden from the device-side bracket "
      "or a device flag tells the host when a sample is timed",
      "enqueue on the given stream and return; the harness synchronizes"},
-    {PolicyConstruct::kSignalHandler, "signal_handler", "source and imports: signal, sigaction, sigset, sigaltstack",
+    {PolicyConstruct::kSignalHandler, "signal_handler",
+     "source and imports: signal, sigaction, sigset, sigaltstack",
      "a handler survives a crash or a watchdog signal and forges the end of the run",
      "never needed by a kernel candidate"},
     {PolicyConstruct::kStaticConstructor, "static_constructor",
@@ -102,26 +109,28 @@ const std::vector<PolicyRule> kRules = {
 
 const std::vector<SourcePattern> kSourcePatterns = [] {
   std::vector<SourcePattern> patterns;
-  auto add = [&](PolicyConstruct construct, SourceMatch match, std::initializer_list<std::string_view> texts) {
+  auto add = [&](PolicyConstruct construct, SourceMatch match,
+                 std::initializer_list<std::string_view> texts) {
     for (std::string_view text : texts) patterns.push_back({construct, match, text});
   };
   using C = PolicyConstruct;
   using M = SourceMatch;
   add(C::kThreads, M::kName, {"pthread_create", "thrd_create", "std::thread", "std::jthread", "std::async"});
   add(C::kDynamicLoading, M::kName,
-      {"dlopen", "dlsym", "dlvsym", "dlmopen", "dladdr", "dladdr1", "dl_iterate_phdr", "dlinfo", "cuGetProcAddress",
-       "cuGetProcAddress_v2", "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"});
+      {"dlopen", "dlsym", "dlvsym", "dlmopen", "dladdr", "dladdr1", "dl_iterate_phdr", "dlinfo",
+       "cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
+       "cudaGetDriverEntryPointByVersion"});
   add(C::kMemoryProtection, M::kName, {"mprotect", "pkey_mprotect", "PROT_EXEC"});
   add(C::kProcessControl, M::kName,
-      {"clone3", "ptrace", "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle",
-       "fexecve", "posix_spawn", "posix_spawnp", "popen", "tgkill", "_exit", "_Exit", "quick_exit", "prctl"});
+      {"clone3", "ptrace", "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "fexecve",
+       "posix_spawn", "posix_spawnp", "popen", "tgkill", "_exit", "_Exit", "quick_exit", "prctl"});
   add(C::kProcessControl, M::kCall, {"fork", "vfork", "clone", "system", "kill", "exit", "syscall"});
   add(C::kProcFilesystem, M::kLiteral, {"/proc"});
   add(C::kProcessMemory, M::kName, {"process_vm_readv", "process_vm_writev"});
   add(C::kProcessMemory, M::kLiteral, {"/dev/mem"});
   add(C::kFileDescriptors, M::kName,
-      {"openat", "creat", "fopen", "fopen64", "freopen", "fdopen", "pwrite", "writev", "dup2", "dup3", "socket",
-       "std::ofstream", "std::fstream"});
+      {"openat", "creat", "fopen", "fopen64", "freopen", "fdopen", "pwrite", "writev", "dup2", "dup3",
+       "socket", "std::ofstream", "std::fstream"});
   add(C::kFileDescriptors, M::kCall, {"open", "open64", "write", "dup", "connect"});
   add(C::kEnvironment, M::kName, {"getenv", "secure_getenv", "setenv", "putenv", "environ", "__environ"});
   add(C::kUnjoinedStream, M::kName,
@@ -146,31 +155,34 @@ const std::vector<SourcePattern> kSourcePatterns = [] {
 
 const std::vector<ImportPattern> kImportPatterns = [] {
   std::vector<ImportPattern> patterns;
-  auto add = [&](PolicyConstruct construct, std::initializer_list<std::string_view> names, bool prefix = false) {
+  auto add = [&](PolicyConstruct construct, std::initializer_list<std::string_view> names,
+                 bool prefix = false) {
     for (std::string_view name : names) patterns.push_back({construct, name, prefix});
   };
   using C = PolicyConstruct;
   add(C::kThreads, {"pthread_create", "thrd_create"});
   add(C::kThreads, {"_ZNSt6thread", "_ZNSt13__future_base"}, true);
-  add(C::kDynamicLoading, {"dlopen", "dlsym", "dlvsym", "dlmopen", "dladdr", "dladdr1", "dl_iterate_phdr", "dlinfo",
-                           "cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
+  add(C::kDynamicLoading, {"dlopen", "dlsym", "dlvsym", "dlmopen", "dladdr", "dladdr1", "dl_iterate_phdr",
+                           "dlinfo", "cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
                            "cudaGetDriverEntryPointByVersion"});
   add(C::kMemoryProtection, {"mprotect", "pkey_mprotect"});
-  add(C::kProcessControl, {"fork", "vfork", "clone", "clone3", "ptrace", "execve", "execv", "execvp", "execvpe",
-                           "execl", "execlp", "execle", "fexecve", "posix_spawn", "posix_spawnp", "system", "popen",
-                           "kill", "tgkill", "exit", "_exit", "_Exit", "quick_exit", "syscall", "prctl"});
+  add(C::kProcessControl,
+      {"fork",   "vfork",  "clone",  "clone3",  "ptrace",      "execve",       "execv",  "execvp", "execvpe",
+       "execl",  "execlp", "execle", "fexecve", "posix_spawn", "posix_spawnp", "system", "popen",  "kill",
+       "tgkill", "exit",   "_exit",  "_Exit",   "quick_exit",  "syscall",      "prctl"});
   add(C::kProcessMemory, {"process_vm_readv", "process_vm_writev"});
-  add(C::kFileDescriptors, {"open", "open64", "openat", "openat64", "creat", "creat64", "fopen", "fopen64", "freopen",
-                            "fdopen", "write", "pwrite", "pwrite64", "writev", "dup", "dup2", "dup3", "socket",
-                            "connect"});
+  add(C::kFileDescriptors,
+      {"open", "open64", "openat", "openat64", "creat", "creat64", "fopen", "fopen64", "freopen", "fdopen",
+       "write", "pwrite", "pwrite64", "writev", "dup", "dup2", "dup3", "socket", "connect"});
   add(C::kEnvironment, {"getenv", "secure_getenv", "setenv", "putenv", "environ", "__environ"});
-  add(C::kHostClock, {"clock_gettime", "gettimeofday", "time", "clock", "timespec_get", "cudaEventElapsedTime",
-                      "cudaEventElapsedTime_v2", "cuEventElapsedTime", "cuEventElapsedTime_v2"});
+  add(C::kHostClock,
+      {"clock_gettime", "gettimeofday", "time", "clock", "timespec_get", "cudaEventElapsedTime",
+       "cudaEventElapsedTime_v2", "cuEventElapsedTime", "cuEventElapsedTime_v2"});
   add(C::kHostClock, {"_ZNSt6chrono"}, true);
-  add(C::kHostWait, {"cudaEventQuery", "cudaStreamQuery", "cuEventQuery", "cuStreamQuery", "cudaDeviceSynchronize",
-                     "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize", "cuStreamSynchronize",
-                     "cuEventSynchronize", "cudaHostGetDevicePointer", "sched_yield", "usleep", "nanosleep",
-                     "clock_nanosleep"});
+  add(C::kHostWait, {"cudaEventQuery", "cudaStreamQuery", "cuEventQuery", "cuStreamQuery",
+                     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+                     "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
+                     "cudaHostGetDevicePointer", "sched_yield", "usleep", "nanosleep", "clock_nanosleep"});
   add(C::kHostWait, {"_ZNSt11this_thread"}, true);
   add(C::kSignalHandler, {"signal", "sigaction", "sigset", "bsd_signal", "__sysv_signal", "sigaltstack"});
   return patterns;
@@ -182,7 +194,9 @@ constexpr std::string_view kStreamCreations[] = {"cudaStreamCreate", "cudaStream
 constexpr std::string_view kStreamJoins[] = {"cudaStreamWaitEvent", "cuStreamWaitEvent", "cudaGraphLaunch",
                                              "cuGraphLaunch"};
 
-bool Allowed(const PolicyAllowance& allowed, PolicyConstruct construct) { return allowed.count(construct) > 0; }
+bool Allowed(const PolicyAllowance& allowed, PolicyConstruct construct) {
+  return allowed.count(construct) > 0;
+}
 
 // The previous non-space character before `offset`, or '\0'.
 char PreviousNonSpace(std::string_view code, size_t offset) {
@@ -191,6 +205,15 @@ char PreviousNonSpace(std::string_view code, size_t offset) {
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return c;
   }
   return '\0';
+}
+
+// The identifier that ends before `offset` (spaces skipped), or "".
+std::string_view PreviousWord(std::string_view code, size_t offset) {
+  size_t end = offset;
+  while (end > 0 && std::isspace(static_cast<unsigned char>(code[end - 1]))) --end;
+  size_t begin = end;
+  while (begin > 0 && IsIdentifierChar(code[begin - 1])) --begin;
+  return code.substr(begin, end - begin);
 }
 
 // The offset of the first match of `pattern` in `code` at or after `from`, or npos.
@@ -205,7 +228,10 @@ size_t FindPattern(std::string_view code, const SourcePattern& pattern, size_t f
     size_t next = code.find_first_not_of(" \t\r\n", end);
     char before = PreviousNonSpace(code, at);
     bool member = before == '.' || (before == '>' && at >= 2 && PreviousNonSpace(code, at - 1) == '-');
-    if (next != std::string_view::npos && code[next] == '(' && !member) return at;
+    if (next == std::string_view::npos || code[next] != '(' || member) continue;
+    if (IsIdentifierChar(before) && PreviousWord(code, at) != "return")
+      continue;  // a declaration: `void open()`
+    return at;
   }
   return std::string_view::npos;
 }
@@ -216,7 +242,8 @@ std::string StreamParameter(std::string_view code, std::string_view entry_point)
     std::regex signature(fmt::format(R"(\b{}\s*\(([^)]*)\))", std::string(entry_point)));
     std::regex parameter(R"(cudaStream_t\s+(\w+))");
     std::string text(code);
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), signature); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), signature); it != std::sregex_iterator();
+         ++it) {
       std::string parameters = (*it)[1].str();
       std::smatch found;
       if (std::regex_search(parameters, found, parameter)) return found[1].str();
@@ -250,13 +277,21 @@ std::optional<std::pair<size_t, std::string>> FindStaticConstructor(std::string_
 
 }  // namespace
 
-std::string_view PolicyEvidenceName(PolicyEvidence evidence) { return EnumName(kEvidenceNames, evidence); }
+std::string_view PolicyEvidenceName(PolicyEvidence evidence) {
+  return EnumName(kEvidenceNames, evidence);
+}
 
-const std::vector<PolicyRule>& PolicyRules() { return kRules; }
+const std::vector<PolicyRule>& PolicyRules() {
+  return kRules;
+}
 
-const PolicyRule& PolicyRuleOf(PolicyConstruct construct) { return kRules[static_cast<size_t>(construct)]; }
+const PolicyRule& PolicyRuleOf(PolicyConstruct construct) {
+  return kRules[static_cast<size_t>(construct)];
+}
 
-std::string_view PolicyConstructName(PolicyConstruct construct) { return PolicyRuleOf(construct).id; }
+std::string_view PolicyConstructName(PolicyConstruct construct) {
+  return PolicyRuleOf(construct).id;
+}
 
 std::optional<PolicyConstruct> ParsePolicyConstruct(std::string_view name) {
   for (const PolicyRule& rule : kRules) {
@@ -304,8 +339,10 @@ std::vector<PolicyViolation> ScreenSource(std::string_view source, std::string_v
     if (auto constructor = FindStaticConstructor(code)) {
       std::string matched = constructor->second;
       matched.erase(std::unique(matched.begin(), matched.end(),
-                                [](char a, char b) { return std::isspace(static_cast<unsigned char>(a)) &&
-                                                            std::isspace(static_cast<unsigned char>(b)); }),
+                                [](char a, char b) {
+                                  return std::isspace(static_cast<unsigned char>(a)) &&
+                                         std::isspace(static_cast<unsigned char>(b));
+                                }),
                     matched.end());
       record(PolicyConstruct::kStaticConstructor, constructor->first, matched);
     }
@@ -315,10 +352,12 @@ std::vector<PolicyViolation> ScreenSource(std::string_view source, std::string_v
   return found;
 }
 
-std::vector<PolicyViolation> ScreenImports(const std::vector<std::string>& symbols, std::string_view file_name,
-                                           const PolicyAllowance& allowed) {
+std::vector<PolicyViolation> ScreenImports(const std::vector<std::string>& symbols,
+                                           std::string_view file_name, const PolicyAllowance& allowed) {
   std::vector<PolicyViolation> found;
-  auto imported = [&](std::string_view name) { return std::find(symbols.begin(), symbols.end(), name) != symbols.end(); };
+  auto imported = [&](std::string_view name) {
+    return std::find(symbols.begin(), symbols.end(), name) != symbols.end();
+  };
   for (const std::string& symbol : symbols) {
     for (const ImportPattern& pattern : kImportPatterns) {
       bool matches = pattern.prefix ? StartsWith(symbol, pattern.name) : symbol == pattern.name;
@@ -342,13 +381,15 @@ std::vector<PolicyViolation> ScreenSass(std::string_view sass, std::string_view 
                                         const PolicyAllowance& allowed) {
   if (Allowed(allowed, PolicyConstruct::kDeviceClock)) return {};
   for (std::string_view line : SplitLines(sass)) {
-    if (line.find("SR_CLOCK") == std::string_view::npos && line.find("SR_GLOBALTIMER") == std::string_view::npos &&
+    if (line.find("SR_CLOCK") == std::string_view::npos &&
+        line.find("SR_GLOBALTIMER") == std::string_view::npos &&
         line.find("%globaltimer") == std::string_view::npos) {
       continue;
     }
     // "/*0050*/  CS2R R2, SR_CLOCKLO ;  /* 0x... */" -> "CS2R R2, SR_CLOCKLO"
     size_t address_end = line.find("*/");
-    std::string_view instruction = address_end == std::string_view::npos ? line : line.substr(address_end + 2);
+    std::string_view instruction =
+        address_end == std::string_view::npos ? line : line.substr(address_end + 2);
     instruction = instruction.substr(0, instruction.find(';'));
     return {{PolicyConstruct::kDeviceClock, PolicyEvidence::kInstructions, std::string(file_name), 0,
              std::string(TrimWhitespace(instruction))}};
@@ -359,8 +400,9 @@ std::vector<PolicyViolation> ScreenSass(std::string_view sass, std::string_view 
 std::vector<PolicyViolation> FirstViolationPerConstruct(std::vector<PolicyViolation> violations) {
   std::vector<PolicyViolation> kept;
   for (PolicyViolation& violation : violations) {
-    bool seen = std::any_of(kept.begin(), kept.end(),
-                            [&](const PolicyViolation& earlier) { return earlier.construct == violation.construct; });
+    bool seen = std::any_of(kept.begin(), kept.end(), [&](const PolicyViolation& earlier) {
+      return earlier.construct == violation.construct;
+    });
     if (!seen) kept.push_back(std::move(violation));
   }
   return kept;
@@ -368,15 +410,16 @@ std::vector<PolicyViolation> FirstViolationPerConstruct(std::vector<PolicyViolat
 
 std::string PolicyViolationMessage(const PolicyViolation& violation) {
   const PolicyRule& rule = PolicyRuleOf(violation.construct);
-  std::string where = violation.evidence == PolicyEvidence::kSource
-                          ? fmt::format("at {}:{}", violation.file, violation.line)
-                          : fmt::format("in the {} of {}", violation.evidence == PolicyEvidence::kImports
-                                                               ? "imported symbols"
-                                                               : "SASS",
-                                        violation.file);
-  return fmt::format("uses {} ({}) {}: {}; {}. If it is honest, allow it: --allow {} or [policy] allow = [\"{}\"] "
-                     "in task.toml",
-                     rule.id, violation.matched, where, rule.why, rule.help, rule.id, rule.id);
+  std::string where =
+      violation.evidence == PolicyEvidence::kSource
+          ? fmt::format("at {}:{}", violation.file, violation.line)
+          : fmt::format("in the {} of {}",
+                        violation.evidence == PolicyEvidence::kImports ? "imported symbols" : "SASS",
+                        violation.file);
+  return fmt::format(
+      "uses {} ({}) {}: {}; {}. If it is honest, allow it: --allow {} or [policy] allow = [\"{}\"] "
+      "in task.toml",
+      rule.id, violation.matched, where, rule.why, rule.help, rule.id, rule.id);
 }
 
 }  // namespace kopt

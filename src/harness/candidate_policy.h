@@ -86,8 +86,8 @@ std::vector<PolicyViolation> ScreenSource(std::string_view source, std::string_v
 
 // The constructs among a library's imported symbols
 // (core/elf_symbols.h), at most one per construct.
-std::vector<PolicyViolation> ScreenImports(const std::vector<std::string>& symbols, std::string_view file_name,
-                                           const PolicyAllowance& allowed);
+std::vector<PolicyViolation> ScreenImports(const std::vector<std::string>& symbols,
+                                           std::string_view file_name, const PolicyAllowance& allowed);
 
 // The device-clock reads of a SASS listing (cuobjdump -sass text).
 std::vector<PolicyViolation> ScreenSass(std::string_view sass, std::string_view file_name,

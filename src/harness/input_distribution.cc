@@ -51,9 +51,13 @@ void Scale(TensorInit& init, double scale) {
 
 }  // namespace
 
-std::string_view InputShapeName(InputShape shape) { return EnumName(kInputShapeNames, shape); }
+std::string_view InputShapeName(InputShape shape) {
+  return EnumName(kInputShapeNames, shape);
+}
 
-std::optional<InputShape> ParseInputShape(std::string_view name) { return EnumFromName(kInputShapeNames, name); }
+std::optional<InputShape> ParseInputShape(std::string_view name) {
+  return EnumFromName(kInputShapeNames, name);
+}
 
 TaskSpec ApplyInputDistribution(TaskSpec task, const InputDistribution& distribution) {
   if (distribution.IsDeclared()) return task;

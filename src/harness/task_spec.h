@@ -34,7 +34,7 @@ struct TensorSpec {
   std::string name;
   DataType dtype = DataType::kF32;
   TensorRole role = TensorRole::kInput;
-  TensorInit init;  // every parameter resolved (defaults applied)
+  TensorInit init;                               // every parameter resolved (defaults applied)
   std::vector<ShapeDimension> shape_expression;  // as written; empty after FromJson
   std::vector<int64_t> shape;                    // resolved at the main size
   int64_t elements = 1;                          // product of shape

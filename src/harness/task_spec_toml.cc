@@ -9,11 +9,11 @@
 #include <set>
 
 #include "core/file_io.h"
+#include "core/text.h"
 #include "core/toml_document.h"
 #include "harness/size_expression.h"
 #include "harness/task_names.h"
 #include "harness/task_spec.h"
-#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -391,8 +391,8 @@ Status ValidateInit(const TaskTomlReader& reader, const toml::node& node, const 
   return Status::Ok();
 }
 
-Result<TensorInit> ReadInit(const TaskTomlReader& reader, const toml::table& table, const std::string& context,
-                          TensorRole role, DataType dtype) {
+Result<TensorInit> ReadInit(const TaskTomlReader& reader, const toml::table& table,
+                            const std::string& context, TensorRole role, DataType dtype) {
   const toml::node* node = table.get("init");
   if (!node) return DefaultInit(role, dtype);
   std::string key = context + "init";
@@ -556,10 +556,10 @@ Status ReadPolicy(const TaskTomlReader& reader, const toml::table& root, TaskSpe
     auto name = item.value_exact<std::string>();
     std::optional<PolicyConstruct> construct = name ? ParsePolicyConstruct(*name) : std::nullopt;
     if (!construct) {
-      return reader.Error(item, "policy.allow",
-                          fmt::format("{} is not a policy construct; expected one of: {} (kopt rules --policy)",
-                                      name ? "\"" + *name + "\"" : std::string("a non-string"),
-                                      PolicyConstructList()));
+      return reader.Error(
+          item, "policy.allow",
+          fmt::format("{} is not a policy construct; expected one of: {} (kopt rules --policy)",
+                      name ? "\"" + *name + "\"" : std::string("a non-string"), PolicyConstructList()));
     }
     spec.policy_allow.insert(*construct);
   }

@@ -56,23 +56,28 @@ CandidateScreen ScreenCompiledCandidate(const TaskSpec& task, const std::string&
   }
   const std::string library_name = file_name + " (compiled)";
   auto library = ReadWholeFile(compiled.library_path, kMaxLibraryBytes);
-  auto symbols = library.ok() ? UndefinedDynamicSymbols(*library, compiled.library_path)
-                              : Result<std::vector<std::string>>(library.status());
-  if (symbols.ok()) {
-    for (PolicyViolation& violation : ScreenImports(*symbols, library_name, allowed)) {
-      screen.violations.push_back(std::move(violation));
-    }
-  } else {
-    screen.notes.push_back("policy: imports not screened: " + symbols.status().message());
-  }
-  if (!cuobjdump.empty() && !allowed.count(PolicyConstruct::kDeviceClock)) {
-    auto lines = ClockReadingLines(compiled, runner, cuobjdump);
-    if (lines.ok()) {
-      for (PolicyViolation& violation : ScreenSass(*lines, library_name, allowed)) {
+  if (!library.ok()) {
+    screen.notes.push_back("policy: imports not screened: " + library.status().message());
+  } else if (library->rfind("\x7f"
+                            "ELF",
+                            0) == 0) {
+    auto symbols = UndefinedDynamicSymbols(*library, compiled.library_path);
+    if (symbols.ok()) {
+      for (PolicyViolation& violation : ScreenImports(*symbols, library_name, allowed)) {
         screen.violations.push_back(std::move(violation));
       }
     } else {
-      screen.notes.push_back("policy: SASS not screened: " + lines.status().message());
+      screen.notes.push_back("policy: imports not screened: " + symbols.status().message());
+    }
+    if (!cuobjdump.empty() && !allowed.count(PolicyConstruct::kDeviceClock)) {
+      auto lines = ClockReadingLines(compiled, runner, cuobjdump);
+      if (lines.ok()) {
+        for (PolicyViolation& violation : ScreenSass(*lines, library_name, allowed)) {
+          screen.violations.push_back(std::move(violation));
+        }
+      } else {
+        screen.notes.push_back("policy: SASS not screened: " + lines.status().message());
+      }
     }
   }
   screen.violations = FirstViolationPerConstruct(std::move(screen.violations));

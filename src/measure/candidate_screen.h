@@ -2,7 +2,9 @@
 // candidate: its source file, its library's imported symbols (read from the
 // ELF file) and its SASS (cuobjdump -sass, when cuobjdump is found; the
 // matching lines are cached beside the compile in its cache entry as
-// policy_sass.txt, so a cache hit costs no disassembly).
+// policy_sass.txt, so a cache hit costs no disassembly). A library that is
+// not an ELF file (a test's stand-in compiler writes text) has only the
+// source view.
 //
 // Thread safety: ScreenCompiledCandidate may run on several threads at once
 // when the CommandRunner allows it.

@@ -386,7 +386,8 @@ Status MeasureSession::Impl::Begin(const std::string& task_directory) {
 std::string MeasureSession::Impl::FindCuobjdump() const {
   fs::path beside = fs::path(compiler_->nvcc_path()).parent_path() / "cuobjdump";
   std::error_code error;
-  if (!compiler_->nvcc_path().empty() && fs::is_regular_file(beside, error) && access(beside.c_str(), X_OK) == 0) {
+  if (!compiler_->nvcc_path().empty() && fs::is_regular_file(beside, error) &&
+      access(beside.c_str(), X_OK) == 0) {
     return beside.string();
   }
   return environment_.command_runner->FindProgram("cuobjdump");
@@ -398,9 +399,9 @@ void MeasureSession::Impl::Submit(size_t index) {
   pool_->Submit(plan_.task, item->source_path,
                 [this, item, index](const std::string&, const Result<CompileResult>& result) {
                   if (item->entry.role == EntryRole::kCandidate && result.ok() && result->Ok()) {
-                    item->screen = ScreenCompiledCandidate(plan_.task, item->source_path, *result,
-                                                           policy_allow_, *environment_.command_runner,
-                                                           cuobjdump_);
+                    item->screen =
+                        ScreenCompiledCandidate(plan_.task, item->source_path, *result, policy_allow_,
+                                                *environment_.command_runner, cuobjdump_);
                   }
                   item->compile = result;
                   completions_.Push(index);

@@ -40,8 +40,8 @@
 
 #include "core/status.h"
 #include "core/subprocess.h"
-#include "harness/input_distribution.h"
 #include "harness/cutlass_tree.h"
+#include "harness/input_distribution.h"
 #include "harness/task_spec.h"
 #include "hw/gpu_spec.h"
 #include "measure/measurement_report.h"

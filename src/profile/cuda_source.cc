@@ -260,7 +260,6 @@ CudaSourceModel BuildModel(std::string code) {
 
 }  // namespace
 
-
 // Comments, string and character literals replaced by spaces (newlines kept),
 // so offsets and line numbers stay those of the original text.
 namespace {
@@ -310,9 +309,13 @@ std::string Blank(std::string_view text, bool keep_literals) {
 
 }  // namespace
 
-std::string BlankCommentsAndLiterals(std::string_view text) { return Blank(text, false); }
+std::string BlankCommentsAndLiterals(std::string_view text) {
+  return Blank(text, false);
+}
 
-std::string BlankComments(std::string_view text) { return Blank(text, true); }
+std::string BlankComments(std::string_view text) {
+  return Blank(text, true);
+}
 
 // Offset of the bracket matching the one at `open` ('(' '[' '{'), or npos.
 size_t MatchingBracket(std::string_view code, size_t open) {

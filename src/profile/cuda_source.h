@@ -72,7 +72,6 @@ Result<CudaSourceModel> ParseCudaSource(std::string_view source, std::string_vie
 
 // ---- Helpers over the blanked code, for the rules ----
 
-
 // Comments, string and character literals replaced by spaces (newlines kept),
 // so offsets and line numbers stay those of the original text.
 std::string BlankCommentsAndLiterals(std::string_view text);
