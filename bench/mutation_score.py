@@ -14,9 +14,9 @@ fraction of mutants some distribution rejects.
 
 Distributions (kopt bench --input-scale / --input-shape): x1 (the task's
 own), x3, x0.01, negated (x-1), heavy_tailed. Every mutant runs under x1; the
-others run over the mutants x1 missed plus a fixed sample (--sample) of all
-mutants, so each distribution's own detection rate is measured on the sample
-and what it adds on the misses. A mutant that does not compile is stillborn:
+others run first over the mutants x1 missed (what each adds), then, while the
+budget lasts, over a fixed sample (--sample) of all mutants (each one's own
+detection rate). A mutant that does not compile is stillborn:
 counted apart, not in the score. A mutant no distribution rejects is a miss,
 listed with its operator, file, line and the changed line (some are
 equivalent mutants: the fault changes nothing observable).
@@ -386,18 +386,13 @@ def score(arguments):
     log = open(os.path.join(arguments.out, "mutation_runs.log"), "w")
     workspace = arguments.workspace or tempfile.mkdtemp(prefix="kopt-mutants-")
     completed_distributions = []
-    for distribution, extra in DISTRIBUTIONS:
-        if distribution == "x1":
-            chosen = mutants
-        else:
-            missed = {key for key, seen in verdicts.items() if seen.get("x1", ("", ""))[0] == "ok"}
-            chosen = [m for m in mutants if (m["name"] + "@" + m["task"]) in missed | sample]
-        if time.monotonic() - started > arguments.budget_seconds:
-            log.write(f"budget spent before {distribution}\n")
-            break
+    key_of = lambda m: m["name"] + "@" + m["task"]
+
+    def run_distribution(distribution, extra, chosen):
         by_task = collections.defaultdict(list)
         for mutant in chosen:
-            by_task[mutant["task"]].append(mutant)
+            if distribution not in verdicts[key_of(mutant)]:
+                by_task[mutant["task"]].append(mutant)
         for task, task_mutants in sorted(by_task.items()):
             files = [os.path.join(arguments.mutants, m["file"]) for m in task_mutants]
             report = run_bench(arguments.kopt, task, files, workspace,
@@ -406,14 +401,28 @@ def score(arguments):
             by_name = {entry["name"]: entry for entry in report.get("candidates", [])}
             for mutant in task_mutants:
                 entry = by_name.get(mutant["name"])
-                key = mutant["name"] + "@" + task
                 if not reference_ok:
-                    verdicts[key][distribution] = ("reference_failed", "")
+                    verdicts[key_of(mutant)][distribution] = ("reference_failed", "")
                 elif entry is None:
-                    verdicts[key][distribution] = ("missing", "")
+                    verdicts[key_of(mutant)][distribution] = ("missing", "")
                 else:
-                    verdicts[key][distribution] = (entry["status"], entry.get("kind") or "")
-        completed_distributions.append(distribution)
+                    verdicts[key_of(mutant)][distribution] = (entry["status"], entry.get("kind") or "")
+
+    # Every mutant under x1; then each other distribution over the x1 misses
+    # (what it adds); then, while the budget lasts, over the fixed sample (its
+    # own detection rate).
+    run_distribution("x1", [], mutants)
+    completed_distributions.append("x1")
+    missed = [m for m in mutants if verdicts[key_of(m)].get("x1", ("", ""))[0] == "ok"]
+    sampled = [m for m in mutants if key_of(m) in sample]
+    for phase in (missed, sampled):
+        for distribution, extra in DISTRIBUTIONS[1:]:
+            if time.monotonic() - started > arguments.budget_seconds:
+                log.write(f"budget spent before {distribution} ({'sample' if phase is sampled else 'misses'})\n")
+                continue
+            run_distribution(distribution, extra, phase)
+            if distribution not in completed_distributions:
+                completed_distributions.append(distribution)
     log.close()
     write_score(arguments, mutants, verdicts, sample, completed_distributions, time.monotonic() - started)
 
@@ -503,7 +512,7 @@ def main():
     run.add_argument("--kopt", default=os.path.join(REPO, "build", "src", "kopt"))
     run.add_argument("--workspace", default="", help="kopt workspace (default: a fresh temporary one)")
     run.add_argument("--seed", type=int, default=30)
-    run.add_argument("--sample", type=int, default=80, help="mutants every distribution runs")
+    run.add_argument("--sample", type=int, default=60, help="mutants every distribution runs")
     run.add_argument("--budget-seconds", type=float, default=240,
                      help="start no new distribution after this many seconds")
     arguments = parser.parse_args()
