@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <set>
 
 #include "core/enum_names.h"
 #include "core/text.h"
@@ -252,13 +253,25 @@ std::string StreamParameter(std::string_view code, std::string_view entry_point)
   return "stream";
 }
 
-// True when a created stream is joined back: a wait on the harness's stream,
-// or a graph launched on it.
-bool JoinsIntoStream(std::string_view code, const std::string& stream) {
+// True when a created stream is joined back: some cudaStreamWaitEvent makes
+// a stream other than the created ones (the harness's, under any name a
+// helper gives it) wait, or a graph is launched. A wait only on created
+// streams (the fork without the join) is not one.
+bool JoinsBack(std::string_view code) {
+  static const std::regex creation(R"(\bcu(da)?StreamCreate\w*\s*\(\s*&\s*([^,)]+?)\s*[,)])");
+  static const std::regex wait(R"(\bcu(da)?StreamWaitEvent\s*\(\s*([^,]+?)\s*,)");
+  static const std::regex graph(R"(\bcu(da)?GraphLaunch\s*\()");
   std::string text(code);
-  std::regex wait(fmt::format(R"(\b(cudaStreamWaitEvent|cuStreamWaitEvent)\s*\(\s*{}\s*,)", stream));
-  std::regex graph(fmt::format(R"(\b(cudaGraphLaunch|cuGraphLaunch)\s*\([^;]*,\s*{}\s*\))", stream));
-  return std::regex_search(text, wait) || std::regex_search(text, graph);
+  if (std::regex_search(text, graph)) return true;
+  std::set<std::string> created;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), creation); it != std::sregex_iterator();
+       ++it) {
+    created.insert((*it)[2].str());
+  }
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), wait); it != std::sregex_iterator(); ++it) {
+    if (!created.count((*it)[2].str())) return true;
+  }
+  return false;
 }
 
 int LineOf(std::string_view text, size_t offset) {
@@ -322,7 +335,7 @@ std::vector<PolicyViolation> ScreenSource(std::string_view source, std::string_v
                      std::move(matched)});
   };
   const std::string stream = StreamParameter(code, entry_point);
-  const bool joined = JoinsIntoStream(code, stream);
+  const bool joined = JoinsBack(code);
   for (const SourcePattern& pattern : kSourcePatterns) {
     if (Allowed(allowed, pattern.construct)) continue;
     if (pattern.construct == PolicyConstruct::kUnjoinedStream && joined) continue;

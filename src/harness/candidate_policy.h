@@ -77,10 +77,11 @@ struct PolicyViolation {
 
 // The constructs `source` uses, at most one violation per construct (its
 // first line), none for allowed ones. Comments are ignored; string literals
-// count only for paths and inline-asm operands. `entry_point` is the task's
-// entry (its cudaStream_t parameter is the harness's stream, which a created
-// stream must be joined into with cudaStreamWaitEvent, or a captured graph
-// launched on).
+// count only for paths and inline-asm operands. A stream created with
+// cudaStreamCreate* must be joined back: a cudaStreamWaitEvent on a stream
+// that is not one of the created ones (the harness's, also under a helper's
+// parameter name), or a graph launch. `entry_point` (the task's entry) names
+// the harness's stream in the message.
 std::vector<PolicyViolation> ScreenSource(std::string_view source, std::string_view file_name,
                                           std::string_view entry_point, const PolicyAllowance& allowed);
 

@@ -115,6 +115,12 @@ TEST(CandidatePolicyTest, AStreamJoinedIntoTheEntryStreamPassesAnUnjoinedOneDoes
       "  static cudaStream_t capture; cudaStreamCreate(&capture);\n"
       "  cudaGraphLaunch(graphs[i].exec, stream);\n}\n";
   EXPECT_TRUE(ScreenSource(graph, "k.cu", "gelu", {}).empty());
+  const std::string helper =
+      "void join(cudaStream_t into, cudaEvent_t e) { cudaStreamWaitEvent(into, e, 0); }\n"
+      "extern \"C\" void gelu(const float* x, float* y, int n, cudaStream_t stream) {\n"
+      "  static cudaStream_t side[2]; cudaStreamCreateWithFlags(&side[0], cudaStreamNonBlocking);\n"
+      "  join(stream, done);\n}\n";
+  EXPECT_TRUE(ScreenSource(helper, "k.cu", "gelu", {}).empty());
 }
 
 TEST(CandidatePolicyTest, StaticConstructorsInEveryForm) {
