@@ -90,8 +90,8 @@ ToolAnswer ReadFindings(const EvidenceProfile& profile, const KernelDiagnosis& k
   one.kernels = {kernel};
   one.narrative.reset();
   DigestInputs inputs{&one, HotSpotsFromProfile(*profile.profile, one), "", ""};
-  for (const EvidenceValue& value : BuildEvidenceSet(inputs).values())
-    shown.Add(value.label, value.value, value.unit);
+  EvidenceSet digest_evidence = BuildEvidenceSet(inputs);
+  for (const EvidenceValue& value : digest_evidence.values()) shown.Add(value.label, value.value, value.unit);
   return {RenderEvidenceDigest(inputs), false};
 }
 

@@ -40,7 +40,7 @@ void AddProgram(const Diagnosis& diagnosis, ProgramPlan& plan, std::vector<PlanF
     }
     PlanKernel row;
     row.program = program_index;
-    row.kernel_name = kernel.kernel_name.empty() ? kernel.function_name : kernel.kernel_name;
+    row.kernel_name = kernel.function_name.empty() ? kernel.kernel_name : kernel.function_name;
     row.grid = Dimensions(kernel.grid);
     row.block = Dimensions(kernel.block);
     row.launches = kernel.launches.count;

@@ -48,7 +48,7 @@ struct PlanProgram {
 
 struct PlanKernel {
   size_t program = 0;  // index into ProgramPlan::programs
-  std::string kernel_name;
+  std::string kernel_name;  // the function name (KernelDiagnosis::function_name)
   std::string grid, block;  // "(x, y, z)"
   long long launches = 0;
   double total_ns = 0;

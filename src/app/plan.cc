@@ -39,13 +39,13 @@ Result<std::vector<std::string>> ExpandPlanTargets(const std::vector<std::string
       profiles.push_back(target);
       continue;
     }
-    std::vector<std::string> found;
+    // Bundle subdirectories when there are any (a CSV beside them is their sidecar), else the profile files.
+    std::vector<std::string> found, files;
     for (const fs::directory_entry& entry : fs::directory_iterator(target, error)) {
-      if ((entry.is_regular_file() && IsProfileFile(entry.path())) ||
-          (entry.is_directory() && IsBundle(entry.path()))) {
-        found.push_back(entry.path().string());
-      }
+      if (entry.is_directory() && IsBundle(entry.path())) found.push_back(entry.path().string());
+      if (entry.is_regular_file() && IsProfileFile(entry.path())) files.push_back(entry.path().string());
     }
+    if (found.empty()) found = std::move(files);
     if (found.empty()) {
       return InvalidInput(
           "kopt plan: " + target +

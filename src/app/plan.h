@@ -3,8 +3,8 @@
 //
 // Each TARGET is one program's profile (anything `kopt explain` reads: a CSV
 // export, a bundle directory, an .ncu-rep report), or a directory of them
-// (every *.csv, *.ncu-rep and bundle subdirectory in it, in name order, each
-// one program). Every profile is loaded, its launches selected by --kernel,
+// (its bundle subdirectories when it has any, else its *.csv and *.ncu-rep
+// files, in name order, each one program). Every profile is loaded, its launches selected by --kernel,
 // diagnosed, and the plan built and rendered (term, md, json `kopt.plan/1`,
 // html). Bad input (no target, an unreadable profile) is InvalidInput or
 // NotFound naming the path.
