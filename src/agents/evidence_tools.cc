@@ -44,7 +44,7 @@ const KernelDiagnosis* KernelOf(const EvidenceProfile& profile, const json& argu
   if (!arguments.contains("kernel")) return &kernels.front();
   std::string wanted =
       arguments["kernel"].is_string() ? arguments["kernel"].get<std::string>() : arguments["kernel"].dump();
-  if (!wanted.empty() && std::all_of(wanted.begin(), wanted.end(), ::isdigit)) {
+  if (!wanted.empty() && wanted.size() <= 9 && std::all_of(wanted.begin(), wanted.end(), ::isdigit)) {
     size_t index = std::stoul(wanted);
     if (index < kernels.size()) return &kernels[index];
   }
@@ -99,7 +99,9 @@ ToolAnswer ReadMetrics(const EvidenceProfile& profile, const KernelDiagnosis& ke
                        EvidenceSet& shown) {
   const KernelLaunch* launch = LaunchOf(profile, kernel);
   if (launch == nullptr || !launch->schema) return Error("the diagnosed launch has no metrics");
-  std::string contains = arguments.value("contains", std::string());
+  std::string contains = arguments.contains("contains") && arguments["contains"].is_string()
+                             ? arguments["contains"].get<std::string>()
+                             : "";
   std::string out = fmt::format("metrics of launch {} ({}), base units, containing \"{}\":\n",
                                 launch->launch_id, kernel.function_name, contains);
   size_t listed = 0, matched = 0;
@@ -147,14 +149,17 @@ ToolAnswer ReadSource(const AskEvidence& evidence, const json& arguments, Eviden
     lines.push_back(evidence.source_text.substr(start, end - start));
   }
   if (start < evidence.source_text.size()) lines.push_back(evidence.source_text.substr(start));
-  int first = arguments.contains("first_line") && arguments["first_line"].is_number_integer()
-                  ? arguments["first_line"].get<int>()
-                  : 1;
-  int last = arguments.contains("last_line") && arguments["last_line"].is_number_integer()
-                 ? arguments["last_line"].get<int>()
-                 : first + kMaxSourceLinesPerRead - 1;
-  first = std::max(first, 1);
-  last = std::min({last, static_cast<int>(lines.size()), first + kMaxSourceLinesPerRead - 1});
+  // Line numbers in 64 bits, clamped to the file before any arithmetic (untrusted values).
+  auto line_argument = [&](const char* name, long long fallback) {
+    return arguments.contains(name) && arguments[name].is_number_integer() ? arguments[name].get<long long>()
+                                                                           : fallback;
+  };
+  long long count = static_cast<long long>(lines.size());
+  long long first_wanted = std::clamp(line_argument("first_line", 1), 1LL, count + 1);
+  long long last_wanted =
+      std::clamp(line_argument("last_line", first_wanted + kMaxSourceLinesPerRead - 1), 0LL, count);
+  int first = static_cast<int>(first_wanted);
+  int last = static_cast<int>(std::min(last_wanted, first_wanted + kMaxSourceLinesPerRead - 1));
   if (first > last) return Error(fmt::format("the source has {} lines", lines.size()));
   std::string out = fmt::format("{} lines {}-{} of {}:\n", evidence.source_file, first, last, lines.size());
   for (int line = first; line <= last; ++line) {
