@@ -94,8 +94,8 @@ std::string ShareBarsSvg(const ProgramPlan& plan) {
       kLabelWidth + kBarWidth + 80, kRowHeight * rows + 10);
   for (size_t k = 0; k < rows; ++k) {
     const PlanKernel& kernel = plan.kernels[k];
-    std::string label =
-        kernel.kernel_name.size() > 48 ? kernel.kernel_name.substr(0, 47) + "…" : kernel.kernel_name;
+    std::string label = kernel.kernel_name;
+    if (label.size() > 48) label.replace(47, std::string::npos, "…");
     int y = static_cast<int>(k) * kRowHeight + 5;
     svg += fmt::format(R"(<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text>)", kLabelWidth - 6,
                        y + 12, EscapeHtml(label));
