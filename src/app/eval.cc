@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.hpp>
 
 #include "agents/evidence_digest.h"
 #include "agents/explanation_agent.h"
@@ -16,7 +15,9 @@
 #include "analysis/mcq_benchmark.h"
 #include "app/diff.h"
 #include "app/explain_llm.h"
+#include "core/file_io.h"
 #include "core/quantity_format.h"
+#include "core/toml_document.h"
 #include "report/raw_metrics_renderer.h"
 #include "report/renderer.h"
 #include "report/text_document.h"
@@ -38,8 +39,8 @@ struct Labelled {
 
 Result<Labelled> ReadLabel(const fs::path& directory, const std::string& set) {
   std::string file = (directory / "expected.toml").string();
-  toml::parse_result parsed = toml::parse_file(file);
-  if (!parsed) return InvalidInput(fmt::format("{}: {}", file, parsed.error().description()));
+  KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(file));
+  KOPT_ASSIGN_OR_RETURN(toml::table parsed, ParseTomlDocument(text, file));
   Labelled labelled{directory.string(), set, parsed["primary_bottleneck"].value_or(std::string()),
                     parsed["kernel_regex"].value_or(std::string()), std::nullopt};
   if (labelled.label.empty()) return InvalidInput(file + ": expected primary_bottleneck = \"<finding id>\"");
