@@ -165,6 +165,8 @@ ToolAnswer ReadSource(const AskEvidence& evidence, const json& arguments, Eviden
   for (int line = first; line <= last; ++line) {
     out += fmt::format("{:4} | {}\n", line, lines[static_cast<size_t>(line - 1)]);
     shown.Add(evidence.source_file + " line", line, "line");
+    shown.AddNumbersIn(fmt::format("{} line {}", evidence.source_file, line),
+                       lines[static_cast<size_t>(line - 1)]);
   }
   return {out, false};
 }
