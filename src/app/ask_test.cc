@@ -65,7 +65,8 @@ class AskTest : public ::testing::Test {
   std::string ToolResults() const {
     std::string results;
     for (const llm::testing::ReceivedRequest& request : server_.Requests()) {
-      for (const json& message : json::parse(request.body)["messages"]) {
+      json body = json::parse(request.body);
+      for (const json& message : body["messages"]) {
         if (message["role"] == "tool") results += message["content"].get<std::string>() + "\n";
       }
     }

@@ -498,6 +498,7 @@ TEST_F(OptimizationLoopTest, TheExplanationOfTheParentsProfileReachesTheProgramm
   task.entry_signature =
       "extern \"C\" void saxpy(const float* x, const float* y, float* z, int n, float a, cudaStream_t s);";
   task.task_toml = "[task]\nname = \"saxpy\"\n";
+  task.reference_source = "// reference\n";
   task.architecture = "sm_90a";
   agents::LlmGenerator generator(*programmer_client, *prompts, task);
 
