@@ -47,7 +47,7 @@ struct PlanProgram {
 };
 
 struct PlanKernel {
-  size_t program = 0;  // index into ProgramPlan::programs
+  size_t program = 0;       // index into ProgramPlan::programs
   std::string kernel_name;  // the function name (KernelDiagnosis::function_name)
   std::string grid, block;  // "(x, y, z)"
   long long launches = 0;
