@@ -35,6 +35,7 @@ constexpr uint32_t kAuditArch = 0;
 
 constexpr uint32_t kRetAllow = SECCOMP_RET_ALLOW;
 constexpr uint32_t kRetDeny = SECCOMP_RET_TRAP;  // EPERM through the SIGSYS handler, counted
+constexpr uint32_t kRetRefuseQuietly = SECCOMP_RET_ERRNO | EPERM;  // not counted
 constexpr uint32_t kRetNoSuchCall = SECCOMP_RET_ERRNO | ENOSYS;
 constexpr uint32_t kX32SyscallBit = 0x40000000;
 constexpr uint64_t kPageBytes = 4096;
@@ -210,9 +211,6 @@ std::vector<SyscallEntry> DeniedProcessCalls() {
 #ifdef SYS_vfork
       {SYS_vfork, "vfork"},
 #endif
-#ifdef SYS_creat
-      {SYS_creat, "creat"},
-#endif
   };
   return calls;
 }
@@ -231,6 +229,7 @@ std::vector<SyscallEntry> OtherNamedCalls() {
 
 void EmitProcessControl(FilterProgram& program) {
   FilterProgram::Label deny = program.NewLabel(), next = program.NewLabel();
+  FilterProgram::Label refuse_quietly = program.NewLabel();
   for (const SyscallEntry& call : DeniedProcessCalls()) {
     program.JumpIf(BPF_JEQ, static_cast<uint32_t>(call.number), deny, FilterProgram::kNext);
   }
@@ -256,14 +255,17 @@ void EmitProcessControl(FilterProgram& program) {
   FilterProgram::Label not_openat = program.NewLabel();
   program.JumpIf(BPF_JEQ, SYS_openat, FilterProgram::kNext, not_openat);
   program.Load(ArgLow(2));
-  program.JumpIf(BPF_JSET, O_WRONLY | O_RDWR, deny, next);
+  program.JumpIf(BPF_JSET, O_WRONLY | O_RDWR, refuse_quietly, next);
   program.Bind(not_openat);
 #ifdef SYS_open
   FilterProgram::Label not_open = program.NewLabel();
   program.JumpIf(BPF_JEQ, SYS_open, FilterProgram::kNext, not_open);
   program.Load(ArgLow(1));
-  program.JumpIf(BPF_JSET, O_WRONLY | O_RDWR, deny, next);
+  program.JumpIf(BPF_JSET, O_WRONLY | O_RDWR, refuse_quietly, next);
   program.Bind(not_open);
+#endif
+#ifdef SYS_creat
+  program.JumpIf(BPF_JEQ, SYS_creat, refuse_quietly, FilterProgram::kNext);
 #endif
   // No other SIGSYS handler: the counter stays this one's.
   program.JumpIf(BPF_JEQ, SYS_rt_sigaction, FilterProgram::kNext, next);
@@ -275,6 +277,8 @@ void EmitProcessControl(FilterProgram& program) {
   program.JumpIf(BPF_JEQ, 0, next, deny);
   program.Bind(deny);
   program.Return(kRetDeny);
+  program.Bind(refuse_quietly);
+  program.Return(kRetRefuseQuietly);
   program.Bind(next);
   program.Load(offsetof(seccomp_data, nr));
 }

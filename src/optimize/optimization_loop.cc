@@ -61,7 +61,8 @@ NodeStatus StatusForFailure(FailureKind kind) {
     // The verdict caught the candidate gaming it (issue 12): rejected, not retried as a bug.
     case FailureKind::kSuspectFast:
     case FailureKind::kProtocolViolation:
-    case FailureKind::kTimingInconsistent: return NodeStatus::kRejected;
+    case FailureKind::kTimingInconsistent:
+    case FailureKind::kSandboxViolation: return NodeStatus::kRejected;
     case FailureKind::kLoadError:
     case FailureKind::kCrash:
     case FailureKind::kTimeout:

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "runner/correctness.h"
@@ -23,9 +24,11 @@ namespace {
 
 constexpr int kMaxInputSets = 64;
 
-// Emits the failure and `done`, then returns the exit code; a sticky
-// failure ends the process here.
-int Finish(EventSink& events, const std::optional<RunnerFailure>& failure) {
+// Emits the failure (a sandbox violation first) and `done`, then returns the
+// exit code; a sticky failure ends the process here.
+int Finish(EventSink& events, std::optional<RunnerFailure> failure) {
+  // A call the sandbox denied is the candidate's doing, whatever followed it.
+  if (std::optional<RunnerFailure> denied = SandboxFailure()) failure = std::move(denied);
   if (failure) events.Emit(FailureEvent{failure->kind, failure->message, ""});
   events.Emit(DoneEvent{!failure.has_value()});
   int code = !failure ? kExitPassed : failure->not_candidate ? kExitNotCandidate : kExitCandidateFailed;
@@ -48,40 +51,40 @@ int InputSetCount(const RunnerRequest& request, int64_t l2_bytes) {
   return static_cast<int>(std::min<int64_t>(needed, kMaxInputSets));
 }
 
-// Device copies of a set's written tensors taken right after a verified
-// timed sample (before the next sample on that set poisons them again).
-class OutputSnapshot {
+// Device copies of a set's written tensors, allocated once, filled by an
+// asynchronous copy on the harness stream.
+class OutputSlot {
  public:
-  OutputSnapshot() = default;
-  OutputSnapshot(const OutputSnapshot&) = delete;
-  OutputSnapshot& operator=(const OutputSnapshot&) = delete;
-  ~OutputSnapshot() {
+  OutputSlot() = default;
+  OutputSlot(const OutputSlot&) = delete;
+  OutputSlot& operator=(const OutputSlot&) = delete;
+  ~OutputSlot() {
     for (void* pointer : pointers_) {
       if (pointer != nullptr) (void)cudaFree(pointer);  // teardown: nothing to report to
     }
   }
-  Status Take(const RunnerTask& task, const DeviceTensors& set, cudaStream_t stream) {
+  Status Allocate(const RunnerTask& task, const DeviceTensors& set) {
     for (size_t index = 0; index < task.tensors.size(); ++index) {
-      if (!task.tensors[index].IsWritten()) {
-        pointers_.push_back(nullptr);
-        continue;
-      }
       void* pointer = nullptr;
-      KOPT_CUDA_CHECK(cudaMalloc(&pointer, set.ByteCount(index)));
+      if (task.tensors[index].IsWritten()) KOPT_CUDA_CHECK(cudaMalloc(&pointer, set.ByteCount(index)));
       pointers_.push_back(pointer);
-      KOPT_CUDA_CHECK(cudaMemcpyAsync(pointer, set.Pointers()[index], set.ByteCount(index),
-                                      cudaMemcpyDeviceToDevice, stream));
       bytes_.push_back(set.ByteCount(index));
     }
-    KOPT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return Status::Ok();
+  }
+  Status CopyFrom(const DeviceTensors& set, cudaStream_t stream) {
+    for (size_t index = 0; index < pointers_.size(); ++index) {
+      if (pointers_[index] == nullptr) continue;
+      KOPT_CUDA_CHECK(cudaMemcpyAsync(pointers_[index], set.Pointers()[index], bytes_[index],
+                                      cudaMemcpyDeviceToDevice, stream));
+    }
     return Status::Ok();
   }
   Status Send(FrameSender& sender, const RunnerTask& task, int64_t frame_index, cudaStream_t stream) {
-    size_t written = 0;
-    for (size_t index = 0; index < task.tensors.size(); ++index) {
+    for (size_t index = 0; index < pointers_.size(); ++index) {
       if (pointers_[index] == nullptr) continue;
       KOPT_RETURN_IF_ERROR(sender.Send(FrameKey{"timed", frame_index, task.tensors[index].name},
-                                       pointers_[index], bytes_[written++], stream));
+                                       pointers_[index], bytes_[index], stream));
     }
     return Status::Ok();
   }
@@ -91,56 +94,65 @@ class OutputSnapshot {
   std::vector<size_t> bytes_;
 };
 
-// Picks the verified timed samples: after each sample has run (so no launch
-// can know whether it will be checked), with probability
-// verified_samples / min_samples while fewer than verified_samples were
-// picked; when none was picked, the last sample (its outputs are still in
-// its set's tensors). The randomness is the kernel's (std::random_device).
+// Picks the verified timed samples so that no launch can know, or change,
+// whether it is checked: every sample's outputs are staged (copied aside on
+// the harness stream right after its stop event, before the host or the
+// candidate sees the sample end: TimerContext::stage_outputs), and after the
+// sample a reservoir draw (std::random_device, the kernel's randomness)
+// decides whether the staged copy replaces one of the verified_samples kept
+// so far. Every kept sample, the last included, ends up verified with the
+// same probability verified_samples / samples, whatever came before it.
 class SampleVerifier {
  public:
   SampleVerifier(const RunnerTask& task, const TimingRequest& timing)
-      : task_(task), wanted_(timing.verified_samples) {
-    probability_ = std::clamp(static_cast<double>(wanted_) / std::max(1, timing.min_samples), 0.02, 1.0);
-  }
+      : task_(task), wanted_(std::max(0, timing.verified_samples)) {}
 
-  Status AfterSample(int64_t sample, int set, double seconds, const DeviceTensors& tensors,
-                     cudaStream_t stream) {
-    last_ = VerifiedSample{sample, set, seconds};
-    last_tensors_ = &tensors;
-    if (static_cast<int>(verified_.size()) >= wanted_) return Status::Ok();
-    if (std::uniform_real_distribution<double>(0.0, 1.0)(random_) >= probability_) return Status::Ok();
-    return Keep(tensors, stream);
-  }
-
-  // After sampling: the fallback, then the frames ("timed", j).
-  Status Finish(FrameSender& sender, cudaStream_t stream) {
-    if (verified_.empty() && wanted_ > 0 && last_tensors_ != nullptr) {
-      KOPT_RETURN_IF_ERROR(Keep(*last_tensors_, stream));
+  // Allocates the staging copy and the kept slots (sets are all alike).
+  Status Prepare(const DeviceTensors& any_set) {
+    if (wanted_ == 0) return Status::Ok();
+    for (int slot = 0; slot <= wanted_; ++slot) {
+      auto copy = std::make_unique<OutputSlot>();
+      KOPT_RETURN_IF_ERROR(copy->Allocate(task_, any_set));
+      (slot == 0 ? staging_ : slots_.emplace_back()) = std::move(copy);
     }
-    for (size_t index = 0; index < snapshots_.size(); ++index) {
-      KOPT_RETURN_IF_ERROR(snapshots_[index]->Send(sender, task_, static_cast<int64_t>(index), stream));
+    return Status::Ok();
+  }
+  Status Stage(const DeviceTensors& set, cudaStream_t stream) {
+    return staging_ ? staging_->CopyFrom(set, stream) : Status::Ok();
+  }
+
+  // With the device idle (the staged copy is complete).
+  void AfterSample(int64_t sample, int set, double seconds, bool kept) {
+    if (!kept || wanted_ == 0) return;
+    ++seen_;
+    size_t slot = verified_.size();
+    if (slot >= static_cast<size_t>(wanted_)) {
+      slot = std::uniform_int_distribution<int64_t>(0, seen_ - 1)(random_);
+      if (slot >= static_cast<size_t>(wanted_)) return;
+    } else {
+      verified_.emplace_back();
+    }
+    std::swap(staging_, slots_[slot]);
+    verified_[slot] = VerifiedSample{sample, set, seconds};
+  }
+
+  // After sampling: the frames ("timed", j) of verified()[j].
+  Status Finish(FrameSender& sender, cudaStream_t stream) {
+    for (size_t index = 0; index < verified_.size(); ++index) {
+      KOPT_RETURN_IF_ERROR(slots_[index]->Send(sender, task_, static_cast<int64_t>(index), stream));
     }
     return Status::Ok();
   }
   const std::vector<VerifiedSample>& verified() const { return verified_; }
 
  private:
-  Status Keep(const DeviceTensors& tensors, cudaStream_t stream) {
-    auto snapshot = std::make_unique<OutputSnapshot>();
-    KOPT_RETURN_IF_ERROR(snapshot->Take(task_, tensors, stream));
-    snapshots_.push_back(std::move(snapshot));
-    verified_.push_back(last_);
-    return Status::Ok();
-  }
-
   const RunnerTask& task_;
   int wanted_;
-  double probability_ = 0;
+  int64_t seen_ = 0;
   std::random_device random_;
-  VerifiedSample last_;
-  const DeviceTensors* last_tensors_ = nullptr;
+  std::unique_ptr<OutputSlot> staging_;
+  std::vector<std::unique_ptr<OutputSlot>> slots_;
   std::vector<VerifiedSample> verified_;
-  std::vector<std::unique_ptr<OutputSnapshot>> snapshots_;
 };
 
 // The phases after the library is loaded; returns the failure, if any.
@@ -241,8 +253,12 @@ class Phases {
     timer.prepare_sample = [this](int set, cudaStream_t stream) {
       return PrepareSetForSample(request_.task, SetSeed(set), InputSet(set), stream);
     };
-    timer.after_sample = [&](int64_t sample, int set, double seconds, bool) {
-      return verifier.AfterSample(sample, set, seconds, InputSet(set), device_.stream);
+    Status prepared = verifier.Prepare(InputSet(0));
+    if (!prepared.ok()) return Failure(prepared, FailureKind::kOutOfMemory);
+    timer.stage_outputs = [&](int set, cudaStream_t stream) { return verifier.Stage(InputSet(set), stream); };
+    timer.after_sample = [&](int64_t sample, int set, double seconds, bool kept) {
+      verifier.AfterSample(sample, set, seconds, kept);
+      return Status::Ok();
     };
     Result<TimingMeasurement> measurement = TimeCandidate(MakeLaunch(), timer, *request_.timing);
     if (!measurement.ok()) return Failure(measurement.status(), FailureKind::kLaunchFailure);
@@ -289,7 +305,7 @@ std::optional<RunnerFailure> LoadFailure(const Status& status, const char* which
 
 }  // namespace
 
-int RunRequest(const RunnerRequest& request, EventSink& events) {
+int RunRequest(const RunnerRequest& request, EventSink& events, SandboxMode sandbox) {
   // The output channel first: before any library is loaded, the descriptor
   // moves out of the low numbers a candidate would write to by accident.
   OutputChannel channel(request.output_fd, request.output_channel);
@@ -301,6 +317,9 @@ int RunRequest(const RunnerRequest& request, EventSink& events) {
     return Finish(events, failure);
   }
   events.Emit(device->event);
+  // Everything the runner needs is set up: from here on, candidate code may run.
+  Status sandboxed = EnterSandbox(sandbox);
+  if (!sandboxed.ok()) std::fprintf(stderr, "kopt-runner: no sandbox: %s\n", sandboxed.message().c_str());
   // One library per child: a candidate child never loads the reference (its
   // outputs are the expected ones) and a reference child never loads a candidate.
   bool reference = request.role == RunnerRole::kReference;
@@ -308,6 +327,10 @@ int RunRequest(const RunnerRequest& request, EventSink& events) {
   Result<KernelLibrary> library = KernelLibrary::Load(path);
   if (!library.ok()) {
     return Finish(events, LoadFailure(library.status(), reference ? "reference" : "candidate", reference));
+  }
+  if (sandboxed.ok()) {
+    Status locked = LockExecutableMemory(sandbox);
+    if (!locked.ok()) std::fprintf(stderr, "kopt-runner: executable memory not locked: %s\n", locked.message().c_str());
   }
   Phases phases(request, *device, *library, channel, events);
   return Finish(events, phases.Run());
