@@ -17,6 +17,7 @@
 #include "runner/energy.h"
 #include "runner/kernel_library.h"
 #include "runner/output_channel.h"
+#include "runner/sample_staging.h"
 #include "runner/timer.h"
 
 namespace kopt::runner {
@@ -72,6 +73,14 @@ class OutputSlot {
     }
     return Status::Ok();
   }
+  // Copies that happen only when the sample's draw staged it (sample_staging.h).
+  Status CopyIfStaged(const DeviceTensors& set, const uint32_t* device_flag, cudaStream_t stream) {
+    for (size_t index = 0; index < pointers_.size(); ++index) {
+      if (pointers_[index] == nullptr) continue;
+      KOPT_CUDA_CHECK(LaunchCopyIfStaged(pointers_[index], set.Pointers()[index], bytes_[index], device_flag, stream));
+    }
+    return Status::Ok();
+  }
   Status CopyFrom(const DeviceTensors& set, cudaStream_t stream) {
     for (size_t index = 0; index < pointers_.size(); ++index) {
       if (pointers_[index] == nullptr) continue;
@@ -95,19 +104,28 @@ class OutputSlot {
 };
 
 // Picks the verified timed samples so that no launch can know, or change,
-// whether it is checked: every sample's outputs are staged (copied aside on
-// the harness stream right after its stop event, before the host or the
-// candidate sees the sample end: TimerContext::stage_outputs), and after the
-// sample a reservoir draw (std::random_device, the kernel's randomness)
-// decides whether the staged copy replaces one of the verified_samples kept
-// so far. Every kept sample, the last included, ends up verified with the
-// same probability verified_samples / samples, whatever came before it.
+// whether it is checked: a reservoir of verified_samples over all samples.
+// Sample k (0-based) enters it with probability verified_samples / (k + 1),
+// drawn on the GPU right after the sample's stop event, and its outputs are
+// then copied aside in stream order, before the stream gate opens
+// (TimerContext::stage_outputs, sample_staging.h): nothing the candidate
+// launches once it sees the sample end comes first. After the sample, a
+// host draw (std::random_device) picks which kept copy an entering one
+// replaces. Every sample, the last ones included, ends up verified with the
+// same probability verified_samples / samples, and about verified_samples *
+// (1 + ln(samples / verified_samples)) copies are made in all.
 class SampleVerifier {
  public:
   SampleVerifier(const RunnerTask& task, const TimingRequest& timing)
       : task_(task), wanted_(std::max(0, timing.verified_samples)) {}
+  SampleVerifier(const SampleVerifier&) = delete;
+  SampleVerifier& operator=(const SampleVerifier&) = delete;
+  ~SampleVerifier() {
+    if (flag_.device_flag != nullptr) (void)cudaFree(flag_.device_flag);  // teardown: nothing to report to
+    if (host_flag_ != nullptr) (void)cudaFreeHost(host_flag_);
+  }
 
-  // Allocates the staging copy and the kept slots (sets are all alike).
+  // Allocates the staging copy, the kept slots (sets are all alike) and the draw's flag.
   Status Prepare(const DeviceTensors& any_set) {
     if (wanted_ == 0) return Status::Ok();
     for (int slot = 0; slot <= wanted_; ++slot) {
@@ -115,29 +133,47 @@ class SampleVerifier {
       KOPT_RETURN_IF_ERROR(copy->Allocate(task_, any_set));
       (slot == 0 ? staging_ : slots_.emplace_back()) = std::move(copy);
     }
+    KOPT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&flag_.device_flag), sizeof(uint32_t)));
+    KOPT_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_flag_), sizeof(uint32_t), cudaHostAllocMapped));
+    *host_flag_ = 0;
+    KOPT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&flag_.host_flag), host_flag_, 0));
     return Status::Ok();
   }
+
+  // Enqueued right after the sample's stop event.
   Status Stage(const DeviceTensors& set, cudaStream_t stream) {
-    return staging_ ? staging_->CopyFrom(set, stream) : Status::Ok();
+    if (!staging_) return Status::Ok();
+    double probability = static_cast<double>(wanted_) / static_cast<double>(++staged_calls_);
+    uint64_t salt = (static_cast<uint64_t>(random_()) << 32) ^ random_();
+    KOPT_CUDA_CHECK(LaunchStagingDraw(probability, salt, flag_, stream));
+    return staging_->CopyIfStaged(set, flag_.device_flag, stream);
   }
 
-  // With the device idle (the staged copy is complete).
-  void AfterSample(int64_t sample, int set, double seconds, bool kept) {
+  // With the device idle (the draw and the copy are done).
+  void AfterSample(int64_t sample, int set, double seconds, bool kept, const DeviceTensors& tensors) {
     if (!kept || wanted_ == 0) return;
-    ++seen_;
+    last_ = VerifiedSample{sample, set, seconds};
+    last_tensors_ = &tensors;
+    if (*static_cast<volatile uint32_t*>(host_flag_) == 0) return;
     size_t slot = verified_.size();
-    if (slot >= static_cast<size_t>(wanted_)) {
-      slot = std::uniform_int_distribution<int64_t>(0, seen_ - 1)(random_);
-      if (slot >= static_cast<size_t>(wanted_)) return;
-    } else {
+    if (slot < static_cast<size_t>(wanted_)) {
       verified_.emplace_back();
+    } else {
+      slot = static_cast<size_t>(std::uniform_int_distribution<int>(0, wanted_ - 1)(random_));
     }
     std::swap(staging_, slots_[slot]);
     verified_[slot] = VerifiedSample{sample, set, seconds};
   }
 
-  // After sampling: the frames ("timed", j) of verified()[j].
+  // After sampling: the frames ("timed", j) of verified()[j]. When no kept
+  // sample was staged (the first ones were discarded as throttled), the last
+  // kept sample's outputs, still in its set's tensors.
   Status Finish(FrameSender& sender, cudaStream_t stream) {
+    if (verified_.empty() && wanted_ > 0 && last_tensors_ != nullptr) {
+      KOPT_RETURN_IF_ERROR(slots_[0]->CopyFrom(*last_tensors_, stream));
+      KOPT_CUDA_CHECK(cudaStreamSynchronize(stream));
+      verified_.push_back(last_);
+    }
     for (size_t index = 0; index < verified_.size(); ++index) {
       KOPT_RETURN_IF_ERROR(slots_[index]->Send(sender, task_, static_cast<int64_t>(index), stream));
     }
@@ -148,10 +184,14 @@ class SampleVerifier {
  private:
   const RunnerTask& task_;
   int wanted_;
-  int64_t seen_ = 0;
+  int64_t staged_calls_ = 0;
   std::random_device random_;
   std::unique_ptr<OutputSlot> staging_;
   std::vector<std::unique_ptr<OutputSlot>> slots_;
+  StagingFlag flag_;
+  uint32_t* host_flag_ = nullptr;
+  VerifiedSample last_;
+  const DeviceTensors* last_tensors_ = nullptr;
   std::vector<VerifiedSample> verified_;
 };
 
@@ -257,7 +297,7 @@ class Phases {
     if (!prepared.ok()) return Failure(prepared, FailureKind::kOutOfMemory);
     timer.stage_outputs = [&](int set, cudaStream_t stream) { return verifier.Stage(InputSet(set), stream); };
     timer.after_sample = [&](int64_t sample, int set, double seconds, bool kept) {
-      verifier.AfterSample(sample, set, seconds, kept);
+      verifier.AfterSample(sample, set, seconds, kept, InputSet(set));
       return Status::Ok();
     };
     Result<TimingMeasurement> measurement = TimeCandidate(MakeLaunch(), timer, *request_.timing);

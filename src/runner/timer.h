@@ -92,9 +92,11 @@ using AfterSampleFunction = std::function<Status(int64_t sample, int input_set, 
 
 // Enqueued on the harness stream right after every sample's stop event, in
 // the same host step as the launch (before the gate opens, so before any
-// code of the candidate can see the sample end): the runner copies the
-// sample's outputs of set `input_set` aside here (run_request.cc), so what is
-// verified is what the timed call left, not what a later launch wrote. Its
+// code of the candidate can see the sample end): the runner draws on the
+// device whether this sample enters its verified reservoir and copies the
+// outputs of set `input_set` aside if so (run_request.cc, sample_staging.h),
+// so what is verified is what the timed call left, not what a later launch
+// wrote. Its
 // time is outside the sample's, inside the device-wide bracket and the
 // stream's share of it (the side-stream decision compares the two).
 using StageOutputsFunction = std::function<Status(int input_set, cudaStream_t stream)>;
