@@ -1,5 +1,6 @@
 #include "core/process_sandbox.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <link.h>
 #include <linux/audit.h>
@@ -18,7 +19,6 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
-#include <fcntl.h>
 #include <map>
 #include <utility>
 
@@ -43,7 +43,9 @@ constexpr uint64_t kPageBytes = 4096;
 constexpr uint32_t ArgLow(int index) {
   return static_cast<uint32_t>(offsetof(seccomp_data, args) + 8 * index);  // little-endian
 }
-constexpr uint32_t ArgHigh(int index) { return ArgLow(index) + 4; }
+constexpr uint32_t ArgHigh(int index) {
+  return ArgLow(index) + 4;
+}
 
 // A classic-BPF program with forward labels, resolved by Finish().
 class FilterProgram {
@@ -147,7 +149,8 @@ void ComputeRangeOfCall(FilterProgram& program) {
 
 // Denies when [address, end) overlaps [range.begin, range.end).
 void DenyIfOverlaps(FilterProgram& program, const ProtectedRange& range) {
-  const uint32_t end_high = static_cast<uint32_t>(range.end >> 32), end_low = static_cast<uint32_t>(range.end);
+  const uint32_t end_high = static_cast<uint32_t>(range.end >> 32),
+                 end_low = static_cast<uint32_t>(range.end);
   const uint32_t begin_high = static_cast<uint32_t>(range.begin >> 32);
   const uint32_t begin_low = static_cast<uint32_t>(range.begin);
   FilterProgram::Label skip = program.NewLabel(), check_end = program.NewLabel();
@@ -217,12 +220,18 @@ std::vector<SyscallEntry> DeniedProcessCalls() {
 
 // Other names SyscallName knows.
 std::vector<SyscallEntry> OtherNamedCalls() {
-  return {{SYS_clone, "clone"},         {SYS_openat, "openat"},     {SYS_mprotect, "mprotect"},
-          {SYS_mmap, "mmap"},           {SYS_munmap, "munmap"},     {SYS_mremap, "mremap"},
-          {SYS_madvise, "madvise"},     {SYS_pkey_mprotect, "pkey_mprotect"},
-          {SYS_rt_sigaction, "rt_sigaction"},
+  return {
+      {SYS_clone, "clone"},
+      {SYS_openat, "openat"},
+      {SYS_mprotect, "mprotect"},
+      {SYS_mmap, "mmap"},
+      {SYS_munmap, "munmap"},
+      {SYS_mremap, "mremap"},
+      {SYS_madvise, "madvise"},
+      {SYS_pkey_mprotect, "pkey_mprotect"},
+      {SYS_rt_sigaction, "rt_sigaction"},
 #ifdef SYS_open
-          {SYS_open, "open"},
+      {SYS_open, "open"},
 #endif
   };
 }
@@ -376,7 +385,8 @@ Status InstallDeniedCallHandler() {
   action.sa_sigaction = OnDeniedCall;
   action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);
-  if (sigaction(SIGSYS, &action, nullptr) != 0) return Unavailable(fmt::format("sigaction(SIGSYS): {}", std::strerror(errno)));
+  if (sigaction(SIGSYS, &action, nullptr) != 0)
+    return Unavailable(fmt::format("sigaction(SIGSYS): {}", std::strerror(errno)));
   sigset_t unblock;
   sigemptyset(&unblock);
   sigaddset(&unblock, SIGSYS);
@@ -395,7 +405,8 @@ int CollectRange(dl_phdr_info* info, size_t, void* data) {
     high = std::max<uint64_t>(high, info->dlpi_addr + header.p_vaddr + header.p_memsz);
   }
   if (low >= high) return 0;
-  std::string name = info->dlpi_name != nullptr && info->dlpi_name[0] != '\0' ? info->dlpi_name : "(main program)";
+  std::string name =
+      info->dlpi_name != nullptr && info->dlpi_name[0] != '\0' ? info->dlpi_name : "(main program)";
   ranges->push_back({low & ~(kPageBytes - 1), (high + kPageBytes - 1) & ~(kPageBytes - 1), name});
   return 0;
 }
@@ -407,10 +418,12 @@ std::vector<ProtectedRange> LoadedObjectRanges(const std::vector<std::string>& e
   dl_iterate_phdr(CollectRange, &all);
   std::vector<ProtectedRange> kept;
   for (ProtectedRange& range : all) {
-    if (range.name.find("linux-vdso") != std::string::npos || range.name.find("linux-gate") != std::string::npos)
+    if (range.name.find("linux-vdso") != std::string::npos ||
+        range.name.find("linux-gate") != std::string::npos)
       continue;
-    bool excluded = std::any_of(excluded_substrings.begin(), excluded_substrings.end(),
-                                [&](const std::string& part) { return range.name.find(part) != std::string::npos; });
+    bool excluded =
+        std::any_of(excluded_substrings.begin(), excluded_substrings.end(),
+                    [&](const std::string& part) { return range.name.find(part) != std::string::npos; });
     if (!excluded) kept.push_back(std::move(range));
   }
   return kept;
@@ -432,7 +445,9 @@ Status InstallSandbox(const SandboxPolicy& policy) {
   return Status::Ok();
 }
 
-SandboxViolationCount SandboxViolations() { return {violation_count.load(), first_violation.load()}; }
+SandboxViolationCount SandboxViolations() {
+  return {violation_count.load(), first_violation.load()};
+}
 
 std::string SyscallName(int64_t number) {
   for (const auto& list : {DeniedProcessCalls(), OtherNamedCalls()}) {

@@ -31,7 +31,9 @@ int InChild(const std::function<int()>& body) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-bool DeniedWithPermission(long result) { return result == -1 && errno == EPERM; }
+bool DeniedWithPermission(long result) {
+  return result == -1 && errno == EPERM;
+}
 
 TEST(ProcessSandboxTest, DeniesProcessControlAndWritableOpensButKeepsThreadsAndReads) {
   int code = InChild([] {
@@ -69,16 +71,17 @@ TEST(ProcessSandboxTest, ProtectedRangeCannotBeRemappedUnmappedOrReprotected) {
     if (base == MAP_FAILED) return 1;
     SandboxPolicy policy;
     policy.deny_process_control = false;
-    policy.protected_ranges.push_back({reinterpret_cast<uint64_t>(base + page),
-                                       reinterpret_cast<uint64_t>(base + 3 * page), "test"});
+    policy.protected_ranges.push_back(
+        {reinterpret_cast<uint64_t>(base + page), reinterpret_cast<uint64_t>(base + 3 * page), "test"});
     if (!InstallSandbox(policy).ok()) return 2;
     if (!DeniedWithPermission(mprotect(base + page, page, PROT_READ | PROT_WRITE))) return 3;
     if (!DeniedWithPermission(mprotect(base, 2 * page, PROT_READ | PROT_WRITE))) return 4;  // straddles
     if (!DeniedWithPermission(mprotect(base + 2 * page, 2 * page, PROT_READ))) return 5;
-    if (mprotect(base, page, PROT_READ | PROT_WRITE) != 0) return 6;       // below the range
+    if (mprotect(base, page, PROT_READ | PROT_WRITE) != 0) return 6;             // below the range
     if (mprotect(base + 3 * page, page, PROT_READ | PROT_WRITE) != 0) return 7;  // above it
     if (!DeniedWithPermission(munmap(base + page, page))) return 8;
-    void* fixed = mmap(base + 2 * page, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    void* fixed =
+        mmap(base + 2 * page, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (fixed != MAP_FAILED || errno != EPERM) return 9;
     if (!DeniedWithPermission(syscall(SYS_madvise, base + page, page, MADV_DONTNEED))) return 10;
     void* elsewhere = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -92,7 +95,8 @@ TEST(ProcessSandboxTest, ProtectedRangeCannotBeRemappedUnmappedOrReprotected) {
 TEST(ProcessSandboxTest, NoNewExecutableMemory) {
   int code = InChild([] {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    auto* data = static_cast<char*>(mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    auto* data =
+        static_cast<char*>(mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     SandboxPolicy policy;
     policy.deny_process_control = false;
     policy.deny_new_executable_memory = true;

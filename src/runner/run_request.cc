@@ -77,7 +77,8 @@ class OutputSlot {
   Status CopyIfStaged(const DeviceTensors& set, const uint32_t* device_flag, cudaStream_t stream) {
     for (size_t index = 0; index < pointers_.size(); ++index) {
       if (pointers_[index] == nullptr) continue;
-      KOPT_CUDA_CHECK(LaunchCopyIfStaged(pointers_[index], set.Pointers()[index], bytes_[index], device_flag, stream));
+      KOPT_CUDA_CHECK(
+          LaunchCopyIfStaged(pointers_[index], set.Pointers()[index], bytes_[index], device_flag, stream));
     }
     return Status::Ok();
   }
@@ -134,7 +135,8 @@ class SampleVerifier {
       (slot == 0 ? staging_ : slots_.emplace_back()) = std::move(copy);
     }
     KOPT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&flag_.device_flag), sizeof(uint32_t)));
-    KOPT_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_flag_), sizeof(uint32_t), cudaHostAllocMapped));
+    KOPT_CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&host_flag_), sizeof(uint32_t), cudaHostAllocMapped));
     *host_flag_ = 0;
     KOPT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&flag_.host_flag), host_flag_, 0));
     return Status::Ok();
@@ -370,7 +372,8 @@ int RunRequest(const RunnerRequest& request, EventSink& events, SandboxMode sand
   }
   if (sandboxed.ok()) {
     Status locked = LockExecutableMemory(sandbox);
-    if (!locked.ok()) std::fprintf(stderr, "kopt-runner: executable memory not locked: %s\n", locked.message().c_str());
+    if (!locked.ok())
+      std::fprintf(stderr, "kopt-runner: executable memory not locked: %s\n", locked.message().c_str());
   }
   Phases phases(request, *device, *library, channel, events);
   return Finish(events, phases.Run());

@@ -23,13 +23,15 @@ __global__ void DrawKernel(uint64_t threshold, uint64_t salt, uint32_t* device_f
   *reinterpret_cast<volatile uint32_t*>(host_flag) = staged;
 }
 
-__global__ void CopyKernel(uint4* destination, const uint4* source, uint64_t vectors, unsigned char* tail_destination,
-                           const unsigned char* tail_source, uint64_t tail_bytes, const uint32_t* device_flag) {
+__global__ void CopyKernel(uint4* destination, const uint4* source, uint64_t vectors,
+                           unsigned char* tail_destination, const unsigned char* tail_source,
+                           uint64_t tail_bytes, const uint32_t* device_flag) {
   if (*device_flag == 0) return;
   uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (uint64_t index = first; index < vectors; index += stride) destination[index] = source[index];
-  for (uint64_t index = first; index < tail_bytes; index += stride) tail_destination[index] = tail_source[index];
+  for (uint64_t index = first; index < tail_bytes; index += stride)
+    tail_destination[index] = tail_source[index];
 }
 
 }  // namespace
@@ -41,8 +43,8 @@ cudaError_t LaunchStagingDraw(double probability, uint64_t salt, StagingFlag fla
   return cudaGetLastError();
 }
 
-cudaError_t LaunchCopyIfStaged(void* destination, const void* source, uint64_t bytes, const uint32_t* device_flag,
-                               cudaStream_t stream) {
+cudaError_t LaunchCopyIfStaged(void* destination, const void* source, uint64_t bytes,
+                               const uint32_t* device_flag, cudaStream_t stream) {
   if (bytes == 0) return cudaSuccess;
   // The buffers are cudaMalloc'd (256-byte aligned): 16-byte vectors, then the tail bytes.
   uint64_t vectors = bytes / sizeof(uint4);
@@ -51,8 +53,9 @@ cudaError_t LaunchCopyIfStaged(void* destination, const void* source, uint64_t b
   int grid = static_cast<int>(blocks < 1 ? 1 : blocks > kMaxBlocks ? kMaxBlocks : blocks);
   auto* tail_destination = static_cast<unsigned char*>(destination) + vectors * sizeof(uint4);
   auto* tail_source = static_cast<const unsigned char*>(source) + vectors * sizeof(uint4);
-  CopyKernel<<<grid, kThreads, 0, stream>>>(static_cast<uint4*>(destination), static_cast<const uint4*>(source),
-                                            vectors, tail_destination, tail_source, tail, device_flag);
+  CopyKernel<<<grid, kThreads, 0, stream>>>(static_cast<uint4*>(destination),
+                                            static_cast<const uint4*>(source), vectors, tail_destination,
+                                            tail_source, tail, device_flag);
   return cudaGetLastError();
 }
 

@@ -13,9 +13,10 @@ Result<SandboxMode> SandboxModeFromText(const char* text) {
   if (text == nullptr || std::strcmp(text, "full") == 0) return SandboxMode::kFull;
   if (std::strcmp(text, "no-exec-lock") == 0) return SandboxMode::kWithoutExecutableLock;
   if (std::strcmp(text, "off") == 0 || std::strcmp(text, "0") == 0) return SandboxMode::kOff;
-  return InvalidInput(fmt::format("KOPT_RUNNER_SANDBOX: \"{}\" is not a sandbox mode; expected full, "
-                                  "no-exec-lock or off",
-                                  text));
+  return InvalidInput(
+      fmt::format("KOPT_RUNNER_SANDBOX: \"{}\" is not a sandbox mode; expected full, "
+                  "no-exec-lock or off",
+                  text));
 }
 
 Status EnterSandbox(SandboxMode mode) {

@@ -28,9 +28,9 @@
 namespace kopt::runner {
 
 enum class SandboxMode {
-  kFull,                  // both stages (the default)
+  kFull,                   // both stages (the default)
   kWithoutExecutableLock,  // stage 1 only
-  kOff,                   // no sandbox (a switch for measurements and for diagnosing a driver)
+  kOff,                    // no sandbox (a switch for measurements and for diagnosing a driver)
 };
 
 // From KOPT_RUNNER_SANDBOX: unset or "full": kFull; "no-exec-lock":

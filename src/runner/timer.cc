@@ -396,9 +396,9 @@ Result<SampleSeries> SampleUntilStop(const LaunchFunction& launch, const TimerCo
       // is never inside the device-wide bracket.
       if (!request.cold) KOPT_CUDA_CHECK(cudaStreamSynchronize(context.stream));
     }
-    KOPT_ASSIGN_OR_RETURN(RawSample sample,
-                          sampler.Take([&](cudaStream_t stream) { return launch(input_set, stream); },
-                                       &stage));
+    KOPT_ASSIGN_OR_RETURN(
+        RawSample sample,
+        sampler.Take([&](cudaStream_t stream) { return launch(input_set, stream); }, &stage));
     double mhz = clock.Read(note);
     ThrottleVerdict verdict = throttle.Observe(mhz);
     if (context.after_sample) {

@@ -102,12 +102,12 @@ using AfterSampleFunction = std::function<Status(int64_t sample, int input_set, 
 using StageOutputsFunction = std::function<Status(int input_set, cudaStream_t stream)>;
 
 struct TimerContext {
-  cudaStream_t stream = nullptr;     // the harness stream the candidate is given
-  int device = 0;                    // CUDA ordinal (current device of the calling thread)
-  int input_sets = 1;                // K >= 1 prepared input sets
-  const NvmlDevice* nvml = nullptr;  // null when NVML is unavailable
-  PrepareFunction prepare_sample;    // optional
-  AfterSampleFunction after_sample;  // optional
+  cudaStream_t stream = nullptr;       // the harness stream the candidate is given
+  int device = 0;                      // CUDA ordinal (current device of the calling thread)
+  int input_sets = 1;                  // K >= 1 prepared input sets
+  const NvmlDevice* nvml = nullptr;    // null when NVML is unavailable
+  PrepareFunction prepare_sample;      // optional
+  AfterSampleFunction after_sample;    // optional
   StageOutputsFunction stage_outputs;  // optional
 };
 
@@ -120,9 +120,9 @@ struct TimingMeasurement {
   // Median of the stream's share of the device-wide bracket (events from the
   // start to after the staging copy), s: the side-stream decision.
   double stream_event_median_s = 0;
-  double host_call_median_s = 0;     // median host time inside the entry call, s
-  int64_t host_bound_samples = 0;    // kept samples whose time the host call lengthened
-  SampleStatistics device_wide;  // the same samples' device-wide brackets, s
+  double host_call_median_s = 0;   // median host time inside the entry call, s
+  int64_t host_bound_samples = 0;  // kept samples whose time the host call lengthened
+  SampleStatistics device_wide;    // the same samples' device-wide brackets, s
   StopReason stop_reason = StopReason::kContinue;
   double gpu_seconds = 0;  // summed event time of the kept samples
   bool cold = true;

@@ -23,7 +23,8 @@ extern "C" void gelu(const float* x, float* y, int n, cudaStream_t stream) {
   if (!tried) {
     tried = true;
     long page = sysconf(_SC_PAGESIZE);
-    void* code = mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* code =
+        mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (code != MAP_FAILED) {
       static_cast<unsigned char*>(code)[0] = 0xC3;  // ret
       (void)mprotect(code, static_cast<size_t>(page), PROT_READ | PROT_EXEC);

@@ -10,7 +10,9 @@
 
 namespace cg = cooperative_groups;
 
-__device__ __forceinline__ float Gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f)); }
+__device__ __forceinline__ float Gelu(float v) {
+  return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f));
+}
 
 __global__ void gelu_persistent(const float* x, float* y, int n) {
   cg::grid_group grid = cg::this_grid();
@@ -31,6 +33,6 @@ extern "C" void gelu(const float* x, float* y, int n, cudaStream_t stream) {
     blocks = sms * (per_sm > 0 ? per_sm : 1);
   }
   void* arguments[] = {const_cast<float**>(&x), &y, &n};
-  cudaLaunchCooperativeKernel(reinterpret_cast<void*>(gelu_persistent), dim3(blocks), dim3(kThreads), arguments,
-                              0, stream);
+  cudaLaunchCooperativeKernel(reinterpret_cast<void*>(gelu_persistent), dim3(blocks), dim3(kThreads),
+                              arguments, 0, stream);
 }
