@@ -163,10 +163,7 @@ struct RawSample {
   // The sample's time (timer.h): the host's time in the call beyond an
   // enqueue's grace runs before the stream may start (the gate holds it), so
   // it adds to the event time; and a sample is never shorter than the call.
-  double Seconds() const {
-    return std::max(host_call_seconds,
-                    event_seconds + std::max(0.0, host_call_seconds - kHostEnqueueGraceSeconds));
-  }
+  double Seconds() const { return ChargedSampleSeconds(event_seconds, host_call_seconds); }
   bool HostCharged() const { return Seconds() > event_seconds; }
 };
 

@@ -25,7 +25,8 @@
 //       cudaDeviceSynchronize (waits for work on every stream); host clock t1
 //     event time = stop - start; device-wide time = t1 - t0; host call time:
 //     the host clock around the launch call. The sample's time is
-//       max(host call, event + max(0, host call - kHostEnqueueGraceSeconds)):
+//       ChargedSampleSeconds (harness/timing_statistics.h): max(host call,
+//       event + max(0, host call - kHostEnqueueGraceSeconds)):
 //     while the call runs, the gate holds the harness stream, so host time
 //     beyond what enqueuing takes comes before the timed work, not beside
 //     it. An entry point that blocks the host while (part of) its real work
@@ -74,10 +75,6 @@ namespace kopt::runner {
 using LaunchFunction = std::function<Status(int input_set, cudaStream_t stream)>;
 
 inline constexpr double kMinWarmupSeconds = 0.02;
-// Host time inside the entry call that a sample does not add to its event
-// time: enough to enqueue a few launches or a graph (2-10 us measured on the
-// H100/H200). What a candidate can hide on the host per call is at most this.
-inline constexpr double kHostEnqueueGraceSeconds = 15e-6;
 inline constexpr double kWarmClockFraction = 0.95;
 
 // Before every sample (outside the timed bracket, before the L2 flush):
