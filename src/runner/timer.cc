@@ -163,7 +163,12 @@ struct RawSample {
   // The sample's time (timer.h): the host's time in the call beyond an
   // enqueue's grace runs before the stream may start (the gate holds it), so
   // it adds to the event time; and a sample is never shorter than the call.
-  double Seconds() const { return ChargedSampleSeconds(event_seconds, host_call_seconds); }
+  bool gated = false;  // the host call ran while the gate held the stream
+  // Ungated (the candidate blocks inside its call: timer.h), host and stream overlap: the larger counts.
+  double Seconds() const {
+    return gated ? ChargedSampleSeconds(event_seconds, host_call_seconds)
+                 : std::max(event_seconds, host_call_seconds);
+  }
   bool HostCharged() const { return Seconds() > event_seconds; }
 };
 
@@ -217,6 +222,7 @@ class Sampler {
     RawSample sample;
     sample.device_wide_seconds = SecondsSince(begin);
     sample.host_call_seconds = host_call_seconds;
+    sample.gated = gate_ != nullptr;
     float milliseconds = 0;
     KOPT_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_.get(), stop_.get()));
     sample.event_seconds = milliseconds / 1000.0;
