@@ -311,9 +311,9 @@ class Phases {
     seconds_per_launch_ = measurement->event.median;
     SideStreamDecision side_stream = measurement->SideStream();
     if (side_stream.escaped) {
-      return RunnerFailure{
-          FailureKind::kSideStream,
-          DescribeSideStream(side_stream, measurement->event.median, measurement->device_wide.median)};
+      return RunnerFailure{FailureKind::kSideStream,
+                           DescribeSideStream(side_stream, measurement->stream_event_median_s,
+                                              measurement->device_wide.median)};
     }
     // Outputs of timed calls are checked again by the parent: fresh inputs in the same buffers.
     return RunFreshRound(context_, request_.task, *main_size_, request_.fresh_seed);
