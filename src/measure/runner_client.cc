@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/interrupt.h"
+#include "core/process_sandbox.h"
 #include "measure/bench_verdict.h"
 #include "measure/output_prejudge.h"
 
@@ -19,7 +20,10 @@ RunnerClient::RunnerClient(CommandRunner& command_runner, std::string runner_pro
       runner_program_(std::move(runner_program)),
       workspace_(workspace),
       run_id_(run_id),
-      timeout_seconds_(timeout_seconds) {}
+      timeout_seconds_(timeout_seconds) {
+  // prctl(PR_SET_DUMPABLE, 0) fails only on a kernel without prctl: nothing to fall back to.
+  (void)MakeProcessNonDumpable();
+}
 
 namespace {
 

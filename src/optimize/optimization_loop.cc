@@ -62,7 +62,8 @@ NodeStatus StatusForFailure(FailureKind kind) {
     case FailureKind::kSuspectFast:
     case FailureKind::kProtocolViolation:
     case FailureKind::kTimingInconsistent:
-    case FailureKind::kPolicyViolation: return NodeStatus::kRejected;
+    case FailureKind::kPolicyViolation:
+    case FailureKind::kSandboxViolation: return NodeStatus::kRejected;
     case FailureKind::kLoadError:
     case FailureKind::kCrash:
     case FailureKind::kTimeout:

@@ -71,9 +71,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kopt-runner: %s\n", request.status().message().c_str());
     return kExitBadRequest;
   }
+  kopt::Result<SandboxMode> sandbox = SandboxModeFromText(std::getenv("KOPT_RUNNER_SANDBOX"));
+  if (!sandbox.ok()) {
+    std::fprintf(stderr, "kopt-runner: %s\n", sandbox.status().message().c_str());
+    return kExitBadRequest;
+  }
   SetResourceLimits(*request);
   StdoutEventSink events(started, TakeRunToken());
-  int code = RunRequest(*request, events);
+  int code = RunRequest(*request, events, *sandbox);
   // Every event is written and flushed. Leave without unwinding: the driver
   // releases the context, its buffers and streams at once when the process
   // ends, faster than freeing them one by one first (the parent waits for

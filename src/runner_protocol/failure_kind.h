@@ -42,6 +42,12 @@ enum class FailureKind {
   // uses a construct the task and the command line do not allow
   // (harness/candidate_policy.h).
   kPolicyViolation,
+  // The candidate's process made a call kopt-runner's sandbox denies
+  // (ptrace, another process's memory, a new process, a new executable
+  // mapping, remapping the runner's or the runtime's code and relocations);
+  // the kernel refused it, the runner reports it (docs/harness-protocol.md
+  // §3 "The runtime sandbox").
+  kSandboxViolation,
 };
 
 // The protocol name of `kind`, e.g. "illegal_address".
