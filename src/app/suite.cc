@@ -1,8 +1,9 @@
 #include "app/suite.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "agents/candidate_generator.h"
 #include "core/file_io.h"
@@ -21,7 +22,9 @@ namespace fs = std::filesystem;
 constexpr std::array<ReportFormat, 4> kSuiteFormats = {ReportFormat::kTerminal, ReportFormat::kMarkdown,
                                                        ReportFormat::kJson, ReportFormat::kHtml};
 
-std::string Number(double value) { return fmt::format("{}", value); }
+std::string Number(double value) {
+  return fmt::format("{}", value);
+}
 
 void AddBudget(const OptimizeBudget& budget, std::vector<std::string>& arguments) {
   if (budget.max_evaluations)
@@ -35,13 +38,16 @@ void AddBudget(const OptimizeBudget& budget, std::vector<std::string>& arguments
     arguments.insert(arguments.end(), {"--max-llm-tokens", std::to_string(*budget.max_llm_tokens)});
 }
 
-std::string Absolute(const std::string& path) { return path.empty() ? path : fs::absolute(path).string(); }
+std::string Absolute(const std::string& path) {
+  return path.empty() ? path : fs::absolute(path).string();
+}
 
 // The suite's reports beside its state: report.md, report.json, report.html.
 Status WriteSuiteFiles(const suite::SuiteReport& report) {
   for (ReportFormat format : {ReportFormat::kMarkdown, ReportFormat::kJson, ReportFormat::kHtml}) {
     KOPT_ASSIGN_OR_RETURN(std::string text, suite::RenderSuiteReport(report, format));
-    std::string path = (fs::path(report.directory) / ("report." + std::string(ReportFileExtension(format)))).string();
+    std::string path =
+        (fs::path(report.directory) / ("report." + std::string(ReportFileExtension(format)))).string();
     KOPT_RETURN_IF_ERROR(WriteFileAtomically(path, text));
   }
   return Status::Ok();
@@ -70,11 +76,12 @@ Result<std::string> KoptProgram() {
 Result<std::vector<std::string>> SuiteOptimizeArguments(const SuiteOptimizeOptions& options) {
   KOPT_RETURN_IF_ERROR(ValidateBudget(options.budget));
   KOPT_RETURN_IF_ERROR(agents::ParseGeneratorKind(options.generator).status());
-  std::string search = options.random_control ? "random" : options.search;
+  std::string search = options.random_control ? "sampling" : options.search;
   std::string feedback = options.random_control ? "none" : options.feedback;
   if (search != "auto") KOPT_RETURN_IF_ERROR(ParseSearchPolicyKind(search).status());
   KOPT_RETURN_IF_ERROR(ParseFeedbackMode(feedback).status());
-  std::vector<std::string> arguments = {"--generator", options.generator, "--search", search, "--feedback", feedback};
+  std::vector<std::string> arguments = {"--generator", options.generator, "--search",
+                                        search,        "--feedback",      feedback};
   if (!options.profile || options.random_control) arguments.push_back("--no-profile");
   if (!options.script_directory.empty())
     arguments.insert(arguments.end(), {"--script", Absolute(options.script_directory)});

@@ -372,7 +372,7 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   command
       .add_option(
           "--search", line->search,
-          "Search policy: mcts, greedy, beam or random; auto: greedy for --generator builtin, else mcts")
+          "Search policy: mcts, greedy, beam, random or sampling; auto: greedy for --generator builtin, else mcts")
       ->capture_default_str();
   command
       .add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")
@@ -452,33 +452,42 @@ std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::s
   SuiteOptions& options = line->options;
   SuiteOptimizeOptions& optimize = options.optimize;
   optimize.extra_arguments = optimize_flags;
-  command.add_option("tasks", options.tasks,
-                     "Task directories, level directories, list files or globs (none: resume the suite --name)");
-  command.add_option("--workspace,-w", options.workspace, "Workspace directory (the suite is in WORKSPACE/suites/NAME)")
+  command.add_option(
+      "tasks", options.tasks,
+      "Task directories, level directories, list files or globs (none: resume the suite --name)");
+  command
+      .add_option("--workspace,-w", options.workspace,
+                  "Workspace directory (the suite is in WORKSPACE/suites/NAME)")
       ->capture_default_str();
-  command.add_option("--name", options.name, "The suite's name: the same name resumes it")->capture_default_str();
-  command.add_option("--devices", line->devices, "CUDA ordinals of this host, e.g. 0,1 (one problem per GPU)")
+  command.add_option("--name", options.name, "The suite's name: the same name resumes it")
+      ->capture_default_str();
+  command
+      .add_option("--devices", line->devices, "CUDA ordinals of this host, e.g. 0,1 (one problem per GPU)")
       ->capture_default_str();
   command.add_option("--generator,-g", optimize.generator, "Candidate generator: scripted, llm or builtin")
       ->capture_default_str();
-  command.add_option("--script", optimize.script_directory, "Scripted generator's answers (docs/optimize.md)");
-  command.add_option("--search", optimize.search, "Search policy: mcts, greedy, beam, random or auto")
+  command.add_option("--script", optimize.script_directory,
+                     "Scripted generator's answers (docs/optimize.md)");
+  command.add_option("--search", optimize.search, "Search policy: mcts, greedy, beam, random, sampling or auto")
       ->capture_default_str();
   command.add_option("--feedback", optimize.feedback, "What the generator is shown: diagnosis, raw or none")
       ->capture_default_str();
-  command.add_option("--control", line->control,
-                     "random: the random-sampling control at the same budget (search random, no feedback)")
+  command
+      .add_option("--control", line->control,
+                  "random: the random-sampling control at the same budget (independent samples, no feedback)")
       ->capture_default_str();
   command.add_flag("!--no-profile", optimize.profile, "Do not profile candidates (no feedback)");
   command.add_option("--llm-config", optimize.llm_config_path, "LLM configuration (TOML, docs/llm.md)");
   command.add_option("--seed", line->seed, "Every problem's seed")->check(NonNegative());
-  command.add_option("--max-evaluations", line->max_evaluations, "Per problem: stop after this many evaluations")
+  command
+      .add_option("--max-evaluations", line->max_evaluations, "Per problem: stop after this many evaluations")
       ->capture_default_str();
   command.add_option("--max-seconds", line->max_seconds, "Per problem: wall time, seconds");
   command.add_option("--max-gpu-seconds", line->max_gpu_seconds, "Per problem: GPU child time, seconds");
   command.add_option("--max-llm-cost", line->max_llm_cost, "Per problem: LLM cost, USD");
   command.add_option("--max-llm-tokens", line->max_llm_tokens, "Per problem: LLM tokens");
-  command.add_option("--format,-f", options.format, "Final table: term, md, json or html")->capture_default_str();
+  command.add_option("--format,-f", options.format, "Final table: term, md, json or html")
+      ->capture_default_str();
   command.add_option("--output,-o", options.output_path, "Write the final table to FILE");
   command.add_flag("--quiet,-q", options.quiet, "No progress lines");
   CLI::App* status = command.add_subcommand("status", "The table so far of a suite (running or interrupted)");
@@ -490,7 +499,8 @@ std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::s
       "Flags after -- go to every problem's kopt optimize unchanged (e.g. -- --arch sm_90a --timeout 30).\n"
       "Resume after a kill: the same command again (or kopt suite --name NAME). Exit status: 0 when every "
       "problem ended (failures are rows of the table), 2 on bad input.\n\nExamples:\n"
-      "  kopt suite tasks/kb_level1_* --generator llm --llm-config llm.toml --max-evaluations 30 --devices 0,1\n"
+      "  kopt suite tasks/kb_level1_* --generator llm --llm-config llm.toml --max-evaluations 30 --devices "
+      "0,1\n"
       "  kopt suite tasks/ --name ablation --feedback none\n"
       "  kopt suite status -f html -o suite.html");
   return [line, &command, status]() -> Status {
