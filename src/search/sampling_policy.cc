@@ -23,6 +23,8 @@ class SamplingPolicy : public SearchPolicy {
 
 }  // namespace
 
-std::unique_ptr<SearchPolicy> MakeSamplingPolicy() { return std::make_unique<SamplingPolicy>(); }
+std::unique_ptr<SearchPolicy> MakeSamplingPolicy() {
+  return std::make_unique<SamplingPolicy>();
+}
 
 }  // namespace kopt

@@ -12,7 +12,8 @@ using search_testing::TreeWithReference;
 using search_testing::Verified;
 
 TEST(SamplingPolicyTest, EveryProposalIsANewInitialSampleOfTheReference) {
-  std::unique_ptr<SearchPolicy> sampling = std::move(MakeSearchPolicy(SearchPolicyKind::kSampling, {}, 7)).value();
+  std::unique_ptr<SearchPolicy> sampling =
+      std::move(MakeSearchPolicy(SearchPolicyKind::kSampling, {}, 7)).value();
   EXPECT_EQ(SearchPolicyKindName(sampling->kind()), "sampling");
   EXPECT_EQ(*ParseSearchPolicyKind("sampling"), SearchPolicyKind::kSampling);
   SearchTree tree = TreeWithReference(1.0);
