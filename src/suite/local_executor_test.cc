@@ -96,8 +96,13 @@ TEST(LocalExecutorTest, CancelEndsTheWorkAndItsGroup) {
   std::vector<WorkStatus> statuses = PollUntil(**executor, AllEnded);
   EXPECT_EQ(statuses[0].state, WorkState::kCancelled);
   EXPECT_EQ(statuses[1].state, WorkState::kCancelled);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_FALSE(ProcessAlive(grandchild));
+  bool gone = false;
+  for (int attempt = 0; attempt < 100 && !gone; ++attempt) {
+    gone = !ProcessAlive(grandchild);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  Result<std::string> stat = ReadWholeFile("/proc/" + std::to_string(grandchild) + "/stat");
+  EXPECT_TRUE(gone) << (stat.ok() ? *stat : "");
 }
 
 TEST(LocalExecutorTest, AWorkDiesWithItsDriverEvenByKill9) {

@@ -112,9 +112,10 @@ class Expansion {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
     });
     if (!safe)
-      return InvalidInput(fmt::format("{}: a problem's directory name may hold only letters, digits, '.', '_' "
-                                      "and '-' (it names files and jobs)",
-                                      directory));
+      return InvalidInput(
+          fmt::format("{}: a problem's directory name may hold only letters, digits, '.', '_' "
+                      "and '-' (it names files and jobs)",
+                      directory));
     auto [place, inserted] = keys_.emplace(key, directory);
     if (!inserted)
       return InvalidInput(

@@ -115,18 +115,28 @@ Status ReadJournal(SuiteState& state) {
   return ApplySuiteJournal(text, path, state);
 }
 
+Status CutTornTail(int fd, const std::string& path) {
+  off_t size = ::lseek(fd, 0, SEEK_END);
+  off_t end = size;
+  char last = '\n';
+  while (end > 0 && ::pread(fd, &last, 1, end - 1) == 1 && last != '\n') --end;
+  if (end == size) return Status::Ok();
+  if (::ftruncate(fd, end) != 0)
+    return Unavailable(fmt::format("{}: its torn last line cannot be cut: {}", path, std::strerror(errno)));
+  return Status::Ok();
+}
+
 Status AppendJournal(const SuiteState& state, json line) {
   line["schema"] = kJournalSchema;
   line["time"] = CurrentTimeUtc();
   std::string text = line.dump() + "\n";
   std::string path = JournalPath(state.directory);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return Unavailable(fmt::format("{}: cannot be written: {}", path, std::strerror(errno)));
-  // A torn tail of an earlier kill would glue onto this line: start it on a line of its own.
-  if (::lseek(fd, 0, SEEK_END) > 0) {
-    char last = '\n';
-    if (::pread(fd, &last, 1, ::lseek(fd, 0, SEEK_END) - 1) == 1 && last != '\n') text = "\n" + text;
-  }
+  // The torn tail of an earlier kill (a line without its '\n') is cut off
+  // first: the event it began did not happen, and a line after it would make
+  // it a malformed line in the middle.
+  KOPT_RETURN_IF_ERROR(CutTornTail(fd, path));
   size_t done = 0;
   while (done < text.size()) {
     ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
