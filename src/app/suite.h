@@ -29,7 +29,7 @@ struct SuiteOptimizeOptions {
   std::string generator = "scripted";  // scripted | llm | builtin
   std::string script_directory;        // --script
   std::string search = "auto";         // mcts | greedy | beam | random | sampling | auto
-  std::string feedback = "diagnosis";  // diagnosis | raw | none
+  std::string feedback = "diagnosis";  // diagnosis | raw | none | explanation | diagnosis+explanation
   bool profile = true;                 // false: --no-profile
   std::string llm_config_path;
   std::optional<uint64_t> seed;
