@@ -39,13 +39,14 @@ BaselineResult ReadBaseline(BaselineKind kind, const json& baselines) {
   if (!baselines.is_object() || !baselines.contains("baselines") || !baselines["baselines"].is_array())
     return result;
   for (const json& entry : baselines["baselines"]) {
-    if (!entry.is_object() || entry.value("name", "") != BaselineName(kind)) continue;
+    if (!entry.is_object() || !entry.contains("name") || entry["name"] != BaselineName(kind)) continue;
     if (entry.contains("time_s") && entry["time_s"].is_number() && entry["time_s"].get<double>() > 0 &&
         std::isfinite(entry["time_s"].get<double>())) {
       result.time_s = entry["time_s"].get<double>();
       result.note.clear();
     } else {
-      result.note = entry.value("note", "no time");
+      result.note =
+          entry.contains("note") && entry["note"].is_string() ? entry["note"].get<std::string>() : "no time";
     }
   }
   return result;
@@ -116,8 +117,8 @@ json ReadBaselinesDocument(const std::string& problem_workspace, const std::stri
     Result<std::string> text = ReadWholeFile(path.string(), size_t{16} << 20);
     if (!text.ok()) continue;
     json document = json::parse(*text, nullptr, false);
-    if (document.is_object() && document.value("schema", "") == "kopt.baselines" &&
-        document.value("schema_version", 0) == 1)
+    if (document.is_object() && document.contains("schema") && document["schema"] == "kopt.baselines" &&
+        document.contains("schema_version") && document["schema_version"] == 1)
       return document;
   }
   return nullptr;

@@ -46,11 +46,10 @@ json ManifestToJson(const SuiteManifest& manifest) {
 
 Result<SuiteManifest> ManifestFromJson(const json& document, const std::string& path) {
   auto bad = [&](const std::string& what) { return InvalidInput(fmt::format("{}: {}", path, what)); };
-  if (!document.is_object() || document.value("schema", "") != kManifestSchema)
+  if (!document.is_object() || !document.contains("schema") || document["schema"] != kManifestSchema)
     return bad(fmt::format("not a {} manifest", kManifestSchema));
-  if (document.value("schema_version", 0) != kSuiteSchemaVersion)
-    return bad(fmt::format("schema_version {}: this kopt reads version {}",
-                           document.value("schema_version", 0), kSuiteSchemaVersion));
+  if (!document.contains("schema_version") || document["schema_version"] != kSuiteSchemaVersion)
+    return bad(fmt::format("this kopt reads schema_version {}", kSuiteSchemaVersion));
   SuiteManifest manifest;
   try {
     manifest.name = document.at("name").get<std::string>();
@@ -166,7 +165,7 @@ Status ApplySuiteJournal(std::string_view text, const std::string& path, SuiteSt
   for (size_t index = 0; index < lines.size(); ++index) {
     if (TrimWhitespace(lines[index]).empty()) continue;
     json line = json::parse(lines[index], nullptr, false);
-    Status applied = line.is_object() && line.value("schema", "") == kJournalSchema
+    Status applied = line.is_object() && line.contains("schema") && line["schema"] == kJournalSchema
                          ? Status::Ok()
                          : InvalidInput("not a " + std::string(kJournalSchema) + " line");
     if (applied.ok()) {
