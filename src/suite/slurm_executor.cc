@@ -454,6 +454,18 @@ class SlurmExecutor : public Executor {
       auto found = by_task.find({tracked.array_job_id, tracked.task_index});
       const SlurmTaskLine* line = found == by_task.end() ? nullptr : found->second;
       SlurmTaskPhase phase = line == nullptr ? SlurmTaskPhase::kEnded : PhaseOfSlurmState(line->state);
+      if (phase == SlurmTaskPhase::kWaiting && ReadRecord(tracked).started) {
+        // Requeued after its work began (scontrol requeue, preemption, a
+        // node failure): Slurm would start it again only after its requeue
+        // delay (about 2 minutes), to find the attempt begun. Continued now.
+        KOPT_RETURN_IF_ERROR(ScancelTask(tracked));
+        AttemptRecord record;
+        record.started = true;
+        record.exit_kind = "requeued";
+        Conclude(tracked, record, line->state);
+        changed = true;
+        continue;
+      }
       if (phase == SlurmTaskPhase::kWaiting) {
         if (tracked.state != WorkState::kQueued) changed = true;
         tracked.state = WorkState::kQueued;
@@ -537,6 +549,12 @@ class SlurmExecutor : public Executor {
   }
 
   Status CancelTask(TrackedWork& tracked) {
+    KOPT_RETURN_IF_ERROR(ScancelTask(tracked));
+    End(tracked, WorkState::kCancelled, "cancelled by the driver (scancel)", std::nullopt);
+    return Status::Ok();
+  }
+
+  Status ScancelTask(const TrackedWork& tracked) {
     if (!tracked.array_job_id.empty()) {
       CommandSpec spec;
       spec.argv = {"scancel", fmt::format("{}_{}", tracked.array_job_id, tracked.task_index)};
@@ -548,7 +566,6 @@ class SlurmExecutor : public Executor {
                                        result.stderr_text.substr(0, 2000)));
       }
     }
-    End(tracked, WorkState::kCancelled, "cancelled by the driver (scancel)", std::nullopt);
     return Status::Ok();
   }
 

@@ -24,6 +24,9 @@
 //   its second start found the attempt already begun): the problem is
 //   continued in a new submission with `continuation_command(work)` (its run
 //   state is in its workspace), at most max_continuations times.
+// - waiting again in squeue although its attempt started (Slurm requeued
+//   it: scontrol requeue, preemption, a node failure): scancel, then
+//   continued as above at once rather than after Slurm's requeue delay.
 // - no exit record (the node died, the job was killed with SIGKILL): the
 //   problem is resubmitted the same way, at most max_node_failures times;
 //   past that it is failed, saying so.

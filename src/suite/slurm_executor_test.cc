@@ -56,8 +56,12 @@ class SlurmExecutorTest : public ::testing::Test {
     std::string base =
         (directory_ / "slurm" / "work" / std::to_string(work_index) / ("attempt-" + std::to_string(attempt)))
             .string();
-    if (started) ASSERT_TRUE(WriteFileAtomically(base + ".started", "500 node3\n").ok());
-    if (!exit_record.empty()) ASSERT_TRUE(WriteFileAtomically(base + ".exit", exit_record + "\n").ok());
+    if (started) {
+      ASSERT_TRUE(WriteFileAtomically(base + ".started", "500 node3\n").ok());
+    }
+    if (!exit_record.empty()) {
+      ASSERT_TRUE(WriteFileAtomically(base + ".exit", exit_record + "\n").ok());
+    }
   }
 
   static const WorkStatus& Of(const std::vector<WorkStatus>& statuses, const std::string& key) {
@@ -83,8 +87,6 @@ TEST_F(SlurmExecutorTest, OneArrayForTheQueuedWorksThenFollowsSqueue) {
   ASSERT_EQ(sbatch.size(), 1u);
   EXPECT_NE(std::find(sbatch[0].argv.begin(), sbatch[0].argv.end(), "--array=0-2"), sbatch[0].argv.end());
   EXPECT_NE(std::find(sbatch[0].argv.begin(), sbatch[0].argv.end(), "--gres=gpu:1"), sbatch[0].argv.end());
-  // The job had not reached squeue yet: the works ended before they started are retried, so say
-  // RUNNING first.
   Queue("500_0|RUNNING|None|node3\n500_1|PENDING|Resources|\n500_2|RUNNING|None|node4\n");
   statuses = executor->Poll();
   ASSERT_TRUE(statuses.ok());
@@ -116,6 +118,22 @@ TEST_F(SlurmExecutorTest, ExitRecordsDecideSucceededFailedAndContinued) {
   EXPECT_NE(std::find(sbatch[1].argv.begin(), sbatch[1].argv.end(), "--array=0-0"), sbatch[1].argv.end());
   std::string script = *ReadWholeFile((directory_ / "slurm/work/2/attempt-2.sh").string());
   EXPECT_NE(script.find("'--resume' '1' --devices 0"), std::string::npos) << script;
+}
+
+TEST_F(SlurmExecutorTest, TaskRequeuedAfterItStartedIsCancelledAndContinuedAtOnce) {
+  auto executor = Make();
+  ASSERT_TRUE(executor->Submit(Work("a")).ok());
+  ASSERT_TRUE(executor->Poll().ok());
+  Record(0, 1, "exit 143");  // SIGTERM of the requeue; Slurm holds the task until its begin time
+  Queue("500_0|PENDING|BeginTime|\n");
+  auto statuses = executor->Poll();
+  ASSERT_TRUE(statuses.ok());
+  auto scancel = runner_.CommandsOf("scancel");
+  ASSERT_EQ(scancel.size(), 1u);
+  EXPECT_EQ(scancel[0].argv[1], "500_0");
+  EXPECT_EQ(runner_.CommandsOf("sbatch").size(), 2u);
+  EXPECT_NE(Of(*statuses, "a").detail.find("continued after requeued by Slurm"), std::string::npos)
+      << Of(*statuses, "a").detail;
 }
 
 TEST_F(SlurmExecutorTest, LostTaskIsRetriedAtMostMaxNodeFailuresTimes) {
@@ -207,7 +225,8 @@ TEST_F(SlurmExecutorTest, AttemptScriptRunsTheWorkOnceAndRecordsItsEnd) {
   ASSERT_TRUE(executor->Poll().ok());
   auto system = MakeSystemCommandRunner();
   const std::string script = (directory_ / "slurm/work/0/attempt-1.sh").string();
-  CommandSpec first{{"/bin/bash", script}};
+  CommandSpec first;
+  first.argv = {"/bin/bash", script};
   first.environment = {{"SLURM_JOB_ID", "500"}, {"SLURMD_NODENAME", "node3"}};
   auto result = system->Run(first);
   ASSERT_TRUE(result.ok() && result->Succeeded());

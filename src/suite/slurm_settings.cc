@@ -4,6 +4,8 @@
 
 #include <regex>
 
+#include "core/toml_document.h"
+
 namespace kopt::suite {
 
 std::string_view GpuRequestName(GpuRequest request) {

@@ -49,7 +49,8 @@ double Now() {
 }
 
 std::string Run(const std::vector<std::string>& argv) {
-  kopt::CommandSpec spec{argv};
+  kopt::CommandSpec spec;
+  spec.argv = argv;
   spec.timeout_seconds = 30;
   auto result = runner->Run(spec);
   if (!result.ok() || !result->Succeeded()) {
@@ -97,8 +98,9 @@ ProblemWork Work(const std::string& suite, const std::string& key, int evaluatio
 }
 
 // Polls until every work ended or `limit` seconds passed; `during` runs after each poll.
-std::vector<WorkStatus> PollUntilEnded(Executor& executor, double limit,
-                                       const std::function<void(const std::vector<WorkStatus>&)>& during = {}) {
+std::vector<WorkStatus> PollUntilEnded(
+    Executor& executor, double limit,
+    const std::function<void(const std::vector<WorkStatus>&)>& during = {}) {
   double start = Now();
   std::vector<WorkStatus> statuses;
   while (Now() - start < limit) {
@@ -126,7 +128,8 @@ int CheckJournals(const std::string& suite, const std::map<std::string, int>& ev
     std::string journal = suite + "/problems/" + key + ".journal";
     std::vector<std::string> lines = Lines(journal);
     std::vector<std::string> expected;
-    for (int evaluation = 1; evaluation <= count; ++evaluation) expected.push_back(std::to_string(evaluation));
+    for (int evaluation = 1; evaluation <= count; ++evaluation)
+      expected.push_back(std::to_string(evaluation));
     Expect(lines == expected, fmt::format("{}: journal holds evaluations 1..{} once each (has {} lines)", key,
                                           count, lines.size()));
     Expect(!std::filesystem::exists(journal + ".concurrent"), key + ": no two jobs of the problem at once");
@@ -165,8 +168,8 @@ void ArraySubmission() {
   Expect(started == 12, fmt::format("array: 12 evaluations ran (ran {})", started));
   int submissions = 0;
   for (const auto& entry : std::filesystem::directory_iterator(suite + "/slurm")) {
-    submissions += entry.path().filename().string().rfind("submission-", 0) == 0 &&
-                   entry.path().extension() == ".sh";
+    submissions +=
+        entry.path().filename().string().rfind("submission-", 0) == 0 && entry.path().extension() == ".sh";
   }
   Expect(submissions == 1, fmt::format("array: one sbatch for 4 problems ({})", submissions));
   std::printf("array: 4 problems x 3 evaluations in one job array: ok\n");
@@ -263,9 +266,10 @@ void MeasureOverhead() {
   }
   double local_seconds = Now() - start;
   std::string script = suite + "/steps.sh";
-  std::ofstream(script) << "#!/bin/bash\nstart=$(date +%s.%N)\nfor i in $(seq 10); do srun --ntasks=1 true; done\n"
-                           "end=$(date +%s.%N)\necho \"$start $end\" > "
-                        << suite << "/steps.txt\n";
+  std::ofstream(script)
+      << "#!/bin/bash\nstart=$(date +%s.%N)\nfor i in $(seq 10); do srun --ntasks=1 true; done\n"
+         "end=$(date +%s.%N)\necho \"$start $end\" > "
+      << suite << "/steps.txt\n";
   Run({"sbatch", "--wait", "--quiet", "--output=/dev/null", script});
   double step_seconds = 0;
   {
