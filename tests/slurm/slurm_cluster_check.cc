@@ -188,6 +188,9 @@ void InterruptedMidRun(const std::string& name, const std::function<void(const s
     interrupted = true;
   });
   Expect(interrupted, name + ": the task was interrupted mid-run");
+  Expect(std::filesystem::exists(suite + "/slurm/work/0/attempt-2.sh"),
+         name + ": continued in a second attempt");
+  Expect(!std::filesystem::exists(suite + "/slurm/work/0/attempt-3.sh"), name + ": in one more attempt only");
   int started = CheckJournals(suite, {{"p", 8}}, statuses);
   // An evaluation interrupted mid-way is run again (it was never recorded): at most one.
   Expect(started >= 8 && started <= 9, fmt::format("{}: 8 or 9 evaluations started ({})", name, started));
@@ -306,6 +309,13 @@ int main(int argc, char** argv) {
     InterruptedMidRun("node_down", [](const std::string&) {
       Run({"scontrol", "update", "nodename=" + node, "state=down", "reason=kopt-test"});
       Run({"scontrol", "update", "nodename=" + node, "state=resume"});
+    });
+  }
+  if (wanted("killed")) {
+    // SIGKILL to every process of the task (batch shell included): no exit record, as when the
+    // node dies; retried as a lost task.
+    InterruptedMidRun("killed", [](const std::string& task) {
+      Run({"scancel", "--signal=KILL", "--full", task});
     });
   }
   if (wanted("drain")) DrainedNode();
