@@ -17,6 +17,7 @@
 #include "app/gpus.h"
 #include "app/optimize.h"
 #include "app/rules.h"
+#include "app/suite.h"
 #include "app/task_import.h"
 #include "core/interrupt.h"
 #include "core/subprocess.h"
@@ -421,6 +422,84 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   };
 }
 
+// `kopt suite TASKS... [-- OPTIMIZE FLAGS]` and `kopt suite status`.
+struct SuiteCommandLine {
+  SuiteOptions options;
+  SuiteStatusOptions status;
+  std::string devices = "0";
+  std::string control = "none";
+  long long max_evaluations = 20, max_llm_tokens = -1, seed = -1;
+  double max_seconds = -1, max_gpu_seconds = -1, max_llm_cost = -1;
+};
+
+Status ResolveSuiteCommandLine(SuiteCommandLine& line, CLI::App& command) {
+  SuiteOptimizeOptions& optimize = line.options.optimize;
+  KOPT_ASSIGN_OR_RETURN(line.options.devices, ParseDevices(line.devices));
+  if (line.control != "none" && line.control != "random")
+    return InvalidInput("--control: \"" + line.control + "\": expected none or random");
+  optimize.random_control = line.control == "random";
+  if (line.seed >= 0) optimize.seed = static_cast<uint64_t>(line.seed);
+  optimize.budget.max_evaluations = line.max_evaluations;
+  if (command.count("--max-seconds")) optimize.budget.max_seconds = line.max_seconds;
+  if (command.count("--max-gpu-seconds")) optimize.budget.max_gpu_seconds = line.max_gpu_seconds;
+  if (command.count("--max-llm-cost")) optimize.budget.max_llm_cost_usd = line.max_llm_cost;
+  if (command.count("--max-llm-tokens")) optimize.budget.max_llm_tokens = line.max_llm_tokens;
+  return Status::Ok();
+}
+
+std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::string>& optimize_flags) {
+  auto line = std::make_shared<SuiteCommandLine>();
+  SuiteOptions& options = line->options;
+  SuiteOptimizeOptions& optimize = options.optimize;
+  optimize.extra_arguments = optimize_flags;
+  command.add_option("tasks", options.tasks,
+                     "Task directories, level directories, list files or globs (none: resume the suite --name)");
+  command.add_option("--workspace,-w", options.workspace, "Workspace directory (the suite is in WORKSPACE/suites/NAME)")
+      ->capture_default_str();
+  command.add_option("--name", options.name, "The suite's name: the same name resumes it")->capture_default_str();
+  command.add_option("--devices", line->devices, "CUDA ordinals of this host, e.g. 0,1 (one problem per GPU)")
+      ->capture_default_str();
+  command.add_option("--generator,-g", optimize.generator, "Candidate generator: scripted, llm or builtin")
+      ->capture_default_str();
+  command.add_option("--script", optimize.script_directory, "Scripted generator's answers (docs/optimize.md)");
+  command.add_option("--search", optimize.search, "Search policy: mcts, greedy, beam, random or auto")
+      ->capture_default_str();
+  command.add_option("--feedback", optimize.feedback, "What the generator is shown: diagnosis, raw or none")
+      ->capture_default_str();
+  command.add_option("--control", line->control,
+                     "random: the random-sampling control at the same budget (search random, no feedback)")
+      ->capture_default_str();
+  command.add_flag("!--no-profile", optimize.profile, "Do not profile candidates (no feedback)");
+  command.add_option("--llm-config", optimize.llm_config_path, "LLM configuration (TOML, docs/llm.md)");
+  command.add_option("--seed", line->seed, "Every problem's seed")->check(NonNegative());
+  command.add_option("--max-evaluations", line->max_evaluations, "Per problem: stop after this many evaluations")
+      ->capture_default_str();
+  command.add_option("--max-seconds", line->max_seconds, "Per problem: wall time, seconds");
+  command.add_option("--max-gpu-seconds", line->max_gpu_seconds, "Per problem: GPU child time, seconds");
+  command.add_option("--max-llm-cost", line->max_llm_cost, "Per problem: LLM cost, USD");
+  command.add_option("--max-llm-tokens", line->max_llm_tokens, "Per problem: LLM tokens");
+  command.add_option("--format,-f", options.format, "Final table: term, md, json or html")->capture_default_str();
+  command.add_option("--output,-o", options.output_path, "Write the final table to FILE");
+  command.add_flag("--quiet,-q", options.quiet, "No progress lines");
+  CLI::App* status = command.add_subcommand("status", "The table so far of a suite (running or interrupted)");
+  status->add_option("--workspace,-w", line->status.workspace, "Workspace directory")->capture_default_str();
+  status->add_option("--name", line->status.name, "The suite's name")->capture_default_str();
+  status->add_option("--format,-f", line->status.format, "term, md, json or html")->capture_default_str();
+  status->add_option("--output,-o", line->status.output_path, "Write the table to FILE");
+  command.footer(
+      "Flags after -- go to every problem's kopt optimize unchanged (e.g. -- --arch sm_90a --timeout 30).\n"
+      "Resume after a kill: the same command again (or kopt suite --name NAME). Exit status: 0 when every "
+      "problem ended (failures are rows of the table), 2 on bad input.\n\nExamples:\n"
+      "  kopt suite tasks/kb_level1_* --generator llm --llm-config llm.toml --max-evaluations 30 --devices 0,1\n"
+      "  kopt suite tasks/ --name ablation --feedback none\n"
+      "  kopt suite status -f html -o suite.html");
+  return [line, &command, status]() -> Status {
+    if (status->parsed()) return RunSuiteStatus(line->status, std::cout);
+    KOPT_RETURN_IF_ERROR(ResolveSuiteCommandLine(*line, command));
+    return RunSuiteCommand(line->options, std::cout, &std::cerr);
+  };
+}
+
 std::function<Status()> DeclareReport(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<ReportOptions>();
   auto run = std::make_shared<long long>(-1);
@@ -501,6 +580,8 @@ const std::vector<Command>& CommandTable() {
       {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat",
        DeclareOptimize},
       {"report", "Render a stored kopt optimize run", DeclareReport},
+      {"suite", "Optimize a set of tasks (a KernelBench level, a list, a glob): resumable, fast_p table",
+       DeclareSuite},
       {"task", "Task tools: import-kernelbench (KernelBench problems as kopt tasks)", DeclareTask},
       {"diff", "Explain what changed between two profiles: time attributed to its causes, findings",
        DeclareDiff},

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/file_io.h"
+#include "core/parent_death.h"
 #include "runner/event_sink.h"
 #include "runner/run_request.h"
 #include "runner_protocol/runner_request.h"
@@ -56,6 +57,8 @@ std::string TakeRunToken() {
 int main(int argc, char** argv) {
   using namespace kopt::runner;
   const auto started = std::chrono::steady_clock::now();
+  // No orphan timing on the GPU: this child ends when kopt does (kill -9 included).
+  if (!kopt::DieWithParent()) return kExitNotCandidate;
   if (argc != 2) {
     std::fprintf(stderr, "usage: kopt-runner REQUEST.json (docs/harness-protocol.md §3)\n");
     return kExitBadRequest;
