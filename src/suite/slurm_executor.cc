@@ -132,6 +132,38 @@ struct AttemptRecord {
   int exit_value = 0;
 };
 
+struct Record {
+  std::vector<TrackedWork> works;
+  int next_index = 0;
+  int submissions = 0;
+};
+
+std::string RecordPath(const std::string& suite_directory) {
+  return suite_directory + "/slurm/jobs.json";
+}
+
+// The record as written by SaveState; none: an empty record.
+Result<Record> ReadJobRecord(const std::string& suite_directory) {
+  Record record;
+  const std::string path = RecordPath(suite_directory);
+  if (!std::filesystem::exists(path)) return record;
+  KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, size_t{256} << 20));
+  nlohmann::json state = nlohmann::json::parse(text, nullptr, false);
+  if (state.is_discarded() || !state.is_object() || state.value("version", 0) != kStateVersion ||
+      !state.contains("works") || !state["works"].is_array()) {
+    return InvalidInput(
+        fmt::format("{}: expected a kopt Slurm job record of version {}", path, kStateVersion));
+  }
+  for (const nlohmann::json& work : state["works"]) {
+    auto tracked = FromJson(work);
+    if (!tracked.ok()) return InvalidInput(fmt::format("{}: {}", path, tracked.status().message()));
+    record.works.push_back(std::move(*tracked));
+  }
+  record.next_index = state.value("next_index", static_cast<int>(record.works.size()));
+  record.submissions = state.value("submissions", 0);
+  return record;
+}
+
 class SlurmExecutor : public Executor {
  public:
   SlurmExecutor(SlurmExecutorSettings settings, CommandRunner& runner)
@@ -220,7 +252,7 @@ class SlurmExecutor : public Executor {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   std::string SlurmDirectory() const { return settings_.suite_directory + "/slurm"; }
-  std::string StatePath() const { return SlurmDirectory() + "/jobs.json"; }
+  std::string StatePath() const { return RecordPath(settings_.suite_directory); }
   std::string WorkDirectory(const TrackedWork& tracked) const {
     return fmt::format("{}/work/{}", SlurmDirectory(), tracked.index);
   }
@@ -263,22 +295,10 @@ class SlurmExecutor : public Executor {
   }
 
   Status LoadState() {
-    if (!std::filesystem::exists(StatePath())) return Status::Ok();
-    KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(StatePath(), size_t{256} << 20));
-    nlohmann::json state = nlohmann::json::parse(text, nullptr, false);
-    if (state.is_discarded() || !state.is_object() || state.value("version", 0) != kStateVersion ||
-        !state.contains("works") || !state["works"].is_array()) {
-      return InvalidInput(
-          fmt::format("{}: expected a kopt Slurm job record of version {}", StatePath(), kStateVersion));
-    }
-    works_.clear();
-    for (const nlohmann::json& work : state["works"]) {
-      auto tracked = FromJson(work);
-      if (!tracked.ok()) return InvalidInput(fmt::format("{}: {}", StatePath(), tracked.status().message()));
-      works_.push_back(std::move(*tracked));
-    }
-    next_index_ = state.value("next_index", static_cast<int>(works_.size()));
-    submissions_ = state.value("submissions", 0);
+    KOPT_ASSIGN_OR_RETURN(Record record, ReadJobRecord(settings_.suite_directory));
+    works_ = std::move(record.works);
+    next_index_ = record.next_index;
+    submissions_ = record.submissions;
     return Status::Ok();
   }
 
@@ -417,7 +437,7 @@ class SlurmExecutor : public Executor {
     return ParseSqueueOutput(result.stdout_text);
   }
 
-  AttemptRecord ReadRecord(const TrackedWork& tracked) const {
+  AttemptRecord ReadAttemptRecord(const TrackedWork& tracked) const {
     AttemptRecord record;
     const std::string path = AttemptPath(tracked);
     auto started = ReadWholeFile(path + ".started", 4096);
@@ -454,7 +474,7 @@ class SlurmExecutor : public Executor {
       auto found = by_task.find({tracked.array_job_id, tracked.task_index});
       const SlurmTaskLine* line = found == by_task.end() ? nullptr : found->second;
       SlurmTaskPhase phase = line == nullptr ? SlurmTaskPhase::kEnded : PhaseOfSlurmState(line->state);
-      if (phase == SlurmTaskPhase::kWaiting && ReadRecord(tracked).started) {
+      if (phase == SlurmTaskPhase::kWaiting && ReadAttemptRecord(tracked).started) {
         // Requeued after its work began (scontrol requeue, preemption, a
         // node failure): Slurm would start it again only after its requeue
         // delay (about 2 minutes), to find the attempt begun. Continued now.
@@ -485,7 +505,7 @@ class SlurmExecutor : public Executor {
         tracked.detail = line->state;
         continue;
       }
-      Conclude(tracked, ReadRecord(tracked), line == nullptr ? "gone from the queue" : line->state);
+      Conclude(tracked, ReadAttemptRecord(tracked), line == nullptr ? "gone from the queue" : line->state);
       changed = true;
     }
     return changed ? SaveState() : Status::Ok();
@@ -579,6 +599,24 @@ class SlurmExecutor : public Executor {
 };
 
 }  // namespace
+
+Result<std::vector<SlurmJobRow>> ReadSlurmJobRecord(const std::string& suite_directory) {
+  KOPT_ASSIGN_OR_RETURN(Record record, ReadJobRecord(suite_directory));
+  std::vector<SlurmJobRow> rows;
+  for (const TrackedWork& tracked : record.works) {
+    SlurmJobRow row;
+    row.key = tracked.work.key;
+    row.state = tracked.state;
+    if (!tracked.array_job_id.empty())
+      row.job = fmt::format("{}_{}", tracked.array_job_id, tracked.task_index);
+    row.attempt = tracked.attempt;
+    row.node_failures = tracked.node_failures;
+    row.continuations = tracked.continuations;
+    row.detail = tracked.detail;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
 
 std::string SlurmJobName(const std::string& suite_directory) {
   return "kopt-" + Sha256Hex(suite_directory).substr(0, 12);

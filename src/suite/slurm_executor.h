@@ -64,6 +64,23 @@ struct SlurmExecutorSettings {
 Result<std::unique_ptr<Executor>> MakeSlurmExecutor(const SlurmExecutorSettings& settings,
                                                     CommandRunner& runner);
 
+// One work of a suite's Slurm job record (SUITE/slurm/jobs.json) as the
+// driver last wrote it, for `kopt suite status`.
+struct SlurmJobRow {
+  std::string key;
+  WorkState state = WorkState::kQueued;
+  std::string job;  // "1234_5"; "" while not submitted
+  int attempt = 0;  // 1 for the first submission
+  int node_failures = 0;
+  int continuations = 0;
+  std::string detail;  // the Slurm state and reason, or how it ended
+};
+
+// The rows of the record, in submission order (forgotten works included:
+// they ended); empty when the suite never ran under Slurm. InvalidInput
+// naming the file when it is not a record of this version.
+Result<std::vector<SlurmJobRow>> ReadSlurmJobRecord(const std::string& suite_directory);
+
 // The name of the suite's jobs in squeue: "kopt-" and 12 hex digits of the
 // suite directory's SHA-256.
 std::string SlurmJobName(const std::string& suite_directory);
