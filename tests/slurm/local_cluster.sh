@@ -71,12 +71,12 @@ slurmd_port=$((ctld_port + 1))
 socket="$dir/munge/munge.socket"
 
 mungekey --create --keyfile="$dir/munge/munge.key" --force >"$dir/log/mungekey.log" 2>&1 ||
-  skip "mungekey failed: $(tail -3 "$dir/log/mungekey.log")"
+  skip "mungekey failed: $(tail -q -n 3 "$dir/log/mungekey.log")"
 chmod 400 "$dir/munge/munge.key"
 munged --force --socket="$socket" --key-file="$dir/munge/munge.key" \
   --pid-file="$dir/munged.pid" --log-file="$dir/log/munged.log" \
   --seed-file="$dir/munge/seed" >"$dir/log/munged.out" 2>&1 ||
-  skip "munged did not start: $(tail -3 "$dir/log/munged.out" "$dir/log/munged.log" 2>/dev/null)"
+  skip "munged did not start: $(tail -q -n 3 "$dir/log/munged.out" "$dir/log/munged.log" 2>/dev/null)"
 
 mkdir -p "$dir/spool/$node" "$dir/dev"
 # Plain files stand for the device files: with task/none nothing constrains them.
@@ -125,9 +125,9 @@ CONF
 
 export SLURM_CONF="$dir/slurm.conf"
 slurmctld -f "$SLURM_CONF" >"$dir/log/slurmctld.out" 2>&1 ||
-  skip "slurmctld did not start: $(tail -3 "$dir/log/slurmctld.out" "$dir/log/slurmctld.log" 2>/dev/null)"
+  skip "slurmctld did not start: $(tail -q -n 3 "$dir/log/slurmctld.out" "$dir/log/slurmctld.log" 2>/dev/null)"
 slurmd -f "$SLURM_CONF" >"$dir/log/slurmd.out" 2>&1 ||
-  skip "slurmd did not start: $(tail -3 "$dir/log/slurmd.out" "$dir/log/slurmd.log" 2>/dev/null)"
+  skip "slurmd did not start: $(tail -q -n 3 "$dir/log/slurmd.out" "$dir/log/slurmd.log" 2>/dev/null)"
 
 for _ in $(seq 150); do
   state=$(sinfo --noheader --nodes="$node" --format=%T 2>/dev/null | head -1)
@@ -139,4 +139,4 @@ for _ in $(seq 150); do
   sleep 0.2
 done
 "$0" stop "$dir"
-skip "node $node not idle after 30 s (state '${state:-none}'); logs: $(tail -3 "$dir/log/slurmd.log" "$dir/log/slurmctld.log" 2>/dev/null)"
+skip "node $node not idle after 30 s (state '${state:-none}'); logs: $(tail -q -n 3 "$dir/log/slurmd.log" "$dir/log/slurmctld.log" 2>/dev/null)"
