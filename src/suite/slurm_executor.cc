@@ -239,9 +239,12 @@ class SlurmExecutor : public Executor {
     KOPT_RETURN_IF_ERROR(LoadState());
     KOPT_RETURN_IF_ERROR(AdoptUnrecordedSubmission());
     KOPT_RETURN_IF_ERROR(FollowQueue());
+    // Also the works that ended while no driver ran (and were not recorded
+    // by one: not forgotten), so that the driver records their end from
+    // Poll instead of submitting them again.
     std::vector<WorkStatus> attached;
     for (const TrackedWork& tracked : works_) {
-      if (!tracked.forgotten && !IsEnded(tracked.state)) attached.push_back(StatusOf(tracked));
+      if (!tracked.forgotten) attached.push_back(StatusOf(tracked));
     }
     return attached;
   }

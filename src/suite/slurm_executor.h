@@ -31,6 +31,9 @@
 //   problem is resubmitted the same way, at most max_node_failures times;
 //   past that it is failed, saying so.
 // Cancel and CancelAll call scancel; the work is kCancelled at once.
+// Attach returns the recorded works not yet forgotten: queued, running, and
+// those that ended while no driver ran (Poll reports them ended, so the
+// driver records them instead of submitting them again).
 //
 // Every command goes through the CommandRunner (sbatch, squeue, scancel);
 // a failed squeue is an error of Poll, never a reason to resubmit.

@@ -160,15 +160,19 @@ TEST_F(SlurmExecutorTest, RestartedDriverAttachesInsteadOfSubmittingTwice) {
     auto executor = Make();
     ASSERT_TRUE(executor->Submit(Work("a")).ok());
     ASSERT_TRUE(executor->Submit(Work("b")).ok());
-    Queue("500_0|RUNNING|None|node3\n500_1|RUNNING|None|node3\n");
+    ASSERT_TRUE(executor->Submit(Work("c")).ok());
+    Queue("500_0|RUNNING|None|node3\n500_1|RUNNING|None|node3\n500_2|RUNNING|None|node3\n");
     ASSERT_TRUE(executor->Poll().ok());
-  }  // the driver dies; its jobs run on
+  }  // the driver dies; its jobs run on, and c ends meanwhile
+  Record(2, 1, "exit 0");
+  Queue("500_0|RUNNING|None|node3\n500_1|RUNNING|None|node3\n");
   auto executor = Make();
   auto attached = executor->Attach(directory_.string());
   ASSERT_TRUE(attached.ok()) << attached.status().message();
-  ASSERT_EQ(attached->size(), 2u);
+  ASSERT_EQ(attached->size(), 3u);
   EXPECT_EQ(Of(*attached, "b").state, WorkState::kRunning);
-  EXPECT_FALSE(executor->Submit(Work("a")).ok());  // the driver would have submitted it twice
+  EXPECT_EQ(Of(*attached, "c").state, WorkState::kSucceeded);  // recorded by the driver, not submitted again
+  EXPECT_FALSE(executor->Submit(Work("a")).ok());              // the driver would have submitted it twice
   ASSERT_TRUE(executor->Poll().ok());
   EXPECT_EQ(runner_.CommandsOf("sbatch").size(), 1u);
 }
