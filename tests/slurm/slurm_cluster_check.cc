@@ -198,6 +198,33 @@ void InterruptedMidRun(const std::string& name, const std::function<void(const s
               statuses.empty() ? "" : statuses[0].detail.c_str(), started);
 }
 
+// kill -9 of the node's slurmd while a task runs, slurmd started again 2 s later: the task's
+// slurmstepd carries on, the problem ends once with every evaluation once.
+void KilledNodeDaemon() {
+  std::string suite = SuiteDirectory("slurmd_killed");
+  auto executor = MakeExecutor(suite);
+  Expect(executor->Submit(Work(suite, "p", 8, 0.3)).ok(), "slurmd_killed: submit");
+  std::string configuration = getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "";
+  std::string pid_file = std::filesystem::path(configuration).parent_path().string() + "/slurmd.pid";
+  bool killed = false;
+  auto statuses = PollUntilEnded(*executor, 120, [&](const std::vector<WorkStatus>&) {
+    if (killed || Lines(suite + "/problems/p.journal").size() < 2) return;
+    std::vector<std::string> pid = Lines(pid_file);
+    if (pid.empty()) return;
+    kill(std::atoi(pid[0].c_str()), SIGKILL);
+    killed = true;
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    Run({"slurmd", "-f", configuration});
+  });
+  Expect(killed, "slurmd_killed: slurmd was killed mid-run");
+  int started = CheckJournals(suite, {{"p", 8}}, statuses);
+  Expect(started >= 8 && started <= 9,
+         fmt::format("slurmd_killed: 8 or 9 evaluations started ({})", started));
+  std::printf(
+      "slurmd_killed: kill -9 of slurmd mid-run, restarted: %d evaluations started for 8 recorded: ok\n",
+      started);
+}
+
 void DrainedNode() {
   std::string suite = SuiteDirectory("drain");
   auto executor = MakeExecutor(suite);
@@ -318,6 +345,7 @@ int main(int argc, char** argv) {
       Run({"scancel", "--signal=KILL", "--full", task});
     });
   }
+  if (wanted("slurmd_killed")) KilledNodeDaemon();
   if (wanted("drain")) DrainedNode();
   if (wanted("reattach")) KilledDriverReattaches();
   if (wanted("overhead")) MeasureOverhead();
