@@ -16,7 +16,8 @@
 # Usage: scripts/device/issue31_suite.sh  (writes $OUT/issue31_suite.tgz and
 # $OUT/summary.txt). Environment: LEVEL1 / LEVEL2 / LEVEL3 (problem counts),
 # EVALUATIONS (per problem, default 4), KILL_FRACTION (default 3: kill after
-# 1/3 of the problems ended).
+# 1/3 of the problems ended). "Measured twice" counts kopt's own records: the
+# completed candidate measurements of each problem's workspace database.
 set -u
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
@@ -66,12 +67,10 @@ for _ in $(seq 1 50); do python3 -c "import socket; socket.create_connection(('1
 
 devices=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
 export KOPT_LLM_API_KEY=scripted-no-key
-export KOPT_RUNNER=$root/scripts/device/issue31_runner_wrapper.py
-export ISSUE31_REAL_RUNNER=$root/.carry/bin/kopt-runner
-export ISSUE31_RUNNER_EVENTS=$work/runner_events.txt
+export KOPT_RUNNER=$root/.carry/bin/kopt-runner
 suite=("$kopt" suite "$work/tasks" --name issue31 --workspace "$work/ws" --devices "$devices"
        --generator llm --llm-config "$work/llm.toml" --seed 31 --max-evaluations "${EVALUATIONS:-4}" --max-seconds 60
-       -- --timing-seconds 0.5 --output-channel memory)
+       -- --timing-seconds 0.5)
 note "=== kopt suite, killed with kill -9 after 1/${KILL_FRACTION:-3} of the problems ended"
 note "command: ${suite[*]}"
 "${suite[@]}" > "$work/run1.out" 2> "$work/run1.progress" &
@@ -82,16 +81,19 @@ while kill -0 "$driver" 2> /dev/null; do
   [ "${done_count:-0}" -ge "$target" ] && break
   sleep 0.5
 done
+# The driver's children (kopt optimize) and theirs (kopt-runner, nvcc) just before the kill.
 children=$(pgrep -P "$driver" | tr '\n' ' ')
+grandchildren=$(for child in $children; do pgrep -P "$child"; done | tr '\n' ' ')
 kill -9 "$driver"
 wait "$driver" 2> /dev/null
 sleep 2
 left=0
-for pid in $children $(grep '^start ' "$work/runner_events.txt" | cut -d' ' -f2); do
-  if kill -0 "$pid" 2> /dev/null; then left=$((left + 1)); ps -o pid,ppid,args -p "$pid" >> "$work/orphans.txt"; fi
+for pid in $children $grandchildren; do
+  state=$(ps -o stat= -p "$pid" 2> /dev/null)  # a zombie (ended, not reaped yet) is not running
+  case "$state" in ""|Z*) ;; *) left=$((left + 1)); ps -o pid,ppid,args -p "$pid" >> "$work/orphans.txt" ;; esac
 done
 note "killed at $(tail -n 1 "$work/run1.progress"), $(elapsed) s"
-note "children (kopt optimize, runner wrappers, kopt-runner) left running after kill -9: $left"
+note "children (kopt optimize: $(echo $children | wc -w); theirs, kopt-runner or nvcc: $(echo $grandchildren | wc -w)) left running after kill -9: $left"
 nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader > "$work/gpu_processes_after_kill.txt"
 note "processes on the GPUs after the kill: $(grep -c . "$work/gpu_processes_after_kill.txt")"
 "$kopt" suite status --name issue31 --workspace "$work/ws" > "$work/status_after_kill.txt" 2>&1
@@ -106,13 +108,18 @@ for problem in "$work"/ws/suites/issue31/problems/*/; do
   cp "$problem/optimize.log" "$work/optimize_$(basename "$problem").log" 2> /dev/null
 done
 cat "$work/run2.out" >> "$summary"
-python3 - "$work/report.json" "$work/runner_events.txt" "$work/llm_requests.jsonl" << 'EOF' | tee -a "$summary"
-import collections, json, sys
+python3 - "$work/report.json" "$work/ws/suites/issue31/problems" "$work/llm_requests.jsonl" << 'EOF' | tee -a "$summary"
+import collections, glob, json, sqlite3, sys
 report = json.load(open(sys.argv[1]))
-ends = [line.split() for line in open(sys.argv[2]) if line.startswith("end ")]
-candidates = collections.Counter(fields[3] for fields in ends if fields[2] == "candidate")
-print("completed candidate evaluations:", sum(candidates.values()), "; run twice:",
-      sum(1 for count in candidates.values() if count > 1))
+# kopt's own record of every candidate measurement that completed, per problem workspace.
+completed, twice = 0, []
+for database in sorted(glob.glob(sys.argv[2] + "/*/workspace/kopt.db")):
+    rows = sqlite3.connect(database).execute(
+        "SELECT candidate_hash, COUNT(*) FROM measurements WHERE role = 'candidate' AND phase = 'outcome' "
+        "AND complete = 1 GROUP BY candidate_hash").fetchall()
+    completed += sum(count for _, count in rows)
+    twice += [(database.split("/")[-3], candidate[:12]) for candidate, count in rows if count > 1]
+print("completed candidate measurements:", completed, "; measured twice:", len(twice), twice[:5])
 answers = collections.Counter(json.loads(line)["answer"] for line in open(sys.argv[3]))
 print("scripted answers served:", dict(answers))
 verdicts = collections.Counter()

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+<<<<<<< HEAD
 #include <algorithm>
 #include <array>
 #include <filesystem>
 #include <sstream>
+=======
+#include <array>
+#include <filesystem>
+>>>>>>> h31s
 
 #include "agents/candidate_generator.h"
 #include "core/file_io.h"
@@ -166,7 +171,7 @@ Result<SuiteExecutorKind> ParseSuiteExecutorKind(std::string_view text) {
 Result<std::vector<std::string>> SuiteOptimizeArguments(const SuiteOptimizeOptions& options) {
   KOPT_RETURN_IF_ERROR(ValidateBudget(options.budget));
   KOPT_RETURN_IF_ERROR(agents::ParseGeneratorKind(options.generator).status());
-  std::string search = options.random_control ? "random" : options.search;
+  std::string search = options.random_control ? "sampling" : options.search;
   std::string feedback = options.random_control ? "none" : options.feedback;
   if (search != "auto") KOPT_RETURN_IF_ERROR(ParseSearchPolicyKind(search).status());
   KOPT_RETURN_IF_ERROR(ParseFeedbackMode(feedback).status());

@@ -29,13 +29,14 @@ struct SuiteOptimizeOptions {
   OptimizeBudget budget;               // per problem
   std::string generator = "scripted";  // scripted | llm | builtin
   std::string script_directory;        // --script
-  std::string search = "auto";         // mcts | greedy | beam | random | auto
+  std::string search = "auto";         // mcts | greedy | beam | random | sampling | auto
   std::string feedback = "diagnosis";  // diagnosis | raw | none
   bool profile = true;                 // false: --no-profile
   std::string llm_config_path;
   std::optional<uint64_t> seed;
   // The random-sampling control at the same budget (`--control random`):
-  // --search random --feedback none --no-profile, whatever the three say.
+  // --search sampling (independent initial samples, search/sampling_policy.cc)
+  // --feedback none --no-profile, whatever the three say.
   bool random_control = false;
   std::vector<std::string> extra_arguments;  // after `--`: any other kopt optimize flags, verbatim
 };

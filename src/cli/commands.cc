@@ -372,7 +372,7 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   command
       .add_option(
           "--search", line->search,
-          "Search policy: mcts, greedy, beam or random; auto: greedy for --generator builtin, else mcts")
+          "Search policy: mcts, greedy, beam, random or sampling; auto: greedy for --generator builtin, else mcts")
       ->capture_default_str();
   command
       .add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")
@@ -504,13 +504,13 @@ std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::s
       ->capture_default_str();
   command.add_option("--script", optimize.script_directory,
                      "Scripted generator's answers (docs/optimize.md)");
-  command.add_option("--search", optimize.search, "Search policy: mcts, greedy, beam, random or auto")
+  command.add_option("--search", optimize.search, "Search policy: mcts, greedy, beam, random, sampling or auto")
       ->capture_default_str();
   command.add_option("--feedback", optimize.feedback, "What the generator is shown: diagnosis, raw or none")
       ->capture_default_str();
   command
       .add_option("--control", line->control,
-                  "random: the random-sampling control at the same budget (search random, no feedback)")
+                  "random: the random-sampling control at the same budget (independent samples, no feedback)")
       ->capture_default_str();
   command.add_flag("!--no-profile", optimize.profile, "Do not profile candidates (no feedback)");
   command.add_option("--llm-config", optimize.llm_config_path, "LLM configuration (TOML, docs/llm.md)");

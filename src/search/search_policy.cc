@@ -12,17 +12,18 @@ std::string_view SearchPolicyKindName(SearchPolicyKind kind) {
     case SearchPolicyKind::kGreedy: return "greedy";
     case SearchPolicyKind::kBeam: return "beam";
     case SearchPolicyKind::kRandom: return "random";
+    case SearchPolicyKind::kSampling: return "sampling";
   }
   return "";
 }
 
 Result<SearchPolicyKind> ParseSearchPolicyKind(std::string_view name) {
   for (SearchPolicyKind kind : {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam,
-                                SearchPolicyKind::kRandom}) {
+                                SearchPolicyKind::kRandom, SearchPolicyKind::kSampling}) {
     if (SearchPolicyKindName(kind) == name) return kind;
   }
   return InvalidInput(
-      fmt::format("unknown search policy \"{}\" (expected mcts, greedy, beam or random)", name));
+      fmt::format("unknown search policy \"{}\" (expected mcts, greedy, beam, random or sampling)", name));
 }
 
 Status ValidateSearchSettings(const SearchSettings& settings) {
@@ -61,6 +62,7 @@ Result<std::unique_ptr<SearchPolicy>> MakeSearchPolicy(SearchPolicyKind kind, co
     case SearchPolicyKind::kGreedy: return MakeGreedyPolicy(settings, seed);
     case SearchPolicyKind::kBeam: return MakeBeamPolicy(settings, seed);
     case SearchPolicyKind::kRandom: return MakeRandomPolicy(settings, seed);
+    case SearchPolicyKind::kSampling: return MakeSamplingPolicy();
   }
   return Internal("unknown search policy kind");
 }

@@ -42,8 +42,9 @@
 
 namespace kopt {
 
-enum class SearchPolicyKind { kMcts, kGreedy, kBeam, kRandom };
-std::string_view SearchPolicyKindName(SearchPolicyKind kind);  // "mcts", "greedy", "beam", "random"
+enum class SearchPolicyKind { kMcts, kGreedy, kBeam, kRandom, kSampling };
+// "mcts", "greedy", "beam", "random", "sampling".
+std::string_view SearchPolicyKindName(SearchPolicyKind kind);
 // InvalidInput naming the accepted names for anything else.
 Result<SearchPolicyKind> ParseSearchPolicyKind(std::string_view name);
 
@@ -133,6 +134,8 @@ std::unique_ptr<SearchPolicy> MakeMctsPolicy(const SearchSettings& settings, uin
 std::unique_ptr<SearchPolicy> MakeGreedyPolicy(const SearchSettings& settings, uint64_t seed);
 std::unique_ptr<SearchPolicy> MakeBeamPolicy(const SearchSettings& settings, uint64_t seed);
 std::unique_ptr<SearchPolicy> MakeRandomPolicy(const SearchSettings& settings, uint64_t seed);
+// Independent samples: every proposal an initial child of the reference (sampling_policy.cc).
+std::unique_ptr<SearchPolicy> MakeSamplingPolicy();
 
 // MCTS's rules (mcts_policy.cc), exposed for tests and the report:
 // How many children progressive widening allows a node with `visits` visits

@@ -15,7 +15,9 @@ constexpr EnumNameTable<WorkState, 5> kWorkStateNames = {{
 
 }  // namespace
 
-std::string_view WorkStateName(WorkState state) { return EnumName(kWorkStateNames, state, "unknown"); }
+std::string_view WorkStateName(WorkState state) {
+  return EnumName(kWorkStateNames, state, "unknown");
+}
 
 bool IsEnded(WorkState state) {
   return state == WorkState::kSucceeded || state == WorkState::kFailed || state == WorkState::kCancelled;

@@ -61,8 +61,9 @@ namespace kopt::suite {
 
 // One problem's optimize run, as the driver hands it to an executor.
 struct ProblemWork {
-  // Stable and unique in the suite; the problem's name relative to the suite
-  // ("level1/19_ReLU"). Made of [A-Za-z0-9._/-] (suite/suite_plan.h checks).
+  // Stable and unique in the suite: the problem's task directory name
+  // ("kb_level1_19_ReLU"). Made of [A-Za-z0-9._-] (suite/suite_plan.h
+  // checks), so it is safe in file names and job names.
   std::string key;
   // argv of the work, program first (the kopt executable, absolute), without
   // --devices: e.g. {"/usr/bin/kopt", "optimize", TASK, "--workspace", W,
@@ -88,10 +89,10 @@ struct WorkStatus {
   std::string key;
   WorkState state = WorkState::kQueued;
   std::optional<int> exit_code;  // when it exited (not for a signal)
-  std::string detail;            // how it ended ("exit code 2", "signal 9 (SIGKILL)"), or why it could not start
-  std::string placement;         // where it runs or ran: "gpu 0,1"; a scheduler: "job 1234_5 on node3"
-  double started_seconds = 0;    // executor clock (s since the executor was made) at start; 0: not started
-  double ended_seconds = 0;      // same clock at the end; 0: not ended
+  std::string detail;     // how it ended ("exit code 2", "signal 9 (SIGKILL)"), or why it could not start
+  std::string placement;  // where it runs or ran: "gpu 0,1"; a scheduler: "job 1234_5 on node3"
+  double started_seconds = 0;  // executor clock (s since the executor was made) at start; 0: not started
+  double ended_seconds = 0;    // same clock at the end; 0: not ended
 };
 
 class Executor {

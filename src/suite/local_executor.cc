@@ -1,6 +1,7 @@
 #include "suite/local_executor.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -10,7 +11,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fmt/format.h>
 #include <set>
 
 #include "core/interrupt.h"
@@ -144,7 +144,8 @@ class LocalExecutor final : public Executor {
   }
 
   void Forget(const std::string& key) override {
-    std::erase_if(works_, [&](const LocalWork& work) { return work.work.key == key && IsEnded(work.status.state); });
+    std::erase_if(works_,
+                  [&](const LocalWork& work) { return work.work.key == key && IsEnded(work.status.state); });
   }
 
   Result<std::vector<WorkStatus>> Attach(const std::string&) override { return std::vector<WorkStatus>{}; }
@@ -181,9 +182,9 @@ class LocalExecutor final : public Executor {
         result.signaled = true;
         result.signal = WTERMSIG(wait_status);
       }
-      WorkState state = work.cancelled          ? WorkState::kCancelled
-                        : result.Succeeded()    ? WorkState::kSucceeded
-                                                : WorkState::kFailed;
+      WorkState state = work.cancelled       ? WorkState::kCancelled
+                        : result.Succeeded() ? WorkState::kSucceeded
+                                             : WorkState::kFailed;
       End(work, state, DescribeCommandEnd(result, 0));
     }
   }
@@ -216,7 +217,8 @@ class LocalExecutor final : public Executor {
     work.status.started_seconds = std::max(Now(), 1e-9);
     int log_fd = open(work.work.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log_fd < 0) {
-      End(work, WorkState::kFailed, fmt::format("cannot open the log {}: {}", work.work.log_path, std::strerror(errno)));
+      End(work, WorkState::kFailed,
+          fmt::format("cannot open the log {}: {}", work.work.log_path, std::strerror(errno)));
       return;
     }
     if (access(work.work.command.front().c_str(), X_OK) != 0) {

@@ -23,7 +23,8 @@ ProblemWork ShellWork(const std::string& key, const std::string& script, const s
   return work;
 }
 
-std::vector<WorkStatus> PollUntil(Executor& executor, const std::function<bool(const std::vector<WorkStatus>&)>& done) {
+std::vector<WorkStatus> PollUntil(Executor& executor,
+                                  const std::function<bool(const std::vector<WorkStatus>&)>& done) {
   for (int attempt = 0; attempt < 400; ++attempt) {
     Result<std::vector<WorkStatus>> statuses = executor.Poll();
     if (statuses.ok() && done(*statuses)) return *statuses;
@@ -39,7 +40,9 @@ bool AllEnded(const std::vector<WorkStatus>& statuses) {
   return true;
 }
 
-bool ProcessAlive(pid_t pid) { return kill(pid, 0) == 0; }
+bool ProcessAlive(pid_t pid) {
+  return kill(pid, 0) == 0;
+}
 
 TEST(LocalExecutorTest, OneWorkPerDeviceInSubmissionOrderWithDevicesAppended) {
   ScratchDirectory scratch;
@@ -49,11 +52,12 @@ TEST(LocalExecutorTest, OneWorkPerDeviceInSubmissionOrderWithDevicesAppended) {
   ASSERT_TRUE(executor.ok());
   // Each work records its --devices and whether another work held the same device at once.
   for (int index = 0; index < 5; ++index) {
-    ProblemWork work = ShellWork("w" + std::to_string(index),
-                                 "echo \"$1 $2\"; d=" + scratch.path() +
-                                     "/busy.$2; if [ -e $d ]; then echo SHARED; fi; touch $d; sleep 0.2; rm $d; exit " +
-                                     std::to_string(index == 4 ? 3 : 0),
-                                 scratch / ("w" + std::to_string(index) + ".log"));
+    ProblemWork work =
+        ShellWork("w" + std::to_string(index),
+                  "echo \"$1 $2\"; d=" + scratch.path() +
+                      "/busy.$2; if [ -e $d ]; then echo SHARED; fi; touch $d; sleep 0.2; rm $d; exit " +
+                      std::to_string(index == 4 ? 3 : 0),
+                  scratch / ("w" + std::to_string(index) + ".log"));
     ASSERT_TRUE((*executor)->Submit(work).ok());
   }
   EXPECT_EQ((*executor)->Submit(ShellWork("w0", "true", scratch / "x.log")).kind(), ErrorKind::kInvalidInput);
@@ -81,8 +85,10 @@ TEST(LocalExecutorTest, CancelEndsTheWorkAndItsGroup) {
   ScratchDirectory scratch;
   auto executor = MakeLocalExecutor(LocalExecutorSettings{});
   ASSERT_TRUE(executor.ok());
-  ASSERT_TRUE((*executor)->Submit(ShellWork("slow", "sleep 30 & echo $! > " + scratch.path() + "/child; wait",
-                                            scratch / "slow.log")).ok());
+  ASSERT_TRUE((*executor)
+                  ->Submit(ShellWork("slow", "sleep 30 & echo $! > " + scratch.path() + "/child; wait",
+                                     scratch / "slow.log"))
+                  .ok());
   ASSERT_TRUE((*executor)->Submit(ShellWork("queued", "true", scratch / "queued.log")).ok());
   PollUntil(**executor, [&](const auto&) { return ReadWholeFile(scratch / "child").ok(); });
   pid_t grandchild = std::stoi(*ReadWholeFile(scratch / "child"));
@@ -101,9 +107,9 @@ TEST(LocalExecutorTest, AWorkDiesWithItsDriverEvenByKill9) {
   ASSERT_GE(driver, 0);
   if (driver == 0) {
     auto executor = MakeLocalExecutor(LocalExecutorSettings{});
-    ProblemWork work = ShellWork("w", "echo $$ > " + pid_file + ".tmp; mv " + pid_file + ".tmp " + pid_file +
-                                          "; exec sleep 60",
-                                 scratch / "w.log");
+    ProblemWork work = ShellWork(
+        "w", "echo $$ > " + pid_file + ".tmp; mv " + pid_file + ".tmp " + pid_file + "; exec sleep 60",
+        scratch / "w.log");
     if (!executor.ok() || !(*executor)->Submit(work).ok()) _exit(1);
     for (;;) {
       (void)(*executor)->Poll();

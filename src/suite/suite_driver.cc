@@ -119,7 +119,8 @@ std::vector<std::string> OptimizeCommandFor(const SuiteRunSettings& settings, co
     command.push_back(problem.task_directory);
   }
   command.insert(command.end(), {"--workspace", workspace, "--quiet"});
-  command.insert(command.end(), state.manifest.optimize_arguments.begin(), state.manifest.optimize_arguments.end());
+  command.insert(command.end(), state.manifest.optimize_arguments.begin(),
+                 state.manifest.optimize_arguments.end());
   return command;
 }
 

@@ -43,10 +43,11 @@ struct SuiteRunSettings {
 };
 
 struct SuiteEnvironment {
-  Executor* executor = nullptr;                        // borrowed, required
-  std::function<void(const SuiteReport&)> progress;   // after each start / end (and periodically); may be empty
-  std::function<void(double seconds)> sleep;          // empty: std::this_thread::sleep_for
-  std::function<double()> now_seconds;                 // empty: steady clock
+  Executor* executor = nullptr;  // borrowed, required
+  std::function<void(const SuiteReport&)>
+      progress;                               // after each start / end (and periodically); may be empty
+  std::function<void(double seconds)> sleep;  // empty: std::this_thread::sleep_for
+  std::function<double()> now_seconds;        // empty: steady clock
 };
 
 // Runs the suite to the end: every problem ended. Returns its report. Errors:

@@ -84,8 +84,8 @@ TEST(SuiteDriverTest, RunsEveryProblemOnceAndJournalsIt) {
   ASSERT_EQ(executor.submitted.size(), 3u);
   EXPECT_EQ(executor.submitted[0].command,
             (std::vector<std::string>{"/opt/kopt", "optimize", scratch / "tasks/a", "--workspace",
-                                      ProblemWorkspace(SuiteDirectory(settings.workspace, "s"), "a"), "--quiet",
-                                      "--max-evaluations", "3"}));
+                                      ProblemWorkspace(SuiteDirectory(settings.workspace, "s"), "a"),
+                                      "--quiet", "--max-evaluations", "3"}));
   EXPECT_GT(progress_lines, 3);
   for (const ProblemResult& result : report->problems) {
     EXPECT_EQ(result.outcome, ProblemOutcome::kFinished) << result.problem.key;

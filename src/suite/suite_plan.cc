@@ -1,10 +1,11 @@
 #include "suite/suite_plan.h"
 
+#include <fmt/format.h>
 #include <glob.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
-#include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -22,7 +23,9 @@ bool IsTaskDirectory(const fs::path& path) {
   return fs::is_regular_file(path / "task.toml", error);
 }
 
-bool IsGlob(std::string_view text) { return text.find_first_of("*?[") != std::string_view::npos; }
+bool IsGlob(std::string_view text) {
+  return text.find_first_of("*?[") != std::string_view::npos;
+}
 
 std::string LevelOf(const fs::path& task_directory) {
   Result<std::string> text = ReadWholeFile((task_directory / "kernelbench.json").string(), size_t{16} << 20);
@@ -51,7 +54,8 @@ class Expansion {
       if (through_glob) return Status::Ok();  // a glob's file matches are not list files
       return AddList(argument, path);
     }
-    return NotFound(fmt::format("{}: no such task directory, level directory, list file or glob match", argument));
+    return NotFound(
+        fmt::format("{}: no such task directory, level directory, list file or glob match", argument));
   }
 
   Result<std::vector<SuiteProblem>> Take() {
@@ -78,7 +82,8 @@ class Expansion {
       if (IsTaskDirectory(entry.path())) tasks.push_back(entry.path());
     }
     if (tasks.empty())
-      return NotFound(fmt::format("{}: a directory without task.toml and without task directories", argument));
+      return NotFound(
+          fmt::format("{}: a directory without task.toml and without task directories", argument));
     std::sort(tasks.begin(), tasks.end());
     for (const fs::path& task : tasks) KOPT_RETURN_IF_ERROR(AddTask(task));
     return Status::Ok();
@@ -103,11 +108,19 @@ class Expansion {
     std::string directory = normal.string();
     if (!seen_.insert(directory).second) return Status::Ok();
     std::string key = normal.filename().string();
+    bool safe = !key.empty() && key[0] != '.' && std::all_of(key.begin(), key.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    });
+    if (!safe)
+      return InvalidInput(fmt::format("{}: a problem's directory name may hold only letters, digits, '.', '_' "
+                                      "and '-' (it names files and jobs)",
+                                      directory));
     auto [place, inserted] = keys_.emplace(key, directory);
     if (!inserted)
-      return InvalidInput(fmt::format("two problems named {}: {} and {} (a suite's problems need distinct "
-                                      "directory names)",
-                                      key, place->second, directory));
+      return InvalidInput(
+          fmt::format("two problems named {}: {} and {} (a suite's problems need distinct "
+                      "directory names)",
+                      key, place->second, directory));
     problems_.push_back(SuiteProblem{key, directory, LevelOf(normal)});
     return Status::Ok();
   }
@@ -119,12 +132,15 @@ class Expansion {
 
 }  // namespace
 
-std::string LevelName(int level) { return level > 0 ? fmt::format("level{}", level) : "-"; }
+std::string LevelName(int level) {
+  return level > 0 ? fmt::format("level{}", level) : "-";
+}
 
 Result<std::vector<SuiteProblem>> ExpandSuiteTasks(const std::vector<std::string>& arguments) {
   Expansion expansion;
   fs::path here = fs::current_path();
-  for (const std::string& argument : arguments) KOPT_RETURN_IF_ERROR(expansion.AddArgument(argument, here, false));
+  for (const std::string& argument : arguments)
+    KOPT_RETURN_IF_ERROR(expansion.AddArgument(argument, here, false));
   return expansion.Take();
 }
 

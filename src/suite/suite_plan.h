@@ -13,7 +13,8 @@
 // The same task directory named twice counts once.
 //
 // A problem's key is its directory's name (unique in the suite: two
-// directories of the same name are refused, naming both). Its level: the
+// directories of the same name are refused, naming both; only letters,
+// digits, '.', '_' and '-', not starting with '.'). Its level: the
 // `level` of an imported task's kernelbench.json, else the name of its parent
 // directory when that is `levelN`, else "-".
 //

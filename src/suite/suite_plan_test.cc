@@ -46,7 +46,8 @@ TEST(SuitePlanTest, RefusesWhatNamesNothingAndTwoProblemsOfOneName) {
   EXPECT_NE(twice.status().message().find("two problems named relu"), std::string::npos);
   WriteText(scratch / "bad_list.txt", "x/relu\nmissing_task\n");
   Result<std::vector<SuiteProblem>> bad_line = ExpandSuiteTasks({scratch / "bad_list.txt"});
-  EXPECT_NE(bad_line.status().message().find("bad_list.txt:2"), std::string::npos) << bad_line.status().message();
+  EXPECT_NE(bad_line.status().message().find("bad_list.txt:2"), std::string::npos)
+      << bad_line.status().message();
 }
 
 }  // namespace

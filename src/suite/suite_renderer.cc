@@ -1,8 +1,9 @@
 #include "suite/suite_renderer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/quantity_format.h"
@@ -18,9 +19,13 @@ std::string Speedup(const std::optional<double>& speedup) {
   return speedup ? fmt::format("{:.2f}×", *speedup) : "-";
 }
 
-std::string Usd(double dollars, bool known) { return fmt::format("{:.2f}{}", dollars, known ? "" : "+"); }
+std::string Usd(double dollars, bool known) {
+  return fmt::format("{:.2f}{}", dollars, known ? "" : "+");
+}
 
-std::string ThresholdName(double threshold) { return FormatNumber(threshold, QuantityStyle::kTrimmed); }
+std::string ThresholdName(double threshold) {
+  return FormatNumber(threshold, QuantityStyle::kTrimmed);
+}
 
 std::string VerdictSummary(const ProblemResult& result) {
   std::string text;
@@ -28,11 +33,6 @@ std::string VerdictSummary(const ProblemResult& result) {
     text += fmt::format("{}{} {}", text.empty() ? "" : ", ", count, status);
   }
   return text.empty() ? "-" : text;
-}
-
-bool AnyMeasured(const SuiteReport& report, BaselineKind kind) {
-  return std::any_of(report.problems.begin(), report.problems.end(),
-                     [&](const ProblemResult& result) { return result.baseline(kind).time_s.has_value(); });
 }
 
 std::string BaselineCell(const BaselineResult& baseline, bool correct) {
@@ -46,12 +46,14 @@ TextTable ProblemTable(const SuiteReport& report) {
   for (BaselineKind kind : kBaselineColumns) header.push_back("vs " + std::string(BaselineTitle(kind)));
   for (const char* title : {"evals", "tokens", "USD", "GPU-s", "verdicts"}) header.push_back(title);
   table.rows.push_back(header);
-  table.right_aligned = {false, false, false, false, false, true, true, true, true, true, true, true, true, false};
+  table.right_aligned = {false, false, false, false, false, true, true,
+                         true,  true,  true,  true,  true,  true, false};
   for (const ProblemResult& result : report.problems) {
-    std::vector<std::string> row = {result.problem.key, result.problem.level,
-                                    std::string(ProblemOutcomeName(result.outcome)), result.correct ? "yes" : "no",
-                                    result.best_node.empty() ? "-" : result.best_node};
-    for (const BaselineResult& baseline : result.baselines) row.push_back(BaselineCell(baseline, result.correct));
+    std::vector<std::string> row = {
+        result.problem.key, result.problem.level, std::string(ProblemOutcomeName(result.outcome)),
+        result.correct ? "yes" : "no", result.best_node.empty() ? "-" : result.best_node};
+    for (const BaselineResult& baseline : result.baselines)
+      row.push_back(BaselineCell(baseline, result.correct));
     row.push_back(std::to_string(result.evaluations));
     row.push_back(std::to_string(result.llm_tokens));
     row.push_back(Usd(result.llm_cost_usd, result.llm_cost_known));
@@ -64,14 +66,16 @@ TextTable ProblemTable(const SuiteReport& report) {
 
 TextTable CoverageTable(const SuiteReport& report) {
   TextTable table;
-  table.rows.push_back({"group", "problems", "finished", "failed", "correct", "coverage", "tokens", "USD", "GPU-s"});
+  table.rows.push_back(
+      {"group", "problems", "finished", "failed", "correct", "coverage", "tokens", "USD", "GPU-s"});
   table.right_aligned = {false, true, true, true, true, true, true, true, true};
   for (const GroupSummary& group : report.groups) {
     double coverage = group.problems ? static_cast<double>(group.finished) / group.problems : 0;
     table.rows.push_back({group.group, std::to_string(group.problems), std::to_string(group.finished),
                           std::to_string(group.failed), std::to_string(group.correct),
                           FormatFraction(coverage, QuantityStyle::kFixed), std::to_string(group.llm_tokens),
-                          fmt::format("{:.2f}", group.llm_cost_usd), fmt::format("{:.1f}", group.gpu_seconds)});
+                          fmt::format("{:.2f}", group.llm_cost_usd),
+                          fmt::format("{:.1f}", group.gpu_seconds)});
   }
   return table;
 }
@@ -87,14 +91,15 @@ TextTable FastTable(const SuiteReport& report) {
     for (size_t column = 0; column < kBaselineColumns.size(); ++column) {
       BaselineKind kind = kBaselineColumns[column];
       std::vector<std::string> row = {group.group, std::string(BaselineTitle(kind))};
-      if (!AnyMeasured(report, kind)) {
+      if (group.measured[column] == 0) {
         row.insert(row.end(), kFastThresholds.size(), "-");
         row.push_back("not measured");
       } else {
-        for (double fraction : group.fast[column]) row.push_back(FormatFraction(fraction, QuantityStyle::kFixed));
-        row.push_back(group.geomean[column]
-                          ? fmt::format("{} (n={})", Speedup(group.geomean[column]), group.geomean_count[column])
-                          : "-");
+        for (double fraction : group.fast[column])
+          row.push_back(FormatFraction(fraction, QuantityStyle::kFixed));
+        row.push_back(group.geomean[column] ? fmt::format("{} (n={})", Speedup(group.geomean[column]),
+                                                          group.geomean_count[column])
+                                            : "-");
       }
       table.rows.push_back(std::move(row));
     }
@@ -123,7 +128,8 @@ std::string FastCurveSvg(const SuiteReport& report) {
     series.push_back(std::move(line));
   }
   if (series.empty()) return "";
-  return LineChartSvg("fast_p: problems correct and faster than p", "p (speedup)", "fraction", series, true, 1.0);
+  return LineChartSvg("fast_p: problems correct and faster than p", "p (speedup)", "fraction", series, true,
+                      1.0);
 }
 
 std::string RenderText(const SuiteReport& report, ReportFormat format) {
@@ -148,7 +154,9 @@ std::string RenderText(const SuiteReport& report, ReportFormat format) {
   return doc.str();
 }
 
-json OptionalNumber(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+json OptionalNumber(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
 
 json ProblemJson(const ProblemResult& result) {
   json baselines = json::object();
@@ -186,7 +194,8 @@ json GroupJson(const GroupSummary& group) {
     against[std::string(BaselineName(kBaselineColumns[column]))] = {
         {"fast_p_fraction", fast},
         {"geomean_speedup", OptionalNumber(group.geomean[column])},
-        {"geomean_problems", group.geomean_count[column]}};
+        {"geomean_problems", group.geomean_count[column]},
+        {"measured_problems", group.measured[column]}};
   }
   return {{"group", group.group},
           {"problems", group.problems},
@@ -222,12 +231,9 @@ Result<std::string> RenderSuiteReport(const SuiteReport& report, ReportFormat fo
   switch (format) {
     case ReportFormat::kTerminal:
     case ReportFormat::kMarkdown:
-    case ReportFormat::kHtml:
-      return RenderText(report, format);
-    case ReportFormat::kJson:
-      return RenderJson(report);
-    case ReportFormat::kFeedback:
-      break;
+    case ReportFormat::kHtml: return RenderText(report, format);
+    case ReportFormat::kJson: return RenderJson(report);
+    case ReportFormat::kFeedback: break;
   }
   return InvalidInput("kopt suite writes term, md, json or html");
 }
@@ -239,7 +245,7 @@ std::string FormatSuiteProgressLine(const SuiteReport& report) {
     done += result.outcome == ProblemOutcome::kFinished || result.outcome == ProblemOutcome::kFailed;
     failed += result.outcome == ProblemOutcome::kFailed;
     running += result.outcome == ProblemOutcome::kRunning;
-    pending += result.outcome == ProblemOutcome::kPending;
+    pending += result.outcome == ProblemOutcome::kPending || result.outcome == ProblemOutcome::kStarted;
     tokens += result.llm_tokens;
     dollars += result.llm_cost_usd;
     gpu_seconds += result.gpu_seconds;
@@ -249,16 +255,18 @@ std::string FormatSuiteProgressLine(const SuiteReport& report) {
     const ProblemResult* leader = nullptr;
     for (const ProblemResult& result : report.problems) {
       const std::optional<double>& speedup = result.baseline(kind).speedup;
-      if (result.correct && speedup && (!leader || *speedup > *leader->baseline(kind).speedup)) leader = &result;
+      if (result.correct && speedup && (!leader || *speedup > *leader->baseline(kind).speedup))
+        leader = &result;
     }
     if (leader == nullptr) continue;
     best = fmt::format("best {} vs {} ({})", Speedup(leader->baseline(kind).speedup), BaselineTitle(kind),
                        leader->problem.key);
     break;
   }
-  return fmt::format("suite {}: {}/{} done ({} failed), {} running, {} pending · {} · {} tokens {:.2f} USD {:.1f} GPU-s",
-                     report.name, done, report.problems.size(), failed, running, pending, best, tokens, dollars,
-                     gpu_seconds);
+  return fmt::format(
+      "suite {}: {}/{} done ({} failed), {} running, {} pending · {} · {} tokens {:.2f} USD {:.1f} GPU-s",
+      report.name, done, report.problems.size(), failed, running, pending, best, tokens, dollars,
+      gpu_seconds);
 }
 
 }  // namespace kopt::suite

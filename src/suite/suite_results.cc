@@ -1,9 +1,10 @@
 #include "suite/suite_results.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fmt/format.h>
 #include <set>
 
 #include "core/enum_names.h"
@@ -24,7 +25,8 @@ constexpr EnumNameTable<BaselineKind, 4> kBaselineTitles = {{{BaselineKind::kEag
                                                              {BaselineKind::kTf32, "TF32"},
                                                              {BaselineKind::kTorchCompile, "torch.compile"},
                                                              {BaselineKind::kReference, "reference"}}};
-constexpr EnumNameTable<ProblemOutcome, 4> kOutcomeNames = {{{ProblemOutcome::kPending, "pending"},
+constexpr EnumNameTable<ProblemOutcome, 5> kOutcomeNames = {{{ProblemOutcome::kPending, "pending"},
+                                                             {ProblemOutcome::kStarted, "started"},
                                                              {ProblemOutcome::kRunning, "running"},
                                                              {ProblemOutcome::kFinished, "finished"},
                                                              {ProblemOutcome::kFailed, "failed"}}};
@@ -50,7 +52,8 @@ BaselineResult ReadBaseline(BaselineKind kind, const json& baselines) {
 }
 
 ProblemOutcome OutcomeOf(const ProblemJournal* journal, const RunState* state) {
-  if (journal == nullptr || !journal->ended) return ProblemOutcome::kPending;
+  if (journal == nullptr || journal->attempts == 0) return ProblemOutcome::kPending;
+  if (!journal->ended) return ProblemOutcome::kStarted;
   bool finished = journal->ended->state == WorkState::kSucceeded && state != nullptr &&
                   state->status == RunStatus::kFinished;
   return finished ? ProblemOutcome::kFinished : ProblemOutcome::kFailed;
@@ -88,6 +91,7 @@ GroupSummary Summarize(const std::string& group, const std::vector<const Problem
     summary.llm_cost_usd += result->llm_cost_usd;
     summary.gpu_seconds += result->gpu_seconds;
     for (size_t column = 0; column < kBaselineColumns.size(); ++column) {
+      summary.measured[column] += result->baselines[column].time_s.has_value();
       const std::optional<double>& speedup = result->baselines[column].speedup;
       if (!result->correct || !speedup) continue;
       speedups[column].push_back(*speedup);
@@ -121,16 +125,22 @@ json ReadBaselinesDocument(const std::string& problem_workspace, const std::stri
 
 }  // namespace
 
-std::string_view BaselineName(BaselineKind kind) { return EnumName(kBaselineNames, kind); }
-std::string_view BaselineTitle(BaselineKind kind) { return EnumName(kBaselineTitles, kind); }
-std::string_view ProblemOutcomeName(ProblemOutcome outcome) { return EnumName(kOutcomeNames, outcome); }
+std::string_view BaselineName(BaselineKind kind) {
+  return EnumName(kBaselineNames, kind);
+}
+std::string_view BaselineTitle(BaselineKind kind) {
+  return EnumName(kBaselineTitles, kind);
+}
+std::string_view ProblemOutcomeName(ProblemOutcome outcome) {
+  return EnumName(kOutcomeNames, outcome);
+}
 
 const BaselineResult& ProblemResult::baseline(BaselineKind kind) const {
   return baselines.at(static_cast<size_t>(kind));
 }
 
-ProblemResult MakeProblemResult(const SuiteProblem& problem, const ProblemJournal* journal, const RunState* state,
-                                const json& baselines) {
+ProblemResult MakeProblemResult(const SuiteProblem& problem, const ProblemJournal* journal,
+                                const RunState* state, const json& baselines) {
   ProblemResult result;
   result.problem = problem;
   result.outcome = OutcomeOf(journal, state);

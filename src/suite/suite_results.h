@@ -45,9 +45,8 @@
 namespace kopt::suite {
 
 enum class BaselineKind { kEager, kTf32, kTorchCompile, kReference };
-inline constexpr std::array<BaselineKind, 4> kBaselineColumns = {BaselineKind::kEager, BaselineKind::kTf32,
-                                                                 BaselineKind::kTorchCompile,
-                                                                 BaselineKind::kReference};
+inline constexpr std::array<BaselineKind, 4> kBaselineColumns = {
+    BaselineKind::kEager, BaselineKind::kTf32, BaselineKind::kTorchCompile, BaselineKind::kReference};
 // "eager", "tf32", "torch_compile", "reference" (the JSON names).
 std::string_view BaselineName(BaselineKind kind);
 // "eager", "TF32", "torch.compile", "reference" (column titles).
@@ -57,12 +56,14 @@ inline constexpr std::array<double, 4> kFastThresholds = {0.0, 1.0, 1.5, 2.0};
 
 // Where a problem stands.
 enum class ProblemOutcome {
-  kPending,   // not started, or started and not ended (a killed driver)
+  kPending,   // not started
+  kStarted,   // started and not ended: running under another driver, or its driver was killed (resumed next)
   kRunning,   // running now (only while a driver reports it)
   kFinished,  // its optimize run finished
   kFailed,    // its optimize process failed (reference failure, bad task, crash) or paused
 };
-std::string_view ProblemOutcomeName(ProblemOutcome outcome);  // "pending", "running", "finished", "failed"
+// "pending", "started", "running", "finished", "failed".
+std::string_view ProblemOutcomeName(ProblemOutcome outcome);
 
 struct BaselineResult {
   BaselineKind kind = BaselineKind::kEager;
@@ -102,6 +103,7 @@ struct GroupSummary {
   std::array<std::array<double, kFastThresholds.size()>, kBaselineColumns.size()> fast{};
   std::array<std::optional<double>, kBaselineColumns.size()> geomean{};
   std::array<int64_t, kBaselineColumns.size()> geomean_count{};
+  std::array<int64_t, kBaselineColumns.size()> measured{};  // problems with that baseline's time
   int64_t llm_tokens = 0;
   double llm_cost_usd = 0;
   double gpu_seconds = 0;

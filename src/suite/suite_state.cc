@@ -1,12 +1,12 @@
 #include "suite/suite_state.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
@@ -22,13 +22,18 @@ using nlohmann::json;
 constexpr const char* kManifestSchema = "kopt.suite";
 constexpr const char* kJournalSchema = "kopt.suite.journal";
 
-std::string ManifestPath(const std::string& directory) { return (fs::path(directory) / "suite.json").string(); }
-std::string JournalPath(const std::string& directory) { return (fs::path(directory) / "suite.journal").string(); }
+std::string ManifestPath(const std::string& directory) {
+  return (fs::path(directory) / "suite.json").string();
+}
+std::string JournalPath(const std::string& directory) {
+  return (fs::path(directory) / "suite.journal").string();
+}
 
 json ManifestToJson(const SuiteManifest& manifest) {
   json problems = json::array();
   for (const SuiteProblem& problem : manifest.problems) {
-    problems.push_back({{"key", problem.key}, {"task_directory", problem.task_directory}, {"level", problem.level}});
+    problems.push_back(
+        {{"key", problem.key}, {"task_directory", problem.task_directory}, {"level", problem.level}});
   }
   return {{"schema", kManifestSchema},
           {"schema_version", kSuiteSchemaVersion},
@@ -44,8 +49,8 @@ Result<SuiteManifest> ManifestFromJson(const json& document, const std::string& 
   if (!document.is_object() || document.value("schema", "") != kManifestSchema)
     return bad(fmt::format("not a {} manifest", kManifestSchema));
   if (document.value("schema_version", 0) != kSuiteSchemaVersion)
-    return bad(fmt::format("schema_version {}: this kopt reads version {}", document.value("schema_version", 0),
-                           kSuiteSchemaVersion));
+    return bad(fmt::format("schema_version {}: this kopt reads version {}",
+                           document.value("schema_version", 0), kSuiteSchemaVersion));
   SuiteManifest manifest;
   try {
     manifest.name = document.at("name").get<std::string>();
@@ -90,6 +95,7 @@ Status ApplyJournalLine(SuiteState& state, const json& line) {
     return Status::Ok();
   }
   if (event != "ended") return InvalidInput(fmt::format("unknown event \"{}\"", event));
+  if (problem.attempts == 0) return InvalidInput(fmt::format("problem {} ended before it started", key));
   WorkStatus status;
   status.key = key;
   KOPT_ASSIGN_OR_RETURN(status.state, ParseWorkState(line.at("state").get<std::string>()));
@@ -106,26 +112,7 @@ Status ReadJournal(SuiteState& state) {
   std::error_code error;
   if (!fs::exists(path, error)) return Status::Ok();
   KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
-  std::vector<std::string_view> lines = SplitLines(text);
-  const bool torn_tail = !text.empty() && text.back() != '\n';
-  for (size_t index = 0; index < lines.size(); ++index) {
-    if (TrimWhitespace(lines[index]).empty()) continue;
-    json line = json::parse(lines[index], nullptr, false);
-    Status applied = line.is_object() && line.value("schema", "") == kJournalSchema
-                         ? Status::Ok()
-                         : InvalidInput("not a " + std::string(kJournalSchema) + " line");
-    if (applied.ok()) {
-      try {
-        applied = ApplyJournalLine(state, line);
-      } catch (const json::exception& exception) {
-        applied = InvalidInput(std::string("malformed: ") + exception.what());
-      }
-    }
-    if (applied.ok()) continue;
-    if (torn_tail && index + 1 == lines.size()) break;  // a kill mid-write: the event did not happen
-    return applied.WithContext(fmt::format("{}:{}", path, index + 1));
-  }
-  return Status::Ok();
+  return ApplySuiteJournal(text, path, state);
 }
 
 Status AppendJournal(const SuiteState& state, json line) {
@@ -163,6 +150,35 @@ std::string DescribeDifference(const SuiteManifest& existing, const SuiteManifes
 
 }  // namespace
 
+Status ApplySuiteJournal(std::string_view text, const std::string& path, SuiteState& state) {
+  std::vector<std::string_view> lines = SplitLines(text);
+  const bool torn_tail = !text.empty() && text.back() != '\n';
+  for (size_t index = 0; index < lines.size(); ++index) {
+    if (TrimWhitespace(lines[index]).empty()) continue;
+    json line = json::parse(lines[index], nullptr, false);
+    Status applied = line.is_object() && line.value("schema", "") == kJournalSchema
+                         ? Status::Ok()
+                         : InvalidInput("not a " + std::string(kJournalSchema) + " line");
+    if (applied.ok()) {
+      try {
+        applied = ApplyJournalLine(state, line);
+      } catch (const json::exception& exception) {
+        applied = InvalidInput(std::string("malformed: ") + exception.what());
+      }
+    }
+    if (applied.ok()) continue;
+    if (torn_tail && index + 1 == lines.size()) break;  // a kill mid-write: the event did not happen
+    return applied.WithContext(fmt::format("{}:{}", path, index + 1));
+  }
+  return Status::Ok();
+}
+
+Result<SuiteManifest> ParseSuiteManifest(std::string_view text, const std::string& path) {
+  json document = json::parse(text, nullptr, false);
+  if (document.is_discarded()) return InvalidInput(path + ": not JSON");
+  return ManifestFromJson(document, path);
+}
+
 bool SuiteManifest::SameWork(const SuiteManifest& other) const {
   return problems == other.problems && optimize_arguments == other.optimize_arguments &&
          gpus_per_problem == other.gpus_per_problem;
@@ -186,11 +202,9 @@ Result<SuiteState> ReadSuite(const std::string& suite_directory) {
   if (!fs::exists(path, error))
     return NotFound(fmt::format("{}: no suite here (start one with kopt suite TASKS...)", suite_directory));
   KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
-  json document = json::parse(text, nullptr, false);
-  if (document.is_discarded()) return InvalidInput(path + ": not JSON");
   SuiteState state;
   state.directory = suite_directory;
-  KOPT_ASSIGN_OR_RETURN(state.manifest, ManifestFromJson(document, path));
+  KOPT_ASSIGN_OR_RETURN(state.manifest, ParseSuiteManifest(text, path));
   KOPT_RETURN_IF_ERROR(ReadJournal(state));
   return state;
 }
@@ -212,14 +226,15 @@ Result<SuiteState> OpenSuite(const std::string& suite_directory, const SuiteMani
   for (const SuiteProblem& problem : manifest.problems) {
     fs::create_directories(ProblemWorkspace(suite_directory, problem.key), error);
     if (error)
-      return Unavailable(fmt::format("{}: cannot be created: {}", ProblemWorkspace(suite_directory, problem.key),
-                                     error.message()));
+      return Unavailable(fmt::format("{}: cannot be created: {}",
+                                     ProblemWorkspace(suite_directory, problem.key), error.message()));
   }
   SuiteState state;
   state.directory = suite_directory;
   state.manifest = manifest;
   if (state.manifest.created.empty()) state.manifest.created = CurrentTimeUtc();
-  KOPT_RETURN_IF_ERROR(WriteFileAtomically(ManifestPath(suite_directory), ManifestToJson(state.manifest).dump(2)));
+  KOPT_RETURN_IF_ERROR(
+      WriteFileAtomically(ManifestPath(suite_directory), ManifestToJson(state.manifest).dump(2)));
   return state;
 }
 

@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -43,9 +44,9 @@ struct SuiteManifest {
 
 // The journal's knowledge of one problem.
 struct ProblemJournal {
-  int attempts = 0;                   // `started` lines
-  std::optional<WorkStatus> ended;    // the last `ended` line, when the problem ended
-  std::optional<int64_t> run_id;      // the optimize run its last `ended` line named
+  int attempts = 0;                 // `started` lines
+  std::optional<WorkStatus> ended;  // the last `ended` line, when the problem ended
+  std::optional<int64_t> run_id;    // the optimize run its last `ended` line named
 };
 
 struct SuiteState {
@@ -66,6 +67,11 @@ std::string ProblemLogPath(const std::string& suite_directory, const std::string
 Result<SuiteState> OpenSuite(const std::string& suite_directory, const SuiteManifest& manifest);
 // Reads an existing suite (`kopt suite status`). NotFound when it does not exist.
 Result<SuiteState> ReadSuite(const std::string& suite_directory);
+
+// The parsers of the two files (ReadSuite's parts; fuzz/suite_files_fuzz.cc):
+// InvalidInput naming `path` (and the line) for a malformed manifest or line.
+Result<SuiteManifest> ParseSuiteManifest(std::string_view text, const std::string& path);
+Status ApplySuiteJournal(std::string_view text, const std::string& path, SuiteState& state);
 
 // Appends one event to suite.journal and to `state`.
 Status JournalStarted(SuiteState& state, const WorkStatus& status);

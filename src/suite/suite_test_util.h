@@ -25,7 +25,9 @@ class ScratchDirectory {
     std::filesystem::remove_all(path_, error);
   }
   const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (std::filesystem::path(path_) / name).string(); }
+  std::string operator/(const std::string& name) const {
+    return (std::filesystem::path(path_) / name).string();
+  }
 
  private:
   std::string path_;
@@ -36,7 +38,9 @@ inline void WriteText(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-inline void MakeTaskDirectory(const std::string& directory) { WriteText(directory + "/task.toml", "[task]\n"); }
+inline void MakeTaskDirectory(const std::string& directory) {
+  WriteText(directory + "/task.toml", "[task]\n");
+}
 
 // A finished run state: the reference at `reference_s`, then one child per
 // time in `children_s` (0: a failed compile).
