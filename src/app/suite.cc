@@ -2,15 +2,10 @@
 
 #include <fmt/format.h>
 
-<<<<<<< HEAD
 #include <algorithm>
 #include <array>
 #include <filesystem>
 #include <sstream>
-=======
-#include <array>
-#include <filesystem>
->>>>>>> h31s
 
 #include "agents/candidate_generator.h"
 #include "core/file_io.h"
