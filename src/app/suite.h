@@ -19,6 +19,7 @@
 
 #include "core/status.h"
 #include "optimize/optimize_settings.h"
+#include "suite/slurm_settings.h"
 
 namespace kopt {
 
@@ -40,8 +41,24 @@ struct SuiteOptimizeOptions {
   std::vector<std::string> extra_arguments;  // after `--`: any other kopt optimize flags, verbatim
 };
 
+// Where the problems run (`--executor`): this host's GPUs, or Slurm jobs
+// (suite/slurm_executor.h, docs/slurm.md).
+enum class SuiteExecutorKind { kLocal, kSlurm };
+Result<SuiteExecutorKind> ParseSuiteExecutorKind(std::string_view text);  // "local", "slurm"
+
+// The Slurm flags of `kopt suite`; each set one overrides its key of the
+// config file's [slurm] table (suite/slurm_settings.h).
+struct SlurmFlags {
+  std::optional<std::string> partition, account, qos, time_limit, environment_setup;
+  std::optional<int> gpus_per_task;
+  std::vector<std::string> extra_sbatch_options;  // added to the table's
+};
+
 struct SuiteOptions {
   std::vector<std::string> tasks;  // empty: resume the suite `name`
+  SuiteExecutorKind executor = SuiteExecutorKind::kLocal;
+  std::string config_path;  // TOML with a [slurm] table; "": none
+  SlurmFlags slurm;
   std::string workspace = ".kopt";
   std::string name = "suite";
   std::vector<int> devices = {0};  // this host's GPUs; one problem per GPU at a time
@@ -60,7 +77,8 @@ struct SuiteStatusOptions {
   std::string output_path;
 };
 
-// The table so far of a suite (running, interrupted or finished).
+// The table so far of a suite (running, interrupted or finished); for a
+// suite run with --executor slurm, then its Slurm jobs (term and md).
 Status RunSuiteStatus(const SuiteStatusOptions& options, std::ostream& out);
 
 // The kopt optimize arguments of SuiteOptimizeOptions (validated: InvalidInput

@@ -547,6 +547,9 @@ struct SuiteCommandLine {
   SuiteStatusOptions status;
   std::string devices = "0";
   std::string control = "none";
+  std::string executor = "local";
+  std::string partition, account, qos, time_limit, environment_setup;
+  int gpus_per_task = 1;
   long long max_evaluations = 20, max_llm_tokens = -1, seed = -1;
   double max_seconds = -1, max_gpu_seconds = -1, max_llm_cost = -1;
 };
@@ -554,6 +557,22 @@ struct SuiteCommandLine {
 Status ResolveSuiteCommandLine(SuiteCommandLine& line, CLI::App& command) {
   SuiteOptimizeOptions& optimize = line.options.optimize;
   KOPT_ASSIGN_OR_RETURN(line.options.devices, ParseDevices(line.devices));
+  KOPT_ASSIGN_OR_RETURN(line.options.executor, ParseSuiteExecutorKind(line.executor));
+  SlurmFlags& slurm = line.options.slurm;
+  if (command.count("--partition")) slurm.partition = line.partition;
+  if (command.count("--account")) slurm.account = line.account;
+  if (command.count("--qos")) slurm.qos = line.qos;
+  if (command.count("--time")) slurm.time_limit = line.time_limit;
+  if (command.count("--env-setup")) slurm.environment_setup = line.environment_setup;
+  if (command.count("--gpus-per-task")) slurm.gpus_per_task = line.gpus_per_task;
+  if (line.options.executor != SuiteExecutorKind::kSlurm &&
+      (command.count("--partition") || command.count("--account") || command.count("--qos") ||
+       command.count("--time") || command.count("--env-setup") || command.count("--gpus-per-task") ||
+       command.count("--sbatch-option") || command.count("--config"))) {
+    return InvalidInput(
+        "--partition, --account, --qos, --time, --gpus-per-task, --sbatch-option, --env-setup and "
+        "--config are for --executor slurm");
+  }
   if (line.control != "none" && line.control != "random")
     return InvalidInput("--control: \"" + line.control + "\": expected none or random");
   optimize.random_control = line.control == "random";
@@ -583,6 +602,23 @@ std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::s
   command
       .add_option("--devices", line->devices, "CUDA ordinals of this host, e.g. 0,1 (one problem per GPU)")
       ->capture_default_str();
+  command
+      .add_option("--executor", line->executor,
+                  "Where problems run: local (--devices) or slurm (docs/slurm.md)")
+      ->capture_default_str();
+  command.add_option("--config", options.config_path, "Suite configuration (TOML) with a [slurm] table")
+      ->check(CLI::ExistingFile);
+  command.add_option("--partition", line->partition, "Slurm: sbatch --partition");
+  command.add_option("--account", line->account, "Slurm: sbatch --account");
+  command.add_option("--qos", line->qos, "Slurm: sbatch --qos");
+  command.add_option("--time", line->time_limit,
+                     "Slurm: each job's time limit (sbatch --time, e.g. 04:00:00)");
+  command.add_option("--gpus-per-task", line->gpus_per_task, "Slurm: GPUs of each problem's job (default 1)")
+      ->check(NonNegative());
+  command.add_option("--sbatch-option", options.slurm.extra_sbatch_options,
+                     "Slurm: another sbatch option, verbatim (repeatable), e.g. --sbatch-option=--mem=64G");
+  command.add_option("--env-setup", line->environment_setup,
+                     "Slurm: a shell line run in each job first, e.g. 'module load cuda/12.4'");
   command.add_option("--generator,-g", optimize.generator, "Candidate generator: scripted, llm or builtin")
       ->capture_default_str();
   command.add_option("--script", optimize.script_directory,
@@ -624,7 +660,8 @@ std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::s
       "  kopt suite tasks/kb_level1_* --generator llm --llm-config llm.toml --max-evaluations 30 --devices "
       "0,1\n"
       "  kopt suite tasks/ --name ablation --feedback none\n"
-      "  kopt suite status -f html -o suite.html");
+      "  kopt suite status -f html -o suite.html\n"
+      "  kopt suite tasks/ --executor slurm --config cluster.toml --partition gpu --time 04:00:00");
   return [line, &command, status]() -> Status {
     if (status->parsed()) return RunSuiteStatus(line->status, std::cout);
     KOPT_RETURN_IF_ERROR(ResolveSuiteCommandLine(*line, command));

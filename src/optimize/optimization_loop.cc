@@ -628,6 +628,10 @@ Status OptimizationRun::MeasureSource(NodeId node, size_t device_index, const st
   MeasureSession& session = *sessions_[device_index];
   lock.unlock();
   Result<MeasurementEntry> entry = session.MeasureCandidate(source, name);
+  // Interrupted meanwhile (SIGTERM of a Slurm requeue or time limit, Ctrl-C): the child was killed
+  // under the measurement, so its failure is not the candidate's; the handler marks the run
+  // interrupted and the resumed run measures the candidate again.
+  if (InterruptRequested()) AwaitInterruptExit();
   lock.lock();
   if (!entry.ok()) return entry.status();
   NodeRecord& record = state_.record(node);
