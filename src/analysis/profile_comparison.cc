@@ -325,6 +325,26 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
   if (result.pairs.empty()) {
     result.notes.push_back("no kernel pairs: only the total time and each profile's diagnosis are compared");
   }
+  bool shared_name = false;
+  for (const KernelComparison& pair : result.pairs) {
+    shared_name = shared_name || representative(before, groups_before, pair.before_index).FunctionName() ==
+                                     representative(after, groups_after, pair.after_index).FunctionName();
+  }
+  result.unrelated_kernels =
+      options.pairs.empty() && !shared_name && !groups_before.empty() && !groups_after.empty();
+  if (result.unrelated_kernels) {
+    result.notes.insert(
+        result.notes.begin(),
+        "before and after share no kernel name: they look like different code, so the change in "
+        "total time is no speed-up of one kernel; if one kernel replaced the other, pair them "
+        "with --pair BEFORE=AFTER");
+  }
+  if (before.source == after.source && !before.source.empty()) {
+    result.notes.insert(result.notes.begin(),
+                        fmt::format("before and after are the same profile ({}): every difference below is "
+                                    "zero or noise",
+                                    before.source));
+  }
   return result;
 }
 
