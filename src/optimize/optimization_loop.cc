@@ -215,9 +215,22 @@ class OptimizationRun {
 
 Status OptimizationRun::Open() {
   started_at_ = Now();
+  bool resume = settings_.resume_run.has_value();
+  if (!resume) {
+    // A new run's sessions open first: with no GPU (or no runner) the command fails before it
+    // creates the workspace.
+    KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings_.task_directory));
+    state_.task = task.name;
+    state_.task_directory = settings_.task_directory;
+    state_.started = CurrentTimeUtc();
+    state_.seed = settings_.seed.has_value() ? *settings_.seed : std::random_device{}();
+    state_.tree = SearchTree(settings_.objective);
+    state_.settings = SettingsJson(settings_);
+    KOPT_RETURN_IF_ERROR(OpenSessions());
+  }
   KOPT_ASSIGN_OR_RETURN(workspace_, Workspace::Open(settings_.measure.workspace));
   KOPT_ASSIGN_OR_RETURN(memory_, SearchMemory::Open(workspace_->database_path()));
-  if (settings_.resume_run.has_value()) {
+  if (resume) {
     KOPT_ASSIGN_OR_RETURN(state_, LoadRunState(workspace_->directory(), *settings_.resume_run));
     wall_before_ = state_.usage.wall_seconds;
     state_.status = RunStatus::kRunning;
@@ -226,16 +239,9 @@ Status OptimizationRun::Open() {
       if (!record.answer_id.empty()) environment_.generator->MarkServed(record.answer_id);
     }
   } else {
-    KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings_.task_directory));
-    state_.task = task.name;
-    state_.task_directory = settings_.task_directory;
-    state_.started = CurrentTimeUtc();
-    state_.seed = settings_.seed.has_value() ? *settings_.seed : std::random_device{}();
-    state_.tree = SearchTree(settings_.objective);
-    state_.settings = SettingsJson(settings_);
     RunRecord run;
     run.started = state_.started;
-    run.task = task.name;
+    run.task = state_.task;
     run.settings = state_.settings;
     KOPT_ASSIGN_OR_RETURN(state_.run_id, workspace_->BeginRun(run));
   }
@@ -250,7 +256,7 @@ Status OptimizationRun::Open() {
                  "kopt: optimize run %lld marked interrupted%s; resume it with kopt optimize --resume %lld\n",
                  run, marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str(), run);
   });
-  return OpenSessions();
+  return resume ? OpenSessions() : Status::Ok();
 }
 
 Status OptimizationRun::OpenSessions() {
