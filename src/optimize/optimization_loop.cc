@@ -215,22 +215,11 @@ class OptimizationRun {
 
 Status OptimizationRun::Open() {
   started_at_ = Now();
-  bool resume = settings_.resume_run.has_value();
-  if (!resume) {
-    // A new run's sessions open first: with no GPU (or no runner) the command fails before it
-    // creates the workspace.
-    KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings_.task_directory));
-    state_.task = task.name;
-    state_.task_directory = settings_.task_directory;
-    state_.started = CurrentTimeUtc();
-    state_.seed = settings_.seed.has_value() ? *settings_.seed : std::random_device{}();
-    state_.tree = SearchTree(settings_.objective);
-    state_.settings = SettingsJson(settings_);
-    KOPT_RETURN_IF_ERROR(OpenSessions());
-  }
+  std::error_code error;
+  bool workspace_existed = fs::exists(settings_.measure.workspace, error);
   KOPT_ASSIGN_OR_RETURN(workspace_, Workspace::Open(settings_.measure.workspace));
   KOPT_ASSIGN_OR_RETURN(memory_, SearchMemory::Open(workspace_->database_path()));
-  if (resume) {
+  if (settings_.resume_run.has_value()) {
     KOPT_ASSIGN_OR_RETURN(state_, LoadRunState(workspace_->directory(), *settings_.resume_run));
     wall_before_ = state_.usage.wall_seconds;
     state_.status = RunStatus::kRunning;
@@ -239,9 +228,16 @@ Status OptimizationRun::Open() {
       if (!record.answer_id.empty()) environment_.generator->MarkServed(record.answer_id);
     }
   } else {
+    KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings_.task_directory));
+    state_.task = task.name;
+    state_.task_directory = settings_.task_directory;
+    state_.started = CurrentTimeUtc();
+    state_.seed = settings_.seed.has_value() ? *settings_.seed : std::random_device{}();
+    state_.tree = SearchTree(settings_.objective);
+    state_.settings = SettingsJson(settings_);
     RunRecord run;
     run.started = state_.started;
-    run.task = state_.task;
+    run.task = task.name;
     run.settings = state_.settings;
     KOPT_ASSIGN_OR_RETURN(state_.run_id, workspace_->BeginRun(run));
   }
@@ -256,7 +252,16 @@ Status OptimizationRun::Open() {
                  "kopt: optimize run %lld marked interrupted%s; resume it with kopt optimize --resume %lld\n",
                  run, marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str(), run);
   });
-  return resume ? OpenSessions() : Status::Ok();
+  Status sessions = OpenSessions();
+  if (!sessions.ok() && !workspace_existed) {
+    // No GPU (or no runner): the command failed before any work, so the workspace it just made goes.
+    on_interrupt_.reset();
+    store_.reset();
+    memory_.reset();
+    workspace_.reset();
+    fs::remove_all(settings_.measure.workspace, error);
+  }
+  return sessions;
 }
 
 Status OptimizationRun::OpenSessions() {
