@@ -356,11 +356,13 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
   if (result.pairs.empty()) {
     result.notes.push_back("no kernel pairs: only the total time and each profile's diagnosis are compared");
   }
+  // Related: some kernel before and some kernel after share their name or a word of it.
   bool related = false;
-  for (const KernelComparison& pair : result.pairs) {
-    related =
-        related || RelatedKernelNames(representative(before, groups_before, pair.before_index).FunctionName(),
-                                      representative(after, groups_after, pair.after_index).FunctionName());
+  for (size_t b = 0; b < groups_before.size(); ++b) {
+    for (size_t a = 0; a < groups_after.size(); ++a) {
+      related = related || RelatedKernelNames(representative(before, groups_before, b).FunctionName(),
+                                              representative(after, groups_after, a).FunctionName());
+    }
   }
   result.unrelated_kernels =
       options.pairs.empty() && !related && !groups_before.empty() && !groups_after.empty();

@@ -713,9 +713,10 @@ std::string LineChartSvg(std::string_view title, std::string_view x_label, std::
   if (!(x_high >= x_low)) return "";
   if (y_max) y_high = std::max(y_high, *y_max);
   if (!(y_high > 0)) y_high = 1;
-  // Round ticks: a step of 1, 2, 2.5 or 5 × 10^k, about four of them, the axis ending on one.
-  const double y_step = RoundTickStep(y_high * 1.05 / 4);
-  y_high = y_step * std::ceil(y_high * 1.05 / y_step);
+  // Round ticks: the smallest step of 1, 2, 2.5 or 5 × 10^k that covers the data in at most five
+  // intervals; the axis ends on the tick above the largest value.
+  const double y_step = RoundTickStep(y_high / 5);
+  y_high = y_step * std::ceil(y_high / y_step * (1 - 1e-9));
   auto fx = [&](double v) {
     double a = log_x ? std::log10(x_low) : x_low, b = log_x ? std::log10(x_high) : x_high;
     double t = log_x ? std::log10(v) : v;
