@@ -373,7 +373,10 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
         "so the change in total time is no speed-up of one kernel; if one kernel replaced the "
         "other, pair them with --pair BEFORE=AFTER");
   }
-  if (before.source == after.source && !before.source.empty()) {
+  // The same file twice: the same source, device and total time (two profiles that only share a
+  // file name differ in one of them).
+  if (before.source == after.source && !before.source.empty() && result.same_device &&
+      result.total_before_ns == result.total_after_ns) {
     result.notes.insert(result.notes.begin(),
                         fmt::format("before and after are the same profile ({}): every difference below is "
                                     "zero or noise",
