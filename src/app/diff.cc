@@ -6,6 +6,7 @@
 #include "analysis/tool_config.h"
 #include "app/explain_llm.h"
 #include "core/file_io.h"
+#include "llm/config.h"
 #include "profile/profile_loader.h"
 #include "report/comparison_renderer.h"
 
@@ -55,6 +56,13 @@ Status WriteReport(const std::string& rendered, const std::string& output_path, 
 
 Status RunDiff(const DiffOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log) {
   KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kComparisonFormats));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
+      options.output_path, {options.before, options.after, options.config_path, options.llm_config_path,
+                            options.llm_record_path, options.llm_replay_path}));
+  if (options.llm) {
+    KOPT_RETURN_IF_ERROR(
+        llm::CheckLlmConfig(options.llm_config_path, options.llm_record_path, options.llm_replay_path));
+  }
   ComparisonOptions comparison_options;
   KOPT_ASSIGN_OR_RETURN(comparison_options.diagnose, DiagnoseOptionsFor(options.gpu, options.config_path));
   comparison_options.moved_metric_limit = options.moved_metrics;
@@ -67,6 +75,7 @@ Status RunDiff(const DiffOptions& options, CommandRunner& runner, std::ostream& 
                         LoadSelectedProfile(options.before, options.kernel_regex, runner, notes));
   KOPT_ASSIGN_OR_RETURN(Profile after,
                         LoadSelectedProfile(options.after, options.kernel_regex, runner, notes));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, InputPathsOf({&before, &after})));
   KOPT_ASSIGN_OR_RETURN(ProfileComparison comparison, CompareProfiles(before, after, comparison_options));
   comparison.notes.insert(comparison.notes.end(), notes.begin(), notes.end());
   if (options.llm) {

@@ -132,11 +132,19 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
 Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
                   std::ostream& log) {
   PhaseTimer phases;  // live collection: where the seconds go (Diagnosis::collection_phases)
-  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
-      options.output_path,
+  std::vector<std::string> named = options.more_targets;
+  named.insert(
+      named.end(),
       {options.target, options.sass_path, options.ptxas_path, options.source_page_path, options.config_path,
        options.source_path, options.llm_config_path, options.llm_replay_path, options.llm_record_path,
-       options.energy_model_path == "none" ? std::string() : options.energy_model_path}));
+       options.energy_model_path == "none" ? std::string() : options.energy_model_path});
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, named));
+  if (options.llm) {
+    // --llm with no usable configuration (none at all, a typo in the named file, no model or key) is bad
+    // input (exit 2), found before any work; an unreachable endpoint later only costs the narrative.
+    KOPT_RETURN_IF_ERROR(
+        llm::CheckLlmConfig(options.llm_config_path, options.llm_record_path, options.llm_replay_path));
+  }
   if (IsSeriesRequest(options)) return RunExplainSeries(options, runner, out, log);
   KOPT_ASSIGN_OR_RETURN(ReportFormat format,
                         ResolveReportFormat(options.format, options.output_path, kExplainFormats));
@@ -151,12 +159,6 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   diagnose_options.gpu = gpu;
   if (!options.config_path.empty()) {
     KOPT_ASSIGN_OR_RETURN(diagnose_options.tools, LoadToolConfig(options.config_path));
-  }
-  if (options.llm && !options.llm_config_path.empty()) {
-    // A typo in the file the user named is bad input (exit 2), found before any work; an unreachable
-    // endpoint or a missing key later only costs the narrative.
-    KOPT_ASSIGN_OR_RETURN(std::string llm_text, ReadWholeFile(options.llm_config_path, size_t{1} << 20));
-    KOPT_RETURN_IF_ERROR(llm::ParseLlmConfigToml(llm_text, options.llm_config_path).status());
   }
   std::vector<std::string> notes;
   if (gpu) {
@@ -194,9 +196,7 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   sources.progress = nullptr;
   sources.phases = nullptr;
   KOPT_ASSIGN_OR_RETURN(Profile profile, std::move(loaded));
-  std::vector<std::string> read;
-  for (const ProfileInput& input : profile.inputs) read.push_back(input.path);
-  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, read));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, InputPathsOf({&profile})));
   ProfileSources selection = sources;
   if (IsLiveCollection(sources))
     selection.launch_skip = selection.launch_count = 0;  // ncu applied them already
@@ -231,6 +231,7 @@ Status RunExplain(const ExplainOptions& options, CommandRunner& runner, std::ost
   RenderOptions render_options;
   render_options.color = options.color && options.output_path.empty();
   render_options.verbose = options.verbose;
+  render_options.width = options.output_path.empty() ? options.width : RenderOptions{}.width;
   std::string rendered = MakeRenderer(format, render_options)->Render(diagnosis);
   clear_progress();
   if (options.output_path.empty()) {

@@ -34,6 +34,7 @@ struct ExplainOptions {
   std::string format;       // term | md | json | html | feedback; "": from output_path's extension, else term
   std::string output_path;  // empty: `out`
   bool color = false;       // ANSI colour in the terminal format
+  int width = 100;          // columns of the terminal format (the CLI passes the terminal's)
   bool verbose = false;
   // Live collection: a progress line on `log` (building, each launch ncu profiles, exporting,
   // disassembling), redrawn in place and cleared before the report. The CLI sets it on a terminal.

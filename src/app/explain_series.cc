@@ -15,6 +15,7 @@
 #include "core/file_io.h"
 #include "core/parallel_chunks.h"
 #include "core/text.h"
+#include "profile/profile_loader.h"
 #include "report/comparison_renderer.h"
 
 namespace kopt {
@@ -143,7 +144,9 @@ Result<std::vector<std::string>> ExpandProfileTargets(const std::vector<std::str
       }
       globfree(&matches);
     } else if (fs::is_directory(target, error) && !IsBundle(target)) {
-      for (const auto& entry : fs::directory_iterator(target, error)) {
+      fs::directory_iterator entries(target, error);
+      if (error) return InvalidInput(fmt::format("{}: cannot be read: {}", target, error.message()));
+      for (const auto& entry : entries) {
         const fs::path& path = entry.path();
         if (IsBundle(path) || (entry.is_regular_file() && path.extension() == ".csv" && !IsCompanion(path)) ||
             (entry.is_regular_file() && path.extension() == ".ncu-rep"))
@@ -256,6 +259,12 @@ Status RunExplainSeries(const ExplainOptions& options, CommandRunner& runner, st
   std::vector<std::string> notes;
   KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded,
                         LoadAll(paths, options.kernel_regex, runner, notes));
+  std::vector<const Profile*> read;
+  for (const LoadedSweepProfile& profile : loaded) read.push_back(&profile.profile);
+  std::vector<std::string> inputs = InputPathsOf(read);
+  inputs.insert(inputs.end(), paths.begin(), paths.end());
+  inputs.push_back(SidecarPath(options));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
   std::optional<LlmSession> session;
   StreamLogSink log_sink(log);
   if (options.llm) session = LlmSession::Open(options, options.verbose ? &log_sink : nullptr);

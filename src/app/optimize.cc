@@ -204,6 +204,11 @@ std::map<NodeId, std::string> PathSources(const RunState& state, const std::stri
   return sources;
 }
 
+// The workspace's directory and database: never a report's output.
+std::vector<std::string> WorkspacePaths(const std::string& workspace) {
+  return {workspace, (fs::path(workspace) / "kopt.db").string()};
+}
+
 Status WriteReport(const RunState& state, const std::string& workspace, const std::string& format_name,
                    const std::string& output_path, bool color, std::ostream& out) {
   KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(format_name));
@@ -242,6 +247,18 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   }
   if (settings.task_directory.empty())
     return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");
+  std::vector<std::string> inputs = {settings.task_directory,
+                                     (fs::path(settings.task_directory) / "task.toml").string(),
+                                     (fs::path(settings.task_directory) / "reference.cu").string(),
+                                     settings.script_directory,
+                                     settings.llm_config_path,
+                                     settings.llm_replay_path,
+                                     settings.prompt_directory,
+                                     settings.energy_model_path};
+  inputs.insert(inputs.end(), settings.seed_candidate_paths.begin(), settings.seed_candidate_paths.end());
+  std::vector<std::string> workspace = WorkspacePaths(settings.measure.workspace);
+  inputs.insert(inputs.end(), workspace.begin(), workspace.end());
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
   KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings.task_directory));
   CommandParts parts;
   KOPT_ASSIGN_OR_RETURN(parts.cutlass,
@@ -284,6 +301,7 @@ Status RunReport(const ReportOptions& options, std::ostream& out) {
     KOPT_ASSIGN_OR_RETURN(run, LatestOptimizeRun(options.workspace));
   }
   KOPT_ASSIGN_OR_RETURN(RunState state, LoadRunState(options.workspace, run));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, WorkspacePaths(options.workspace)));
   return WriteReport(state, options.workspace, options.format, options.output_path, false, out);
 }
 

@@ -1,10 +1,13 @@
 #include "cli/commands.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -51,7 +54,38 @@ CLI::Validator NonNegative() {
       "NUMBER >= 0", "NonNegative");
 }
 
-bool ColorWanted() {
+// -o FILE of a command that writes one report: "-" (or leaving it out) is stdout.
+void AddReportOutputOption(CLI::App& command, std::string& output_path) {
+  command
+      .add_option(
+          "--output,-o", output_path,
+          "Write the report to FILE instead of stdout (\"-\": stdout); its extension (.txt, .md, .json, "
+          ".html) picks the format unless -f does")
+      ->transform([](const std::string& value) { return value == "-" ? std::string() : value; });
+}
+
+// --color WHEN of the commands that colour a terminal report: auto (the default) colours when stdout is
+// a terminal and NO_COLOR is unset or empty (no-color.org); always and never override both.
+void AddColorOption(CLI::App& command, std::string& when) {
+  command
+      .add_option("--color", when,
+                  "Colour the terminal report: auto, always or never (auto honours NO_COLOR)")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+// The columns of the terminal on stdout; 100 when stdout is no terminal (a file or pipe gets the same
+// report wherever it is made).
+int TerminalWidth() {
+  winsize size{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return size.ws_col;
+  return 100;
+}
+
+bool ColorWanted(const std::string& when) {
+  if (when == "always") return true;
+  if (when == "never") return false;
   const char* no_color = std::getenv("NO_COLOR");
   return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
 }
@@ -59,6 +93,8 @@ bool ColorWanted() {
 std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std::string>& program_argv) {
   auto options = std::make_shared<ExplainOptions>();
   auto targets = std::make_shared<std::vector<std::string>>();
+  auto color = std::make_shared<std::string>("auto");
+  AddColorOption(command, *color);
   command.add_option(
       "target", *targets,
       "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file; several "
@@ -72,7 +108,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "--format,-f", options->format,
       "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent); "
       "default: from -o's extension (.html, .md, .json), else term");
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  AddReportOutputOption(command, options->output_path);
   command.add_option("--kernel,-k", options->kernel_regex,
                      "Only kernels whose demangled name matches REGEX (case-insensitive unless REGEX has an "
                      "upper-case letter)");
@@ -135,7 +171,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "explain tests/fixtures/h200/uncoalesced_loads/raw.csv\n"
       "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096\n"
       "  kopt explain raw.csv --llm --llm-config llm.toml");
-  return [options, targets, &program_argv]() {
+  return [options, targets, color, &program_argv]() {
     options->program_argv = program_argv;
     if (!targets->empty()) {
       options->target = targets->front();
@@ -152,7 +188,8 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
     if (llm_options && !options->llm) {
       return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     }
-    options->color = ColorWanted();
+    options->color = ColorWanted(*color);
+    options->width = TerminalWidth();
     options->progress = isatty(STDERR_FILENO);
     auto runner = MakeSystemCommandRunner();
     return RunExplain(*options, *runner, std::cout);
@@ -166,7 +203,7 @@ std::function<Status()> DeclareDiff(CLI::App& command, const std::vector<std::st
   command.add_option("after", options->after, "The profile after the change")->required();
   command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
       ->capture_default_str();
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  AddReportOutputOption(command, options->output_path);
   command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
   command.add_option(
       "--pair", options->pairs,
@@ -371,7 +408,7 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
                      "Candidate .cu files (default: TASK_DIR/candidates/*.cu)");
   command.add_option("--format,-f", options->format,
                      "Output format: term, md or json; default: from -o's extension (.md, .json), else term");
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  AddReportOutputOption(command, options->output_path);
   command.add_option("--seed", *seed, "Derive the seeds from this number (reproduce a run; default: random)")
       ->check(NonNegative());
   command.add_flag("!--no-time", options->measure.time, "Check correctness only, do not time");
@@ -477,6 +514,8 @@ Status ResolveOptimizeCommandLine(OptimizeCommandLine& line, CLI::App& command) 
 
 std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std::string>&) {
   auto line = std::make_shared<OptimizeCommandLine>();
+  auto color = std::make_shared<std::string>("auto");
+  AddColorOption(command, *color);
   OptimizeSettings& settings = line->options.settings;
   command.add_option("task", line->task, "Task directory (task.toml + reference.cu); optional with --resume");
   command.add_option("seeds", settings.seed_candidate_paths, "Seed candidate .cu files, evaluated first");
@@ -521,7 +560,7 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   command.add_option("--llm-replay", settings.llm_replay_path, "Serve the LLM answers from this transcript");
   command.add_option("--format,-f", line->options.format, "Final report: term, md, json or html")
       ->capture_default_str();
-  command.add_option("--output,-o", line->options.output_path, "Write the final report to FILE");
+  AddReportOutputOption(command, line->options.output_path);
   command.add_flag("--quiet,-q", line->options.quiet, "No progress lines");
   AddMeasureOptions(command, settings.measure);
   command.footer(
@@ -530,13 +569,13 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
       "  kopt optimize examples/tasks/softmax --generator scripted --script my_candidates/\n"
       "  kopt optimize examples/tasks/gelu --generator llm --llm-config llm.toml --max-evaluations 40\n"
       "  kopt optimize --resume 3");
-  return [line, &command]() -> Status {
+  return [line, color, &command]() -> Status {
     KOPT_RETURN_IF_ERROR(ResolveOptimizeCommandLine(*line, command));
     auto runner = MakeSystemCommandRunner();
     OptimizeCommandEnvironment environment;
     environment.measure = DefaultMeasureEnvironment(*runner);
     environment.progress = &std::cerr;
-    line->options.color = ColorWanted();
+    line->options.color = ColorWanted(*color);
     return RunOptimize(line->options, environment, std::cout);
   };
 }
@@ -676,7 +715,7 @@ std::function<Status()> DeclareReport(CLI::App& command, const std::vector<std::
   command.add_option("--workspace,-w", options->workspace, "Workspace directory")->capture_default_str();
   command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
       ->capture_default_str();
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  AddReportOutputOption(command, options->output_path);
   return [options, run]() {
     if (*run >= 0) options->run = *run;
     return RunReport(*options, std::cout);
@@ -770,7 +809,8 @@ const std::vector<Command>& CommandTable() {
 
 int RunCommandLine(int argc, char** argv) {
   CLI::App app{"kopt: explains and optimizes CUDA kernels", "kopt"};
-  app.set_version_flag("--version", std::string("kopt ") + KOPT_VERSION);
+  app.set_version_flag("--version",
+                       std::string("kopt ") + KOPT_VERSION + " (commit " + KOPT_GIT_COMMIT + ")");
   app.require_subcommand(1);
   // Everything after `--` is a program to profile; CLI11 never sees it.
   std::vector<std::string> arguments(argv + 1, argv + argc);
@@ -809,6 +849,10 @@ int RunCommandLine(int argc, char** argv) {
   // After Ctrl-C the command may end early because its children were killed: what it would print is
   // not true; the interrupt handler prints what happened and exits (core/interrupt.h).
   AwaitInterruptExit();
+  // A report that did not reach stdout (`> /dev/full`, a closed pipe) is a failed command.
+  if (!std::cout.flush() && status.ok()) {
+    status = InvalidInput("standard output: write failed: " + std::string(std::strerror(errno)));
+  }
   // Messages quote input files, compilers and servers: sanitized.
   if (!status.ok()) std::cerr << "kopt: error: " << SanitizeLinesForTerminal(status.message()) << "\n";
   return ExitCodeFor(status);

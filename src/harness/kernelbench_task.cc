@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/file_io.h"
 #include "core/text.h"
 #include "harness/kernelbench_resources.h"
 #include "harness/task_names.h"
@@ -407,6 +408,12 @@ Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, Comm
                                                    const KernelBenchImportOptions& options) {
   std::error_code error;
   if (!fs::is_regular_file(path, error)) return NotFound(path + ": no such problem file");
+  KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(path, size_t{64} << 20));
+  if (LooksBinary(source)) {
+    return InvalidInput(fmt::format(
+        "{}: binary data, not Python; expected a KernelBench problem file (a Model class, get_inputs)",
+        path));
+  }
   CommandSpec spec;
   spec.argv = {options.python, "-c", std::string(KernelBenchProbeScript()), path};
   spec.timeout_seconds = options.timeout_seconds;

@@ -2,7 +2,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "core/fake_command_runner_test_util.h"
 #include "fixture_reader.h"
 #include "harness/task_spec.h"
 
@@ -207,6 +212,23 @@ TEST_F(KernelBenchProbe, ProblemsKoptCannotReadNameTheFileAndTheCause) {
   }
   auto missing = Probe("does_not_exist.py");
   EXPECT_EQ(missing.status().kind(), ErrorKind::kNotFound);
+}
+
+TEST(KernelBenchTask, ABinaryProblemFileIsNamedBeforeAnyPythonRuns) {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("kopt_kb_binary_" + std::to_string(::getpid()) + ".py");
+  std::ofstream(path, std::ios::binary) << std::string(
+      "\x7f"
+      "ELF\x02\x01\x01\x00\x00\x00",
+      10);
+  FakeCommandRunner runner;
+  Result<KernelBenchProblem> problem =
+      ProbeKernelBenchProblem(path.string(), runner, KernelBenchImportOptions{});
+  std::filesystem::remove(path);
+  EXPECT_EQ(problem.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_NE(problem.status().message().find("binary data, not Python"), std::string::npos)
+      << problem.status().message();
+  EXPECT_TRUE(runner.commands().empty());
 }
 
 }  // namespace

@@ -222,6 +222,8 @@ class OptimizationRun {
 
 Status OptimizationRun::Open() {
   started_at_ = Now();
+  std::error_code error;
+  bool workspace_existed = fs::exists(settings_.measure.workspace, error);
   KOPT_ASSIGN_OR_RETURN(workspace_, Workspace::Open(settings_.measure.workspace));
   KOPT_ASSIGN_OR_RETURN(memory_, SearchMemory::Open(workspace_->database_path()));
   if (settings_.resume_run.has_value()) {
@@ -257,7 +259,16 @@ Status OptimizationRun::Open() {
                  "kopt: optimize run %lld marked interrupted%s; resume it with kopt optimize --resume %lld\n",
                  run, marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str(), run);
   });
-  return OpenSessions();
+  Status sessions = OpenSessions();
+  if (!sessions.ok() && !workspace_existed) {
+    // No GPU (or no runner): the command failed before any work, so the workspace it just made goes.
+    on_interrupt_.reset();
+    store_.reset();
+    memory_.reset();
+    workspace_.reset();
+    fs::remove_all(settings_.measure.workspace, error);
+  }
+  return sessions;
 }
 
 Status OptimizationRun::OpenSessions() {

@@ -186,6 +186,18 @@ TEST_F(OptimizationLoopTest, FindsTheFastestCandidateAndWritesBestCu) {
   EXPECT_DOUBLE_EQ(*generator.requests[1].parent_time_seconds, 80e-6);
 }
 
+TEST_F(OptimizationLoopTest, NoGpuFailsBeforeTheWorkspaceIsCreated) {
+  ListGenerator generator({"timed_80"});
+  settings_.measure.arch.clear();
+  environment_.measure.query_gpus = []() -> Result<std::vector<GpuSpec>> {
+    return Unavailable("no NVIDIA driver");
+  };
+  Result<RunState> state = Run(generator);
+  EXPECT_EQ(state.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_THAT(state.status().message(), HasSubstr("no NVIDIA GPU found"));
+  EXPECT_FALSE(fs::exists(workspace_));
+}
+
 TEST_F(OptimizationLoopTest, FailuresBecomeRepairsWithTheFailureText) {
   ListGenerator generator({"compile_error", "timed_50", "wrong_output", "timed_45"});
   settings_.budget.max_evaluations = 4;
