@@ -80,6 +80,7 @@ TEST_F(LiveComparisonTest, DiffCollectsLikeExplain) {
   DiffOptions options;
   options.settings.before = targets_[0];
   options.settings.after = targets_[1];
+  options.settings.profile.work_directory = (directory_ / "work").string();
   (void)RunDiff(options, runner_, out_, log_);
   ExpectTargetedWithLauncher();
 }
@@ -88,6 +89,7 @@ TEST_F(LiveComparisonTest, DiffTakesTheSetItIsGiven) {
   DiffOptions options;
   options.settings.before = targets_[0];
   options.settings.after = targets_[1];
+  options.settings.profile.work_directory = (directory_ / "work").string();
   options.settings.profile.collection.section_set = "detailed";
   (void)RunDiff(options, runner_, out_, log_);
   std::vector<std::vector<std::string>> runs = ProfilingRuns();
@@ -101,6 +103,7 @@ TEST_F(LiveComparisonTest, VersionsCollectLikeExplain) {
   ExplainOptions options;
   options.settings.profile.target = targets_[0];
   options.series.more_targets = {targets_[1]};
+  options.settings.profile.work_directory = (directory_ / "work").string();
   (void)RunExplain(options, runner_, out_, log_);
   ExpectTargetedWithLauncher();
   options.settings.profile.collection.section_set = "full";
