@@ -4,6 +4,13 @@
 
 namespace kopt {
 
+ProfileRequest RequestFor(const std::string& target, const std::string& kernel_regex) {
+  ProfileRequest request;
+  request.target = target;
+  request.kernel_regex = kernel_regex;
+  return request;
+}
+
 bool IsLiveRequest(const ProfileRequest& request) {
   ProfileSources sources;
   sources.target = request.target;

@@ -43,6 +43,9 @@ struct ProfileRequest {
   CollectionSettings collection;
 };
 
+// A request for `target` with the kernel regex, every other field its default.
+ProfileRequest RequestFor(const std::string& target, const std::string& kernel_regex);
+
 // True when loading the request collects live (a .cu target or a program).
 bool IsLiveRequest(const ProfileRequest& request);
 
