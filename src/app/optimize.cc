@@ -181,6 +181,7 @@ void SetProfilerFactory(const OptimizeSettings& settings, const OptimizeCommandE
     profiler.architecture = architecture;
     profiler.extra_flags = IncludeFlags(include_directories);
     profiler.runner_program = runner_program;
+    profiler.collection.section_set = "full";  // ncu's full set into a report, with its source page
     if (profiler.runner_program.empty()) {
       KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
     }

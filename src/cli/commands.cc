@@ -90,6 +90,22 @@ bool ColorWanted(const std::string& when) {
   return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
 }
 
+// The live-collection options `kopt explain` and `kopt diff` share (analysis/collection_settings.h).
+void AddCollectionOptions(CLI::App& command, CollectionSettings& settings) {
+  command
+      .add_option(
+          "--set", settings.section_set,
+          "Live collection: \"targeted\" (the metrics kopt's analysis reads, one fast ncu pass) or an "
+          "ncu section set such as \"full\"")
+      ->capture_default_str();
+  command
+      .add_option("--launches-per-kernel", settings.launches_per_configuration,
+                  "Live collection: profile the first N launches of each kernel launch configuration under "
+                  "ncu (the launch timeline still times every launch); 0: every launch")
+      ->check(NonNegative())
+      ->capture_default_str();
+}
+
 std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std::string>& program_argv) {
   auto options = std::make_shared<ExplainOptions>();
   auto targets = std::make_shared<std::vector<std::string>>();
@@ -99,71 +115,67 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "target", *targets,
       "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file; several "
       "(versions of one operation, ranked), or a directory / glob / multi-kernel export with --sweep");
-  command.add_option("--sweep", options->sweep,
+  command.add_option("--sweep", options->series.sweep,
                      "Treat the profiles as a sweep of parameter NAME (values from file names NAME=VALUE, "
                      "a sweep.csv sidecar, or the launch configuration: block, grid)");
-  command.add_option("--sweep-values", options->sweep_values_path,
+  command.add_option("--sweep-values", options->series.sweep_values_path,
                      "CSV sidecar of the sweep: a file (or launch) column and parameter columns");
   command.add_option(
       "--format,-f", options->format,
       "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent); "
       "default: from -o's extension (.html, .md, .json), else term");
   AddReportOutputOption(command, options->output_path);
-  command.add_option("--kernel,-k", options->kernel_regex,
+  command.add_option("--kernel,-k", options->settings.profile.kernel_regex,
                      "Only kernels whose demangled name matches REGEX (case-insensitive unless REGEX has an "
                      "upper-case letter)");
-  command.add_option("--launch-skip", options->launch_skip, "Skip the first N matching launches")
+  command
+      .add_option("--launch-skip", options->settings.profile.launch_skip,
+                  "Skip the first N matching launches")
       ->check(NonNegative());
-  command.add_option("--launch-count", options->launch_count, "Keep at most N matching launches (0: all)")
+  command
+      .add_option("--launch-count", options->settings.profile.launch_count,
+                  "Keep at most N matching launches (0: all)")
       ->check(NonNegative());
-  command.add_option("--sass", options->sass_path, "SASS listing (cuobjdump -sass) for a CSV profile");
-  command.add_option("--ptxas", options->ptxas_path, "ptxas report (nvcc -Xptxas -v) for a CSV profile");
-  command.add_option("--source-page", options->source_page_path,
+  command.add_option("--sass", options->settings.profile.sass_path,
+                     "SASS listing (cuobjdump -sass) for a CSV profile");
+  command.add_option("--ptxas", options->settings.profile.ptxas_path,
+                     "ptxas report (nvcc -Xptxas -v) for a CSV profile");
+  command.add_option("--source-page", options->settings.profile.source_page_path,
                      "ncu source page (--page source --csv --print-source sass) for a CSV profile");
-  command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
-  command.add_option("--work-dir", options->work_directory,
+  command.add_option("--gpu", options->settings.gpu,
+                     "GPU spec row to use (key or device name; see kopt gpus)");
+  command.add_option("--work-dir", options->settings.profile.work_directory,
                      "Live collection: where the profile bundle is written (default kopt-profile-<name>)");
-  command
-      .add_option(
-          "--set", options->section_set,
-          "Live collection: \"targeted\" (the metrics kopt's analysis reads, one fast ncu pass) or an "
-          "ncu section set such as \"full\"")
-      ->capture_default_str();
-  command
-      .add_option("--launches-per-kernel", options->launches_per_kernel,
-                  "Live collection: profile the first N launches of each kernel launch configuration under "
-                  "ncu (the launch timeline still times every launch); 0: every launch")
-      ->check(NonNegative())
-      ->capture_default_str();
-  command.add_option("--timeline", options->timeline_path,
+  AddCollectionOptions(command, options->settings.profile.collection);
+  command.add_option("--timeline", options->settings.profile.timeline_path,
                      "Launch timeline (kopt's CUPTI JSON lines) for a CSV profile (default: timeline*.jsonl "
                      "beside it); live collection: \"none\" skips the timeline run");
-  command.add_option("--config", options->config_path,
+  command.add_option("--config", options->settings.config_path,
                      "Tool configuration (TOML): threshold overrides, see kopt rules");
   command.add_option(
-      "--ceilings", options->ceilings_path,
+      "--ceilings", options->settings.ceilings_path,
       "Measured ceilings (kopt calibrate): a table file or a directory of them; \"none\": peaks only "
       "(default: $KOPT_CEILINGS_DIR or ~/.local/share/kopt/ceilings)");
-  command.add_option("--energy-model", options->energy_model_path,
+  command.add_option("--energy-model", options->settings.energy_model_path,
                      "Energy model coefficients (docs/energy.md): a *.energy.toml file or a directory of "
                      "them; \"none\": no energy section (default: $KOPT_CEILINGS_DIR, then the table shipped "
                      "for the GPU)");
   command.add_flag("--verbose,-v", options->verbose,
                    "Include every detail (with --llm: log every LLM call to stderr)");
   command.add_option(
-      "--source", options->source_path,
+      "--source", options->settings.source_path,
       "Kernel source (.cu) for the hypotheses and the LLM (default: TARGET when it is a .cu file)");
-  command.add_flag("--hypotheses", options->hypotheses,
+  command.add_flag("--hypotheses", options->settings.hypotheses,
                    "Predict bottlenecks from the source, SASS and ptxas report, then confirm or refute them");
   command.add_flag(
-      "--llm", options->llm,
+      "--llm", options->settings.llm.narrative,
       "Add a narrative written by an LLM, every number checked against the evidence (docs/explain-llm.md)");
-  command.add_option("--llm-config", options->llm_config_path,
+  command.add_option("--llm-config", options->settings.llm.config_path,
                      "LLM configuration (TOML, [llm] table; docs/llm.md)");
-  auto* record = command.add_option("--llm-record", options->llm_record_path,
+  auto* record = command.add_option("--llm-record", options->settings.llm.record_path,
                                     "Record every LLM exchange to this transcript (JSON lines)");
   command
-      .add_option("--llm-replay", options->llm_replay_path,
+      .add_option("--llm-replay", options->settings.llm.replay_path,
                   "Answer LLM calls from this transcript only (no network, no key)")
       ->excludes(record);
   command.footer(
@@ -172,22 +184,26 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096\n"
       "  kopt explain raw.csv --llm --llm-config llm.toml");
   return [options, targets, color, &program_argv]() {
-    options->program_argv = program_argv;
+    options->settings.profile.program_argv = program_argv;
     if (!targets->empty()) {
-      options->target = targets->front();
-      options->more_targets.assign(targets->begin() + 1, targets->end());
+      options->settings.profile.target = targets->front();
+      options->series.more_targets.assign(targets->begin() + 1, targets->end());
     }
-    if (options->target.empty() && options->program_argv.empty()) {
+    if (options->settings.profile.target.empty() && options->settings.profile.program_argv.empty()) {
       return InvalidInput("explain needs a TARGET (a profile, a .cu file) or a program after --");
     }
-    if (!options->target.empty() && !options->program_argv.empty()) {
+    if (!options->settings.profile.target.empty() && !options->settings.profile.program_argv.empty()) {
       return InvalidInput("explain takes a TARGET or a program after --, not both");
     }
-    bool llm_options = !options->llm_config_path.empty() || !options->llm_record_path.empty() ||
-                       !options->llm_replay_path.empty();
-    if (llm_options && !options->llm) {
+    bool llm_options = !options->settings.llm.config_path.empty() ||
+                       !options->settings.llm.record_path.empty() ||
+                       !options->settings.llm.replay_path.empty();
+    if (llm_options && !options->settings.llm.narrative) {
       return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     }
+    // --timeline none: no timeline run for a live collection (a CSV's timeline file stays "none").
+    if (options->settings.profile.timeline_path == "none")
+      options->settings.profile.collection.timeline = false;
     options->color = ColorWanted(*color);
     options->width = TerminalWidth();
     options->progress = isatty(STDERR_FILENO);
@@ -198,35 +214,46 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
 
 std::function<Status()> DeclareDiff(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<DiffOptions>();
-  command.add_option("before", options->before, "The profile before the change (anything explain accepts)")
+  command
+      .add_option("before", options->settings.before,
+                  "The profile before the change (anything explain accepts)")
       ->required();
-  command.add_option("after", options->after, "The profile after the change")->required();
+  command.add_option("after", options->settings.after, "The profile after the change")->required();
   command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
       ->capture_default_str();
   AddReportOutputOption(command, options->output_path);
-  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
+  command.add_option("--kernel,-k", options->settings.profile.kernel_regex,
+                     "Only kernels whose demangled name matches REGEX");
   command.add_option(
-      "--pair", options->pairs,
+      "--pair", options->settings.pairs,
       "Pair kernels by hand: BEFORE=AFTER, each a name regex or #N (launch index from 0); repeatable");
-  command.add_option("--metrics", options->moved_metrics, "Moved metrics listed per pair")
+  command.add_option("--metrics", options->settings.moved_metrics, "Moved metrics listed per pair")
       ->capture_default_str();
-  command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
-  command.add_option("--config", options->config_path, "Tool configuration (TOML): threshold overrides");
-  command.add_flag("--verbose,-v", options->verbose, "With --llm: log every LLM call to stderr");
-  command.add_flag("--llm", options->llm,
+  command.add_option("--gpu", options->settings.gpu,
+                     "GPU spec row to use (key or device name; see kopt gpus)");
+  command.add_option("--config", options->settings.config_path,
+                     "Tool configuration (TOML): threshold overrides");
+  AddCollectionOptions(command, options->settings.profile.collection);
+  command.add_flag("--verbose,-v", options->settings.llm.verbose, "With --llm: log every LLM call to stderr");
+  command.add_flag("--llm", options->settings.llm.narrative,
                    "Add a narrative written by an LLM, every number checked against the comparison");
-  command.add_option("--llm-config", options->llm_config_path, "LLM configuration (TOML, [llm] table)");
-  auto* record = command.add_option("--llm-record", options->llm_record_path, "Record every LLM exchange");
-  command.add_option("--llm-replay", options->llm_replay_path, "Answer LLM calls from this transcript only")
+  command.add_option("--llm-config", options->settings.llm.config_path,
+                     "LLM configuration (TOML, [llm] table)");
+  auto* record =
+      command.add_option("--llm-record", options->settings.llm.record_path, "Record every LLM exchange");
+  command
+      .add_option("--llm-replay", options->settings.llm.replay_path,
+                  "Answer LLM calls from this transcript only")
       ->excludes(record);
   command.footer(
       "Examples:\n  kopt diff before.csv after.csv\n  kopt diff ref/raw.csv cand/raw.csv -f html -o "
       "diff.html\n"
       "  kopt diff a.csv b.csv --pair 'reduce_pass1=#0'");
   return [options]() {
-    bool llm_options = !options->llm_config_path.empty() || !options->llm_record_path.empty() ||
-                       !options->llm_replay_path.empty();
-    if (llm_options && !options->llm)
+    bool llm_options = !options->settings.llm.config_path.empty() ||
+                       !options->settings.llm.record_path.empty() ||
+                       !options->settings.llm.replay_path.empty();
+    if (llm_options && !options->settings.llm.narrative)
       return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     auto runner = MakeSystemCommandRunner();
     return RunDiff(*options, *runner, std::cout, std::cerr);

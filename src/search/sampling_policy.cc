@@ -23,7 +23,7 @@ class SamplingPolicy : public SearchPolicy {
 
 }  // namespace
 
-std::unique_ptr<SearchPolicy> MakeSamplingPolicy() {
+std::unique_ptr<SearchPolicy> MakeSamplingPolicy(const SearchSettings& /*settings*/, uint64_t /*seed*/) {
   return std::make_unique<SamplingPolicy>();
 }
 

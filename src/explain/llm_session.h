@@ -1,5 +1,6 @@
-// The LLM side of `kopt explain`: the hypothesis pass (agents/hypotheses.h)
-// and the narrative (agents/explanation_agent.h), added to a Diagnosis.
+// The LLM side of `kopt explain`, `kopt diff`, versions and sweeps: the
+// hypothesis pass (agents/hypotheses.h) and the narrative
+// (agents/explanation_agent.h), added to a Diagnosis or a comparison.
 //
 // Nothing here fails the command: a bad LLM configuration, a missing prompt
 // directory, an unreachable endpoint or a bad answer become a one-line reason
@@ -17,12 +18,29 @@
 
 #include "agents/hypotheses.h"
 #include "analysis/diagnosis.h"
-#include "app/explain.h"
+#include "explain/profile_request.h"
 #include "llm/chat.h"
 #include "llm/log_sink.h"
 #include "profile/profile.h"
 
 namespace kopt {
+
+// `--llm` and its files (docs/llm.md).
+struct LlmSettings {
+  // `--llm`: a narrative written by an LLM, every number checked against the
+  // evidence. An LLM failure never fails the command: the report says why the
+  // narrative is missing.
+  bool narrative = false;
+  bool verbose = false;     // log every exchange (redacted) on the session's LogSink
+  std::string config_path;  // TOML with an [llm] table; empty: environment only
+  std::string record_path;  // record every exchange to this transcript
+  std::string replay_path;  // answer from this transcript only (no network, no key)
+};
+
+// A configuration file the user named with --llm is read and parsed before
+// any work: a typo in it is bad input (InvalidInput, exit 2), while an
+// unreachable endpoint or a missing key later only costs the narrative.
+Status CheckLlmConfiguration(const LlmSettings& settings);
 
 // The kernel source the hypotheses and the digest see.
 struct KernelSource {
@@ -30,16 +48,17 @@ struct KernelSource {
   std::string text;       // empty: none
 };
 
-// Reads options.source_path, else TARGET when it is a .cu file; a file that
-// cannot be read becomes a note.
-KernelSource LoadKernelSource(const ExplainOptions& options, std::vector<std::string>& notes);
+// Reads `source_path`, else the profile's target when it is a .cu file; a
+// file that cannot be read becomes a note.
+KernelSource LoadKernelSource(const std::string& source_path, const ProfileRequest& profile,
+                              std::vector<std::string>& notes);
 
 // The LLM client and prompt directory of one explain run, or why there is none.
 class LlmSession {
  public:
   // Builds the client from --llm-config, the environment, --llm-record and
   // --llm-replay; `log` gets the --verbose lines (may be null).
-  static LlmSession Open(const ExplainOptions& options, llm::LogSink* log);
+  static LlmSession Open(const LlmSettings& settings, llm::LogSink* log);
 
   llm::ChatClient* client() const { return client_.get(); }  // null when unavailable
   const std::string& prompt_directory() const { return prompt_directory_; }

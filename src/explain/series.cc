@@ -1,4 +1,4 @@
-#include "app/explain_series.h"
+#include "explain/series.h"
 
 #include <fmt/format.h>
 #include <glob.h>
@@ -9,8 +9,6 @@
 
 #include "analysis/diagnose.h"
 #include "analysis/version_comparison.h"
-#include "app/diff.h"
-#include "app/explain_llm.h"
 #include "core/csv_reader.h"
 #include "core/file_io.h"
 #include "core/parallel_chunks.h"
@@ -83,19 +81,19 @@ bool IsLive(const std::string& path) {
   return EndsWith(path, ".cu") || EndsWith(path, ".ncu-rep");
 }
 
-// Loads every path; in parallel when none needs a child process.
+// Loads every path as `profile` says; in parallel when none needs a child process.
 Result<std::vector<LoadedSweepProfile>> LoadAll(const std::vector<std::string>& paths,
-                                                const std::string& kernel_regex, CommandRunner& runner,
+                                                const ProfileRequest& profile, CommandRunner& runner,
                                                 std::vector<std::string>& notes) {
   std::vector<std::optional<Profile>> profiles(paths.size());
   std::vector<Status> errors(paths.size(), Status::Ok());
   std::vector<std::vector<std::string>> point_notes(paths.size());
   auto load = [&](size_t i) {
-    Result<Profile> profile = LoadSelectedProfile(paths[i], kernel_regex, runner, point_notes[i]);
-    if (profile.ok())
-      profiles[i] = std::move(*profile);
+    Result<Profile> loaded = LoadSelectedProfile(RequestForTarget(profile, paths[i]), runner, point_notes[i]);
+    if (loaded.ok())
+      profiles[i] = std::move(*loaded);
     else
-      errors[i] = profile.status();
+      errors[i] = loaded.status();
   };
   bool live = std::any_of(paths.begin(), paths.end(), IsLive);
   ForEachChunk(paths.size(), load, live ? 1 : 0);
@@ -108,24 +106,51 @@ Result<std::vector<LoadedSweepProfile>> LoadAll(const std::vector<std::string>& 
   return loaded;
 }
 
-std::string SidecarPath(const ExplainOptions& options) {
-  if (!options.sweep_values_path.empty()) return options.sweep_values_path;
+std::string SidecarPath(const std::string& target, const SeriesRequest& series) {
+  if (!series.sweep_values_path.empty()) return series.sweep_values_path;
   std::error_code error;
-  if (fs::is_directory(options.target, error) && fs::exists(fs::path(options.target) / "sweep.csv", error))
-    return (fs::path(options.target) / "sweep.csv").string();
-  fs::path beside = fs::path(options.target).parent_path() / "sweep.csv";
-  if (!fs::is_directory(options.target, error) && fs::exists(beside, error)) return beside.string();
+  if (fs::is_directory(target, error) && fs::exists(fs::path(target) / "sweep.csv", error))
+    return (fs::path(target) / "sweep.csv").string();
+  fs::path beside = fs::path(target).parent_path() / "sweep.csv";
+  if (!fs::is_directory(target, error) && fs::exists(beside, error)) return beside.string();
   return "";
+}
+
+// Every target's profile, loaded; the notes prefixed with their paths.
+// `check_inputs`, when set, sees every file read (the profiles' files, the
+// expanded targets and the sweep's sidecar) before any analysis.
+Result<std::vector<LoadedSweepProfile>> LoadSeries(const ExplainSettings& settings,
+                                                   const SeriesRequest& series, CommandRunner& runner,
+                                                   std::vector<std::string>& notes,
+                                                   const InputCheck& check_inputs) {
+  std::vector<std::string> targets = {settings.profile.target};
+  targets.insert(targets.end(), series.more_targets.begin(), series.more_targets.end());
+  KOPT_ASSIGN_OR_RETURN(std::vector<std::string> paths, ExpandProfileTargets(targets));
+  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded, LoadAll(paths, settings.profile, runner, notes));
+  if (check_inputs) {
+    std::vector<const Profile*> read;
+    for (const LoadedSweepProfile& profile : loaded) read.push_back(&profile.profile);
+    std::vector<std::string> inputs = InputPathsOf(read);
+    inputs.insert(inputs.end(), paths.begin(), paths.end());
+    inputs.push_back(SidecarPath(settings.profile.target, series));
+    KOPT_RETURN_IF_ERROR(check_inputs(inputs));
+  }
+  return loaded;
+}
+
+std::optional<LlmSession> OpenSession(const LlmSettings& settings, llm::LogSink* llm_log) {
+  if (!settings.narrative) return std::nullopt;
+  return LlmSession::Open(settings, settings.verbose ? llm_log : nullptr);
 }
 
 }  // namespace
 
-bool IsSeriesRequest(const ExplainOptions& options) {
-  if (!options.sweep.empty() || !options.more_targets.empty()) return true;
-  if (options.target.empty()) return false;
-  if (HasGlob(options.target) && !fs::exists(options.target)) return true;
+bool IsSeriesRequest(const ProfileRequest& profile, const SeriesRequest& series) {
+  if (!series.sweep.empty() || !series.more_targets.empty()) return true;
+  if (profile.target.empty()) return false;
+  if (HasGlob(profile.target) && !fs::exists(profile.target)) return true;
   std::error_code error;
-  return fs::is_directory(options.target, error) && !IsBundle(options.target);
+  return fs::is_directory(profile.target, error) && !IsBundle(profile.target);
 }
 
 Result<std::vector<std::string>> ExpandProfileTargets(const std::vector<std::string>& targets) {
@@ -249,58 +274,51 @@ std::vector<SweepPointInput> SweepPointsOf(
   return points;
 }
 
-Status RunExplainSeries(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
-                        std::ostream& log) {
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kComparisonFormats));
-  KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, DiagnoseOptionsFor(options.gpu, options.config_path));
-  std::vector<std::string> targets = {options.target};
-  targets.insert(targets.end(), options.more_targets.begin(), options.more_targets.end());
-  KOPT_ASSIGN_OR_RETURN(std::vector<std::string> paths, ExpandProfileTargets(targets));
+Result<SweepAnalysis> ExplainSweep(const ExplainSettings& settings, const SeriesRequest& series,
+                                   CommandRunner& runner, llm::LogSink* llm_log, const InputCheck& check_inputs) {
+  KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, ResolveDiagnoseOptions(settings.gpu, settings.config_path));
   std::vector<std::string> notes;
-  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded,
-                        LoadAll(paths, options.kernel_regex, runner, notes));
-  std::vector<const Profile*> read;
-  for (const LoadedSweepProfile& profile : loaded) read.push_back(&profile.profile);
-  std::vector<std::string> inputs = InputPathsOf(read);
-  inputs.insert(inputs.end(), paths.begin(), paths.end());
-  inputs.push_back(SidecarPath(options));
-  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
-  std::optional<LlmSession> session;
-  StreamLogSink log_sink(log);
-  if (options.llm) session = LlmSession::Open(options, options.verbose ? &log_sink : nullptr);
-
-  if (!options.sweep.empty()) {
-    std::map<std::string, std::map<std::string, double>> sidecar;
-    if (std::string path = SidecarPath(options); !path.empty()) {
-      KOPT_ASSIGN_OR_RETURN(sidecar, ReadSweepSidecar(path));
-    }
-    KOPT_ASSIGN_OR_RETURN(
-        SweepAnalysis sweep,
-        AnalyzeSweep(SweepPointsOf(loaded, sidecar, options.sweep, diagnose), options.sweep));
-    sweep.notes.insert(sweep.notes.end(), notes.begin(), notes.end());
-    if (session)
-      sweep.narrative = NarrateDigest(*session, "sweep", RenderSweep(sweep, ReportFormat::kMarkdown));
-    return WriteReport(RenderSweep(sweep, format), options.output_path, out);
+  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded, LoadSeries(settings, series, runner, notes, check_inputs));
+  std::optional<LlmSession> session = OpenSession(settings.llm, llm_log);
+  std::map<std::string, std::map<std::string, double>> sidecar;
+  if (std::string path = SidecarPath(settings.profile.target, series); !path.empty()) {
+    KOPT_ASSIGN_OR_RETURN(sidecar, ReadSweepSidecar(path));
   }
+  KOPT_ASSIGN_OR_RETURN(SweepAnalysis sweep,
+                        AnalyzeSweep(SweepPointsOf(loaded, sidecar, series.sweep, diagnose), series.sweep));
+  sweep.notes.insert(sweep.notes.end(), notes.begin(), notes.end());
+  if (session)
+    sweep.narrative = NarrateDigest(*session, "sweep", RenderSweep(sweep, ReportFormat::kMarkdown));
+  return sweep;
+}
 
+Result<VersionSeries> ExplainVersions(const ExplainSettings& settings, const SeriesRequest& series,
+                                      CommandRunner& runner, llm::LogSink* llm_log,
+                                      const InputCheck& check_inputs) {
+  KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, ResolveDiagnoseOptions(settings.gpu, settings.config_path));
+  std::vector<std::string> notes;
+  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded, LoadSeries(settings, series, runner, notes, check_inputs));
+  std::optional<LlmSession> session = OpenSession(settings.llm, llm_log);
   if (loaded.size() < 2) {
     return InvalidInput(
         fmt::format("{}: one profile; give two or more versions (kopt explain v1.csv v2.csv …) or name the "
                     "swept parameter "
                     "with --sweep NAME",
-                    options.target));
+                    settings.profile.target));
   }
   std::vector<VersionInput> versions;
   for (LoadedSweepProfile& profile : loaded)
     versions.push_back(VersionInput{profile.path, std::move(profile.profile)});
   ComparisonOptions comparison_options;
   comparison_options.diagnose = diagnose;
-  KOPT_ASSIGN_OR_RETURN(VersionSeries series, CompareVersions(versions, comparison_options));
-  if (!notes.empty() && !series.steps.empty())
-    series.steps.front().notes.insert(series.steps.front().notes.end(), notes.begin(), notes.end());
+  KOPT_ASSIGN_OR_RETURN(VersionSeries versions_compared, CompareVersions(versions, comparison_options));
+  if (!notes.empty() && !versions_compared.steps.empty())
+    versions_compared.steps.front().notes.insert(versions_compared.steps.front().notes.end(), notes.begin(),
+                                                 notes.end());
   if (session)
-    series.narrative = NarrateDigest(*session, "diff", RenderVersions(series, ReportFormat::kMarkdown));
-  return WriteReport(RenderVersions(series, format), options.output_path, out);
+    versions_compared.narrative =
+        NarrateDigest(*session, "diff", RenderVersions(versions_compared, ReportFormat::kMarkdown));
+  return versions_compared;
 }
 
 }  // namespace kopt

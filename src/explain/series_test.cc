@@ -1,4 +1,4 @@
-#include "app/explain_series.h"
+#include "explain/series.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/fake_command_runner_test_util.h"
+#include "report/comparison_renderer.h"
 
 namespace kopt {
 namespace {
@@ -16,15 +17,14 @@ const std::string kDiff = std::string(KOPT_FIXTURE_DIR) + "/h200_diff";
 
 // The JSON report of a series over `target` swept by `parameter`.
 nlohmann::json SeriesJson(const std::string& target, const std::string& parameter) {
-  ExplainOptions options;
-  options.target = target;
-  options.sweep = parameter;
-  options.format = "json";
+  ExplainSettings settings;
+  settings.profile.target = target;
+  SeriesRequest series;
+  series.sweep = parameter;
   FakeCommandRunner runner;
-  std::ostringstream out, log;
-  Status status = RunExplainSeries(options, runner, out, log);
-  EXPECT_TRUE(status.ok()) << status.message();
-  return status.ok() ? nlohmann::json::parse(out.str()) : nlohmann::json();
+  Result<SweepAnalysis> sweep = ExplainSweep(settings, series, runner, nullptr);
+  EXPECT_TRUE(sweep.ok()) << sweep.status().message();
+  return sweep.ok() ? nlohmann::json::parse(RenderSweep(*sweep, ReportFormat::kJson)) : nlohmann::json();
 }
 
 TEST(ExplainSeriesTest, ExpandsDirectoriesAndGlobs) {
@@ -39,17 +39,18 @@ TEST(ExplainSeriesTest, ExpandsDirectoriesAndGlobs) {
 }
 
 TEST(ExplainSeriesTest, RequestsThatAreSeries) {
-  ExplainOptions options;
-  options.target = kDiff + "/pairs/saxpy/before.csv";
-  EXPECT_FALSE(IsSeriesRequest(options));
-  options.sweep = "n";
-  EXPECT_TRUE(IsSeriesRequest(options));
-  options.sweep.clear();
-  options.more_targets = {kDiff + "/pairs/saxpy/after.csv"};
-  EXPECT_TRUE(IsSeriesRequest(options));
-  options.more_targets.clear();
-  options.target = kDiff + "/sweep_saxpy";
-  EXPECT_TRUE(IsSeriesRequest(options));
+  ProfileRequest profile;
+  SeriesRequest series;
+  profile.target = kDiff + "/pairs/saxpy/before.csv";
+  EXPECT_FALSE(IsSeriesRequest(profile, series));
+  series.sweep = "n";
+  EXPECT_TRUE(IsSeriesRequest(profile, series));
+  series.sweep.clear();
+  series.more_targets = {kDiff + "/pairs/saxpy/after.csv"};
+  EXPECT_TRUE(IsSeriesRequest(profile, series));
+  series.more_targets.clear();
+  profile.target = kDiff + "/sweep_saxpy";
+  EXPECT_TRUE(IsSeriesRequest(profile, series));
 }
 
 TEST(ExplainSeriesTest, ReadsTheSidecar) {
@@ -87,13 +88,13 @@ TEST(ExplainSeriesTest, MultiKernelExportWithSidecarSweepsBlockSizes) {
 }
 
 TEST(ExplainSeriesTest, SeveralProfilesWithoutSweepAreVersions) {
-  ExplainOptions options;
-  options.target = kDiff + "/sweep_saxpy/n=4096_*.csv";
+  ExplainSettings settings;
+  settings.profile.target = kDiff + "/sweep_saxpy/n=4096_*.csv";
   FakeCommandRunner runner;
-  std::ostringstream out, log;
-  Status status = RunExplainSeries(options, runner, out, log);
-  EXPECT_TRUE(status.ok()) << status.message();
-  EXPECT_NE(out.str().find("4 versions ranked by time"), std::string::npos);
+  Result<VersionSeries> versions = ExplainVersions(settings, SeriesRequest{}, runner, nullptr);
+  ASSERT_TRUE(versions.ok()) << versions.status().message();
+  EXPECT_NE(RenderVersions(*versions, ReportFormat::kTerminal).find("4 versions ranked by time"),
+            std::string::npos);
 }
 
 }  // namespace

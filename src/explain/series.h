@@ -8,9 +8,11 @@
 //  - versions, two or more targets without --sweep: versions of one
 //    operation ranked by time, each consecutive pair explained as `kopt diff`
 //    explains it (analysis/version_comparison.h).
-// Profiles are read and diagnosed in parallel (CSV and bundle targets).
-// Rendered by report/comparison_renderer.h; --llm adds a checked narrative
-// (prompts/sweep/*, prompts/diff/*).
+// Every target is loaded through the settings' ProfileRequest (its
+// selection and live collection settings; RequestForTarget). Profiles are
+// read and diagnosed in parallel (CSV and bundle targets). Renders nothing
+// (report/comparison_renderer.h does); llm.narrative adds a checked narrative
+// (prompts/sweep/*, prompts/diff/*) that never fails the call.
 #pragma once
 
 #include <map>
@@ -20,17 +22,36 @@
 
 #include "analysis/diagnose.h"
 #include "analysis/sweep_analysis.h"
-#include "app/explain.h"
+#include "analysis/version_comparison.h"
 #include "core/status.h"
 #include "core/subprocess.h"
+#include "explain/explain.h"
+#include "llm/log_sink.h"
 
 namespace kopt {
 
-// True when `options` asks for a sweep or versions rather than one profile.
-bool IsSeriesRequest(const ExplainOptions& options);
+// The many-profile half of `kopt explain`'s request.
+struct SeriesRequest {
+  std::vector<std::string> more_targets;  // the targets after the first
+  std::string sweep;                      // --sweep NAME: the swept parameter; empty: versions
+  std::string sweep_values_path;          // --sweep-values FILE (default: sweep.csv in or beside the target)
+};
 
-Status RunExplainSeries(const ExplainOptions& options, CommandRunner& runner, std::ostream& out,
-                        std::ostream& log);
+// True when the request is a sweep or versions rather than one profile: a
+// --sweep, more than one target, a glob matching no file of its name, or a
+// directory that is no bundle.
+bool IsSeriesRequest(const ProfileRequest& profile, const SeriesRequest& series);
+
+// The sweep over settings.profile.target and series.more_targets.
+// `check_inputs`, when set, sees every file read before any analysis (ExplainEnvironment::check_inputs).
+Result<SweepAnalysis> ExplainSweep(const ExplainSettings& settings, const SeriesRequest& series,
+                                   CommandRunner& runner, llm::LogSink* llm_log,
+                                   const InputCheck& check_inputs = nullptr);
+
+// Two or more versions ranked, consecutive pairs compared; InvalidInput for one.
+Result<VersionSeries> ExplainVersions(const ExplainSettings& settings, const SeriesRequest& series,
+                                      CommandRunner& runner, llm::LogSink* llm_log,
+                                      const InputCheck& check_inputs = nullptr);
 
 // Every profile a target names: a glob's matches, a directory's profiles
 // (its *.csv files other than sweep.csv and companion files, and its

@@ -1,4 +1,4 @@
-#include "app/explain_llm.h"
+#include "explain/llm_session.h"
 
 #include <fmt/format.h>
 
@@ -54,10 +54,18 @@ void StreamLogSink::Log(std::string_view line) {
   stream_ << "kopt: " << SanitizeLinesForTerminal(line) << "\n";
 }
 
-KernelSource LoadKernelSource(const ExplainOptions& options, std::vector<std::string>& notes) {
-  std::string path = options.source_path;
-  if (path.empty() && options.program_argv.empty() && fs::path(options.target).extension() == ".cu") {
-    path = options.target;
+Status CheckLlmConfiguration(const LlmSettings& settings) {
+  // --llm with no usable configuration (none at all, a typo in the named file, no model or key) is bad
+  // input (exit 2), found before any work; an unreachable endpoint later only costs the narrative.
+  if (!settings.narrative) return Status::Ok();
+  return llm::CheckLlmConfig(settings.config_path, settings.record_path, settings.replay_path);
+}
+
+KernelSource LoadKernelSource(const std::string& source_path, const ProfileRequest& profile,
+                              std::vector<std::string>& notes) {
+  std::string path = source_path;
+  if (path.empty() && profile.program_argv.empty() && fs::path(profile.target).extension() == ".cu") {
+    path = profile.target;
   }
   if (path.empty()) return {};
   Result<std::string> text = ReadWholeFile(path);
@@ -68,11 +76,11 @@ KernelSource LoadKernelSource(const ExplainOptions& options, std::vector<std::st
   return KernelSource{fs::path(path).filename().string(), std::move(text).value()};
 }
 
-LlmSession LlmSession::Open(const ExplainOptions& options, llm::LogSink* log) {
+LlmSession LlmSession::Open(const LlmSettings& settings, llm::LogSink* log) {
   LlmSession session;
   Result<llm::LlmConfig> config =
-      llm::LoadLlmConfig(options.llm_config_path, llm::ProcessEnvironment(),
-                         llm::TranscriptOverrides(options.llm_record_path, options.llm_replay_path));
+      llm::LoadLlmConfig(settings.config_path, llm::ProcessEnvironment(),
+                         llm::TranscriptOverrides(settings.record_path, settings.replay_path));
   if (!config.ok()) {
     session.failure_ = OneLine("no LLM narrative: LLM configuration: " + config.status().message());
     return session;
