@@ -1,6 +1,7 @@
 #include "harness/kernelbench_task.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/file_io.h"
 #include "core/text.h"
 #include "harness/kernelbench_resources.h"
 #include "harness/task_names.h"
@@ -193,6 +195,7 @@ std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportO
       options.inputs == "exercise" ? "kopt's exercising distributions (--inputs exercise)"
                                    : "the problem's own distributions (--inputs kernelbench)",
       options.tolerance == "kernelbench" ? "KernelBench's (--tolerance kernelbench)"
+      : options.tolerance == "verified"  ? "KernelBench-Verified's (--tolerance verified)"
                                          : "kopt's (--tolerance kopt)",
       TomlString(KernelBenchTaskName(problem)),
       TomlString(fmt::format("KernelBench {}{} (PyTorch reference)",
@@ -224,6 +227,11 @@ std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportO
     toml +=
         "[tolerance]   # KernelBench eval.py: allclose(atol = rtol = 1e-4) for fp32, 1e-2 for fp16/bf16\n"
         "f32 = { rtol = 1e-4, atol = 1e-4 }\nf16 = { rtol = 1e-2, atol = 1e-2 }\n"
+        "bf16 = { rtol = 1e-2, atol = 1e-2 }\n\n";
+  } else if (options.tolerance == "verified") {
+    toml +=
+        "[tolerance]   # KernelBench-Verified: 1e-3 for fp32, 1e-2 for fp16/bf16\n"
+        "f32 = { rtol = 1e-3, atol = 1e-3 }\nf16 = { rtol = 1e-2, atol = 1e-2 }\n"
         "bf16 = { rtol = 1e-2, atol = 1e-2 }\n\n";
   }
   toml += "[check]\nseeds = 5     # KernelBench's num_correct_trials; kopt draws fresh seeds every run\n";
@@ -450,6 +458,7 @@ Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
                            {"matmul_flops", problem.matmul_flops},
                            {"inputs", options.inputs},
                            {"tolerance", options.tolerance},
+                           {"protocol", options.protocol.empty() ? nlohmann::json() : nlohmann::json(options.protocol)},
                            {"entry", "model_forward"},
                            {"arguments", ArgumentsJson(problem.arguments)}};
   return std::vector<std::pair<std::string, std::string>>{
@@ -459,6 +468,80 @@ Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
       {"kernelbench.json", record.dump(2) + "\n"},
       {"kopt_torch_reference.py", std::string(KernelBenchReferenceServer())},
   };
+}
+
+namespace {
+
+std::string JsonShapeText(const nlohmann::json& shape) {
+  std::vector<std::string> dims;
+  if (shape.is_array()) {
+    for (const auto& dim : shape) dims.push_back(dim.dump());
+  }
+  return fmt::format("[{}]", fmt::join(dims, ", "));
+}
+
+// "`A` f32 [16, 64]: get_inputs()[0], forward's argument 0" and the like.
+std::string ArgumentLine(const nlohmann::json& argument) {
+  std::string name = argument.value("name", "?");
+  std::string dtype = argument.value("dtype", "?");
+  std::string source = argument.value("source", "");
+  int position = argument.value("position", -1);
+  if (argument.value("role", "") == "scalar") {
+    std::string value = argument.contains("value") ? argument["value"].dump() : "?";
+    return fmt::format("`{}` {} scalar (= {} in get_inputs()): get_inputs()[{}], forward's argument {}", name,
+                       dtype, value, position, position);
+  }
+  std::string head = fmt::format("`{}` {} {}", name, dtype, JsonShapeText(argument.value("shape", nlohmann::json())));
+  if (source == "parameter") {
+    return fmt::format("{}: the model's parameter or buffer `{}` (the harness passes its values)", head,
+                       argument.value("parameter", "?"));
+  }
+  if (source == "output") return head + ": forward's result, written by the entry point";
+  return fmt::format("{}: get_inputs()[{}], forward's argument {}", head, position, position);
+}
+
+}  // namespace
+
+Status ApplyKernelBenchProtocol(const std::string& protocol, KernelBenchImportOptions& options) {
+  if (protocol == "kernelbench") {
+    options.inputs = "kernelbench";
+    options.tolerance = "kernelbench";
+  } else if (protocol == "verified") {
+    options.inputs = "kernelbench";
+    options.tolerance = "verified";
+  } else if (protocol == "kopt") {
+    options.inputs = "exercise";
+    options.tolerance = "kopt";
+  } else {
+    return InvalidInput("--protocol: \"" + protocol + "\": expected kernelbench, verified or kopt");
+  }
+  options.protocol = protocol;
+  return Status::Ok();
+}
+
+Result<std::optional<KernelBenchStatement>> LoadKernelBenchStatement(const std::string& task_directory) {
+  fs::path record_path = fs::path(task_directory) / "kernelbench.json";
+  std::error_code error;
+  if (!fs::exists(record_path, error)) return std::optional<KernelBenchStatement>();
+  KOPT_ASSIGN_OR_RETURN(std::string record_text, ReadWholeFile(record_path.string(), size_t{16} << 20));
+  nlohmann::json record = nlohmann::json::parse(record_text, nullptr, /*allow_exceptions=*/false);
+  if (!record.is_object() || record.value("schema", "") != kTaskSchema ||
+      !record.contains("arguments") || !record["arguments"].is_array()) {
+    return InvalidInput(fmt::format("{}: expected a {} record with an `arguments` list", record_path.string(),
+                                    kTaskSchema));
+  }
+  KernelBenchStatement statement;
+  try {
+    statement.problem = record.value("problem", "");
+    statement.level = record.value("level", 0);
+    statement.init_inputs = record.contains("init_inputs") ? record["init_inputs"].dump() : "[]";
+    for (const auto& argument : record["arguments"]) statement.argument_lines.push_back(ArgumentLine(argument));
+  } catch (const nlohmann::json::exception& failure) {
+    return InvalidInput(fmt::format("{}: malformed field: {}", record_path.string(), failure.what()));
+  }
+  KOPT_ASSIGN_OR_RETURN(statement.source,
+                        ReadWholeFile((fs::path(task_directory) / "problem.py").string(), size_t{4} << 20));
+  return std::optional<KernelBenchStatement>(std::move(statement));
 }
 
 }  // namespace kopt

@@ -1,0 +1,25 @@
+#!/bin/bash
+# The three PyTorch baselines (eager, TF32 allowed, torch.compile default mode)
+# of KernelBench level-1 and level-2 problems, timed by kopt's protocol
+# (bench/kernelbench_baselines.py), with each call's peak device memory.
+# Run from the repository root on the GPU machine. KernelBench's problem files
+# are data, not part of the repository: carry them as .carry/KernelBench
+# (its KernelBench/ folder with level1/ and level2/), or set KB_DIR.
+# Writes $OUT/baselines.md, $OUT/baselines.json and $OUT/log.txt; at most
+# about 6 minutes (BUDGET seconds, default 330, plus start-up).
+set -u
+KB_DIR=${KB_DIR:-.carry/KernelBench}
+BUDGET=${BUDGET:-330}
+OUT=${OUT:?set OUT to the results folder}
+if [ ! -d "$KB_DIR/level1" ] || [ ! -d "$KB_DIR/level2" ]; then
+  echo "no KernelBench problems under $KB_DIR (expected level1/ and level2/)" | tee "$OUT/log.txt"
+  exit 2
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$OUT/log.txt" 2>&1
+export TORCHINDUCTOR_CACHE_DIR=$(mktemp -d)/inductor TRITON_CACHE_DIR=$(mktemp -d)/triton
+# 25 level-1 and 15 level-2 problems in KernelBench's order; problems the budget
+# does not reach are listed as such in the table.
+timeout $((BUDGET + 30)) python3 bench/kernelbench_baselines.py --out "$OUT" --budget-seconds "$BUDGET" \
+  "$KB_DIR/level1@${LEVEL1:-25}" "$KB_DIR/level2@${LEVEL2:-15}" >> "$OUT/log.txt" 2>&1
+echo "rc=$?" >> "$OUT/log.txt"
+tail -n 60 "$OUT/log.txt"
