@@ -59,6 +59,15 @@ Result<std::string> DtypeOf(const nlohmann::json& value, const std::string& wher
   return value.get<std::string>();
 }
 
+// "bool" when the probe marked a tensor as PyTorch bool carried as u8; "" otherwise.
+Result<std::string> TorchDtypeOf(const nlohmann::json& value, const std::string& dtype, const std::string& where) {
+  if (!value.contains("torch_dtype")) return std::string();
+  if (value["torch_dtype"] != "bool" || dtype != "u8") {
+    return InvalidInput(where + ".torch_dtype: expected \"bool\" on a u8 tensor");
+  }
+  return std::string("bool");
+}
+
 bool IsFloating(const std::string& dtype) {
   return dtype == "f64" || dtype == "f32" || dtype == "f16" || dtype == "bf16";
 }
@@ -278,6 +287,7 @@ nlohmann::json ArgumentsJson(const std::vector<KernelBenchArgument>& arguments) 
     if (!a.init.is_null()) item["init"] = a.init;
     if (!a.value.is_null()) item["value"] = a.value;
     if (!a.note.empty()) item["note"] = a.note;
+    if (!a.torch_dtype.empty()) item["torch_dtype"] = a.torch_dtype;
     list.push_back(std::move(item));
   }
   return list;
@@ -340,6 +350,7 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
       argument.init = InitFor(argument, input["init"], options, argument.note);
       if (input.contains("init_note") && argument.note.empty())
         argument.note = input["init_note"].get<std::string>();
+      KOPT_ASSIGN_OR_RETURN(argument.torch_dtype, TorchDtypeOf(input, argument.dtype, where));
       tensors.push_back(std::move(argument));
     } else if (kind == "float" || kind == "int" || kind == "bool") {
       const nlohmann::json& value = input["value"];
@@ -374,22 +385,29 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
     tensors.push_back(std::move(argument));
   }
   nlohmann::json outputs = probe["outputs"];
-  if (!outputs.is_array() || outputs.size() != 1) {
-    return bad(fmt::format("forward() returns {} tensors: kopt imports problems with one output",
-                           outputs.is_array() ? outputs.size() : 0));
+  if (!outputs.is_array() || outputs.empty()) return bad("forward() returns no tensor");
+  if (outputs.size() > 16) {
+    return bad(fmt::format("forward() returns {} tensors: kopt imports problems with at most 16 outputs",
+                           outputs.size()));
   }
-  KernelBenchArgument out;
-  out.name = "out";
-  out.role = "output";
-  out.source = "output";
-  nlohmann::json output = outputs[0];
-  if (!output.is_object()) return bad("forward() output: not described");
-  nlohmann::json output_shape = output["shape"];
-  if (output_shape.is_array() && !output_shape.empty()) {
-    KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, "forward() output"));
+  // One output is `out`; several are out0, out1, ... in forward's order.
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    KernelBenchArgument out;
+    out.name = outputs.size() == 1 ? "out" : SafeName(fmt::format("out{}", i), taken);
+    out.role = "output";
+    out.source = "output";
+    out.position = outputs.size() == 1 ? -1 : static_cast<int>(i);  // the index in forward's tuple
+    const nlohmann::json& output = outputs[i];
+    std::string where = outputs.size() == 1 ? "forward() output" : fmt::format("forward() output {}", i);
+    if (!output.is_object()) return bad(where + ": not described");
+    nlohmann::json output_shape = output["shape"];
+    if (output_shape.is_array() && !output_shape.empty()) {
+      KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, where));
+    }
+    KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output["dtype"], where));
+    KOPT_ASSIGN_OR_RETURN(out.torch_dtype, TorchDtypeOf(output, out.dtype, where));
+    tensors.push_back(std::move(out));
   }
-  KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output["dtype"], "forward() output"));
-  tensors.push_back(std::move(out));
   problem.arguments = std::move(tensors);
   for (auto& scalar : scalars) problem.arguments.push_back(std::move(scalar));
   return problem;
@@ -496,7 +514,10 @@ std::string ArgumentLine(const nlohmann::json& argument) {
     return fmt::format("{}: the model's parameter or buffer `{}` (the harness passes its values)", head,
                        argument.value("parameter", "?"));
   }
-  if (source == "output") return head + ": forward's result, written by the entry point";
+  if (source == "output") {
+    return position < 0 ? head + ": forward's result, written by the entry point"
+                        : fmt::format("{}: forward's result [{}], written by the entry point", head, position);
+  }
   return fmt::format("{}: get_inputs()[{}], forward's argument {}", head, position, position);
 }
 

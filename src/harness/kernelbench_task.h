@@ -70,6 +70,8 @@ struct KernelBenchArgument {
   nlohmann::json init;    // the kopt init table as JSON ({"kind": "uniform", ...}); null for outputs
   nlohmann::json value;   // scalars: the value get_inputs() returned
   std::string note;       // why the init differs from the problem's, if it does
+  // "bool" for a bool tensor of the problem, passed as u8 0/1 (dtype "u8"); "" otherwise.
+  std::string torch_dtype;
 };
 
 struct KernelBenchProblem {

@@ -752,9 +752,15 @@ def describe_value(v):
     raise ProbeError(f"value {v!r} of type {type(v).__name__} is neither a tensor nor a number")
 
 
+BOOL_AS_U8 = "a bool tensor: the entry point gets it as u8, 0 (false) or 1 (true)"
+
+
 def describe_tensor(t):
     if t.dtype.name == "bool":
-        raise ProbeError("boolean tensors are not supported by kopt tasks")
+        # kopt tasks have no bool dtype: u8 with values 0 and 1 (PyTorch's own bool layout, one byte
+        # each); the reference child turns it back into a bool tensor (torch_dtype).
+        return {"kind": "tensor", "shape": list(t.shape), "dtype": "u8", "torch_dtype": "bool",
+                "init": {"kind": "int_range", "low": 0, "high": 1}, "init_note": BOOL_AS_U8}
     return {"kind": "tensor", "shape": list(t.shape), "dtype": t.dtype.kopt, "init": t.init}
 
 
@@ -795,7 +801,8 @@ def outputs_of(result):
     out = []
     for r in items:
         if isinstance(r, Tensor):
-            out.append({"shape": list(r.shape), "dtype": r.dtype.kopt})
+            out.append({"shape": list(r.shape), "dtype": "u8" if r.dtype.name == "bool" else r.dtype.kopt,
+                        **({"torch_dtype": "bool"} if r.dtype.name == "bool" else {})})
         else:
             raise ProbeError(f"forward() returned {type(r).__name__}, expected tensors")
     return out
@@ -831,7 +838,7 @@ def probe_real_torch(path, source, record):
     import torch  # the real one
 
     kopt = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64",
-            torch.int64: "i64", torch.int32: "i32", torch.uint8: "u8"}
+            torch.int64: "i64", torch.int32: "i32", torch.uint8: "u8", torch.bool: "u8"}
     ns = {"__name__": "kopt_kernelbench_problem", "__file__": path}
     with torch.device("meta"):
         exec(compile(source, path, "exec"), ns)
@@ -840,7 +847,8 @@ def probe_real_torch(path, source, record):
         model = ns["Model"](*init_inputs)
         result = model(*inputs)
     items = list(result) if isinstance(result, (list, tuple)) else [result]
-    record["outputs"] = [{"shape": list(r.shape), "dtype": kopt[r.dtype]} for r in items]
+    record["outputs"] = [dict({"shape": list(r.shape), "dtype": kopt[r.dtype]},
+                              **({"torch_dtype": "bool"} if r.dtype == torch.bool else {})) for r in items]
     params = []
     for n, p in model.named_parameters():
         fan_in = p.shape[1] * math.prod(p.shape[2:]) if p.dim() > 1 else 0
