@@ -4,7 +4,7 @@
 Runs kopt's import probe (src/harness/kernelbench/kernelbench_probe.py, the
 program the import runs) on every problem file, in parallel, each under
 --timeout seconds, and applies the checks the import applies to its record
-(src/harness/kernelbench_task.cc: one output tensor). With PyTorch importable
+(src/harness/kernelbench_task.cc: tensors and numbers as inputs, 1 to 16 outputs). With PyTorch importable
 the probe falls back to the meta device for forward passes its stand-in cannot
 follow (convolutions, recurrent layers), as the import does.
 
@@ -36,9 +36,13 @@ def survey_one(path, timeout):
         return {"problem": path, "imported": False, "cause": cause.replace(path + ": ", "")}
     record = json.loads(done.stdout)
     outputs = record.get("outputs", [])
-    if len(outputs) != 1:
+    if not 1 <= len(outputs) <= 16:
         return {"problem": path, "imported": False,
-                "cause": f"forward() returns {len(outputs)} tensors: kopt imports problems with one output"}
+                "cause": f"forward() returns {len(outputs)} tensors: kopt imports problems with 1 to 16 outputs"}
+    for i, value in enumerate(record.get("inputs", [])):
+        if value.get("kind") not in ("tensor", "float", "int", "bool"):
+            return {"problem": path, "imported": False,
+                    "cause": f"get_inputs()[{i}] is a {value.get('kind')}: a kopt task takes tensors and numbers"}
     return {"problem": path, "imported": True, "cause": "", "shapes_from": record.get("shapes_from", ""),
             "inputs": len(record.get("inputs", [])), "parameters": len(record.get("parameters", []))}
 
@@ -47,7 +51,7 @@ def cause_class(cause):
     """A short class of a refusal, for the summary."""
     for pattern, name in ((r"is not modelled", "forward not followed (no PyTorch)"),
                           (r"imports module '(\w+)", "imports a module other than torch"),
-                          (r"boolean tensors", "bool tensor"), (r"returns \d+ tensors", "several outputs"),
+                          (r"is a list", "list input"), (r"returns \d+ tensors", "too many outputs"),
                           (r"timed out", "timeout"), (r"meta device", "PyTorch meta device failed")):
         if re.search(pattern, cause):
             return name
