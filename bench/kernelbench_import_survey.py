@@ -21,6 +21,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernelbench_baselines import problem_files  # noqa: E402  (KernelBench's numeric order)
+
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "harness", "kernelbench",
                      "kernelbench_probe.py")
 
@@ -65,14 +68,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--jobs", type=int, default=8)
     args = parser.parse_args()
-    files = []
-    for path in args.paths:
-        if os.path.isdir(path):
-            found = [os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py")]
-            files.extend(sorted(found, key=lambda p: (int(os.path.basename(p).split("_")[0])
-                                                      if os.path.basename(p).split("_")[0].isdigit() else 1 << 30, p)))
-        else:
-            files.append(path)
+    files = problem_files(args.paths)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda p: survey_one(p, args.timeout), files))
     os.makedirs(args.out, exist_ok=True)
