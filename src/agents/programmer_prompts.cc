@@ -51,7 +51,7 @@ Result<std::string> ProblemText(const std::string& prompt_directory, const Progr
       RenderProgrammerPrompt(prompt_directory, "kernelbench_problem",
                              {{"problem", problem.problem},
                               {"level", problem.level > 0 ? std::to_string(problem.level) : "unknown"},
-                              {"problem_source", problem.source},
+                              {"problem_source", TrimTrailingNewlines(problem.source)},
                               {"init_inputs", problem.init_inputs},
                               {"entry_signature", task.entry_signature},
                               {"arguments", arguments}},
@@ -150,9 +150,10 @@ Result<ProgrammerRequest> BuildGenerateRequest(const std::string& prompt_directo
   } else {
     if (task.reference_source.empty())
       return InvalidInput("generate prompt: the task's reference.cu is empty");
-    KOPT_ASSIGN_OR_RETURN(values["reference"],
-                          RenderProgrammerPrompt(prompt_directory, "reference_source",
-                                                 {{"reference_source", task.reference_source}}, problem_records));
+    KOPT_ASSIGN_OR_RETURN(
+        values["reference"],
+        RenderProgrammerPrompt(prompt_directory, "reference_source",
+                               {{"reference_source", task.reference_source}}, problem_records));
     values["reference"] = TrimTrailingNewlines(std::move(values["reference"])) + "\n\n";
   }
   KOPT_ASSIGN_OR_RETURN(ProgrammerRequest request, BuildRequest(prompt_directory, task, "generate", values));

@@ -46,8 +46,9 @@ TEST(ProgrammerPrompts, GenerateCarriesTaskReferenceAndContract) {
   EXPECT_TRUE(Contains(request.system_prompt, "sm_90a"));
   EXPECT_TRUE(Contains(request.system_prompt, "cudaDeviceSynchronize"));
   EXPECT_TRUE(Contains(request.system_prompt, "whole `.cu` file"));
-  EXPECT_EQ(Ids(*built), (std::vector<std::string>{"programmer/generate_system", "programmer/contract",
-                                                   "programmer/reference_source", "programmer/generate_user"}));
+  EXPECT_EQ(Ids(*built),
+            (std::vector<std::string>{"programmer/generate_system", "programmer/contract",
+                                      "programmer/reference_source", "programmer/generate_user"}));
   EXPECT_FALSE(Contains(user, "KernelBench"));
   for (const PromptRecord& record : built->prompts) {
     EXPECT_GE(record.version, 1);
@@ -91,7 +92,8 @@ TEST(ProgrammerPrompts, KernelBenchProblemInEveryMode) {
     const std::string& user = built->request.messages[0].content;
     EXPECT_TRUE(Contains(user, "KernelBench problem `19_ReLU` (level 1)")) << user;
     EXPECT_TRUE(Contains(user, "```python\nclass Model(nn.Module):\n    def forward(self, x):")) << user;
-    EXPECT_TRUE(Contains(user, "- `x` f32 [16, 16384]: get_inputs()[0], forward's argument 0\n- `out`")) << user;
+    EXPECT_TRUE(Contains(user, "- `x` f32 [16, 16384]: get_inputs()[0], forward's argument 0\n- `out`"))
+        << user;
     EXPECT_TRUE(Contains(user, "`get_init_inputs()` returns []."));
     EXPECT_TRUE(Contains(user, "The arguments of `extern \"C\" void model_forward(")) << user;
     EXPECT_FALSE(Contains(user, "THE BRIDGE TO PYTORCH")) << user;

@@ -37,7 +37,8 @@ Result<std::vector<std::string>> ProblemFiles(const std::vector<std::string>& pa
 }
 
 // InvalidInput when `directory` holds one of `files` with other contents.
-Status RefuseOverwrite(const fs::path& directory, const std::vector<std::pair<std::string, std::string>>& files,
+Status RefuseOverwrite(const fs::path& directory,
+                       const std::vector<std::pair<std::string, std::string>>& files,
                        const std::string& problem_path) {
   for (const auto& [name, contents] : files) {
     fs::path existing = directory / name;
@@ -79,7 +80,8 @@ Result<std::string> ImportOne(const std::string& path, const TaskImportOptions& 
 
 Status RunTaskImportKernelBench(const TaskImportOptions& given, CommandRunner& runner, std::ostream& out) {
   TaskImportOptions options = given;
-  if (!options.protocol.empty()) KOPT_RETURN_IF_ERROR(ApplyKernelBenchProtocol(options.protocol, options.import));
+  if (!options.protocol.empty())
+    KOPT_RETURN_IF_ERROR(ApplyKernelBenchProtocol(options.protocol, options.import));
   if (!(options.import.timeout_seconds > 0)) {
     return InvalidInput("--timeout: expected a positive number of seconds per problem");
   }

@@ -461,8 +461,10 @@ std::function<Status()> DeclareTask(CLI::App& command, const std::vector<std::st
                    "(exercising inputs, kopt's tolerances); sets --inputs and --tolerance")
       ->excludes(inputs)
       ->excludes(tolerance);
-  import->add_option("--timeout", options->import.timeout_seconds,
-                     "Seconds to read one problem (its get_inputs, Model and forward); past it that problem fails")
+  import
+      ->add_option(
+          "--timeout", options->import.timeout_seconds,
+          "Seconds to read one problem (its get_inputs, Model and forward); past it that problem fails")
       ->capture_default_str();
   import->add_flag("--force", options->force,
                    "Replace kopt's files of an existing task directory that differs (an edited task)");

@@ -60,7 +60,8 @@ Result<std::string> DtypeOf(const nlohmann::json& value, const std::string& wher
 }
 
 // "bool" when the probe marked a tensor as PyTorch bool carried as u8; "" otherwise.
-Result<std::string> TorchDtypeOf(const nlohmann::json& value, const std::string& dtype, const std::string& where) {
+Result<std::string> TorchDtypeOf(const nlohmann::json& value, const std::string& dtype,
+                                 const std::string& where) {
   if (!value.contains("torch_dtype")) return std::string();
   if (value["torch_dtype"] != "bool" || dtype != "u8") {
     return InvalidInput(where + ".torch_dtype: expected \"bool\" on a u8 tensor");
@@ -449,6 +450,12 @@ Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, Comm
       std::string message(TrimWhitespace(text.substr(at + 18)));
       return InvalidInput(message);
     }
+    if (result.timed_out) {
+      return InvalidInput(fmt::format(
+          "{}: reading the problem did not finish within {:g} s (get_inputs(), get_init_inputs(), Model or "
+          "forward never returned; --timeout sets the limit)",
+          path, options.timeout_seconds));
+    }
     return InvalidInput(fmt::format("{}: reading the problem failed ({}): {}", path,
                                     DescribeCommandEnd(result, options.timeout_seconds),
                                     Abbreviate(TrimWhitespace(result.stderr_text), 600)));
@@ -467,18 +474,19 @@ Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
     return InvalidInput(
         fmt::format("{}: the problem does not fit a kopt task: {}", problem.path, task.status().message()));
   }
-  nlohmann::json record = {{"schema", kTaskSchema},
-                           {"problem", problem.stem},
-                           {"level", problem.level},
-                           {"source", fs::absolute(problem.path).string()},
-                           {"init_inputs", problem.init_inputs},
-                           {"shapes_from", problem.shapes_from},
-                           {"matmul_flops", problem.matmul_flops},
-                           {"inputs", options.inputs},
-                           {"tolerance", options.tolerance},
-                           {"protocol", options.protocol.empty() ? nlohmann::json() : nlohmann::json(options.protocol)},
-                           {"entry", "model_forward"},
-                           {"arguments", ArgumentsJson(problem.arguments)}};
+  nlohmann::json record = {
+      {"schema", kTaskSchema},
+      {"problem", problem.stem},
+      {"level", problem.level},
+      {"source", fs::absolute(problem.path).string()},
+      {"init_inputs", problem.init_inputs},
+      {"shapes_from", problem.shapes_from},
+      {"matmul_flops", problem.matmul_flops},
+      {"inputs", options.inputs},
+      {"tolerance", options.tolerance},
+      {"protocol", options.protocol.empty() ? nlohmann::json() : nlohmann::json(options.protocol)},
+      {"entry", "model_forward"},
+      {"arguments", ArgumentsJson(problem.arguments)}};
   return std::vector<std::pair<std::string, std::string>>{
       {"task.toml", toml},
       {"reference.cu", ReferenceSource(task.value(), problem.arguments)},
@@ -509,14 +517,16 @@ std::string ArgumentLine(const nlohmann::json& argument) {
     return fmt::format("`{}` {} scalar (= {} in get_inputs()): get_inputs()[{}], forward's argument {}", name,
                        dtype, value, position, position);
   }
-  std::string head = fmt::format("`{}` {} {}", name, dtype, JsonShapeText(argument.value("shape", nlohmann::json())));
+  std::string head =
+      fmt::format("`{}` {} {}", name, dtype, JsonShapeText(argument.value("shape", nlohmann::json())));
   if (source == "parameter") {
     return fmt::format("{}: the model's parameter or buffer `{}` (the harness passes its values)", head,
                        argument.value("parameter", "?"));
   }
   if (source == "output") {
-    return position < 0 ? head + ": forward's result, written by the entry point"
-                        : fmt::format("{}: forward's result [{}], written by the entry point", head, position);
+    return position < 0
+               ? head + ": forward's result, written by the entry point"
+               : fmt::format("{}: forward's result [{}], written by the entry point", head, position);
   }
   return fmt::format("{}: get_inputs()[{}], forward's argument {}", head, position, position);
 }
@@ -546,17 +556,18 @@ Result<std::optional<KernelBenchStatement>> LoadKernelBenchStatement(const std::
   if (!fs::exists(record_path, error)) return std::optional<KernelBenchStatement>();
   KOPT_ASSIGN_OR_RETURN(std::string record_text, ReadWholeFile(record_path.string(), size_t{16} << 20));
   nlohmann::json record = nlohmann::json::parse(record_text, nullptr, /*allow_exceptions=*/false);
-  if (!record.is_object() || record.value("schema", "") != kTaskSchema ||
-      !record.contains("arguments") || !record["arguments"].is_array()) {
-    return InvalidInput(fmt::format("{}: expected a {} record with an `arguments` list", record_path.string(),
-                                    kTaskSchema));
+  if (!record.is_object() || record.value("schema", "") != kTaskSchema || !record.contains("arguments") ||
+      !record["arguments"].is_array()) {
+    return InvalidInput(
+        fmt::format("{}: expected a {} record with an `arguments` list", record_path.string(), kTaskSchema));
   }
   KernelBenchStatement statement;
   try {
     statement.problem = record.value("problem", "");
     statement.level = record.value("level", 0);
     statement.init_inputs = record.contains("init_inputs") ? record["init_inputs"].dump() : "[]";
-    for (const auto& argument : record["arguments"]) statement.argument_lines.push_back(ArgumentLine(argument));
+    for (const auto& argument : record["arguments"])
+      statement.argument_lines.push_back(ArgumentLine(argument));
   } catch (const nlohmann::json::exception& failure) {
     return InvalidInput(fmt::format("{}: malformed field: {}", record_path.string(), failure.what()));
   }

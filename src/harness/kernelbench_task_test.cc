@@ -151,10 +151,12 @@ TEST(KernelBenchTask, SeveralOutputsAndBoolTensors) {
     if (name == "kernelbench.json") record = text;
   }
   EXPECT_THAT(record, HasSubstr("\"torch_dtype\": \"bool\""));
-  auto bad_bool = ParseKernelBenchProbe(R"({"schema": "kopt.kernelbench.probe/1", "inputs": [{"kind": "tensor",
+  auto bad_bool =
+      ParseKernelBenchProbe(R"({"schema": "kopt.kernelbench.probe/1", "inputs": [{"kind": "tensor",
       "shape": [4], "dtype": "f32", "torch_dtype": "bool", "init": null}], "outputs": [{"shape": [4], "dtype": "f32"}]})",
-                                        "b.py", options);
-  EXPECT_THAT(bad_bool.status().message(), HasSubstr("b.py: get_inputs()[0].torch_dtype: expected \"bool\" on a u8"));
+                            "b.py", options);
+  EXPECT_THAT(bad_bool.status().message(),
+              HasSubstr("b.py: get_inputs()[0].torch_dtype: expected \"bool\" on a u8"));
 }
 
 TEST(KernelBenchTask, ProbeRecordsKoptCannotHoldAreClearErrors) {

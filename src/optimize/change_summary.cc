@@ -19,7 +19,8 @@ std::vector<std::string> Constructs(std::string_view source) {
   std::vector<std::string> found;
   std::set<std::string> seen;
   std::string text(source);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kConstruct); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kConstruct); it != std::sregex_iterator();
+       ++it) {
     std::string construct = std::regex_replace(it->str(), std::regex(R"(\s+)"), " ");
     if (seen.insert(construct).second) found.push_back(construct);
   }
@@ -51,7 +52,8 @@ SourceChange DescribeSourceChange(std::string_view parent, std::string_view chil
 
 std::string FormatSourceChange(const SourceChange& change) {
   std::string text = fmt::format("+{} -{} lines", change.lines.added_lines, change.lines.removed_lines);
-  if (!change.new_constructs.empty()) text += fmt::format("; new: {}", fmt::join(change.new_constructs, ", "));
+  if (!change.new_constructs.empty())
+    text += fmt::format("; new: {}", fmt::join(change.new_constructs, ", "));
   return text;
 }
 

@@ -541,10 +541,11 @@ void OptimizationRun::RememberApiPattern(NodeId node, const std::optional<Source
   note.task = state_.task;
   note.bottleneck_class = ClassFor(node);
   note.kind = MemoryNoteKind::kApiPattern;
-  std::vector<std::string> lookups(record.source_lookups.begin(),
-                                   record.source_lookups.begin() + std::min<size_t>(3, record.source_lookups.size()));
-  note.text = fmt::format("{} compiled and verified on {}; found by {}", fmt::join(diff->library_constructs, ", "),
-                          state_.task, fmt::join(lookups, "; "));
+  std::vector<std::string> lookups(
+      record.source_lookups.begin(),
+      record.source_lookups.begin() + std::min<size_t>(3, record.source_lookups.size()));
+  note.text = fmt::format("{} compiled and verified on {}; found by {}",
+                          fmt::join(diff->library_constructs, ", "), state_.task, fmt::join(lookups, "; "));
   Status recorded = memory_->Record(note);
   if (!recorded.ok()) state_.notes.push_back("search memory: " + recorded.message());
 }

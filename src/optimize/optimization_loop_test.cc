@@ -219,9 +219,11 @@ class AnnotatedGenerator : public agents::CandidateGenerator {
       candidate.source = Candidate("timed_80");
     } else if (served_ == 1) {
       candidate.outcome = agents::GenerationOutcome::kSource;
-      candidate.source = Candidate("timed_40") + "__device__ float4 load(const float4* p) { return p[0]; }\n" +
+      candidate.source = Candidate("timed_40") +
+                         "__device__ float4 load(const float4* p) { return p[0]; }\n" +
                          "static auto layout = cute::make_layout(4);\n";
-      candidate.response_text = "Vectorized the loads with float4. It halves the load count.\n\n```cuda\n...\n```";
+      candidate.response_text =
+          "Vectorized the loads with float4. It halves the load count.\n\n```cuda\n...\n```";
       candidate.source_lookups = {"search_source \"make_layout\"", "read_source include/cute/layout.hpp"};
     } else {
       candidate.outcome = agents::GenerationOutcome::kExhausted;
@@ -251,7 +253,8 @@ TEST_F(OptimizationLoopTest, MemoryNotesSayWhatChangedAndRememberApiPatterns) {
   ASSERT_TRUE(notes.ok());
   std::string helped, pattern;
   for (const MemoryNote& note : *notes) {
-    if (note.kind == MemoryNoteKind::kHelped && note.text.find("float4") != std::string::npos) helped = note.text;
+    if (note.kind == MemoryNoteKind::kHelped && note.text.find("float4") != std::string::npos)
+      helped = note.text;
     if (note.kind == MemoryNoteKind::kApiPattern) pattern = note.text;
   }
   EXPECT_THAT(helped, HasSubstr("Vectorized the loads with float4. [+4 -2 lines; new: __device__, float4, "
