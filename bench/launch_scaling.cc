@@ -27,30 +27,9 @@
 #include "core/subprocess.h"
 #include "profile/profile_loader.h"
 #include "report/renderer.h"
+#include "synthetic_export.h"
 
 namespace {
-
-// The fixture's header and units rows, then `launches` of its data rows cycled, each with a fresh ID and
-// one of `kernels` kernel names ("step_<k>(float *, float, int)").
-std::string BuildExport(const std::string& fixture, int kernels, long long launches) {
-  std::vector<std::string> lines;
-  std::istringstream stream(fixture);
-  for (std::string line; std::getline(stream, line);) {
-    if (!line.empty() && line[0] == '"') lines.push_back(line);
-  }
-  std::string text = lines.at(0) + "\n" + lines.at(1) + "\n";
-  text.reserve(static_cast<size_t>(launches) * (lines.at(2).size() + 8));
-  const std::string kernel_column = "\"scale(float *, float, int)\"";
-  for (long long i = 0; i < launches; ++i) {
-    const std::string& row = lines.at(2 + i % (lines.size() - 2));
-    size_t id_end = row.find(',');
-    size_t name = row.find(kernel_column);
-    text += "\"" + std::to_string(i) + "\"" + row.substr(id_end, name - id_end) + "\"step_" +
-            std::to_string(i % kernels) + "(float *, float, int)\"" +
-            row.substr(name + kernel_column.size()) + "\n";
-  }
-  return text;
-}
 
 double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -60,7 +39,7 @@ double Seconds(std::chrono::steady_clock::time_point start) {
 int Measure(const std::string& fixture, int kernels, long long launches) {
   std::string path = "/tmp/kopt_launch_scaling_" + std::to_string(getpid()) + ".csv";
   {
-    std::string text = BuildExport(fixture, kernels, launches);
+    std::string text = kopt::bench::BuildSyntheticExport(fixture, kernels, launches);
     std::ofstream(path, std::ios::binary) << text;
   }
   auto runner = kopt::MakeSystemCommandRunner();

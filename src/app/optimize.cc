@@ -9,6 +9,7 @@
 
 #include "agents/builtin_generator.h"
 #include "agents/energy_moves.h"
+#include "agents/explanation_feedback.h"
 #include "agents/llm_generator.h"
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
@@ -79,6 +80,38 @@ Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& se
   return seeds;
 }
 
+// The run's LLM client (the programmer's and the explainer's), made once.
+Status OpenClient(const OptimizeSettings& settings, std::string_view needed_by, CommandParts& parts) {
+  if (parts.client) return Status::Ok();
+  Result<llm::LlmConfig> config =
+      llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(),
+                         llm::TranscriptOverrides(settings.llm_record_path, settings.llm_replay_path));
+  if (!config.ok()) return config.status().WithContext(std::string(needed_by) + ": LLM configuration");
+  KOPT_ASSIGN_OR_RETURN(parts.client, llm::MakeChatClient(*config, llm::ClientDependencies{}));
+  return Status::Ok();
+}
+
+Result<std::string> PromptDirectory(const OptimizeSettings& settings) {
+  if (!settings.prompt_directory.empty()) return settings.prompt_directory;
+  return agents::FindPromptDirectory();
+}
+
+// --feedback explanation / diagnosis+explanation: the explanation agent over
+// the run's client (any generator), its calls counted in the run's usage.
+Status SetExplainer(const OptimizeSettings& settings, CommandParts& parts, OptimizeEnvironment& loop) {
+  if (!FeedbackExplains(settings.feedback)) return Status::Ok();
+  std::string needed_by = "--feedback " + std::string(FeedbackModeName(settings.feedback));
+  KOPT_RETURN_IF_ERROR(OpenClient(settings, needed_by, parts));
+  agents::ExplanationOptions options;
+  KOPT_ASSIGN_OR_RETURN(options.prompt_directory, PromptDirectory(settings));
+  llm::ChatClient* client = parts.client.get();
+  loop.explain_profile = [client, options](const Profile& profile, const Diagnosis& diagnosis,
+                                           const agents::ExplainedSource& source) {
+    return agents::ExplainForProgrammer(*client, options, profile, diagnosis, source);
+  };
+  return Status::Ok();
+}
+
 Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, CommandParts& parts) {
   switch (settings.generator) {
     case agents::GeneratorKind::kScripted: {
@@ -93,15 +126,8 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       return Status::Ok();
     }
     case agents::GeneratorKind::kLlm: {
-      Result<llm::LlmConfig> config =
-          llm::LoadLlmConfig(settings.llm_config_path, llm::ProcessEnvironment(),
-                             llm::TranscriptOverrides(settings.llm_record_path, settings.llm_replay_path));
-      if (!config.ok()) return config.status().WithContext("--generator llm: LLM configuration");
-      KOPT_ASSIGN_OR_RETURN(parts.client, llm::MakeChatClient(*config, llm::ClientDependencies{}));
-      std::string prompts = settings.prompt_directory;
-      if (prompts.empty()) {
-        KOPT_ASSIGN_OR_RETURN(prompts, agents::FindPromptDirectory());
-      }
+      KOPT_RETURN_IF_ERROR(OpenClient(settings, "--generator llm", parts));
+      KOPT_ASSIGN_OR_RETURN(std::string prompts, PromptDirectory(settings));
       KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer,
                             ProgrammerTaskFor(task, settings.measure.arch));
       agents::ProgrammerTools tools;
@@ -227,6 +253,7 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   loop.measure = environment.measure;
   loop.generator = parts.generator.get();
   SetProfilerFactory(settings, environment, task, parts, loop);
+  KOPT_RETURN_IF_ERROR(SetExplainer(settings, parts, loop));
   loop.render_feedback = [](const Diagnosis& diagnosis) {
     return MakeRenderer(ReportFormat::kFeedback, RenderOptions{})->Render(diagnosis);
   };

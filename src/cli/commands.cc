@@ -10,12 +10,15 @@
 #include <map>
 #include <memory>
 
+#include "app/ask.h"
 #include "app/bench.h"
 #include "app/calibrate.h"
 #include "app/diff.h"
+#include "app/eval.h"
 #include "app/explain.h"
 #include "app/gpus.h"
 #include "app/optimize.h"
+#include "app/plan.h"
 #include "app/rules.h"
 #include "app/task_import.h"
 #include "core/interrupt.h"
@@ -189,6 +192,86 @@ std::function<Status()> DeclareDiff(CLI::App& command, const std::vector<std::st
       return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     auto runner = MakeSystemCommandRunner();
     return RunDiff(*options, *runner, std::cout, std::cerr);
+  };
+}
+
+std::function<Status()> DeclarePlan(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<PlanCommandOptions>();
+  command
+      .add_option("targets", options->targets,
+                  "Profiles (one per program: CSV, bundle directory, .ncu-rep) or directories of them")
+      ->required();
+  command.add_option("--format,-f", options->format, "Output format: term, md, json or html");
+  command.add_option("--output,-o", options->output_path, "Write the plan to FILE instead of stdout");
+  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
+  command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
+  command.add_option("--config", options->config_path, "Tool configuration (TOML): threshold overrides");
+  command.add_option("--max-findings", options->max_findings, "Ranked findings listed (0: all)")
+      ->capture_default_str();
+  command.add_option("--max-kernels", options->max_kernels, "Kernels listed by time (0: all)")
+      ->capture_default_str();
+  command.footer(
+      "Examples:\n  kopt plan model_forward_backward.csv\n  kopt plan profiles/ -f html -o plan.html");
+  return [options]() {
+    auto runner = MakeSystemCommandRunner();
+    return RunPlan(*options, *runner, std::cout);
+  };
+}
+
+std::function<Status()> DeclareAsk(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<AskCommandOptions>();
+  command
+      .add_option("arguments", options->arguments,
+                  "One or two profiles (or a .cu file), then the question in quotes")
+      ->required();
+  command.add_flag("--interactive,-i", options->interactive,
+                   "Then read follow-up questions from standard input, one per line (an empty line ends)");
+  command.add_option("--source", options->source_path,
+                     "Kernel source the agent may read (default: a .cu TARGET)");
+  command.add_option("--format,-f", options->format, "Output format: term, md or json")
+      ->capture_default_str();
+  command.add_option("--output,-o", options->output_path, "Write the answers to FILE instead of stdout");
+  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
+  command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
+  command.add_option("--max-tool-rounds", options->max_tool_rounds, "Tool rounds per question")
+      ->capture_default_str();
+  command.add_flag("--verbose,-v", options->verbose, "Log every LLM call to stderr");
+  command.add_option("--llm-config", options->llm_config_path, "LLM configuration (TOML, [llm] table)");
+  auto* record = command.add_option("--llm-record", options->llm_record_path, "Record every LLM exchange");
+  command.add_option("--llm-replay", options->llm_replay_path, "Answer LLM calls from this transcript only")
+      ->excludes(record);
+  command.footer(
+      "Examples:\n  kopt ask bundle/ \"is it worth moving this to tensor cores?\"\n"
+      "  kopt ask before.csv after.csv \"why is the new version slower?\"\n  kopt ask raw.csv -i");
+  return [options]() {
+    auto runner = MakeSystemCommandRunner();
+    return RunAsk(*options, *runner, std::cin, std::cout, std::cerr);
+  };
+}
+
+std::function<Status()> DeclareEval(CLI::App& command, const std::vector<std::string>&) {
+  auto options = std::make_shared<EvalMcqOptions>();
+  command.require_subcommand(1);
+  CLI::App* mcq = command.add_subcommand(
+      "mcq", "Multiple-choice benchmark from labelled profile sets, scored per context with an LLM");
+  mcq->add_option("sets", options->set_directories,
+                  "Directories whose subdirectories hold a profile and its expected.toml label")
+      ->required();
+  mcq->add_option("--contexts", options->contexts, "Contexts to score: none, raw, diagnosis, explanation")
+      ->delimiter(',')
+      ->capture_default_str();
+  mcq->add_option("--seed", options->seed, "Seed of the option order")->capture_default_str();
+  mcq->add_option("--max-questions", options->max_questions, "Ask at most N questions (0: all)");
+  mcq->add_option("--format,-f", options->format, "Output format: term, md, json or html");
+  mcq->add_option("--output,-o", options->output_path, "Write the results to FILE instead of stdout");
+  mcq->add_flag("--verbose,-v", options->verbose, "Log every LLM call to stderr");
+  mcq->add_option("--llm-config", options->llm_config_path, "LLM configuration (TOML, [llm] table)");
+  auto* record = mcq->add_option("--llm-record", options->llm_record_path, "Record every LLM exchange");
+  mcq->add_option("--llm-replay", options->llm_replay_path, "Answer LLM calls from this transcript only")
+      ->excludes(record);
+  return [options]() {
+    auto runner = MakeSystemCommandRunner();
+    return RunEvalMcq(*options, *runner, std::cout, std::cerr);
   };
 }
 
@@ -376,7 +459,11 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   command
       .add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")
       ->capture_default_str();
-  command.add_option("--feedback", line->feedback, "What the generator is shown: diagnosis, raw or none")
+  command
+      .add_option("--feedback", line->feedback,
+                  "What the generator is shown: diagnosis, raw, none, explanation (the LLM's checked "
+                  "narrative of the "
+                  "profile) or diagnosis+explanation")
       ->capture_default_str();
   command.add_option(
       "--energy-model", settings.energy_model_path,
@@ -519,6 +606,12 @@ const std::vector<Command>& CommandTable() {
       {"task", "Task tools: import-kernelbench (KernelBench problems as kopt tasks)", DeclareTask},
       {"diff", "Explain what changed between two profiles: time attributed to its causes, findings",
        DeclareDiff},
+      {"ask", "Ask a question about a profile (or two); an LLM answers from the evidence, numbers checked",
+       DeclareAsk},
+      {"eval", "Evaluations: eval mcq (multiple-choice benchmark over labelled profiles, per context)",
+       DeclareEval},
+      {"plan", "Plan a program's (or programs') optimization: where the time goes, findings by time saved",
+       DeclarePlan},
       {"calibrate", "Measure this GPU's achievable ceilings (bandwidth and FLOP rate by size) for explain",
        DeclareCalibrate},
   };

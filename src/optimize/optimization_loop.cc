@@ -178,6 +178,11 @@ class OptimizationRun {
   void Finish(NodeId node, const Evaluation& evaluation);
   void RememberOutcome(NodeId node);
   void RememberApiPattern(NodeId node, const std::optional<SourceChange>& diff);
+  // The explanation's tokens and dollars into the run's usage (under the lock).
+  void CountExplanationUsage(const agents::ProfileExplanation& explanation);
+  // What a profiled node's optimize children are shown, by --feedback.
+  std::string FeedbackText(const Profile& profile, const Diagnosis* diagnosis,
+                           const agents::ProfileExplanation* explanation) const;
   std::optional<std::string> BudgetStop(int64_t in_flight) const;
   std::string SourceOf(NodeId node) const;
   Status StoreSource(NodeId node, const std::string& source);
@@ -496,7 +501,13 @@ void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_
     lock.unlock();
     diagnosis = Diagnose(*profile, options);
   }
+  std::optional<agents::ProfileExplanation> explanation;
+  if (diagnosis && FeedbackExplains(settings_.feedback) && environment_.explain_profile) {
+    explanation = environment_.explain_profile(*profile, *diagnosis,
+                                               agents::ExplainedSource{request.name + ".cu", request.source});
+  }
   lock.lock();
+  if (explanation) CountExplanationUsage(*explanation);
   NodeRecord& profiled = state_.record(node);
   profiled.profile_seconds = Now() - started;
   state_.usage.gpu_seconds += profiled.profile_seconds;
@@ -512,11 +523,9 @@ void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_
     for (const Finding& finding : kernel.findings) profiled.finding_ids.push_back(finding.tool);
   }
   if (node == 0) state_.reference_class = profiled.bottleneck_class;
-  if (settings_.feedback == FeedbackMode::kDiagnosis && environment_.render_feedback && diagnosis) {
-    profiled.feedback_text = environment_.render_feedback(*diagnosis);
-  } else if (settings_.feedback == FeedbackMode::kRaw && environment_.render_raw_metrics) {
-    profiled.feedback_text = environment_.render_raw_metrics(*profile);
-  }
+  profiled.feedback_text =
+      FeedbackText(*profile, diagnosis ? &*diagnosis : nullptr, explanation ? &*explanation : nullptr);
+  if (explanation) WriteNodeArtifact(node, "explanation.txt", explanation->text);
   WriteNodeArtifact(node, "feedback.txt", profiled.feedback_text);
   // What the node's change did: its profile against its parent's, when that one was profiled.
   auto shared = std::make_shared<const Profile>(std::move(*profile));
@@ -548,6 +557,36 @@ void OptimizationRun::RememberApiPattern(NodeId node, const std::optional<Source
                           fmt::join(diff->library_constructs, ", "), state_.task, fmt::join(lookups, "; "));
   Status recorded = memory_->Record(note);
   if (!recorded.ok()) state_.notes.push_back("search memory: " + recorded.message());
+}
+
+void OptimizationRun::CountExplanationUsage(const agents::ProfileExplanation& explanation) {
+  state_.usage.llm_input_tokens += explanation.input_tokens;
+  state_.usage.llm_output_tokens += explanation.output_tokens;
+  state_.usage.llm_cost_usd += explanation.cost_usd;
+  state_.usage.llm_cost_known = state_.usage.llm_cost_known && explanation.cost_known;
+}
+
+std::string OptimizationRun::FeedbackText(const Profile& profile, const Diagnosis* diagnosis,
+                                          const agents::ProfileExplanation* explanation) const {
+  std::string findings =
+      diagnosis && environment_.render_feedback ? environment_.render_feedback(*diagnosis) : std::string();
+  std::string narrative = explanation ? explanation->text : std::string();
+  if (explanation == nullptr && FeedbackExplains(settings_.feedback)) {
+    narrative = diagnosis ? "(no explanation: no explainer configured)" : "(no explanation: no diagnosis)";
+  }
+  switch (settings_.feedback) {
+    case FeedbackMode::kDiagnosis: return findings;
+    case FeedbackMode::kRaw:
+      return environment_.render_raw_metrics ? environment_.render_raw_metrics(profile) : std::string();
+    case FeedbackMode::kNone: return "";
+    case FeedbackMode::kExplanation: return narrative;
+    case FeedbackMode::kDiagnosisExplanation:
+      return findings +
+             "\n\nEXPLANATION (an LLM's narrative of this profile; every number checked against "
+             "it)\n" +
+             narrative;
+  }
+  return "";
 }
 
 void OptimizationRun::RememberOutcome(NodeId node) {
@@ -861,16 +900,21 @@ std::string_view FeedbackModeName(FeedbackMode mode) {
     case FeedbackMode::kDiagnosis: return "diagnosis";
     case FeedbackMode::kRaw: return "raw";
     case FeedbackMode::kNone: return "none";
+    case FeedbackMode::kExplanation: return "explanation";
+    case FeedbackMode::kDiagnosisExplanation: return "diagnosis+explanation";
   }
   return "unknown";
 }
 
 Result<FeedbackMode> ParseFeedbackMode(std::string_view text) {
-  for (FeedbackMode mode : {FeedbackMode::kDiagnosis, FeedbackMode::kRaw, FeedbackMode::kNone}) {
+  for (FeedbackMode mode : {FeedbackMode::kDiagnosis, FeedbackMode::kRaw, FeedbackMode::kNone,
+                            FeedbackMode::kExplanation, FeedbackMode::kDiagnosisExplanation}) {
     if (text == FeedbackModeName(mode)) return mode;
   }
   return InvalidInput(
-      fmt::format("--feedback: \"{}\" is not a feedback mode; expected diagnosis, raw or none", text));
+      fmt::format("--feedback: \"{}\" is not a feedback mode; expected diagnosis, raw, none, explanation or "
+                  "diagnosis+explanation",
+                  text));
 }
 
 Status ValidateBudget(const OptimizeBudget& budget) {

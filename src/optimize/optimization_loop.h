@@ -44,6 +44,7 @@
 #include <string>
 
 #include "agents/candidate_generator.h"
+#include "agents/explanation_feedback.h"
 #include "analysis/diagnosis.h"
 #include "core/status.h"
 #include "measure/candidate_profiler.h"
@@ -70,6 +71,11 @@ struct OptimizeEnvironment {
   // raw metric table of a profile: app/ supplies them (report/ is above).
   std::function<std::string(const Diagnosis&)> render_feedback;
   std::function<std::string(const Profile&)> render_raw_metrics;
+  // The checked narrative of a profiled node (--feedback explanation and
+  // diagnosis+explanation), called outside the run's lock; its usage is added
+  // to the run's. Unset under an explanation mode: the feedback says so.
+  std::function<agents::ProfileExplanation(const Profile&, const Diagnosis&, const agents::ExplainedSource&)>
+      explain_profile;
   // The profile diff of a node against its parent (both profiled), for its
   // optimize children's prompt and the report; unset: none is made.
   std::function<std::string(const Profile& parent, const Profile& node)> render_change;

@@ -14,10 +14,14 @@
 #include <set>
 #include <sstream>
 
+#include "agents/llm_generator.h"
+#include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
 #include "analysis/tool_test_support.h"
 #include "core/file_io.h"
 #include "core/subprocess.h"
+#include "llm/client_factory.h"
+#include "llm/local_llm_server_test_util.h"
 #include "search/run_state_store.h"
 #include "store/search_memory.h"
 #include "store/workspace.h"
@@ -518,6 +522,111 @@ TEST_F(OptimizationLoopTest, WithoutMeasuredEnergyTheProxyRanksEqualTimesAgainst
   Result<RunState> time_only = Run(again);
   ASSERT_TRUE(time_only.ok()) << time_only.status().message();
   EXPECT_EQ(time_only->tree.BestNode(), std::optional<NodeId>(1));
+}
+
+// An OpenAI-compatible client of `server`, priced at 2 / 8 USD per million tokens.
+std::unique_ptr<llm::ChatClient> PricedClient(const llm::testing::LocalLlmServer& server) {
+  llm::LlmConfig config;
+  config.base_url = server.BaseUrl() + "/v1";
+  config.model = "test-model";
+  config.api_key = "sk-test";
+  config.max_retries = 0;
+  config.prices["test-model"] = llm::ModelPrice{2.0, 8.0};
+  Result<std::unique_ptr<llm::ChatClient>> client = llm::MakeChatClient(config, llm::ClientDependencies{});
+  EXPECT_TRUE(client.ok()) << client.status().message();
+  return client.ok() ? std::move(client).value() : nullptr;
+}
+
+llm::testing::ScriptedResponse Answer(const std::string& content, int input_tokens, int output_tokens) {
+  return {200, llm::testing::OpenAiTextBody(content, "test-model", input_tokens, output_tokens)};
+}
+
+// --feedback explanation over real HTTP: the explainer's narrative of node 1's
+// profile reaches the LLM programmer's optimize request for node 2, and its
+// tokens and dollars count in the run's usage.
+TEST_F(OptimizationLoopTest, TheExplanationOfTheParentsProfileReachesTheProgrammer) {
+  const char* kCompletions = "/v1/chat/completions";
+  const std::string kNarrative =
+      "## What limits it\nThe FMA pipe issues every cycle; memory is idle. Unroll less, fuse nothing.";
+  llm::testing::LocalLlmServer programmer_server, explainer_server;
+  for (const char* behaviour : {"timed_40", "timed_30"}) {
+    programmer_server.Enqueue(kCompletions, Answer("```cuda\n" + Candidate(behaviour) + "```\n", 1000, 300));
+  }
+  explainer_server.Enqueue(kCompletions, Answer(kNarrative, 4000, 500));
+  std::unique_ptr<llm::ChatClient> programmer_client = PricedClient(programmer_server);
+  std::unique_ptr<llm::ChatClient> explainer_client = PricedClient(explainer_server);
+  ASSERT_TRUE(programmer_client && explainer_client);
+  Result<std::string> prompts = agents::FindPromptDirectory();
+  ASSERT_TRUE(prompts.ok()) << prompts.status().message();
+  agents::ProgrammerTask task;
+  task.name = task.entry_point = "saxpy";
+  task.entry_signature =
+      "extern \"C\" void saxpy(const float* x, const float* y, float* z, int n, float a, cudaStream_t s);";
+  task.task_toml = "[task]\nname = \"saxpy\"\n";
+  task.reference_source = "// reference\n";
+  task.architecture = "sm_90a";
+  agents::LlmGenerator generator(*programmer_client, *prompts, task);
+
+  environment_.make_profiler = [](const std::string&) -> Result<std::unique_ptr<CandidateProfiler>> {
+    return std::unique_ptr<CandidateProfiler>(std::make_unique<FixtureProfiler>());
+  };
+  agents::ExplanationOptions options;
+  options.prompt_directory = *prompts;
+  environment_.explain_profile = [&](const Profile& profile, const Diagnosis& diagnosis,
+                                     const agents::ExplainedSource& source) {
+    return agents::ExplainForProgrammer(*explainer_client, options, profile, diagnosis, source);
+  };
+  environment_.render_feedback = [](const Diagnosis&) { return std::string("FINDINGS of the test"); };
+  settings_.profile = true;
+  settings_.feedback = FeedbackMode::kDiagnosisExplanation;
+  settings_.budget.max_evaluations = 2;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+
+  std::vector<llm::testing::ReceivedRequest> explained = explainer_server.Requests();
+  ASSERT_EQ(explained.size(), 1u) << "one narrative: node 1, the only optimize parent";
+  EXPECT_THAT(explained[0].body, HasSubstr("kopt evidence digest"));
+  std::vector<llm::testing::ReceivedRequest> programmed = programmer_server.Requests();
+  ASSERT_EQ(programmed.size(), 2u);
+  nlohmann::json optimize_request = nlohmann::json::parse(programmed[1].body);
+  std::string prompt = optimize_request["messages"].back()["content"];
+  EXPECT_THAT(prompt, HasSubstr("The FMA pipe issues every cycle; memory is idle."));
+  EXPECT_THAT(prompt, HasSubstr("EXPLANATION"));
+  EXPECT_THAT(prompt, HasSubstr("FINDINGS of the test")) << "diagnosis+explanation keeps the findings";
+  EXPECT_EQ(programmed[0].body.find("FMA pipe issues"), std::string::npos);
+  // Tokens: two generations (1,000 + 300 each) and one explanation (4,000 + 500).
+  EXPECT_EQ(state->usage.llm_input_tokens, 6000);
+  EXPECT_EQ(state->usage.llm_output_tokens, 1100);
+  EXPECT_NEAR(state->usage.llm_cost_usd, (6000 * 2.0 + 1100 * 8.0) / 1e6, 1e-12);
+  EXPECT_TRUE(state->usage.llm_cost_known);
+  Result<std::string> artifact =
+      ReadWholeFile(workspace_ + "/runs/" + std::to_string(state->run_id) + "/nodes/n1/explanation.txt");
+  ASSERT_TRUE(artifact.ok()) << artifact.status().message();
+  EXPECT_THAT(*artifact, HasSubstr("FMA pipe"));
+}
+
+TEST_F(OptimizationLoopTest, AnExplanationModeWithoutAnExplainerSaysSo) {
+  environment_.make_profiler = [](const std::string&) -> Result<std::unique_ptr<CandidateProfiler>> {
+    return std::unique_ptr<CandidateProfiler>(std::make_unique<FixtureProfiler>());
+  };
+  settings_.profile = true;
+  settings_.feedback = FeedbackMode::kExplanation;
+  settings_.budget.max_evaluations = 2;
+  ListGenerator generator({"timed_40", "timed_30"});
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  ASSERT_EQ(generator.requests.size(), 2u);
+  EXPECT_EQ(generator.requests[1].feedback_text, "(no explanation: no explainer configured)");
+}
+
+TEST(FeedbackModeTest, EveryModeParsesFromItsName) {
+  for (FeedbackMode mode : {FeedbackMode::kDiagnosis, FeedbackMode::kRaw, FeedbackMode::kNone,
+                            FeedbackMode::kExplanation, FeedbackMode::kDiagnosisExplanation}) {
+    Result<FeedbackMode> parsed = ParseFeedbackMode(FeedbackModeName(mode));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, mode);
+  }
+  EXPECT_FALSE(ParseFeedbackMode("narrative").ok());
 }
 
 TEST_F(OptimizationLoopTest, AFailingReferenceIsWorkFailed) {

@@ -19,11 +19,18 @@
 namespace kopt {
 
 // What the generator is shown about a verified parent (`--feedback`): kopt's
-// semantic feedback (the findings), the raw metric table of its profile, or
-// nothing: the ablation KernelPro ran.
-enum class FeedbackMode { kDiagnosis, kRaw, kNone };
-std::string_view FeedbackModeName(FeedbackMode mode);  // "diagnosis", "raw", "none"
+// semantic feedback (the findings), the raw metric table of its profile,
+// nothing (the ablation KernelPro ran), the explanation agent's checked
+// narrative of its profile (KEET's claim), or the findings followed by it.
+// The explanation modes make one or two more LLM calls per profiled node,
+// counted in the run's tokens and dollars.
+enum class FeedbackMode { kDiagnosis, kRaw, kNone, kExplanation, kDiagnosisExplanation };
+// "diagnosis", "raw", "none", "explanation", "diagnosis+explanation"
+std::string_view FeedbackModeName(FeedbackMode mode);
 Result<FeedbackMode> ParseFeedbackMode(std::string_view text);
+inline bool FeedbackExplains(FeedbackMode mode) {
+  return mode == FeedbackMode::kExplanation || mode == FeedbackMode::kDiagnosisExplanation;
+}
 
 // When a run stops. An unset limit is no limit; a limit of 0 is refused
 // (InvalidInput: it would allow nothing).

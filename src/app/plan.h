@@ -1,0 +1,43 @@
+// `kopt plan TARGET...`: the prioritized plan of a program with many kernels,
+// or of a collection of programs (docs/plan.md; analysis/program_plan.h).
+//
+// Each TARGET is one program's profile (anything `kopt explain` reads: a CSV
+// export, a bundle directory, an .ncu-rep report), or a directory of them
+// (its bundle subdirectories when it has any, else its *.csv and *.ncu-rep
+// files, in name order, each one program). Every profile is loaded, its launches selected by --kernel,
+// diagnosed, and the plan built and rendered (term, md, json `kopt.plan/1`,
+// html). Bad input (no target, an unreadable profile) is InvalidInput or
+// NotFound naming the path.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/diagnosis.h"
+#include "core/status.h"
+#include "core/subprocess.h"
+
+namespace kopt {
+
+struct PlanCommandOptions {
+  std::vector<std::string> targets;
+  std::string format;        // term | md | json | html; empty: from output_path, else term
+  std::string output_path;   // empty: `out`
+  std::string kernel_regex;  // only kernels whose demangled name matches; empty: all
+  std::string gpu;           // spec-table key or device name overriding the profiles' device
+  std::string config_path;   // tool configuration (analysis/tool_config.h)
+  size_t max_findings = 20;  // ranked findings listed (0: all)
+  size_t max_kernels = 20;   // kernels listed under "where the time goes" (0: all)
+};
+
+// The profiles the targets name, one per program, in order.
+Result<std::vector<std::string>> ExpandPlanTargets(const std::vector<std::string>& targets);
+
+// Loads and diagnoses every program of `options.targets`.
+Result<std::vector<Diagnosis>> DiagnosePrograms(const PlanCommandOptions& options, CommandRunner& runner);
+
+Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out);
+
+}  // namespace kopt
