@@ -18,6 +18,7 @@
 #include "core/file_io.h"
 #include "harness/compiler.h"
 #include "harness/cutlass_tree.h"
+#include "harness/kernelbench_task.h"
 #include "harness/tunable_sidecar.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
@@ -51,6 +52,7 @@ Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std
                         ReadWholeFile((fs::path(task.directory) / "task.toml").string()));
   programmer.reference_source = task.reference_source;
   programmer.architecture = architecture;
+  KOPT_ASSIGN_OR_RETURN(programmer.kernelbench, LoadKernelBenchStatement(task.directory));
   return programmer;
 }
 

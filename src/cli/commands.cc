@@ -759,14 +759,29 @@ std::function<Status()> DeclareTask(CLI::App& command, const std::vector<std::st
       ->required();
   import->add_option("--out,-o", options->output_directory, "Where the task directories go")
       ->capture_default_str();
+  CLI::Option* inputs =
+      import
+          ->add_option("--inputs", options->import.inputs,
+                       "exercise (Student-t inputs: negatives, outliers) or kernelbench (the problem's own)")
+          ->capture_default_str();
+  CLI::Option* tolerance = import
+                               ->add_option("--tolerance", options->import.tolerance,
+                                            "kernelbench (its eval.py: 1e-4 for fp32), verified "
+                                            "(KernelBench-Verified: 1e-3) or kopt (kopt's stricter defaults)")
+                               ->capture_default_str();
   import
-      ->add_option("--inputs", options->import.inputs,
-                   "exercise (Student-t inputs: negatives, outliers) or kernelbench (the problem's own)")
-      ->capture_default_str();
+      ->add_option("--protocol", options->protocol,
+                   "kernelbench (its inputs and tolerances), verified (its inputs, fp32 1e-3) or kopt "
+                   "(exercising inputs, kopt's tolerances); sets --inputs and --tolerance")
+      ->excludes(inputs)
+      ->excludes(tolerance);
   import
-      ->add_option("--tolerance", options->import.tolerance,
-                   "kernelbench (its eval.py: 1e-4 for fp32) or kopt (kopt's stricter defaults)")
+      ->add_option(
+          "--timeout", options->import.timeout_seconds,
+          "Seconds to read one problem (its get_inputs, Model and forward); past it that problem fails")
       ->capture_default_str();
+  import->add_flag("--force", options->force,
+                   "Replace kopt's files of an existing task directory that differs (an edited task)");
   import->add_option("--python", options->import.python, "Python 3 interpreter (no PyTorch needed)")
       ->capture_default_str();
   import->footer(
