@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `kopt suite` on the GPU (docs/suite.md): KernelBench problems (default 20 of
 # level 1, 10 of level 2, 3 of level 3) imported, their eager and TF32 PyTorch
-# baselines timed (scripts/device/issue31_baselines.py), then one suite run
+# baselines timed (bench/kernelbench_baselines.py --task-baselines), then one suite run
 # over every GPU of the host with the LLM generator against a local scripted
 # server (scripts/device/issue31_llm_server.py: no LLM is reachable from the
 # device; per task it answers a compile error, a wrong output, a cheat, and for
@@ -55,9 +55,10 @@ note "=== import ${#problems[@]} problems ($(nvidia-smi -L | wc -l) GPUs: $(nvid
 note "import: exit $?, $(ls "$work/tasks" | wc -l) task directories, $(elapsed) s"
 tail -n 5 "$work/import.log" | tee -a "$summary"
 
-note "=== baselines (eager, TF32; CUDA events)"
-python3 "$root/scripts/device/issue31_baselines.py" "$work/tasks" > "$work/baselines.log" 2>&1
-note "baselines: exit $?, $(grep -c ' ms$' "$work/baselines.log") timed, $(elapsed) s"
+note "=== baselines (eager, TF32, torch.compile; kopt's timing protocol)"
+python3 "$root/bench/kernelbench_baselines.py" --task-baselines --out "$work/baselines" \
+  --budget-seconds "${BASELINE_SECONDS:-150}" "$work"/tasks/*/ > "$work/baselines.log" 2>&1
+note "baselines: exit $?, $(ls "$work"/tasks/*/baselines.json 2> /dev/null | wc -l) tasks with baselines.json, $(elapsed) s"
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf '[llm]\nprovider = "openai"\nbase_url = "http://127.0.0.1:%s"\nmodel = "scripted"\nmax_retries = 0\n' "$port" > "$work/llm.toml"
