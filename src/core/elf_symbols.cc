@@ -82,7 +82,8 @@ Result<std::vector<std::string>> UndefinedDynamicSymbols(std::string_view elf_by
       ReadUnsigned(elf_bytes, entry + 6, 2, section_index);
       if (section_index != 0 || name == 0 || name >= string_table.size()) continue;
       std::string_view rest = string_table.substr(name);
-      names.emplace_back(rest.substr(0, rest.find('\0')));
+      std::string_view symbol = rest.substr(0, rest.find('\0'));
+      if (!symbol.empty()) names.emplace_back(symbol);  // a name offset at a NUL imports nothing
     }
   }
   return names;

@@ -52,6 +52,14 @@ TEST(ElfSymbolsTest, ListsTheUndefinedDynamicSymbolsOnly) {
   EXPECT_EQ(*names, (std::vector<std::string>{"mprotect", "dlsym"}));
 }
 
+TEST(ElfSymbolsTest, ANameOffsetAtANulImportsNothing) {
+  std::string bytes = MinimalElfFile();
+  PutLittleEndian(bytes, 128 + 3 * 24, 9, 4);  // dlsym's name now points at the NUL after "mprotect"
+  auto names = UndefinedDynamicSymbols(bytes, "candidate.so");
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  EXPECT_EQ(*names, (std::vector<std::string>{"mprotect"}));
+}
+
 TEST(ElfSymbolsTest, RejectsWhatIsNotElf64) {
   auto text = UndefinedDynamicSymbols(std::string(100, 'x'), "candidate.so");
   ASSERT_FALSE(text.ok());

@@ -205,8 +205,8 @@ TEST(SearchPolicyTest, TheTableHoldsEveryKindOnce) {
   }
   EXPECT_EQ(kinds.size(), SearchPolicyTable().size());
   EXPECT_EQ(names.size(), SearchPolicyTable().size());
-  EXPECT_EQ(kinds.size(), 4u);  // SearchPolicyKind's values
-  EXPECT_EQ(SearchPolicyNameList(), "mcts, greedy, beam or random");
+  EXPECT_EQ(kinds.size(), 5u);  // SearchPolicyKind's values
+  EXPECT_EQ(SearchPolicyNameList(), "mcts, greedy, beam, random or sampling");
 }
 
 TEST(SearchPolicyTest, KindsAndSettings) {
