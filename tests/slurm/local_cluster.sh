@@ -64,9 +64,17 @@ user=$(id -un)
 node=$(hostname -s)
 cpus=$(nproc)
 memory_mb=$(awk '/MemTotal/ {print int($2 / 1024 / 2)}' /proc/meminfo)
-# A port pair from the directory's checksum, in 20000..39998.
+# A free port pair below the kernel's ephemeral range (32768 and up, where a client socket of any
+# program may sit), starting from the directory's checksum, in 20000..31999.
+port_is_free() {
+  python3 -c 'import socket, sys; s = socket.socket(); s.bind(("0.0.0.0", int(sys.argv[1])))' "$1" 2>/dev/null
+}
 hash=$(printf '%s' "$dir" | cksum | cut -d' ' -f1)
-ctld_port=$((20000 + (hash % 10000) * 2))
+ctld_port=$((20000 + (hash % 6000) * 2))
+for _ in $(seq 200); do
+  port_is_free "$ctld_port" && port_is_free "$((ctld_port + 1))" && break
+  ctld_port=$((20000 + (ctld_port - 20000 + 2) % 12000))
+done
 slurmd_port=$((ctld_port + 1))
 socket="$dir/munge/munge.socket"
 
@@ -129,8 +137,15 @@ slurmctld -f "$SLURM_CONF" >"$dir/log/slurmctld.out" 2>&1 ||
 slurmd -f "$SLURM_CONF" >"$dir/log/slurmd.out" 2>&1 ||
   skip "slurmd did not start: $(tail -q -n 3 "$dir/log/slurmd.out" "$dir/log/slurmd.log" 2>/dev/null)"
 
-for _ in $(seq 150); do
-  state=$(sinfo --noheader --nodes="$node" --format=%T 2>/dev/null | head -1)
+# At most 30 s of wall time (sinfo itself can wait on an absent controller), and no longer once
+# slurmctld has exited (a port taken, a bad configuration).
+deadline=$((SECONDS + 30))
+while ((SECONDS < deadline)); do
+  if [[ -s "$dir/slurmctld.pid" ]] && ! kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
+    "$0" stop "$dir"
+    skip "slurmctld exited: $(tail -q -n 3 "$dir/log/slurmctld.log" 2>/dev/null)"
+  fi
+  state=$(timeout 5 sinfo --noheader --nodes="$node" --format=%T 2>/dev/null | head -1)
   if [[ "$state" == idle ]]; then
     echo "export SLURM_CONF=$SLURM_CONF"
     echo "export KOPT_SLURM_NODE=$node"
