@@ -37,7 +37,7 @@ SNAPSHOT=${REALCODE_DIR:-$PWD/.realcode/HeCBench}
 export LC_ALL=C
 OUT=${OUT:-$PWD/out}
 W=${CAPTURE_WORK:-/tmp/kopt_real1_capture}
-BUDGET_S=${CAPTURE_BUDGET_S:-420}  # no new ncu run starts after this many seconds
+BUDGET_S=${CAPTURE_BUDGET_S:-360}  # no new ncu run starts after this many seconds (plain runs: +60 s)
 T0=$(date +%s)
 elapsed() { echo $(($(date +%s) - T0)); }
 rm -rf "$W"; mkdir -p "$W/cap" "$OUT"
@@ -100,7 +100,7 @@ while IFS=$'\t' read -r id path build run regex skip count; do
   if [[ ! -x $W/tree/$path/main ]]; then echo "$id: not built"; continue; fi
   if (($(elapsed) > BUDGET_S)); then echo "SKIPPED (budget): $id"; continue; fi
   t1=$(date +%s)
-  (cd "$W/tree/$path" && eval "timeout 120 ncu --set full --clock-control none --import-source yes \
+  (cd "$W/tree/$path" && eval "timeout 90 ncu --set full --clock-control none --import-source yes \
       --kernel-name-base demangled -k 'regex:$regex' --launch-skip $skip -c $count --kill yes -f \
       -o '$d/$id' $run") > "$d/ncu_log.txt" 2>&1
   echo "$id: ncu exit=$? $(($(date +%s) - t1)) s $(grep -c '==PROF== Profiling' "$d/ncu_log.txt") launches"
@@ -120,7 +120,7 @@ ls -d "$W"/cap/*/ | sed 's#/$##' | xargs -P 8 -I{} bash -c 'export_one {}'
 echo "== program runs without ncu ($(elapsed) s)"
 cut -f2,4 "$W/plan.tsv" | sort -u > "$W/runs.tsv"
 while IFS=$'\t' read -r path run; do
-  if (($(elapsed) > BUDGET_S + 40)); then echo "SKIPPED (budget): $path $run"; continue; fi
+  if (($(elapsed) > BUDGET_S + 60)); then echo "SKIPPED (budget): $path $run"; continue; fi
   [[ -x $W/tree/$path/main ]] || continue
   {
     echo "\$ (cd $path && $run)"
