@@ -9,10 +9,12 @@
 # machine; the snapshot is carried there). Prepare it on a machine that has the fetched mirror:
 #   mkdir -p .realcode/HeCBench
 #   git --git-dir=/work/.mirror/zjin-lcf+HeCBench/repo archive f27000a5188f8ac79bd43fc95a1b3f890c18823d \
-#     $(python3 -c "import tomllib; print(' '.join(sorted({k['program_path'] for k in tomllib.load(open(
-#       'examples/blind_set_real1/labels.toml','rb'))['kernel']})))") | tar -x -C .realcode/HeCBench
-# (28 program folders, under 1 MB; the mirror prints an unrelated "invalid object" line for a data file of
-# another program, which does not affect these folders.)
+#     src/rmsnorm-cuda $(python3 -c "import tomllib; print(' '.join(sorted({k['program_path'] for k in
+#       tomllib.load(open('examples/blind_set_real1/labels.toml','rb'))['kernel']})))") \
+#     | tar -x -C .realcode/HeCBench
+# (the 28 program folders plus src/rmsnorm-cuda, whose headers layernorm-cuda's Makefile includes; under
+# 1 MB. The mirror prints an unrelated "invalid object" line for a data file of another program, which
+# does not affect these folders.)
 #
 # For every labelled kernel (or the PROGRAM_IDs given) it:
 #   - builds its program once (the label's `build` with -Xptxas -v added to EXTRA_CFLAGS, so the build log
