@@ -7,7 +7,7 @@
 // (tests/fixtures/h200_diff/sweep_saxpy/n=16777216_block=256.csv: one launch,
 // the sweep's targeted section set) into a temporary directory, each named
 // "n=<value>_block=<b>.csv" with its duration and DRAM/L2 traffic scaled so the
-// points differ, then times RunExplainSeries over the directory (expand, read
+// points differ, then times RunExplain over the directory (expand, read
 // and parse every file, diagnose every point, the sweep analysis, the terminal
 // report) REPEATS times and prints the times and their median. Not a timed
 // test: results go to bench/results/sweep_summary.txt by hand.
@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
         << Row(rows[0]) << Row(rows[1]) << Row(launch);
   }
   kopt::ExplainOptions options;
-  options.target = directory.string();
-  options.sweep = "n";
+  options.settings.profile.target = directory.string();
+  options.series.sweep = "n";
   auto runner = kopt::MakeSystemCommandRunner();
   // Wall time, and the process's CPU time (every thread): on a shared machine the
   // wall time includes waiting for a core; the CPU time does not.

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages kopt needs to build and test, then the
+# Installs the Debian 12 packages kopt needs to build and test (the Slurm
+# tests' slurmctld, slurmd, slurm-client and munge among them: tests/slurm/
+# starts its own one-node cluster, never the system's services), then the
 # nvidia-cutlass wheel (the CUTLASS/CuTe headers for `--cutlass`, docs/llm.md
 # "Tools"). Idempotent: installs only what is missing. The packages need root
 # (or sudo); the wheel is skipped, with a note, when pip is not available.
@@ -14,6 +16,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev
   libcurl4-openssl-dev libsqlite3-dev libssl-dev libdtl-dev libeigen3-dev
+  slurmctld slurmd slurm-client munge
 )
 [ "${1:-}" = "--optional" ] && packages+=("${optional[@]}")
 missing=()
@@ -27,7 +30,18 @@ else
   sudo_prefix=()
   [ "$(id -u)" -eq 0 ] || sudo_prefix=(sudo)
   "${sudo_prefix[@]}" apt-get update -qq
+  # The Slurm and munge packages' scripts would start the system's daemons (without a
+  # configuration: they fail); the tests start their own. A policy-rc.d that denies starting
+  # services, only while installing and only where none is there.
+  policy=/usr/sbin/policy-rc.d
+  added_policy=no
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${sudo_prefix[@]}" tee "$policy" > /dev/null
+    "${sudo_prefix[@]}" chmod +x "$policy"
+    added_policy=yes
+  fi
   DEBIAN_FRONTEND=noninteractive "${sudo_prefix[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  if [ "$added_policy" = yes ]; then "${sudo_prefix[@]}" rm -f "$policy"; fi
 fi
 
 # CUTLASS/CuTe headers and examples: the nvidia-cutlass wheel (PyPI) ships

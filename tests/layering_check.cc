@@ -1,9 +1,21 @@
-// The layering check (ctest `layering`): every #include "x/..." under src/
-// stays within what src/layers.txt allows its layer, the layers there are in
-// data-flow order, and src/CMakeLists.txt's KOPT_LAYERS and the "Layer
-// order" line of docs/architecture.md list the same layers in the same order.
+// The layering check (ctest `layering`): every include of a project header
+// under src/ stays within what src/layers.txt allows its layer, the layers
+// there are in data-flow order, and src/CMakeLists.txt's KOPT_LAYERS and the
+// "Layer order" line of docs/architecture.md list the same layers in the
+// same order.
 //
-// Usage: layering_check SOURCE_ROOT   (the repository root)
+// An include is a project header's when it names a file under src/: quoted
+// ("x/y.h", resolved beside the including file first, so "../x/y.h" counts)
+// or angle-bracketed (<x/y.h>); a quoted "x/..." naming a layer counts even
+// when the file does not exist (a generated header). Every file under a
+// layer's folder is read: .h, .cc, .cu, .cuh, .hpp, .inc, .ipp.
+//
+// With BUILD_DIR, the library's unity batches (the Unity/*.cxx files that
+// BUILD_DIR/build.ninja compiles for kopt_lib) must each hold the sources of
+// one layer: a batch mixing layers lets a file use a header that only
+// another layer's file included, which no #include shows.
+//
+// Usage: layering_check SOURCE_ROOT [BUILD_DIR]   (the repository root)
 // Prints one line per violation; exit 0 when there is none, 1 otherwise, 2
 // when a file cannot be read.
 #include <algorithm>
@@ -45,6 +57,75 @@ std::vector<std::string> Words(const std::string& text) {
   return words;
 }
 
+// The layer folder (the first component under src/) of a path, or "" when it is not under src/.
+std::string LayerOf(const fs::path& path, const fs::path& source_root) {
+  fs::path relative = path.lexically_normal().lexically_relative(source_root.lexically_normal());
+  if (relative.empty() || relative.begin() == relative.end() || *relative.begin() == "..") return "";
+  return relative.begin()->string();
+}
+
+// The file an include names under src/: quoted includes beside the including
+// file first, then under src/; angle includes under src/ only. Empty when the
+// include names no file there.
+fs::path ResolveInclude(const fs::path& including_file, const fs::path& source_root, bool quoted,
+                        const std::string& spelled) {
+  std::error_code error;
+  if (quoted) {
+    fs::path beside = (including_file.parent_path() / spelled).lexically_normal();
+    if (fs::is_regular_file(beside, error)) return beside;
+  }
+  fs::path under_root = (source_root / spelled).lexically_normal();
+  if (fs::is_regular_file(under_root, error)) return under_root;
+  return {};
+}
+
+bool IsCheckedExtension(const std::string& extension) {
+  for (const char* checked : {".h", ".cc", ".cu", ".cuh", ".hpp", ".inc", ".ipp"}) {
+    if (extension == checked) return true;
+  }
+  return false;
+}
+
+// The library's unity batches that BUILD_DIR/build.ninja compiles: each must hold one layer's sources.
+void CheckUnityBatches(const fs::path& build, const fs::path& source_root,
+                       std::vector<std::string>& problems) {
+  std::string ninja;
+  if (!ReadText(build / "build.ninja", ninja)) {
+    problems.push_back((build / "build.ninja").string() +
+                       ": cannot read it (the unity batches are unchecked)");
+    return;
+  }
+  std::set<std::string> batches;
+  std::regex batch(R"re((\S*kopt_lib\.dir/Unity/unity_\w+\.cxx))re");
+  for (auto it = std::sregex_iterator(ninja.begin(), ninja.end(), batch); it != std::sregex_iterator(); ++it)
+    batches.insert((*it)[1].str());
+  std::regex include_line(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  for (const std::string& name : batches) {
+    fs::path path = fs::path(name).is_absolute() ? fs::path(name) : build / name;
+    std::string text;
+    if (!ReadText(path, text)) {
+      problems.push_back(path.string() + ": cannot read this unity batch");
+      continue;
+    }
+    std::set<std::string> layers;
+    std::istringstream lines(text);
+    std::string line;
+    std::smatch match;
+    while (std::getline(lines, line)) {
+      if (!std::regex_search(line, match, include_line)) continue;
+      std::string layer = LayerOf(match[1].str(), source_root);
+      if (!layer.empty()) layers.insert(layer);
+    }
+    if (layers.size() > 1) {
+      std::string listed;
+      for (const std::string& layer : layers) listed += (listed.empty() ? "" : ", ") + layer;
+      problems.push_back(
+          path.string() + ": a unity batch mixing the layers " + listed +
+          ": a use without an #include would compile (UNITY_GROUP per folder, src/CMakeLists.txt)");
+    }
+  }
+}
+
 bool IsTestFile(const std::string& file_name) {
   auto ends_with = [&](const std::string& suffix) {
     return file_name.size() >= suffix.size() &&
@@ -56,11 +137,11 @@ bool IsTestFile(const std::string& file_name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: layering_check SOURCE_ROOT\n";
+  if (argc != 2 && argc != 3) {
+    std::cerr << "usage: layering_check SOURCE_ROOT [BUILD_DIR]\n";
     return 2;
   }
-  const fs::path root = argv[1];
+  const fs::path root = fs::absolute(argv[1]).lexically_normal();
   std::vector<std::string> problems;
 
   // ---- src/layers.txt ----
@@ -156,7 +237,8 @@ int main(int argc, char** argv) {
   }
 
   // ---- the includes ----
-  std::regex include_line(R"(^\s*#\s*include\s*"([a-z_]+)/([^"]+)\")");
+  std::regex include_line(R"re(^\s*#\s*include\s*([<"])([^">]+)[">])re");
+  const fs::path source_root = root / "src";
   for (const auto& folder : fs::directory_iterator(root / "src")) {
     if (!folder.is_directory()) continue;
     std::string layer_name = folder.path().filename().string();
@@ -168,7 +250,7 @@ int main(int argc, char** argv) {
     std::vector<fs::path> files;
     for (const auto& file : fs::recursive_directory_iterator(folder.path())) {
       std::string extension = file.path().extension().string();
-      if (file.is_regular_file() && (extension == ".h" || extension == ".cc" || extension == ".cu")) {
+      if (file.is_regular_file() && IsCheckedExtension(extension)) {
         files.push_back(file.path());
       }
     }
@@ -185,23 +267,31 @@ int main(int argc, char** argv) {
       while (std::getline(source, line)) {
         ++number;
         if (!std::regex_search(line, match, include_line)) continue;
-        std::string target = match[1].str();
+        bool quoted = match[1].str() == "\"";
+        std::string spelled = match[2].str();
+        fs::path resolved = ResolveInclude(file, source_root, quoted, spelled);
+        std::string target = resolved.empty() ? "" : LayerOf(resolved, source_root);
+        if (resolved.empty() && quoted && spelled.find('/') != std::string::npos)
+          target = spelled.substr(0, spelled.find('/'));  // "x/..." not (yet) on disk: a generated header
         if (target == layer_name || !index.count(target)) continue;  // own layer; not a src/ folder
         if (layer.allowed.count(target)) continue;
         const Layer& included = layers[index[target]];
-        if (test_file && included.position < layer.position &&
-            IsTestFile(fs::path(match[2].str()).filename())) {
+        if (test_file && included.position < layer.position && IsTestFile(fs::path(spelled).filename())) {
           continue;  // a test utility of a lower layer
         }
         std::string relative = fs::relative(file, root).string();
-        problems.push_back(relative + ":" + std::to_string(number) + ": includes \"" + target + "/" +
-                           match[2].str() + "\", but " + layer_name + "/ may include only: " +
+        std::string shown = resolved.empty() ? spelled : resolved.lexically_relative(source_root).string();
+        problems.push_back(relative + ":" + std::to_string(number) + ": includes " + match[1].str() +
+                           spelled + (quoted ? "\"" : ">") + " (" + shown + "), but " + layer_name +
+                           "/ may include only: " +
                            (layer.allowed.empty() ? std::string("(nothing)")
                                                   : joined({layer.allowed.begin(), layer.allowed.end()})) +
                            " (src/layers.txt)");
       }
     }
   }
+
+  if (argc == 3) CheckUnityBatches(fs::absolute(argv[2]), source_root, problems);
 
   for (const std::string& problem : problems) std::cout << problem << "\n";
   if (!problems.empty()) {

@@ -88,7 +88,10 @@ struct GeneratedCandidate {
   // call: {"round","id","name","arguments","is_error","result"}; "" when the
   // model called no tool. Untrusted (the arguments are the model's).
   std::string tool_exchange;
-  int tool_calls = 0;        // calls executed or refused
+  int tool_calls = 0;  // calls executed or refused
+  // The source-search lookups that were answered (not refused, not errors),
+  // in order: `search_source "make_layout"`, `read_source include/cute/layout.hpp`.
+  std::vector<std::string> source_lookups;
   int64_t input_tokens = 0;  // summed over every request of the generation
   int64_t output_tokens = 0;
   double cost_usd = 0;

@@ -56,6 +56,11 @@ const RuleInfo kLocalMemory = {
 const RuleInfo kRegisterPressure = {"register_limited_occupancy",
                                     "High register count limits occupancy",
                                     {"low_occupancy_registers", "achieved_occupancy_gap"}};
+// Every rule, in the order above.
+const RuleInfo* const kRules[] = {
+    &kStridedLoads, &kStridedStores,   &kSharedColumn,  &kAtomics,         &kIntegerDivision,
+    &kFp64,         &kTranscendentals, &kBarrierInLoop, &kDivergence,      &kScalarLoads,
+    &kGemmNoTensor, &kHmmaOnHopper,    &kLocalMemory,   &kRegisterPressure};
 
 class HypothesisCollector {
  public:
@@ -137,8 +142,8 @@ bool IsMultiplied(std::string_view code, size_t offset, size_t length, size_t be
 // One subscript of a pointer parameter in the function body: `token[...]`.
 struct PointerSubscript {
   const SourceToken& pointer;
-  size_t open = 0;   // offset of '['
-  size_t close = 0;  // offset of the matching ']'
+  size_t open = 0;     // offset of '['
+  size_t close = 0;    // offset of the matching ']'
   bool store = false;  // followed by '=' (not '==')
 };
 
@@ -606,6 +611,12 @@ std::vector<Hypothesis> PredictStaticHypotheses(const HypothesisInputs& inputs) 
     }
   }
   return collector.Take();
+}
+
+std::vector<std::string> StaticRuleConfirmingFindingIds() {
+  std::vector<std::string> ids;
+  for (const RuleInfo* rule : kRules) ids.insert(ids.end(), rule->confirming.begin(), rule->confirming.end());
+  return ids;
 }
 
 }  // namespace kopt::agents

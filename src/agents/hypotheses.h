@@ -119,4 +119,9 @@ CheckedHypothesis CheckHypothesis(const Hypothesis& hypothesis, const KernelDiag
 // All finding ids the analysis can produce (tool ids and their variants).
 std::vector<std::string> KnownFindingIds();
 
+// The finding ids the static rules name as confirming them, every rule's, in
+// rule order (each must be a finding a registered tool produces: checked by
+// hypotheses_test.cc).
+std::vector<std::string> StaticRuleConfirmingFindingIds();
+
 }  // namespace kopt::agents

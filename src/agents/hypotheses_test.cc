@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/diagnose.h"
+#include "analysis/tool.h"
 #include "core/text.h"
 #include "fixture_reader.h"
 #include "profile/ncu_csv.h"
@@ -383,6 +384,13 @@ TEST(LlmHypotheses, ParseAcceptsAnObjectWrapperAndRejectsNonArrays) {
   auto empty = ParseLlmHypotheses("[]", "k.cu");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->hypotheses.empty());
+}
+
+// A rule naming a finding no tool produces could never be confirmed: every id must exist.
+TEST(StaticRules, EveryConfirmingFindingIsProducedByARegisteredTool) {
+  std::vector<std::string> ids = StaticRuleConfirmingFindingIds();
+  EXPECT_GE(ids.size(), 14u);
+  for (const std::string& id : ids) EXPECT_NE(FindToolProducing(id), nullptr) << id;
 }
 
 TEST(KnownFindingIds, IncludesToolIdsAndVariants) {

@@ -28,6 +28,20 @@ std::string ExchangeLine(int round, const llm::ToolCall& call, const ToolAnswer&
   return line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+// `search_source "make_layout"`, `read_source include/cute/layout.hpp`: what a call looked up.
+std::string LookupText(const llm::ToolCall& call) {
+  json arguments = json::parse(call.arguments, nullptr, /*allow_exceptions=*/false);
+  if (arguments.is_object()) {
+    if (arguments.contains("query") && arguments["query"].is_string()) {
+      return fmt::format("{} \"{}\"", call.name, arguments["query"].get<std::string>());
+    }
+    if (arguments.contains("path") && arguments["path"].is_string()) {
+      return fmt::format("{} {}", call.name, arguments["path"].get<std::string>());
+    }
+  }
+  return call.name;
+}
+
 // Cuts `answer` to the bytes left (at a line end when there is one); true when it did: the budget
 // is then spent, whatever the cut left over.
 bool FitToBudget(ToolAnswer& answer, size_t left) {
@@ -126,6 +140,7 @@ Result<GeneratedCandidate> LlmGenerator::Generate(const GenerationRequest& reque
         budget.bytes = cut ? tools_.max_result_bytes : budget.bytes + answer.text.size();
       }
       result.tool_exchange += ExchangeLine(round, call, answer);
+      if (!answer.is_error) result.source_lookups.push_back(LookupText(call));
       ++result.tool_calls;
       llm::ChatMessage message{llm::Role::kTool, std::move(answer.text)};
       message.tool_call_id = call.id;

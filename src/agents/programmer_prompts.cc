@@ -32,6 +32,33 @@ Status CheckTask(const ProgrammerTask& task) {
   return Status::Ok();
 }
 
+std::string TrimTrailingNewlines(std::string text) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+// The KernelBench problem section: empty for a native task, else the
+// rendered kernelbench_problem template followed by a blank line.
+Result<std::string> ProblemText(const std::string& prompt_directory, const ProgrammerTask& task,
+                                std::vector<PromptRecord>& records) {
+  if (!task.kernelbench.has_value()) return std::string();
+  const KernelBenchStatement& problem = *task.kernelbench;
+  std::string arguments;
+  for (const std::string& line : problem.argument_lines) arguments += "- " + line + "\n";
+  if (!arguments.empty()) arguments.pop_back();
+  KOPT_ASSIGN_OR_RETURN(
+      std::string text,
+      RenderProgrammerPrompt(prompt_directory, "kernelbench_problem",
+                             {{"problem", problem.problem},
+                              {"level", problem.level > 0 ? std::to_string(problem.level) : "unknown"},
+                              {"problem_source", TrimTrailingNewlines(problem.source)},
+                              {"init_inputs", problem.init_inputs},
+                              {"entry_signature", task.entry_signature},
+                              {"arguments", arguments}},
+                             records));
+  return TrimTrailingNewlines(std::move(text)) + "\n\n";
+}
+
 // Renders <mode>_system (with the contract) and <mode>_user into a request.
 Result<ProgrammerRequest> BuildRequest(const std::string& prompt_directory, const ProgrammerTask& task,
                                        const std::string& mode, const Values& user_values) {
@@ -52,6 +79,9 @@ Result<ProgrammerRequest> BuildRequest(const std::string& prompt_directory, cons
   values["task_name"] = task.name;
   values["entry_signature"] = task.entry_signature;
   values["task_toml"] = task.task_toml;
+  if (mode != "generate") {
+    KOPT_ASSIGN_OR_RETURN(values["problem"], ProblemText(prompt_directory, task, result.prompts));
+  }
   KOPT_ASSIGN_OR_RETURN(std::string user,
                         RenderProgrammerPrompt(prompt_directory, mode + "_user", values, result.prompts));
   result.request.system_prompt = std::move(system);
@@ -112,8 +142,24 @@ std::string NotesText(const std::vector<std::string>& notes) {
 
 Result<ProgrammerRequest> BuildGenerateRequest(const std::string& prompt_directory,
                                                const ProgrammerTask& task) {
-  if (task.reference_source.empty()) return InvalidInput("generate prompt: the task's reference.cu is empty");
-  return BuildRequest(prompt_directory, task, "generate", {{"reference_source", task.reference_source}});
+  std::vector<PromptRecord> problem_records;
+  Values values;
+  if (task.kernelbench.has_value()) {
+    KOPT_ASSIGN_OR_RETURN(std::string problem, ProblemText(prompt_directory, task, problem_records));
+    values["reference"] = std::move(problem);
+  } else {
+    if (task.reference_source.empty())
+      return InvalidInput("generate prompt: the task's reference.cu is empty");
+    KOPT_ASSIGN_OR_RETURN(
+        values["reference"],
+        RenderProgrammerPrompt(prompt_directory, "reference_source",
+                               {{"reference_source", task.reference_source}}, problem_records));
+    values["reference"] = TrimTrailingNewlines(std::move(values["reference"])) + "\n\n";
+  }
+  KOPT_ASSIGN_OR_RETURN(ProgrammerRequest request, BuildRequest(prompt_directory, task, "generate", values));
+  // The user template stays the last record (its text is the message sent).
+  request.prompts.insert(request.prompts.end() - 1, problem_records.begin(), problem_records.end());
+  return request;
 }
 
 Result<ProgrammerRequest> BuildRepairRequest(const std::string& prompt_directory, const ProgrammerTask& task,

@@ -2,7 +2,10 @@
 // system and a user template (prompts/programmer/, docs/prompts.md).
 //
 //   generate: a first candidate from the task (task.toml text, reference.cu,
-//             entry-point signature, the harness contract's rules);
+//             entry-point signature, the harness contract's rules); for a
+//             task imported from KernelBench the problem file and the
+//             argument mapping instead of reference.cu (the bridge to
+//             PyTorch is no kernel to start from), and in every mode;
 //   repair:   the previous source plus the compiler output verbatim, or the
 //             correctness failure (kind, message, max errors);
 //   optimize: the previous source plus the semantic feedback text
@@ -22,6 +25,7 @@
 
 #include "agents/prompt_template.h"
 #include "core/status.h"
+#include "harness/kernelbench_task.h"
 #include "llm/chat.h"
 
 namespace kopt::agents {
@@ -34,6 +38,9 @@ struct ProgrammerTask {
   std::string task_toml;         // the task.toml text verbatim
   std::string reference_source;  // reference.cu verbatim
   std::string architecture;      // "sm_90a"; empty when unknown
+  // Set for a task imported from KernelBench: the PyTorch problem, rendered
+  // by prompts/programmer/kernelbench_problem.md into every mode's request.
+  std::optional<KernelBenchStatement> kernelbench;
 };
 
 // A correctness or runtime failure reported by the harness (docs/harness-protocol.md §4).

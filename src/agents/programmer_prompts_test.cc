@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/text.h"
 
 namespace kopt::agents {
@@ -44,14 +46,72 @@ TEST(ProgrammerPrompts, GenerateCarriesTaskReferenceAndContract) {
   EXPECT_TRUE(Contains(request.system_prompt, "sm_90a"));
   EXPECT_TRUE(Contains(request.system_prompt, "cudaDeviceSynchronize"));
   EXPECT_TRUE(Contains(request.system_prompt, "whole `.cu` file"));
-  EXPECT_EQ(Ids(*built), (std::vector<std::string>{"programmer/generate_system", "programmer/contract",
-                                                   "programmer/generate_user"}));
+  EXPECT_EQ(Ids(*built),
+            (std::vector<std::string>{"programmer/generate_system", "programmer/contract",
+                                      "programmer/reference_source", "programmer/generate_user"}));
+  EXPECT_FALSE(Contains(user, "KernelBench"));
   for (const PromptRecord& record : built->prompts) {
     EXPECT_GE(record.version, 1);
     EXPECT_EQ(record.template_sha256.size(), 64u);
     EXPECT_EQ(record.text_sha256.size(), 64u);
   }
   EXPECT_EQ(built->prompts.back().text_sha256, Sha256Hex(user));
+}
+
+ProgrammerTask KernelBenchTask() {
+  ProgrammerTask task = SoftmaxTask();
+  task.name = "kb_level1_19_ReLU";
+  task.entry_point = "model_forward";
+  task.entry_signature = "extern \"C\" void model_forward(const float* x, float* out, cudaStream_t stream);";
+  task.reference_source = "// THE BRIDGE TO PYTORCH\n";
+  KernelBenchStatement problem;
+  problem.problem = "19_ReLU";
+  problem.level = 1;
+  problem.source = "class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
+  problem.argument_lines = {"`x` f32 [16, 16384]: get_inputs()[0], forward's argument 0",
+                            "`out` f32 [16, 16384]: forward's result, written by the entry point"};
+  problem.init_inputs = "[]";
+  task.kernelbench = problem;
+  return task;
+}
+
+// Every mode shows an imported problem as KernelBench states it; the bridge is never sent.
+TEST(ProgrammerPrompts, KernelBenchProblemInEveryMode) {
+  auto generate = BuildGenerateRequest(kPrompts, KernelBenchTask());
+  ASSERT_TRUE(generate.ok()) << generate.status().message();
+  RepairInput repair_input;
+  repair_input.previous_source = "// candidate\n";
+  repair_input.compiler_output = "error";
+  auto repair = BuildRepairRequest(kPrompts, KernelBenchTask(), repair_input);
+  ASSERT_TRUE(repair.ok()) << repair.status().message();
+  OptimizeInput optimize_input;
+  optimize_input.previous_source = "// candidate\n";
+  auto optimize = BuildOptimizeRequest(kPrompts, KernelBenchTask(), optimize_input);
+  ASSERT_TRUE(optimize.ok()) << optimize.status().message();
+  for (const ProgrammerRequest* built : {&*generate, &*repair, &*optimize}) {
+    const std::string& user = built->request.messages[0].content;
+    EXPECT_TRUE(Contains(user, "KernelBench problem `19_ReLU` (level 1)")) << user;
+    EXPECT_TRUE(Contains(user, "```python\nclass Model(nn.Module):\n    def forward(self, x):")) << user;
+    EXPECT_TRUE(Contains(user, "- `x` f32 [16, 16384]: get_inputs()[0], forward's argument 0\n- `out`"))
+        << user;
+    EXPECT_TRUE(Contains(user, "`get_init_inputs()` returns []."));
+    EXPECT_TRUE(Contains(user, "The arguments of `extern \"C\" void model_forward(")) << user;
+    EXPECT_FALSE(Contains(user, "THE BRIDGE TO PYTORCH")) << user;
+    std::vector<std::string> ids = Ids(*built);
+    EXPECT_NE(std::find(ids.begin(), ids.end(), "programmer/kernelbench_problem"), ids.end());
+    EXPECT_EQ(built->prompts.back().text_sha256, Sha256Hex(user));
+  }
+}
+
+// A native task's repair and optimize prompts carry no problem section.
+TEST(ProgrammerPrompts, NativeTaskHasNoProblemSection) {
+  OptimizeInput input;
+  input.previous_source = "// candidate\n";
+  auto built = BuildOptimizeRequest(kPrompts, SoftmaxTask(), input);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  const std::string& user = built->request.messages[0].content;
+  EXPECT_TRUE(Contains(user, "```\n\nThe current implementation (correct):")) << user;
+  EXPECT_FALSE(Contains(user, "KernelBench"));
 }
 
 TEST(ProgrammerPrompts, RepairWithCompilerOutputVerbatim) {

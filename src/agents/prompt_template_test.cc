@@ -163,7 +163,8 @@ TEST(PromptDirectory, EveryRepositoryTemplateParses) {
   for (const char* expected :
        {"programmer/contract", "programmer/generate_system", "programmer/generate_user",
         "programmer/repair_system", "programmer/repair_user", "programmer/optimize_system",
-        "programmer/optimize_user", "programmer/tools", "hypotheses/system", "hypotheses/user"}) {
+        "programmer/optimize_user", "programmer/tools", "programmer/kernelbench_problem",
+        "programmer/reference_source", "hypotheses/system", "hypotheses/user"}) {
     EXPECT_NE(std::find(ids.begin(), ids.end(), expected), ids.end()) << expected;
   }
 }

@@ -11,6 +11,8 @@
 #include "analysis/stalls.h"
 #include "analysis/tool.h"
 #include "core/quantity_format.h"
+#include "core/text.h"
+#include "profile/ncu_export.h"
 
 namespace kopt {
 namespace {
@@ -97,6 +99,23 @@ LaunchInputs InputsFor(const Profile& profile, const KernelLaunch& launch, const
   return inputs;
 }
 
+// From the details page most tools lack their metrics: when ncu's own rules estimate more than kopt's
+// top finding, the kernel's notes say the order of the findings cannot be trusted, and how to fix it.
+void NoteUnreliableRanking(KernelDiagnosis& kernel) {
+  if (kernel.ncu_rules.empty() || kernel.skipped_tools.empty()) return;
+  const NcuRuleResult& rule = kernel.ncu_rules.front();
+  double top = kernel.findings.empty() ? 0 : kernel.findings.front().estimated_gain * 100;
+  if (!rule.estimated_speedup_percent || *rule.estimated_speedup_percent <= top) return;
+  kernel.notes.insert(
+      kernel.notes.begin(),
+      fmt::format(
+          "The order of the findings is unreliable from the details page: {} could not run for lack "
+          "of its metrics, and ncu's own rule {} estimates {:.1f}% where kopt's top finding estimates "
+          "{:.1f}%. For a ranking that weighs every tool, export the raw page: {}",
+          CountText(kernel.skipped_tools.size(), "tool", "tools"), rule.name, *rule.estimated_speedup_percent,
+          top, kRawPageCommand));
+}
+
 KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launch, const GpuSpec* spec,
                                const LaunchTimeline& timeline, const DiagnoseOptions& options,
                                std::vector<std::string>& sass_effects) {
@@ -120,6 +139,7 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   kernel.stalls = ExtractStallReasons(launch);
   LaunchInputs inputs = InputsFor(profile, launch, spec, timeline, options);
   RunTools(inputs, options.tools, kernel);
+  NoteUnreliableRanking(kernel);
   AnalyzeEnergy(inputs, options.tools, kernel);
   if (const RooflineAnalysis& roofline = kernel.roofline;
       roofline.achievable_dram || roofline.achievable_fp32) {
@@ -204,8 +224,9 @@ std::vector<InputUse> DescribeInputs(const Profile& profile, const Diagnosis& di
                                           : "read by the tools " + fmt::format("{}", fmt::join(tools, ", ")));
     } else if (!source) {
       size_t launches = profile.all_launches.empty() ? profile.launches.size() : profile.all_launches.size();
-      use.effects.push_back(fmt::format("the metrics of {} launch(es); {} diagnosed as {} kernel group(s)",
-                                        launches, profile.launches.size(), diagnosis.kernels.size()));
+      use.effects.push_back(fmt::format(
+          "the metrics of {}; {} diagnosed as {}", CountText(launches, "launch", "launches"),
+          profile.launches.size(), CountText(diagnosis.kernels.size(), "kernel group", "kernel groups")));
     } else {
       std::vector<std::string> tools = ToolsReading(*source, diagnosis);
       use.effects.push_back(tools.empty() ? std::string("read by no tool that ran")

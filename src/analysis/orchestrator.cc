@@ -247,6 +247,16 @@ constexpr DominantStallCause kDominantStallCauses[] = {{"barrier", "barrier_stal
 // same bar for the reason that names the limiter.
 constexpr double kDominantStallShare = 0.3;
 
+}  // namespace
+
+std::vector<std::string_view> FindingIdsNamedByTheOrchestrator() {
+  std::vector<std::string_view> ids = {"healthy"};
+  for (const DominantStallCause& cause : kDominantStallCauses) ids.push_back(cause.tool);
+  return ids;
+}
+
+namespace {
+
 std::optional<Finding> DominantStallFallback(const KernelDiagnosis& kernel, const KernelLaunch& launch) {
   const StallReason* dominant = nullptr;
   for (const StallReason& stall : kernel.stalls) {

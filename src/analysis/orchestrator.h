@@ -58,6 +58,11 @@ Severity SeverityForGain(double gain);
 std::map<std::string, double> ResolveThresholds(const ToolDefinition& tool,
                                                 const OrchestrationOptions& options);
 
+// The finding ids the orchestrator names itself: the healthy verdict's and
+// the causes of the dominant-stall fallback. Each must be a finding a
+// registered tool produces (checked by tool_registry_test.cc).
+std::vector<std::string_view> FindingIdsNamedByTheOrchestrator();
+
 // The required inputs of `tool` missing from `inputs` (metric names or input kinds).
 std::vector<std::string> MissingInputs(const ToolDefinition& tool, const LaunchInputs& inputs);
 

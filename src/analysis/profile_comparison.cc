@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "analysis/launch_timeline.h"
 
@@ -62,6 +64,35 @@ int Rank(FindingChangeKind kind) {
     case FindingChangeKind::kSame: return 4;
   }
   return 5;
+}
+
+// The words that name what a kernel does: lower-case runs of letters and digits of three or more
+// characters, without the generic ones any kernel's name may carry.
+std::set<std::string> KernelNameWords(std::string_view name) {
+  static const std::set<std::string> kGeneric = {"kernel", "kernels", "void", "cuda", "global",  "device",
+                                                 "impl",   "launch",  "func", "main", "template"};
+  std::set<std::string> words;
+  std::string word;
+  for (size_t i = 0; i <= name.size(); ++i) {
+    unsigned char c = i < name.size() ? static_cast<unsigned char>(name[i]) : ' ';
+    if (std::isalnum(c)) {
+      word += static_cast<char>(std::tolower(c));
+      continue;
+    }
+    if (word.size() >= 3 && !kGeneric.count(word)) words.insert(word);
+    word.clear();
+  }
+  return words;
+}
+
+// True when two kernels' names are the same or share a word (gelu_reference_kernel and
+// gelu_tunable_kernel): versions of one kernel, whose time change is a speed-up.
+bool RelatedKernelNames(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::set<std::string> words = KernelNameWords(a);
+  for (const std::string& word : KernelNameWords(b))
+    if (words.count(word)) return true;
+  return false;
 }
 
 }  // namespace
@@ -324,6 +355,32 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
   }
   if (result.pairs.empty()) {
     result.notes.push_back("no kernel pairs: only the total time and each profile's diagnosis are compared");
+  }
+  // Related: some kernel before and some kernel after share their name or a word of it.
+  bool related = false;
+  for (size_t b = 0; b < groups_before.size(); ++b) {
+    for (size_t a = 0; a < groups_after.size(); ++a) {
+      related = related || RelatedKernelNames(representative(before, groups_before, b).FunctionName(),
+                                              representative(after, groups_after, a).FunctionName());
+    }
+  }
+  result.unrelated_kernels =
+      options.pairs.empty() && !related && !groups_before.empty() && !groups_after.empty();
+  if (result.unrelated_kernels) {
+    result.notes.insert(
+        result.notes.begin(),
+        "before and after share no kernel name nor a word of one: they look like different code, "
+        "so the change in total time is no speed-up of one kernel; if one kernel replaced the "
+        "other, pair them with --pair BEFORE=AFTER");
+  }
+  // The same file twice: the same source, device and total time (two profiles that only share a
+  // file name differ in one of them).
+  if (before.source == after.source && !before.source.empty() && result.same_device &&
+      result.total_before_ns == result.total_after_ns) {
+    result.notes.insert(result.notes.begin(),
+                        fmt::format("before and after are the same profile ({}): every difference below is "
+                                    "zero or noise",
+                                    before.source));
   }
   return result;
 }

@@ -83,6 +83,9 @@ struct ProfileComparison {
   std::vector<size_t> unmatched_before, unmatched_after;  // kernel indices
   double total_before_ns = 0, total_after_ns = 0;         // every selected launch of each profile
   bool same_device = true;
+  // No kernel name is on both sides and no pair was made by hand (--pair): the two profiles are of
+  // different code, so their totals are no speed-up of one kernel (the reports then claim none).
+  bool unrelated_kernels = false;
   std::vector<std::string> notes;
   std::optional<Narrative> narrative;  // `kopt diff --llm`; absent: not asked for
 };

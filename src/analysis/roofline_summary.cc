@@ -147,6 +147,24 @@ std::string ComputeSentence(const RooflineAnalysis& analysis, double compute_per
   return sentence;
 }
 
+// Where the DRAM arithmetic intensity sits against the DRAM ridge point, in
+// words that agree with both numbers: left of the ridge DRAM bandwidth binds;
+// at or right of it DRAM does not, and the sentence names the level that does.
+std::string IntensitySentence(const RooflineAnalysis& analysis) {
+  if (analysis.ridge_point <= 0 || analysis.arithmetic_intensity <= 0) return "";
+  if (analysis.arithmetic_intensity < analysis.ridge_point) {
+    return fmt::format("; {:.3g} FLOP/byte is below the ridge point of {:.3g}", analysis.arithmetic_intensity,
+                       analysis.ridge_point);
+  }
+  std::string binding = analysis.busiest_memory_level.empty() || analysis.busiest_memory_level == "dram"
+                            ? "memory throughput other than DRAM bandwidth"
+                            : LevelLabel(analysis.busiest_memory_level) + " throughput";
+  return fmt::format(
+      "; {:.3g} FLOP per DRAM byte is at or right of the DRAM ridge point of {:.3g}, so DRAM bandwidth does "
+      "not bind: {} does",
+      analysis.arithmetic_intensity, analysis.ridge_point, binding);
+}
+
 void Classify(const KernelLaunch& launch, const RooflineOptions& options, double compute_percent,
               double memory_percent, RooflineAnalysis& analysis) {
   std::string memory = MemorySentence(analysis, memory_percent);
@@ -168,11 +186,7 @@ void Classify(const KernelLaunch& launch, const RooflineOptions& options, double
   if (memory_percent - compute_percent >= options.balance_points) {
     analysis.bottleneck = BottleneckClass::kMemoryBound;
     analysis.reason = fmt::format("Memory-bound: {}, while {}", memory, compute);
-    if (analysis.ridge_point > 0 && analysis.arithmetic_intensity > 0) {
-      analysis.reason += fmt::format("; {:.3g} FLOP/byte is below the ridge point of {:.3g}",
-                                     analysis.arithmetic_intensity, analysis.ridge_point);
-    }
-    analysis.reason += ".";
+    analysis.reason += IntensitySentence(analysis) + ".";
   } else if (compute_percent - memory_percent >= options.balance_points) {
     analysis.bottleneck = BottleneckClass::kComputeBound;
     analysis.reason = fmt::format("Compute-bound: {}, while {}.", compute, memory);

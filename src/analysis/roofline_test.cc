@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
+#include "analysis/diagnose.h"
 #include "analysis/stalls.h"
 #include "fixture_reader.h"
 #include "profile/ncu_csv.h"
@@ -154,6 +157,42 @@ TEST(Roofline, MeasuredCeilingsRaiseTheDramFloorToWhatThatSizeAchieves) {
   EXPECT_EQ(measured.ceilings_table, "test.toml");
   EXPECT_EQ(peaks.achievable_percent, 0);
   EXPECT_TRUE(peaks.ceilings_table.empty());
+}
+
+// Every fixture's stage-1 sentence agrees with its own numbers: "below the
+// ridge point" only left of it, and a memory-bound kernel at or right of the
+// DRAM ridge says DRAM does not bind and names the level that does.
+TEST(Roofline, EveryFixtureVerdictAgreesWithItsNumbers) {
+  namespace fs = std::filesystem;
+  const std::regex below(R"(([0-9.e+-]+) FLOP/byte is below the ridge point of ([0-9.e+-]+))");
+  int checked = 0;
+  int right_of_ridge = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(FixtureDirectory())) {
+    if (entry.path().filename() != "raw.csv") continue;
+    auto launches = ParseNcuRawCsv(ReadTestFile(entry.path()), entry.path().string());
+    if (!launches.ok() || launches->empty()) continue;
+    Profile profile;
+    profile.source = entry.path().string();
+    profile.launches = std::move(launches).value();
+    for (const KernelDiagnosis& kernel : Diagnose(profile, DiagnoseOptions{}).kernels) {
+      const RooflineAnalysis& roofline = kernel.roofline;
+      SCOPED_TRACE(entry.path().string() + ": " + roofline.reason);
+      ++checked;
+      std::smatch match;
+      if (std::regex_search(roofline.reason, match, below)) {
+        EXPECT_LT(std::stod(match[1]), std::stod(match[2]));
+        EXPECT_LT(roofline.arithmetic_intensity, roofline.ridge_point);
+      }
+      if (roofline.bottleneck == BottleneckClass::kMemoryBound && roofline.ridge_point > 0 &&
+          roofline.arithmetic_intensity >= roofline.ridge_point) {
+        ++right_of_ridge;
+        EXPECT_NE(roofline.reason.find("right of the DRAM ridge point"), std::string::npos);
+        EXPECT_NE(roofline.reason.find("DRAM bandwidth does not bind"), std::string::npos);
+      }
+    }
+  }
+  EXPECT_GT(checked, 50);
+  EXPECT_GT(right_of_ridge, 0);  // the fixtures hold L1- and shared-memory-bound kernels
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "analysis/metric_change.h"
 #include "core/quantity_format.h"
 #include "core/text.h"
 
@@ -150,11 +151,19 @@ void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
                       FormatDuration(winner.point.duration_ns, QuantityStyle::kTrimmed));
     if (runner_up) {
       const SweepRow& second = series.rows[*runner_up];
-      why += fmt::format(
-          ", {} faster than the next ({} = {}, {})",
-          FormatFraction(1 - winner.point.duration_ns / second.point.duration_ns, QuantityStyle::kTrimmed),
-          parameter, ValueText(second.value),
-          FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed));
+      double gap = 1 - winner.point.duration_ns / second.point.duration_ns;
+      // Launch-to-launch noise of a duration (metric_change.h): a smaller gap is a tie, not a winner.
+      double noise = NoiseOf("gpu__time_duration.sum", "ns").relative;
+      if (gap < noise) {
+        why += fmt::format(
+            ", tied with {} = {} ({}): {} apart, within the {} a duration varies between runs", parameter,
+            ValueText(second.value), FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed),
+            FormatFraction(gap, QuantityStyle::kTrimmed), FormatFraction(noise, QuantityStyle::kTrimmed));
+      } else {
+        why += fmt::format(", {} faster than the next ({} = {}, {})",
+                           FormatFraction(gap, QuantityStyle::kTrimmed), parameter, ValueText(second.value),
+                           FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed));
+      }
     }
   } else {
     why = fmt::format(

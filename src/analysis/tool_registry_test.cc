@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/orchestrator.h"
 #include "analysis/stalls.h"
 #include "analysis/tool_test_support.h"
 
@@ -167,6 +168,14 @@ TEST(NcuRule, NamesAndCpiStallReasons) {
   EXPECT_EQ(NcuRuleOf("CPIStall", "waiting on the MIO queue"), NcuRule::kCpiStallMio);
   EXPECT_EQ(NcuRuleOf("CPIStall", "nothing known"), std::nullopt);
   EXPECT_EQ(NcuRuleOf("HighPipeUtilization", ""), std::nullopt);
+}
+
+// The ids the orchestrator names in code (the healthy verdict, the dominant-stall fallback) exist: a
+// renamed tool fails here instead of silently dropping the fallback.
+TEST(ToolRegistry, EveryFindingTheOrchestratorNamesIsProduced) {
+  std::vector<std::string_view> ids = FindingIdsNamedByTheOrchestrator();
+  EXPECT_GE(ids.size(), 2u);
+  for (std::string_view id : ids) EXPECT_NE(FindToolProducing(id), nullptr) << id;
 }
 
 }  // namespace

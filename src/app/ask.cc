@@ -9,11 +9,13 @@
 #include "agents/ask_agent.h"
 #include "analysis/diagnose.h"
 #include "analysis/profile_comparison.h"
-#include "app/diff.h"
-#include "app/explain_llm.h"
 #include "core/file_io.h"
+#include "explain/explain.h"
+#include "explain/llm_session.h"
+#include "explain/profile_request.h"
 #include "report/comparison_renderer.h"
 #include "report/report_format.h"
+#include "report/report_output.h"
 
 namespace kopt {
 namespace {
@@ -35,10 +37,11 @@ struct LoadedEvidence {
 Result<LoadedEvidence> LoadEvidence(const AskCommandOptions& options, const std::vector<std::string>& targets,
                                     CommandRunner& runner) {
   LoadedEvidence loaded;
-  KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, DiagnoseOptionsFor(options.gpu, ""));
+  KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, ResolveDiagnoseOptions(options.gpu, ""));
   std::vector<std::string> notes;
   for (const std::string& target : targets) {
-    KOPT_ASSIGN_OR_RETURN(Profile profile, LoadSelectedProfile(target, options.kernel_regex, runner, notes));
+    KOPT_ASSIGN_OR_RETURN(Profile profile,
+                          LoadSelectedProfile(RequestFor(target, options.kernel_regex), runner, notes));
     Diagnosis diagnosis = Diagnose(profile, diagnose);
     diagnosis.source = target;
     loaded.profiles.push_back(std::move(profile));
@@ -128,8 +131,8 @@ Status RunAsk(const AskCommandOptions& options, CommandRunner& runner, std::istr
   }
   KOPT_ASSIGN_OR_RETURN(LoadedEvidence loaded, LoadEvidence(options, targets, runner));
   StreamLogSink log_sink(log);
-  LlmSession session = LlmSession::Open(LlmOptionsOf(options.verbose, options.llm_config_path,
-                                                     options.llm_record_path, options.llm_replay_path),
+  LlmSession session = LlmSession::Open(LlmSettings{true, options.verbose, options.llm_config_path,
+                                                    options.llm_record_path, options.llm_replay_path},
                                         options.verbose ? &log_sink : nullptr);
   if (session.client() == nullptr) return Unavailable("kopt ask needs an LLM: " + session.failure());
   agents::AskOptions agent_options;

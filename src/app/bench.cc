@@ -19,6 +19,12 @@ namespace fs = std::filesystem;
 Status ValidateOptions(const BenchOptions& options) {
   if (options.task_directory.empty())
     return InvalidInput("bench needs a TASK_DIR (a directory with task.toml)");
+  // The named inputs first: overwriting one is the worse mistake than a wrong extension.
+  std::vector<std::string> named = {options.task_directory,
+                                    (fs::path(options.task_directory) / "task.toml").string(),
+                                    (fs::path(options.task_directory) / "reference.cu").string()};
+  named.insert(named.end(), options.candidate_paths.begin(), options.candidate_paths.end());
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, named));
   KOPT_RETURN_IF_ERROR(ResolveReportFormat(options.format, options.output_path, kTableFormats).status());
   return ValidateMeasureSettings(options.measure);
 }
@@ -90,7 +96,7 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
   KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(options.task_directory));
   KOPT_ASSIGN_OR_RETURN(std::vector<CandidateSource> candidates,
                         LoadCandidateFiles(options.task_directory, options.candidate_paths));
-  std::vector<std::string> inputs = {task.spec.reference_path,
+  std::vector<std::string> inputs = {options.task_directory, task.spec.reference_path,
                                      (fs::path(options.task_directory) / "task.toml").string()};
   for (const CandidateSource& candidate : candidates) inputs.push_back(candidate.path);
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));

@@ -13,13 +13,15 @@
 #include "agents/mcq_scorer.h"
 #include "analysis/diagnose.h"
 #include "analysis/mcq_benchmark.h"
-#include "app/diff.h"
-#include "app/explain_llm.h"
 #include "core/file_io.h"
 #include "core/quantity_format.h"
 #include "core/toml_document.h"
+#include "explain/explain.h"
+#include "explain/llm_session.h"
+#include "explain/profile_request.h"
 #include "report/raw_metrics_renderer.h"
 #include "report/renderer.h"
+#include "report/report_output.h"
 #include "report/text_document.h"
 
 namespace kopt {
@@ -188,7 +190,7 @@ Status RunEvalMcq(const EvalMcqOptions& options, CommandRunner& runner, std::ost
   for (const Labelled& entry : labelled) {
     std::vector<std::string> notes;
     KOPT_ASSIGN_OR_RETURN(Profile profile,
-                          LoadSelectedProfile(entry.path, entry.kernel_regex, runner, notes));
+                          LoadSelectedProfile(RequestFor(entry.path, entry.kernel_regex), runner, notes));
     diagnoses.push_back(Diagnose(profile, DiagnoseOptions{}));
     profiles.push_back(std::move(profile));
   }
@@ -204,8 +206,8 @@ Status RunEvalMcq(const EvalMcqOptions& options, CommandRunner& runner, std::ost
     questions.resize(options.max_questions);
 
   StreamLogSink log_sink(log);
-  LlmSession session = LlmSession::Open(LlmOptionsOf(options.verbose, options.llm_config_path,
-                                                     options.llm_record_path, options.llm_replay_path),
+  LlmSession session = LlmSession::Open(LlmSettings{true, options.verbose, options.llm_config_path,
+                                                    options.llm_record_path, options.llm_replay_path},
                                         options.verbose ? &log_sink : nullptr);
   if (session.client() == nullptr) return Unavailable("kopt eval mcq needs an LLM: " + session.failure());
 

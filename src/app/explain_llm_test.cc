@@ -2,8 +2,6 @@
 // OpenAI wire format) against a local OpenAI-compatible server: the narrative
 // has every number supported or marked, the deterministic report is whole,
 // and the API key appears in no output.
-#include "app/explain_llm.h"
-
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -12,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/explain.h"
 #include "core/fake_command_runner_test_util.h"
 #include "llm/local_llm_server_test_util.h"
 
@@ -52,11 +51,11 @@ class ExplainLlmTest : public ::testing::Test {
 
   ExplainOptions Options(const std::string& format) {
     ExplainOptions options;
-    options.target = std::string(KOPT_FIXTURE_DIR) + "/h200/uncoalesced_loads/raw.csv";
+    options.settings.profile.target = std::string(KOPT_FIXTURE_DIR) + "/h200/uncoalesced_loads/raw.csv";
     options.format = format;
-    options.llm = true;
+    options.settings.llm.narrative = true;
     options.verbose = true;
-    options.llm_config_path = config_path_;
+    options.settings.llm.config_path = config_path_;
     return options;
   }
 

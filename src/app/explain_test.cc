@@ -30,7 +30,7 @@ class ExplainOutputTest : public ::testing::Test {
     for (const char* name : {"raw.csv", "sass.txt"}) {
       fs::copy_file(fs::path(KOPT_FIXTURE_DIR) / "h200/uncoalesced_loads" / name, directory_ / name);
     }
-    options_.target = (directory_ / "raw.csv").string();
+    options_.settings.profile.target = (directory_ / "raw.csv").string();
   }
   void TearDown() override { fs::remove_all(directory_); }
 
@@ -54,13 +54,13 @@ TEST_F(ExplainOutputTest, TheFormatFollowsTheExtension) {
 }
 
 TEST_F(ExplainOutputTest, TheProfileIsNeverOverwritten) {
-  std::string before = *ReadWholeFile(options_.target);
+  std::string before = *ReadWholeFile(options_.settings.profile.target);
   options_.format = "html";
-  options_.output_path = options_.target;
+  options_.output_path = options_.settings.profile.target;
   Status status = Run();
   EXPECT_EQ(status.kind(), ErrorKind::kInvalidInput);
   EXPECT_THAT(status.message(), HasSubstr("would be overwritten"));
-  EXPECT_EQ(*ReadWholeFile(options_.target), before);
+  EXPECT_EQ(*ReadWholeFile(options_.settings.profile.target), before);
 }
 
 TEST_F(ExplainOutputTest, NorACompanionFoundBesideIt) {
@@ -90,21 +90,21 @@ class ExplainEnergyTest : public ExplainOutputTest {
 };
 
 TEST_F(ExplainEnergyTest, ANamedTableAddsTheSection) {
-  options_.energy_model_path = Table("test-h200.energy.toml");
+  options_.settings.energy_model_path = Table("test-h200.energy.toml");
   std::string json = RenderJson();
   EXPECT_THAT(json, HasSubstr("\"dynamic_energy\""));
   EXPECT_THAT(json, HasSubstr("test-h200.energy.toml"));
-  options_.energy_model_path = "none";
+  options_.settings.energy_model_path = "none";
   EXPECT_THAT(RenderJson(), HasSubstr("\"energy\": null"));
 }
 
 TEST_F(ExplainEnergyTest, ABadTableFailsNamingTheFile) {
-  options_.energy_model_path = Table("bad-field.energy.toml");
+  options_.settings.energy_model_path = Table("bad-field.energy.toml");
   Status status = Run();
   EXPECT_EQ(status.kind(), ErrorKind::kInvalidInput) << status.message();
   EXPECT_THAT(status.message(), HasSubstr("bad-field.energy.toml"));
   EXPECT_THAT(status.message(), HasSubstr("--energy-model"));
-  options_.energy_model_path = Table("other-gpu.energy.toml");
+  options_.settings.energy_model_path = Table("other-gpu.energy.toml");
   EXPECT_FALSE(Run().ok());
 }
 
@@ -127,8 +127,8 @@ TEST(ExplainLiveCollectionTest, TheDefaultIsTheTimelineAndTheTargetedSampledColl
       "ncu", {"--csv"},
       ExitedWith(0, *ReadWholeFile(std::string(KOPT_FIXTURE_DIR) + "/collector/ncu_printed_raw_page.txt")));
   ExplainOptions options;
-  options.program_argv = {"./app"};
-  options.work_directory = work.string();
+  options.settings.profile.program_argv = {"./app"};
+  options.settings.profile.work_directory = work.string();
   options.format = "json";
   std::ostringstream out, log;
   Status status = RunExplain(options, runner, out, log);
@@ -163,8 +163,8 @@ TEST(ExplainLiveCollectionTest, TheDefaultIsTheTimelineAndTheTargetedSampledColl
                                                   "reading the raw page", "analysis (diagnose)"));
   fs::remove_all(work);
 
-  options.section_set = "full";  // --set full: ncu's set into a report, as before
-  options.timeline_path = "none";
+  options.settings.profile.collection.section_set = "full";  // --set full: ncu's set into a report, as before
+  options.settings.profile.collection.timeline = false;
   FakeCommandRunner full;
   full.OnCommand("ncu", {"--set"}, ExitedWith(0, ""));
   (void)RunExplain(options, full, out, log);  // the fake writes no report: only the command line matters
@@ -188,8 +188,8 @@ TEST(ExplainLiveCollectionTest, TheProgressLineShowsTheStepsAndIsClearedBeforeTh
       "ncu", {"--csv"},
       ExitedWith(0, *ReadWholeFile(std::string(KOPT_FIXTURE_DIR) + "/collector/ncu_printed_raw_page.txt")));
   ExplainOptions options;
-  options.program_argv = {"./app"};
-  options.work_directory = work.string();
+  options.settings.profile.program_argv = {"./app"};
+  options.settings.profile.work_directory = work.string();
   options.format = "md";
   options.progress = true;
   std::ostringstream out, log;

@@ -18,6 +18,7 @@
 #include "core/file_io.h"
 #include "harness/compiler.h"
 #include "harness/cutlass_tree.h"
+#include "harness/kernelbench_task.h"
 #include "harness/tunable_sidecar.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
@@ -51,6 +52,7 @@ Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std
                         ReadWholeFile((fs::path(task.directory) / "task.toml").string()));
   programmer.reference_source = task.reference_source;
   programmer.architecture = architecture;
+  KOPT_ASSIGN_OR_RETURN(programmer.kernelbench, LoadKernelBenchStatement(task.directory));
   return programmer;
 }
 
@@ -181,6 +183,7 @@ void SetProfilerFactory(const OptimizeSettings& settings, const OptimizeCommandE
     profiler.architecture = architecture;
     profiler.extra_flags = IncludeFlags(include_directories);
     profiler.runner_program = runner_program;
+    profiler.collection.section_set = "full";  // ncu's full set into a report, with its source page
     if (profiler.runner_program.empty()) {
       KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
     }
@@ -202,6 +205,11 @@ std::map<NodeId, std::string> PathSources(const RunState& state, const std::stri
     if (text.ok()) sources[id] = *text;
   }
   return sources;
+}
+
+// The workspace's directory and database: never a report's output.
+std::vector<std::string> WorkspacePaths(const std::string& workspace) {
+  return {workspace, (fs::path(workspace) / "kopt.db").string()};
 }
 
 Status WriteReport(const RunState& state, const std::string& workspace, const std::string& format_name,
@@ -242,6 +250,18 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   }
   if (settings.task_directory.empty())
     return InvalidInput("kopt optimize: expected TASK_DIR (or --resume RUN)");
+  std::vector<std::string> inputs = {settings.task_directory,
+                                     (fs::path(settings.task_directory) / "task.toml").string(),
+                                     (fs::path(settings.task_directory) / "reference.cu").string(),
+                                     settings.script_directory,
+                                     settings.llm_config_path,
+                                     settings.llm_replay_path,
+                                     settings.prompt_directory,
+                                     settings.energy_model_path};
+  inputs.insert(inputs.end(), settings.seed_candidate_paths.begin(), settings.seed_candidate_paths.end());
+  std::vector<std::string> workspace = WorkspacePaths(settings.measure.workspace);
+  inputs.insert(inputs.end(), workspace.begin(), workspace.end());
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
   KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings.task_directory));
   CommandParts parts;
   KOPT_ASSIGN_OR_RETURN(parts.cutlass,
@@ -284,6 +304,7 @@ Status RunReport(const ReportOptions& options, std::ostream& out) {
     KOPT_ASSIGN_OR_RETURN(run, LatestOptimizeRun(options.workspace));
   }
   KOPT_ASSIGN_OR_RETURN(RunState state, LoadRunState(options.workspace, run));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, WorkspacePaths(options.workspace)));
   return WriteReport(state, options.workspace, options.format, options.output_path, false, out);
 }
 

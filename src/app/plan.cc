@@ -5,8 +5,10 @@
 
 #include "analysis/diagnose.h"
 #include "analysis/program_plan.h"
-#include "app/diff.h"
+#include "explain/explain.h"
+#include "explain/profile_request.h"
 #include "report/program_plan_renderer.h"
+#include "report/report_output.h"
 
 namespace kopt {
 namespace {
@@ -60,12 +62,13 @@ Result<std::vector<std::string>> ExpandPlanTargets(const std::vector<std::string
 Result<std::vector<Diagnosis>> DiagnosePrograms(const PlanCommandOptions& options, CommandRunner& runner) {
   KOPT_ASSIGN_OR_RETURN(std::vector<std::string> profiles, ExpandPlanTargets(options.targets));
   KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose_options,
-                        DiagnoseOptionsFor(options.gpu, options.config_path));
+                        ResolveDiagnoseOptions(options.gpu, options.config_path));
   std::vector<Diagnosis> diagnoses;
   diagnoses.reserve(profiles.size());
   for (const std::string& path : profiles) {
     std::vector<std::string> notes;
-    KOPT_ASSIGN_OR_RETURN(Profile profile, LoadSelectedProfile(path, options.kernel_regex, runner, notes));
+    KOPT_ASSIGN_OR_RETURN(Profile profile,
+                          LoadSelectedProfile(RequestFor(path, options.kernel_regex), runner, notes));
     Diagnosis diagnosis = Diagnose(profile, diagnose_options);
     diagnosis.source = path;
     diagnoses.push_back(std::move(diagnosis));

@@ -6,6 +6,7 @@
 
 #include "analysis/tool.h"
 #include "analysis/tool_config.h"
+#include "harness/candidate_policy.h"
 #include "report/renderer.h"
 
 namespace kopt {
@@ -90,10 +91,46 @@ nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::
   return json;
 }
 
+Status WritePolicyRules(const RulesOptions& options, ReportFormat format, std::ostream& out) {
+  if (!options.tool.empty() && !ParsePolicyConstruct(options.tool)) {
+    return NotFound(
+        fmt::format("no policy construct \"{}\"; expected one of: {}", options.tool, PolicyConstructList()));
+  }
+  nlohmann::ordered_json rules = nlohmann::ordered_json::array();
+  if (format == ReportFormat::kMarkdown) out << "# kopt bench candidate policy\n\n";
+  const bool markdown = format == ReportFormat::kMarkdown;
+  const std::string bullet = markdown ? "- " : "    ";
+  for (const PolicyRule& rule : PolicyRules()) {
+    if (!options.tool.empty() && rule.id != options.tool) continue;
+    if (format == ReportFormat::kJson) {
+      rules.push_back({{"id", rule.id}, {"matches", rule.matches}, {"why", rule.why}, {"help", rule.help}});
+      continue;
+    }
+    out << (markdown ? "## " : "") << rule.id << (markdown ? "\n\n" : "\n");
+    out << bullet << "matches: " << rule.matches << "\n";
+    out << bullet << "why: " << rule.why << "\n";
+    out << bullet << "help: " << rule.help << "\n";
+    out << bullet << "allow: --allow " << rule.id << ", or [policy] allow = [\"" << rule.id
+        << "\"] in task.toml\n\n";
+  }
+  if (format == ReportFormat::kJson) {
+    nlohmann::ordered_json root;
+    root["schema_version"] = std::string(kJsonSchemaVersion);
+    root["tool"] = "kopt";
+    root["policy_rules"] = rules;
+    out << root.dump(2) << "\n";
+  } else if (options.tool.empty()) {
+    out << PolicyRules().size()
+        << " constructs. A candidate using one fails with policy_violation before it runs (docs/bench.md).\n";
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RunRules(const RulesOptions& options, std::ostream& out) {
   KOPT_ASSIGN_OR_RETURN(ReportFormat format, ParseReportFormat(options.format, kTableFormats));
+  if (options.policy) return WritePolicyRules(options, format, out);
   OrchestrationOptions orchestration;
   if (!options.config_path.empty()) {
     KOPT_ASSIGN_OR_RETURN(orchestration, LoadToolConfig(options.config_path));

@@ -1,5 +1,7 @@
 // `kopt rules`: lists the micro-profiling tools — their inputs, thresholds
-// (with overrides from a config file applied), trigger and relevance.
+// (with overrides from a config file applied), trigger and relevance; with
+// --policy, the static policy of `kopt bench` instead (harness/candidate_policy.h:
+// id, what it matches, why, how to allow).
 #pragma once
 
 #include <ostream>
@@ -12,7 +14,8 @@ namespace kopt {
 struct RulesOptions {
   std::string format = "term";  // term | md | json
   std::string config_path;      // optional tool config (analysis/tool_config.h)
-  std::string tool;             // only this tool; empty: all
+  std::string tool;             // only this tool (with `policy`: this construct); empty: all
+  bool policy = false;          // the candidate policy's table instead of the tools
 };
 
 Status RunRules(const RulesOptions& options, std::ostream& out);

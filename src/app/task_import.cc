@@ -36,12 +36,31 @@ Result<std::vector<std::string>> ProblemFiles(const std::vector<std::string>& pa
   return files;
 }
 
+// InvalidInput when `directory` holds one of `files` with other contents.
+Status RefuseOverwrite(const fs::path& directory,
+                       const std::vector<std::pair<std::string, std::string>>& files,
+                       const std::string& problem_path) {
+  for (const auto& [name, contents] : files) {
+    fs::path existing = directory / name;
+    std::error_code error;
+    if (!fs::exists(existing, error)) continue;
+    Result<std::string> text = ReadWholeFile(existing.string(), contents.size() + 1);
+    if (text.ok() && *text == contents) continue;
+    return InvalidInput(fmt::format(
+        "{}: {} already exists and differs from what this import would write (an edited task, or an "
+        "import with other settings): pass --force to replace it, or --out another directory",
+        problem_path, existing.string()));
+  }
+  return Status::Ok();
+}
+
 Result<std::string> ImportOne(const std::string& path, const TaskImportOptions& options,
                               CommandRunner& runner) {
   KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(path, size_t{4} << 20));
   KOPT_ASSIGN_OR_RETURN(KernelBenchProblem problem, ProbeKernelBenchProblem(path, runner, options.import));
   KOPT_ASSIGN_OR_RETURN(auto files, KernelBenchTaskFiles(problem, source, options.import));
   fs::path directory = fs::path(options.output_directory) / KernelBenchTaskName(problem);
+  if (!options.force) KOPT_RETURN_IF_ERROR(RefuseOverwrite(directory, files, path));
   std::error_code error;
   fs::create_directories(directory, error);
   if (error)
@@ -59,14 +78,22 @@ Result<std::string> ImportOne(const std::string& path, const TaskImportOptions& 
 
 }  // namespace
 
-Status RunTaskImportKernelBench(const TaskImportOptions& options, CommandRunner& runner, std::ostream& out) {
+Status RunTaskImportKernelBench(const TaskImportOptions& given, CommandRunner& runner, std::ostream& out) {
+  TaskImportOptions options = given;
+  if (!options.protocol.empty())
+    KOPT_RETURN_IF_ERROR(ApplyKernelBenchProtocol(options.protocol, options.import));
+  if (!(options.import.timeout_seconds > 0)) {
+    return InvalidInput("--timeout: expected a positive number of seconds per problem");
+  }
   if (options.paths.empty())
     return InvalidInput("import-kernelbench: give a problem file or a level directory");
   if (options.import.inputs != "exercise" && options.import.inputs != "kernelbench") {
     return InvalidInput("--inputs: \"" + options.import.inputs + "\": expected exercise or kernelbench");
   }
-  if (options.import.tolerance != "kernelbench" && options.import.tolerance != "kopt") {
-    return InvalidInput("--tolerance: \"" + options.import.tolerance + "\": expected kernelbench or kopt");
+  if (options.import.tolerance != "kernelbench" && options.import.tolerance != "verified" &&
+      options.import.tolerance != "kopt") {
+    return InvalidInput("--tolerance: \"" + options.import.tolerance +
+                        "\": expected kernelbench, verified or kopt");
   }
   bool from_directory = false;
   KOPT_ASSIGN_OR_RETURN(std::vector<std::string> files, ProblemFiles(options.paths, from_directory));

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/file_io.h"
 #include "fixture_reader.h"
 #include "harness/task_spec.h"
 
@@ -14,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class TaskImport : public ::testing::Test {
  protected:
@@ -66,6 +68,91 @@ TEST_F(TaskImport, BadOptionsAndMissingPathsAreClearErrors) {
   options.import.inputs = "uniform";
   EXPECT_THAT(RunTaskImportKernelBench(options, *runner_, out).message(),
               HasSubstr("--inputs: \"uniform\": expected exercise or kernelbench"));
+}
+
+TEST_F(TaskImport, ASecondImportNeverOverwritesAnEditedTask) {
+  TaskImportOptions options;
+  options.paths = {(FixtureDirectory() / "kernelbench" / "relu_small.py").string()};
+  options.output_directory = out_.string();
+  std::ostringstream out;
+  ASSERT_TRUE(RunTaskImportKernelBench(options, *runner_, out).ok()) << out.str();
+  // The same import again writes the same bytes: allowed.
+  ASSERT_TRUE(RunTaskImportKernelBench(options, *runner_, out).ok()) << out.str();
+  fs::path toml = out_ / "kb_relu_small" / "task.toml";
+  auto original = ReadWholeFile(toml.string());
+  ASSERT_TRUE(original.ok());
+  ASSERT_TRUE(WriteFileAtomically(toml.string(), *original + "# edited by hand\n").ok());
+  ASSERT_TRUE(WriteFileAtomically((out_ / "kb_relu_small" / "mine.cu").string(), "// mine\n").ok());
+  Status refused = RunTaskImportKernelBench(options, *runner_, out);
+  EXPECT_EQ(refused.kind(), ErrorKind::kInvalidInput);
+  EXPECT_THAT(refused.message(), HasSubstr("relu_small.py: " + toml.string() + " already exists"));
+  EXPECT_THAT(refused.message(), HasSubstr("--force"));
+  EXPECT_THAT(*ReadWholeFile(toml.string()), HasSubstr("# edited by hand"));
+  // Other settings differ too.
+  options.protocol = "verified";
+  EXPECT_EQ(RunTaskImportKernelBench(options, *runner_, out).kind(), ErrorKind::kInvalidInput);
+  options.force = true;
+  ASSERT_TRUE(RunTaskImportKernelBench(options, *runner_, out).ok());
+  std::string replaced = *ReadWholeFile(toml.string());
+  EXPECT_THAT(replaced, Not(HasSubstr("# edited by hand")));
+  EXPECT_THAT(replaced, HasSubstr("f32 = { rtol = 1e-3, atol = 1e-3 }"));
+  EXPECT_THAT(*ReadWholeFile((out_ / "kb_relu_small" / "kernelbench.json").string()),
+              HasSubstr("\"protocol\": \"verified\""));
+  EXPECT_TRUE(fs::exists(out_ / "kb_relu_small" / "mine.cu"));
+}
+
+TEST_F(TaskImport, AGetInputsThatNeverReturnsTimesOutNamingTheFile) {
+  TaskImportOptions options;
+  fs::path hanging = FixtureDirectory() / "kernelbench_slow" / "hanging_get_inputs.py";
+  options.paths = {hanging.string(), (FixtureDirectory() / "kernelbench" / "relu_small.py").string()};
+  options.output_directory = out_.string();
+  options.import.timeout_seconds = 8;  // relu_small's probe needs well under this, even on a loaded machine
+  std::ostringstream out;
+  Status status = RunTaskImportKernelBench(options, *runner_, out);
+  EXPECT_EQ(status.kind(), ErrorKind::kWorkFailed) << status.message();
+  EXPECT_THAT(out.str(),
+              HasSubstr("failed   " + hanging.string() + ": reading the problem did not finish within 8 s"));
+  EXPECT_THAT(out.str(), HasSubstr("imported " + (out_ / "kb_relu_small").string()));
+}
+
+TEST_F(TaskImport, ProtocolsSetInputsAndTolerances) {
+  TaskImportOptions options;
+  options.paths = {(FixtureDirectory() / "kernelbench" / "relu_small.py").string()};
+  options.output_directory = out_.string();
+  options.protocol = "fastest";
+  std::ostringstream out;
+  EXPECT_THAT(RunTaskImportKernelBench(options, *runner_, out).message(),
+              HasSubstr("--protocol: \"fastest\": expected kernelbench, verified or kopt"));
+  options.protocol = "kopt";
+  ASSERT_TRUE(RunTaskImportKernelBench(options, *runner_, out).ok());
+  std::string toml = *ReadWholeFile((out_ / "kb_relu_small" / "task.toml").string());
+  EXPECT_THAT(toml, HasSubstr("kopt's (--tolerance kopt)"));
+  EXPECT_THAT(toml, HasSubstr("heavy_tailed"));
+}
+
+// What the LLM programmer is told: the problem file and each argument's place in it.
+TEST_F(TaskImport, TheStatementMapsEveryArgumentToTheProblem) {
+  TaskImportOptions options;
+  options.paths = {(FixtureDirectory() / "kernelbench" / "gemm_bias_relu_small.py").string()};
+  options.output_directory = out_.string();
+  std::ostringstream out;
+  ASSERT_TRUE(RunTaskImportKernelBench(options, *runner_, out).ok()) << out.str();
+  auto statement = LoadKernelBenchStatement((out_ / "kb_gemm_bias_relu_small").string());
+  ASSERT_TRUE(statement.ok()) << statement.status().message();
+  ASSERT_TRUE(statement->has_value());
+  const KernelBenchStatement& problem = **statement;
+  EXPECT_EQ(problem.problem, "gemm_bias_relu_small");
+  EXPECT_THAT(problem.source, HasSubstr("def forward("));
+  ASSERT_EQ(problem.argument_lines.size(), 4u);
+  EXPECT_THAT(problem.argument_lines[0], HasSubstr(": get_inputs()[0], forward's argument 0"));
+  EXPECT_THAT(problem.argument_lines[1], HasSubstr("`bias` f32"));
+  EXPECT_THAT(problem.argument_lines[1], HasSubstr("the model's parameter or buffer `bias`"));
+  EXPECT_THAT(problem.argument_lines[3], HasSubstr("`out` f32"));
+  EXPECT_THAT(problem.argument_lines[3], HasSubstr("forward's result"));
+  // A native task has none.
+  auto native = LoadKernelBenchStatement((FixtureDirectory() / "kernelbench").string());
+  ASSERT_TRUE(native.ok());
+  EXPECT_FALSE(native->has_value());
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #include "cli/commands.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -20,6 +23,7 @@
 #include "app/optimize.h"
 #include "app/plan.h"
 #include "app/rules.h"
+#include "app/suite.h"
 #include "app/task_import.h"
 #include "core/interrupt.h"
 #include "core/subprocess.h"
@@ -50,83 +54,128 @@ CLI::Validator NonNegative() {
       "NUMBER >= 0", "NonNegative");
 }
 
-bool ColorWanted() {
+// -o FILE of a command that writes one report: "-" (or leaving it out) is stdout.
+void AddReportOutputOption(CLI::App& command, std::string& output_path) {
+  command
+      .add_option(
+          "--output,-o", output_path,
+          "Write the report to FILE instead of stdout (\"-\": stdout); its extension (.txt, .md, .json, "
+          ".html) picks the format unless -f does")
+      ->transform([](const std::string& value) { return value == "-" ? std::string() : value; });
+}
+
+// --color WHEN of the commands that colour a terminal report: auto (the default) colours when stdout is
+// a terminal and NO_COLOR is unset or empty (no-color.org); always and never override both.
+void AddColorOption(CLI::App& command, std::string& when) {
+  command
+      .add_option("--color", when,
+                  "Colour the terminal report: auto, always or never (auto honours NO_COLOR)")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+// The columns of the terminal on stdout; 100 when stdout is no terminal (a file or pipe gets the same
+// report wherever it is made).
+int TerminalWidth() {
+  winsize size{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return size.ws_col;
+  return 100;
+}
+
+bool ColorWanted(const std::string& when) {
+  if (when == "always") return true;
+  if (when == "never") return false;
   const char* no_color = std::getenv("NO_COLOR");
   return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+}
+
+// The live-collection options `kopt explain` and `kopt diff` share (analysis/collection_settings.h).
+void AddCollectionOptions(CLI::App& command, CollectionSettings& settings) {
+  command
+      .add_option(
+          "--set", settings.section_set,
+          "Live collection: \"targeted\" (the metrics kopt's analysis reads, one fast ncu pass) or an "
+          "ncu section set such as \"full\"")
+      ->capture_default_str();
+  command
+      .add_option("--launches-per-kernel", settings.launches_per_configuration,
+                  "Live collection: profile the first N launches of each kernel launch configuration under "
+                  "ncu (the launch timeline still times every launch); 0: every launch")
+      ->check(NonNegative())
+      ->capture_default_str();
 }
 
 std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std::string>& program_argv) {
   auto options = std::make_shared<ExplainOptions>();
   auto targets = std::make_shared<std::vector<std::string>>();
+  auto color = std::make_shared<std::string>("auto");
+  AddColorOption(command, *color);
   command.add_option(
       "target", *targets,
       "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file; several "
       "(versions of one operation, ranked), or a directory / glob / multi-kernel export with --sweep");
-  command.add_option("--sweep", options->sweep,
+  command.add_option("--sweep", options->series.sweep,
                      "Treat the profiles as a sweep of parameter NAME (values from file names NAME=VALUE, "
                      "a sweep.csv sidecar, or the launch configuration: block, grid)");
-  command.add_option("--sweep-values", options->sweep_values_path,
+  command.add_option("--sweep-values", options->series.sweep_values_path,
                      "CSV sidecar of the sweep: a file (or launch) column and parameter columns");
   command.add_option(
       "--format,-f", options->format,
       "Output format: term, md, json, html or feedback (compact, for an LLM programmer agent); "
       "default: from -o's extension (.html, .md, .json), else term");
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
-  command.add_option("--kernel,-k", options->kernel_regex,
+  AddReportOutputOption(command, options->output_path);
+  command.add_option("--kernel,-k", options->settings.profile.kernel_regex,
                      "Only kernels whose demangled name matches REGEX (case-insensitive unless REGEX has an "
                      "upper-case letter)");
-  command.add_option("--launch-skip", options->launch_skip, "Skip the first N matching launches")
+  command
+      .add_option("--launch-skip", options->settings.profile.launch_skip,
+                  "Skip the first N matching launches")
       ->check(NonNegative());
-  command.add_option("--launch-count", options->launch_count, "Keep at most N matching launches (0: all)")
+  command
+      .add_option("--launch-count", options->settings.profile.launch_count,
+                  "Keep at most N matching launches (0: all)")
       ->check(NonNegative());
-  command.add_option("--sass", options->sass_path, "SASS listing (cuobjdump -sass) for a CSV profile");
-  command.add_option("--ptxas", options->ptxas_path, "ptxas report (nvcc -Xptxas -v) for a CSV profile");
-  command.add_option("--source-page", options->source_page_path,
+  command.add_option("--sass", options->settings.profile.sass_path,
+                     "SASS listing (cuobjdump -sass) for a CSV profile");
+  command.add_option("--ptxas", options->settings.profile.ptxas_path,
+                     "ptxas report (nvcc -Xptxas -v) for a CSV profile");
+  command.add_option("--source-page", options->settings.profile.source_page_path,
                      "ncu source page (--page source --csv --print-source sass) for a CSV profile");
-  command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
-  command.add_option("--work-dir", options->work_directory,
+  command.add_option("--gpu", options->settings.gpu,
+                     "GPU spec row to use (key or device name; see kopt gpus)");
+  command.add_option("--work-dir", options->settings.profile.work_directory,
                      "Live collection: where the profile bundle is written (default kopt-profile-<name>)");
-  command
-      .add_option(
-          "--set", options->section_set,
-          "Live collection: \"targeted\" (the metrics kopt's analysis reads, one fast ncu pass) or an "
-          "ncu section set such as \"full\"")
-      ->capture_default_str();
-  command
-      .add_option("--launches-per-kernel", options->launches_per_kernel,
-                  "Live collection: profile the first N launches of each kernel launch configuration under "
-                  "ncu (the launch timeline still times every launch); 0: every launch")
-      ->check(NonNegative())
-      ->capture_default_str();
-  command.add_option("--timeline", options->timeline_path,
+  AddCollectionOptions(command, options->settings.profile.collection);
+  command.add_option("--timeline", options->settings.profile.timeline_path,
                      "Launch timeline (kopt's CUPTI JSON lines) for a CSV profile (default: timeline*.jsonl "
                      "beside it); live collection: \"none\" skips the timeline run");
-  command.add_option("--config", options->config_path,
+  command.add_option("--config", options->settings.config_path,
                      "Tool configuration (TOML): threshold overrides, see kopt rules");
   command.add_option(
-      "--ceilings", options->ceilings_path,
+      "--ceilings", options->settings.ceilings_path,
       "Measured ceilings (kopt calibrate): a table file or a directory of them; \"none\": peaks only "
       "(default: $KOPT_CEILINGS_DIR or ~/.local/share/kopt/ceilings)");
-  command.add_option("--energy-model", options->energy_model_path,
+  command.add_option("--energy-model", options->settings.energy_model_path,
                      "Energy model coefficients (docs/energy.md): a *.energy.toml file or a directory of "
                      "them; \"none\": no energy section (default: $KOPT_CEILINGS_DIR, then the table shipped "
                      "for the GPU)");
   command.add_flag("--verbose,-v", options->verbose,
                    "Include every detail (with --llm: log every LLM call to stderr)");
   command.add_option(
-      "--source", options->source_path,
+      "--source", options->settings.source_path,
       "Kernel source (.cu) for the hypotheses and the LLM (default: TARGET when it is a .cu file)");
-  command.add_flag("--hypotheses", options->hypotheses,
+  command.add_flag("--hypotheses", options->settings.hypotheses,
                    "Predict bottlenecks from the source, SASS and ptxas report, then confirm or refute them");
   command.add_flag(
-      "--llm", options->llm,
+      "--llm", options->settings.llm.narrative,
       "Add a narrative written by an LLM, every number checked against the evidence (docs/explain-llm.md)");
-  command.add_option("--llm-config", options->llm_config_path,
+  command.add_option("--llm-config", options->settings.llm.config_path,
                      "LLM configuration (TOML, [llm] table; docs/llm.md)");
-  auto* record = command.add_option("--llm-record", options->llm_record_path,
+  auto* record = command.add_option("--llm-record", options->settings.llm.record_path,
                                     "Record every LLM exchange to this transcript (JSON lines)");
   command
-      .add_option("--llm-replay", options->llm_replay_path,
+      .add_option("--llm-replay", options->settings.llm.replay_path,
                   "Answer LLM calls from this transcript only (no network, no key)")
       ->excludes(record);
   command.footer(
@@ -134,24 +183,29 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "explain tests/fixtures/h200/uncoalesced_loads/raw.csv\n"
       "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096\n"
       "  kopt explain raw.csv --llm --llm-config llm.toml");
-  return [options, targets, &program_argv]() {
-    options->program_argv = program_argv;
+  return [options, targets, color, &program_argv]() {
+    options->settings.profile.program_argv = program_argv;
     if (!targets->empty()) {
-      options->target = targets->front();
-      options->more_targets.assign(targets->begin() + 1, targets->end());
+      options->settings.profile.target = targets->front();
+      options->series.more_targets.assign(targets->begin() + 1, targets->end());
     }
-    if (options->target.empty() && options->program_argv.empty()) {
+    if (options->settings.profile.target.empty() && options->settings.profile.program_argv.empty()) {
       return InvalidInput("explain needs a TARGET (a profile, a .cu file) or a program after --");
     }
-    if (!options->target.empty() && !options->program_argv.empty()) {
+    if (!options->settings.profile.target.empty() && !options->settings.profile.program_argv.empty()) {
       return InvalidInput("explain takes a TARGET or a program after --, not both");
     }
-    bool llm_options = !options->llm_config_path.empty() || !options->llm_record_path.empty() ||
-                       !options->llm_replay_path.empty();
-    if (llm_options && !options->llm) {
+    bool llm_options = !options->settings.llm.config_path.empty() ||
+                       !options->settings.llm.record_path.empty() ||
+                       !options->settings.llm.replay_path.empty();
+    if (llm_options && !options->settings.llm.narrative) {
       return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     }
-    options->color = ColorWanted();
+    // --timeline none: no timeline run for a live collection (a CSV's timeline file stays "none").
+    if (options->settings.profile.timeline_path == "none")
+      options->settings.profile.collection.timeline = false;
+    options->color = ColorWanted(*color);
+    options->width = TerminalWidth();
     options->progress = isatty(STDERR_FILENO);
     auto runner = MakeSystemCommandRunner();
     return RunExplain(*options, *runner, std::cout);
@@ -160,35 +214,46 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
 
 std::function<Status()> DeclareDiff(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<DiffOptions>();
-  command.add_option("before", options->before, "The profile before the change (anything explain accepts)")
+  command
+      .add_option("before", options->settings.before,
+                  "The profile before the change (anything explain accepts)")
       ->required();
-  command.add_option("after", options->after, "The profile after the change")->required();
+  command.add_option("after", options->settings.after, "The profile after the change")->required();
   command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
       ->capture_default_str();
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
-  command.add_option("--kernel,-k", options->kernel_regex, "Only kernels whose demangled name matches REGEX");
+  AddReportOutputOption(command, options->output_path);
+  command.add_option("--kernel,-k", options->settings.profile.kernel_regex,
+                     "Only kernels whose demangled name matches REGEX");
   command.add_option(
-      "--pair", options->pairs,
+      "--pair", options->settings.pairs,
       "Pair kernels by hand: BEFORE=AFTER, each a name regex or #N (launch index from 0); repeatable");
-  command.add_option("--metrics", options->moved_metrics, "Moved metrics listed per pair")
+  command.add_option("--metrics", options->settings.moved_metrics, "Moved metrics listed per pair")
       ->capture_default_str();
-  command.add_option("--gpu", options->gpu, "GPU spec row to use (key or device name; see kopt gpus)");
-  command.add_option("--config", options->config_path, "Tool configuration (TOML): threshold overrides");
-  command.add_flag("--verbose,-v", options->verbose, "With --llm: log every LLM call to stderr");
-  command.add_flag("--llm", options->llm,
+  command.add_option("--gpu", options->settings.gpu,
+                     "GPU spec row to use (key or device name; see kopt gpus)");
+  command.add_option("--config", options->settings.config_path,
+                     "Tool configuration (TOML): threshold overrides");
+  AddCollectionOptions(command, options->settings.profile.collection);
+  command.add_flag("--verbose,-v", options->settings.llm.verbose, "With --llm: log every LLM call to stderr");
+  command.add_flag("--llm", options->settings.llm.narrative,
                    "Add a narrative written by an LLM, every number checked against the comparison");
-  command.add_option("--llm-config", options->llm_config_path, "LLM configuration (TOML, [llm] table)");
-  auto* record = command.add_option("--llm-record", options->llm_record_path, "Record every LLM exchange");
-  command.add_option("--llm-replay", options->llm_replay_path, "Answer LLM calls from this transcript only")
+  command.add_option("--llm-config", options->settings.llm.config_path,
+                     "LLM configuration (TOML, [llm] table)");
+  auto* record =
+      command.add_option("--llm-record", options->settings.llm.record_path, "Record every LLM exchange");
+  command
+      .add_option("--llm-replay", options->settings.llm.replay_path,
+                  "Answer LLM calls from this transcript only")
       ->excludes(record);
   command.footer(
       "Examples:\n  kopt diff before.csv after.csv\n  kopt diff ref/raw.csv cand/raw.csv -f html -o "
       "diff.html\n"
       "  kopt diff a.csv b.csv --pair 'reduce_pass1=#0'");
   return [options]() {
-    bool llm_options = !options->llm_config_path.empty() || !options->llm_record_path.empty() ||
-                       !options->llm_replay_path.empty();
-    if (llm_options && !options->llm)
+    bool llm_options = !options->settings.llm.config_path.empty() ||
+                       !options->settings.llm.record_path.empty() ||
+                       !options->settings.llm.replay_path.empty();
+    if (llm_options && !options->settings.llm.narrative)
       return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
     auto runner = MakeSystemCommandRunner();
     return RunDiff(*options, *runner, std::cout, std::cerr);
@@ -294,6 +359,10 @@ std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::s
   command.add_option("--format,-f", options->format, "Output format: term, md or json")
       ->capture_default_str();
   command.add_option("--config", options->config_path, "Tool configuration (TOML) whose overrides to show");
+  command.add_flag(
+      "--policy", options->policy,
+      "List the static policy of kopt bench instead: the constructs a candidate may not use, why, "
+      "and how to allow one");
   return [options]() { return RunRules(*options, std::cout); };
 }
 
@@ -315,6 +384,34 @@ void AddMeasureOptions(CLI::App& command, MeasureSettings& settings) {
       .add_option("--timing-seconds", settings.timing_seconds, "Stop timing after this much time, seconds")
       ->capture_default_str();
   command.add_flag("--warm", settings.warm, "Warm-cache timing (no L2 flush before each sample)");
+  command
+      .add_option_function<std::vector<std::string>>(
+          "--allow",
+          [&settings](const std::vector<std::string>& names) {
+            for (const std::string& name : names) settings.policy_allow.insert(*ParsePolicyConstruct(name));
+          },
+          "Let candidates use a construct the static policy screens out (threads, host_wait, ...; kopt rules "
+          "--policy lists them); repeatable")
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            return ParsePolicyConstruct(name)
+                       ? std::string()
+                       : "\"" + name +
+                             "\" is not a policy construct; expected one of: " + PolicyConstructList();
+          },
+          "CONSTRUCT"));
+  command
+      .add_option("--input-scale", settings.inputs.scale,
+                  "Scale every floating-point input by this factor (3, 0.01; -1 negates); default 1")
+      ->capture_default_str();
+  command
+      .add_option("--input-shape", settings.inputs.shape,
+                  "Input values' shape: declared (the task's initialisers) or heavy_tailed (Student-t of the "
+                  "declared spread)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, InputShape>{{"declared", InputShape::kDeclared},
+                                            {"heavy_tailed", InputShape::kHeavyTailed}},
+          CLI::ignore_case));
   command.add_option("--arch", settings.arch, "nvcc architecture, e.g. sm_90a (default: the GPU's)");
   command.add_option("--include-dir", settings.include_directories,
                      "Add DIR to every compile's include path (-I DIR); repeatable");
@@ -338,7 +435,7 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
                      "Candidate .cu files (default: TASK_DIR/candidates/*.cu)");
   command.add_option("--format,-f", options->format,
                      "Output format: term, md or json; default: from -o's extension (.md, .json), else term");
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  AddReportOutputOption(command, options->output_path);
   command.add_option("--seed", *seed, "Derive the seeds from this number (reproduce a run; default: random)")
       ->check(NonNegative());
   command.add_flag("!--no-time", options->measure.time, "Check correctness only, do not time");
@@ -444,6 +541,8 @@ Status ResolveOptimizeCommandLine(OptimizeCommandLine& line, CLI::App& command) 
 
 std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std::string>&) {
   auto line = std::make_shared<OptimizeCommandLine>();
+  auto color = std::make_shared<std::string>("auto");
+  AddColorOption(command, *color);
   OptimizeSettings& settings = line->options.settings;
   command.add_option("task", line->task, "Task directory (task.toml + reference.cu); optional with --resume");
   command.add_option("seeds", settings.seed_candidate_paths, "Seed candidate .cu files, evaluated first");
@@ -452,9 +551,9 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   command.add_option("--script", settings.script_directory,
                      "Scripted generator: directory of .cu files or a script.toml (docs/optimize.md)");
   command
-      .add_option(
-          "--search", line->search,
-          "Search policy: mcts, greedy, beam or random; auto: greedy for --generator builtin, else mcts")
+      .add_option("--search", line->search,
+                  "Search policy: mcts, greedy, beam, random or sampling; auto: greedy for --generator "
+                  "builtin, else mcts")
       ->capture_default_str();
   command
       .add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")
@@ -488,7 +587,7 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   command.add_option("--llm-replay", settings.llm_replay_path, "Serve the LLM answers from this transcript");
   command.add_option("--format,-f", line->options.format, "Final report: term, md, json or html")
       ->capture_default_str();
-  command.add_option("--output,-o", line->options.output_path, "Write the final report to FILE");
+  AddReportOutputOption(command, line->options.output_path);
   command.add_flag("--quiet,-q", line->options.quiet, "No progress lines");
   AddMeasureOptions(command, settings.measure);
   command.footer(
@@ -497,14 +596,142 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
       "  kopt optimize examples/tasks/softmax --generator scripted --script my_candidates/\n"
       "  kopt optimize examples/tasks/gelu --generator llm --llm-config llm.toml --max-evaluations 40\n"
       "  kopt optimize --resume 3");
-  return [line, &command]() -> Status {
+  return [line, color, &command]() -> Status {
     KOPT_RETURN_IF_ERROR(ResolveOptimizeCommandLine(*line, command));
     auto runner = MakeSystemCommandRunner();
     OptimizeCommandEnvironment environment;
     environment.measure = DefaultMeasureEnvironment(*runner);
     environment.progress = &std::cerr;
-    line->options.color = ColorWanted();
+    line->options.color = ColorWanted(*color);
     return RunOptimize(line->options, environment, std::cout);
+  };
+}
+
+// `kopt suite TASKS... [-- OPTIMIZE FLAGS]` and `kopt suite status`.
+struct SuiteCommandLine {
+  SuiteOptions options;
+  SuiteStatusOptions status;
+  std::string devices = "0";
+  std::string control = "none";
+  std::string executor = "local";
+  std::string partition, account, qos, time_limit, environment_setup;
+  int gpus_per_task = 1;
+  long long max_evaluations = 20, max_llm_tokens = -1, seed = -1;
+  double max_seconds = -1, max_gpu_seconds = -1, max_llm_cost = -1;
+};
+
+Status ResolveSuiteCommandLine(SuiteCommandLine& line, CLI::App& command) {
+  SuiteOptimizeOptions& optimize = line.options.optimize;
+  KOPT_ASSIGN_OR_RETURN(line.options.devices, ParseDevices(line.devices));
+  KOPT_ASSIGN_OR_RETURN(line.options.executor, ParseSuiteExecutorKind(line.executor));
+  SlurmFlags& slurm = line.options.slurm;
+  if (command.count("--partition")) slurm.partition = line.partition;
+  if (command.count("--account")) slurm.account = line.account;
+  if (command.count("--qos")) slurm.qos = line.qos;
+  if (command.count("--time")) slurm.time_limit = line.time_limit;
+  if (command.count("--env-setup")) slurm.environment_setup = line.environment_setup;
+  if (command.count("--gpus-per-task")) slurm.gpus_per_task = line.gpus_per_task;
+  if (line.options.executor != SuiteExecutorKind::kSlurm &&
+      (command.count("--partition") || command.count("--account") || command.count("--qos") ||
+       command.count("--time") || command.count("--env-setup") || command.count("--gpus-per-task") ||
+       command.count("--sbatch-option") || command.count("--config"))) {
+    return InvalidInput(
+        "--partition, --account, --qos, --time, --gpus-per-task, --sbatch-option, --env-setup and "
+        "--config are for --executor slurm");
+  }
+  if (line.control != "none" && line.control != "random")
+    return InvalidInput("--control: \"" + line.control + "\": expected none or random");
+  optimize.random_control = line.control == "random";
+  if (line.seed >= 0) optimize.seed = static_cast<uint64_t>(line.seed);
+  optimize.budget.max_evaluations = line.max_evaluations;
+  if (command.count("--max-seconds")) optimize.budget.max_seconds = line.max_seconds;
+  if (command.count("--max-gpu-seconds")) optimize.budget.max_gpu_seconds = line.max_gpu_seconds;
+  if (command.count("--max-llm-cost")) optimize.budget.max_llm_cost_usd = line.max_llm_cost;
+  if (command.count("--max-llm-tokens")) optimize.budget.max_llm_tokens = line.max_llm_tokens;
+  return Status::Ok();
+}
+
+std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::string>& optimize_flags) {
+  auto line = std::make_shared<SuiteCommandLine>();
+  SuiteOptions& options = line->options;
+  SuiteOptimizeOptions& optimize = options.optimize;
+  optimize.extra_arguments = optimize_flags;
+  command.add_option(
+      "tasks", options.tasks,
+      "Task directories, level directories, list files or globs (none: resume the suite --name)");
+  command
+      .add_option("--workspace,-w", options.workspace,
+                  "Workspace directory (the suite is in WORKSPACE/suites/NAME)")
+      ->capture_default_str();
+  command.add_option("--name", options.name, "The suite's name: the same name resumes it")
+      ->capture_default_str();
+  command
+      .add_option("--devices", line->devices, "CUDA ordinals of this host, e.g. 0,1 (one problem per GPU)")
+      ->capture_default_str();
+  command
+      .add_option("--executor", line->executor,
+                  "Where problems run: local (--devices) or slurm (docs/slurm.md)")
+      ->capture_default_str();
+  command.add_option("--config", options.config_path, "Suite configuration (TOML) with a [slurm] table")
+      ->check(CLI::ExistingFile);
+  command.add_option("--partition", line->partition, "Slurm: sbatch --partition");
+  command.add_option("--account", line->account, "Slurm: sbatch --account");
+  command.add_option("--qos", line->qos, "Slurm: sbatch --qos");
+  command.add_option("--time", line->time_limit,
+                     "Slurm: each job's time limit (sbatch --time, e.g. 04:00:00)");
+  command.add_option("--gpus-per-task", line->gpus_per_task, "Slurm: GPUs of each problem's job (default 1)")
+      ->check(NonNegative());
+  command.add_option("--sbatch-option", options.slurm.extra_sbatch_options,
+                     "Slurm: another sbatch option, verbatim (repeatable), e.g. --sbatch-option=--mem=64G");
+  command.add_option("--env-setup", line->environment_setup,
+                     "Slurm: a shell line run in each job first, e.g. 'module load cuda/12.4'");
+  command.add_option("--generator,-g", optimize.generator, "Candidate generator: scripted, llm or builtin")
+      ->capture_default_str();
+  command.add_option("--script", optimize.script_directory,
+                     "Scripted generator's answers (docs/optimize.md)");
+  command
+      .add_option("--search", optimize.search, "Search policy: mcts, greedy, beam, random, sampling or auto")
+      ->capture_default_str();
+  command
+      .add_option("--feedback", optimize.feedback,
+                  "What the generator is shown: diagnosis, raw, none, explanation or diagnosis+explanation")
+      ->capture_default_str();
+  command
+      .add_option("--control", line->control,
+                  "random: the random-sampling control at the same budget (independent samples, no feedback)")
+      ->capture_default_str();
+  command.add_flag("!--no-profile", optimize.profile, "Do not profile candidates (no feedback)");
+  command.add_option("--llm-config", optimize.llm_config_path, "LLM configuration (TOML, docs/llm.md)");
+  command.add_option("--seed", line->seed, "Every problem's seed")->check(NonNegative());
+  command
+      .add_option("--max-evaluations", line->max_evaluations, "Per problem: stop after this many evaluations")
+      ->capture_default_str();
+  command.add_option("--max-seconds", line->max_seconds, "Per problem: wall time, seconds");
+  command.add_option("--max-gpu-seconds", line->max_gpu_seconds, "Per problem: GPU child time, seconds");
+  command.add_option("--max-llm-cost", line->max_llm_cost, "Per problem: LLM cost, USD");
+  command.add_option("--max-llm-tokens", line->max_llm_tokens, "Per problem: LLM tokens");
+  command.add_option("--format,-f", options.format, "Final table: term, md, json or html")
+      ->capture_default_str();
+  command.add_option("--output,-o", options.output_path, "Write the final table to FILE");
+  command.add_flag("--quiet,-q", options.quiet, "No progress lines");
+  CLI::App* status = command.add_subcommand("status", "The table so far of a suite (running or interrupted)");
+  status->add_option("--workspace,-w", line->status.workspace, "Workspace directory")->capture_default_str();
+  status->add_option("--name", line->status.name, "The suite's name")->capture_default_str();
+  status->add_option("--format,-f", line->status.format, "term, md, json or html")->capture_default_str();
+  status->add_option("--output,-o", line->status.output_path, "Write the table to FILE");
+  command.footer(
+      "Flags after -- go to every problem's kopt optimize unchanged (e.g. -- --arch sm_90a --timeout 30).\n"
+      "Resume after a kill: the same command again (or kopt suite --name NAME). Exit status: 0 when every "
+      "problem ended (failures are rows of the table), 2 on bad input.\n\nExamples:\n"
+      "  kopt suite tasks/kb_level1_* --generator llm --llm-config llm.toml --max-evaluations 30 --devices "
+      "0,1\n"
+      "  kopt suite tasks/ --name ablation --feedback none\n"
+      "  kopt suite status -f html -o suite.html\n"
+      "  kopt suite tasks/ --executor slurm --config cluster.toml --partition gpu --time 04:00:00");
+  return [line, &command, status]() -> Status {
+    if (status->parsed()) return RunSuiteStatus(line->status, std::cout);
+    KOPT_RETURN_IF_ERROR(ResolveSuiteCommandLine(*line, command));
+    return RunSuiteCommand(line->options, std::cout, &std::cerr);
   };
 }
 
@@ -515,7 +742,7 @@ std::function<Status()> DeclareReport(CLI::App& command, const std::vector<std::
   command.add_option("--workspace,-w", options->workspace, "Workspace directory")->capture_default_str();
   command.add_option("--format,-f", options->format, "Output format: term, md, json or html")
       ->capture_default_str();
-  command.add_option("--output,-o", options->output_path, "Write the report to FILE instead of stdout");
+  AddReportOutputOption(command, options->output_path);
   return [options, run]() {
     if (*run >= 0) options->run = *run;
     return RunReport(*options, std::cout);
@@ -532,14 +759,29 @@ std::function<Status()> DeclareTask(CLI::App& command, const std::vector<std::st
       ->required();
   import->add_option("--out,-o", options->output_directory, "Where the task directories go")
       ->capture_default_str();
+  CLI::Option* inputs =
+      import
+          ->add_option("--inputs", options->import.inputs,
+                       "exercise (Student-t inputs: negatives, outliers) or kernelbench (the problem's own)")
+          ->capture_default_str();
+  CLI::Option* tolerance = import
+                               ->add_option("--tolerance", options->import.tolerance,
+                                            "kernelbench (its eval.py: 1e-4 for fp32), verified "
+                                            "(KernelBench-Verified: 1e-3) or kopt (kopt's stricter defaults)")
+                               ->capture_default_str();
   import
-      ->add_option("--inputs", options->import.inputs,
-                   "exercise (Student-t inputs: negatives, outliers) or kernelbench (the problem's own)")
-      ->capture_default_str();
+      ->add_option("--protocol", options->protocol,
+                   "kernelbench (its inputs and tolerances), verified (its inputs, fp32 1e-3) or kopt "
+                   "(exercising inputs, kopt's tolerances); sets --inputs and --tolerance")
+      ->excludes(inputs)
+      ->excludes(tolerance);
   import
-      ->add_option("--tolerance", options->import.tolerance,
-                   "kernelbench (its eval.py: 1e-4 for fp32) or kopt (kopt's stricter defaults)")
+      ->add_option(
+          "--timeout", options->import.timeout_seconds,
+          "Seconds to read one problem (its get_inputs, Model and forward); past it that problem fails")
       ->capture_default_str();
+  import->add_flag("--force", options->force,
+                   "Replace kopt's files of an existing task directory that differs (an edited task)");
   import->add_option("--python", options->import.python, "Python 3 interpreter (no PyTorch needed)")
       ->capture_default_str();
   import->footer(
@@ -588,6 +830,8 @@ const std::vector<Command>& CommandTable() {
       {"optimize", "Search for a faster kernel: generate, verify, time, profile, diagnose, repeat",
        DeclareOptimize},
       {"report", "Render a stored kopt optimize run", DeclareReport},
+      {"suite", "Optimize a set of tasks (a KernelBench level, a list, a glob): resumable, fast_p table",
+       DeclareSuite},
       {"task", "Task tools: import-kernelbench (KernelBench problems as kopt tasks)", DeclareTask},
       {"diff", "Explain what changed between two profiles: time attributed to its causes, findings",
        DeclareDiff},
@@ -607,7 +851,8 @@ const std::vector<Command>& CommandTable() {
 
 int RunCommandLine(int argc, char** argv) {
   CLI::App app{"kopt: explains and optimizes CUDA kernels", "kopt"};
-  app.set_version_flag("--version", std::string("kopt ") + KOPT_VERSION);
+  app.set_version_flag("--version",
+                       std::string("kopt ") + KOPT_VERSION + " (commit " + KOPT_GIT_COMMIT + ")");
   app.require_subcommand(1);
   // Everything after `--` is a program to profile; CLI11 never sees it.
   std::vector<std::string> arguments(argv + 1, argv + argc);
@@ -646,6 +891,10 @@ int RunCommandLine(int argc, char** argv) {
   // After Ctrl-C the command may end early because its children were killed: what it would print is
   // not true; the interrupt handler prints what happened and exits (core/interrupt.h).
   AwaitInterruptExit();
+  // A report that did not reach stdout (`> /dev/full`, a closed pipe) is a failed command.
+  if (!std::cout.flush() && status.ok()) {
+    status = InvalidInput("standard output: write failed: " + std::string(std::strerror(errno)));
+  }
   // Messages quote input files, compilers and servers: sanitized.
   if (!status.ok()) std::cerr << "kopt: error: " << SanitizeLinesForTerminal(status.message()) << "\n";
   return ExitCodeFor(status);

@@ -161,6 +161,36 @@ std::optional<long long> ParseInteger(std::string_view text) {
   return value;
 }
 
+std::string CountText(size_t count, std::string_view singular, std::string_view plural) {
+  return std::to_string(count) + " " + std::string(count == 1 ? singular : plural);
+}
+
+std::optional<CompressionFormat> RecognizeCompression(std::string_view bytes) {
+  struct Magic {
+    std::string_view bytes;
+    CompressionFormat format;
+  };
+  static constexpr Magic kMagics[] = {
+      {std::string_view("\x1f\x8b", 2), {"gzip", "gzip -dk FILE"}},
+      {"BZh", {"bzip2", "bzip2 -dk FILE"}},
+      {std::string_view("\xfd"
+                        "7zXZ\x00",
+                        6),
+       {"xz", "xz -dk FILE"}},
+      {std::string_view("\x28\xb5\x2f\xfd", 4), {"zstd", "zstd -d FILE"}},
+      {std::string_view("PK\x03\x04", 4), {"zip", "unzip FILE"}},
+  };
+  for (const Magic& magic : kMagics) {
+    if (bytes.substr(0, magic.bytes.size()) == magic.bytes) return magic.format;
+  }
+  return std::nullopt;
+}
+
+std::string_view StripUtf8ByteOrderMark(std::string_view bytes) {
+  constexpr std::string_view kMark = "\xEF\xBB\xBF";
+  return bytes.substr(0, kMark.size()) == kMark ? bytes.substr(kMark.size()) : bytes;
+}
+
 bool LooksBinary(std::string_view bytes) {
   std::string_view head = bytes.substr(0, 8192);
   size_t i = 0;

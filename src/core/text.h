@@ -45,6 +45,22 @@ std::optional<int64_t> ParseSignedInteger(std::string_view text);
 // first few kilobytes): used to reject binary files with a clear message.
 bool LooksBinary(std::string_view bytes);
 
+// A compressed file's format, recognized by its magic bytes: name ("gzip")
+// and the command that decompresses FILE beside itself ("gzip -dk FILE").
+struct CompressionFormat {
+  std::string_view name;
+  std::string_view decompress_command;
+};
+// The format `bytes` start with (gzip, bzip2, xz, zstd, zip), or nullopt.
+std::optional<CompressionFormat> RecognizeCompression(std::string_view bytes);
+
+// The bytes without a leading UTF-8 byte order mark (EF BB BF), as some
+// editors and spreadsheet programs write CSV.
+std::string_view StripUtf8ByteOrderMark(std::string_view bytes);
+
+// "1 launch", "3 launches": the count with the noun in its number.
+std::string CountText(size_t count, std::string_view singular, std::string_view plural);
+
 // Shortens `text` to at most `max_chars` characters, marking the cut with "…".
 std::string Abbreviate(std::string_view text, size_t max_chars);
 

@@ -1,6 +1,7 @@
 #include "harness/kernelbench_task.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/file_io.h"
 #include "core/text.h"
 #include "harness/kernelbench_resources.h"
 #include "harness/task_names.h"
@@ -55,6 +57,16 @@ Result<std::string> DtypeOf(const nlohmann::json& value, const std::string& wher
     return InvalidInput(where + ".dtype: expected one of f64 f32 f16 bf16 i64 i32 u8");
   }
   return value.get<std::string>();
+}
+
+// "bool" when the probe marked a tensor as PyTorch bool carried as u8; "" otherwise.
+Result<std::string> TorchDtypeOf(const nlohmann::json& value, const std::string& dtype,
+                                 const std::string& where) {
+  if (!value.contains("torch_dtype")) return std::string();
+  if (value["torch_dtype"] != "bool" || dtype != "u8") {
+    return InvalidInput(where + ".torch_dtype: expected \"bool\" on a u8 tensor");
+  }
+  return std::string("bool");
 }
 
 bool IsFloating(const std::string& dtype) {
@@ -193,6 +205,7 @@ std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportO
       options.inputs == "exercise" ? "kopt's exercising distributions (--inputs exercise)"
                                    : "the problem's own distributions (--inputs kernelbench)",
       options.tolerance == "kernelbench" ? "KernelBench's (--tolerance kernelbench)"
+      : options.tolerance == "verified"  ? "KernelBench-Verified's (--tolerance verified)"
                                          : "kopt's (--tolerance kopt)",
       TomlString(KernelBenchTaskName(problem)),
       TomlString(fmt::format("KernelBench {}{} (PyTorch reference)",
@@ -224,6 +237,11 @@ std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportO
     toml +=
         "[tolerance]   # KernelBench eval.py: allclose(atol = rtol = 1e-4) for fp32, 1e-2 for fp16/bf16\n"
         "f32 = { rtol = 1e-4, atol = 1e-4 }\nf16 = { rtol = 1e-2, atol = 1e-2 }\n"
+        "bf16 = { rtol = 1e-2, atol = 1e-2 }\n\n";
+  } else if (options.tolerance == "verified") {
+    toml +=
+        "[tolerance]   # KernelBench-Verified: 1e-3 for fp32, 1e-2 for fp16/bf16\n"
+        "f32 = { rtol = 1e-3, atol = 1e-3 }\nf16 = { rtol = 1e-2, atol = 1e-2 }\n"
         "bf16 = { rtol = 1e-2, atol = 1e-2 }\n\n";
   }
   toml += "[check]\nseeds = 5     # KernelBench's num_correct_trials; kopt draws fresh seeds every run\n";
@@ -270,6 +288,7 @@ nlohmann::json ArgumentsJson(const std::vector<KernelBenchArgument>& arguments) 
     if (!a.init.is_null()) item["init"] = a.init;
     if (!a.value.is_null()) item["value"] = a.value;
     if (!a.note.empty()) item["note"] = a.note;
+    if (!a.torch_dtype.empty()) item["torch_dtype"] = a.torch_dtype;
     list.push_back(std::move(item));
   }
   return list;
@@ -332,6 +351,7 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
       argument.init = InitFor(argument, input["init"], options, argument.note);
       if (input.contains("init_note") && argument.note.empty())
         argument.note = input["init_note"].get<std::string>();
+      KOPT_ASSIGN_OR_RETURN(argument.torch_dtype, TorchDtypeOf(input, argument.dtype, where));
       tensors.push_back(std::move(argument));
     } else if (kind == "float" || kind == "int" || kind == "bool") {
       const nlohmann::json& value = input["value"];
@@ -366,22 +386,29 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
     tensors.push_back(std::move(argument));
   }
   nlohmann::json outputs = probe["outputs"];
-  if (!outputs.is_array() || outputs.size() != 1) {
-    return bad(fmt::format("forward() returns {} tensors: kopt imports problems with one output",
-                           outputs.is_array() ? outputs.size() : 0));
+  if (!outputs.is_array() || outputs.empty()) return bad("forward() returns no tensor");
+  if (outputs.size() > 16) {
+    return bad(fmt::format("forward() returns {} tensors: kopt imports problems with at most 16 outputs",
+                           outputs.size()));
   }
-  KernelBenchArgument out;
-  out.name = "out";
-  out.role = "output";
-  out.source = "output";
-  nlohmann::json output = outputs[0];
-  if (!output.is_object()) return bad("forward() output: not described");
-  nlohmann::json output_shape = output["shape"];
-  if (output_shape.is_array() && !output_shape.empty()) {
-    KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, "forward() output"));
+  // One output is `out`; several are out0, out1, ... in forward's order.
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    KernelBenchArgument out;
+    out.name = outputs.size() == 1 ? "out" : SafeName(fmt::format("out{}", i), taken);
+    out.role = "output";
+    out.source = "output";
+    out.position = outputs.size() == 1 ? -1 : static_cast<int>(i);  // the index in forward's tuple
+    const nlohmann::json& output = outputs[i];
+    std::string where = outputs.size() == 1 ? "forward() output" : fmt::format("forward() output {}", i);
+    if (!output.is_object()) return bad(where + ": not described");
+    nlohmann::json output_shape = output["shape"];
+    if (output_shape.is_array() && !output_shape.empty()) {
+      KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, where));
+    }
+    KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output["dtype"], where));
+    KOPT_ASSIGN_OR_RETURN(out.torch_dtype, TorchDtypeOf(output, out.dtype, where));
+    tensors.push_back(std::move(out));
   }
-  KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output["dtype"], "forward() output"));
-  tensors.push_back(std::move(out));
   problem.arguments = std::move(tensors);
   for (auto& scalar : scalars) problem.arguments.push_back(std::move(scalar));
   return problem;
@@ -407,6 +434,12 @@ Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, Comm
                                                    const KernelBenchImportOptions& options) {
   std::error_code error;
   if (!fs::is_regular_file(path, error)) return NotFound(path + ": no such problem file");
+  KOPT_ASSIGN_OR_RETURN(std::string source, ReadWholeFile(path, size_t{64} << 20));
+  if (LooksBinary(source)) {
+    return InvalidInput(fmt::format(
+        "{}: binary data, not Python; expected a KernelBench problem file (a Model class, get_inputs)",
+        path));
+  }
   CommandSpec spec;
   spec.argv = {options.python, "-c", std::string(KernelBenchProbeScript()), path};
   spec.timeout_seconds = options.timeout_seconds;
@@ -422,6 +455,12 @@ Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, Comm
     if (result.exit_code == 3 && at != std::string_view::npos) {
       std::string message(TrimWhitespace(text.substr(at + 18)));
       return InvalidInput(message);
+    }
+    if (result.timed_out) {
+      return InvalidInput(fmt::format(
+          "{}: reading the problem did not finish within {:g} s (get_inputs(), get_init_inputs(), Model or "
+          "forward never returned; --timeout sets the limit)",
+          path, options.timeout_seconds));
     }
     return InvalidInput(fmt::format("{}: reading the problem failed ({}): {}", path,
                                     DescribeCommandEnd(result, options.timeout_seconds),
@@ -441,17 +480,19 @@ Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
     return InvalidInput(
         fmt::format("{}: the problem does not fit a kopt task: {}", problem.path, task.status().message()));
   }
-  nlohmann::json record = {{"schema", kTaskSchema},
-                           {"problem", problem.stem},
-                           {"level", problem.level},
-                           {"source", fs::absolute(problem.path).string()},
-                           {"init_inputs", problem.init_inputs},
-                           {"shapes_from", problem.shapes_from},
-                           {"matmul_flops", problem.matmul_flops},
-                           {"inputs", options.inputs},
-                           {"tolerance", options.tolerance},
-                           {"entry", "model_forward"},
-                           {"arguments", ArgumentsJson(problem.arguments)}};
+  nlohmann::json record = {
+      {"schema", kTaskSchema},
+      {"problem", problem.stem},
+      {"level", problem.level},
+      {"source", fs::absolute(problem.path).string()},
+      {"init_inputs", problem.init_inputs},
+      {"shapes_from", problem.shapes_from},
+      {"matmul_flops", problem.matmul_flops},
+      {"inputs", options.inputs},
+      {"tolerance", options.tolerance},
+      {"protocol", options.protocol.empty() ? nlohmann::json() : nlohmann::json(options.protocol)},
+      {"entry", "model_forward"},
+      {"arguments", ArgumentsJson(problem.arguments)}};
   return std::vector<std::pair<std::string, std::string>>{
       {"task.toml", toml},
       {"reference.cu", ReferenceSource(task.value(), problem.arguments)},
@@ -459,6 +500,86 @@ Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
       {"kernelbench.json", record.dump(2) + "\n"},
       {"kopt_torch_reference.py", std::string(KernelBenchReferenceServer())},
   };
+}
+
+namespace {
+
+std::string JsonShapeText(const nlohmann::json& shape) {
+  std::vector<std::string> dims;
+  if (shape.is_array()) {
+    for (const auto& dim : shape) dims.push_back(dim.dump());
+  }
+  return fmt::format("[{}]", fmt::join(dims, ", "));
+}
+
+// "`A` f32 [16, 64]: get_inputs()[0], forward's argument 0" and the like.
+std::string ArgumentLine(const nlohmann::json& argument) {
+  std::string name = argument.value("name", "?");
+  std::string dtype = argument.value("dtype", "?");
+  std::string source = argument.value("source", "");
+  int position = argument.value("position", -1);
+  if (argument.value("role", "") == "scalar") {
+    std::string value = argument.contains("value") ? argument["value"].dump() : "?";
+    return fmt::format("`{}` {} scalar (= {} in get_inputs()): get_inputs()[{}], forward's argument {}", name,
+                       dtype, value, position, position);
+  }
+  std::string head =
+      fmt::format("`{}` {} {}", name, dtype, JsonShapeText(argument.value("shape", nlohmann::json())));
+  if (source == "parameter") {
+    return fmt::format("{}: the model's parameter or buffer `{}` (the harness passes its values)", head,
+                       argument.value("parameter", "?"));
+  }
+  if (source == "output") {
+    return position < 0
+               ? head + ": forward's result, written by the entry point"
+               : fmt::format("{}: forward's result [{}], written by the entry point", head, position);
+  }
+  return fmt::format("{}: get_inputs()[{}], forward's argument {}", head, position, position);
+}
+
+}  // namespace
+
+Status ApplyKernelBenchProtocol(const std::string& protocol, KernelBenchImportOptions& options) {
+  if (protocol == "kernelbench") {
+    options.inputs = "kernelbench";
+    options.tolerance = "kernelbench";
+  } else if (protocol == "verified") {
+    options.inputs = "kernelbench";
+    options.tolerance = "verified";
+  } else if (protocol == "kopt") {
+    options.inputs = "exercise";
+    options.tolerance = "kopt";
+  } else {
+    return InvalidInput("--protocol: \"" + protocol + "\": expected kernelbench, verified or kopt");
+  }
+  options.protocol = protocol;
+  return Status::Ok();
+}
+
+Result<std::optional<KernelBenchStatement>> LoadKernelBenchStatement(const std::string& task_directory) {
+  fs::path record_path = fs::path(task_directory) / "kernelbench.json";
+  std::error_code error;
+  if (!fs::exists(record_path, error)) return std::optional<KernelBenchStatement>();
+  KOPT_ASSIGN_OR_RETURN(std::string record_text, ReadWholeFile(record_path.string(), size_t{16} << 20));
+  nlohmann::json record = nlohmann::json::parse(record_text, nullptr, /*allow_exceptions=*/false);
+  if (!record.is_object() || record.value("schema", "") != kTaskSchema || !record.contains("arguments") ||
+      !record["arguments"].is_array()) {
+    return InvalidInput(
+        fmt::format("{}: expected a {} record with an `arguments` list", record_path.string(), kTaskSchema));
+  }
+  KernelBenchStatement statement;
+  try {
+    statement.problem = record.value("problem", "");
+    statement.level = record.value("level", 0);
+    statement.init_inputs = record.contains("init_inputs") ? record["init_inputs"].dump() : "[]";
+    for (const auto& argument : record["arguments"])
+      statement.argument_lines.push_back(ArgumentLine(argument));
+  } catch (const nlohmann::json::exception& failure) {
+    return InvalidInput(fmt::format("{}: malformed field: {}", record_path.string(), failure.what()));
+  }
+  KOPT_ASSIGN_OR_RETURN(statement.source,
+                        ReadWholeFile((fs::path(task_directory) / "problem.py").string(), size_t{4} << 20));
+  return std::optional<KernelBenchStatement>(std::move(statement));
 }
 
 }  // namespace kopt

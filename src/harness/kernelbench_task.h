@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,11 +38,25 @@ struct KernelBenchImportOptions {
   // distributions.
   std::string inputs = "exercise";
   // "kernelbench" (default): f32 rtol = atol = 1e-4, f16/bf16 1e-2 (its
-  // eval.py); "kopt": kopt's stricter defaults (docs/task-format.md).
+  // eval.py); "verified": KernelBench-Verified's f32 1e-3, f16/bf16 1e-2;
+  // "kopt": kopt's stricter defaults (docs/task-format.md).
   std::string tolerance = "kernelbench";
+  // The measurement protocol the inputs and tolerances came from
+  // ("kernelbench", "verified", "kopt"; empty: chosen one by one), recorded
+  // in kernelbench.json. ApplyKernelBenchProtocol sets it.
+  std::string protocol;
   std::string python = "python3";  // the interpreter that runs the probe (no PyTorch needed)
-  double timeout_seconds = 120;    // for the probe child
+  double timeout_seconds = 120;    // for the probe child (a get_inputs() that never returns)
 };
+
+// Sets `inputs` and `tolerance` the way a protocol defines them:
+//   kernelbench: the problem's own inputs, KernelBench's tolerances;
+//   verified:    the problem's own inputs, KernelBench-Verified's tolerances
+//                (its TF32 PyTorch baseline is a baseline choice, its
+//                hidden input distributions are not drawn by the import);
+//   kopt:        kopt's exercising inputs and kopt's tolerances.
+// InvalidInput naming --protocol and the expected names otherwise.
+Status ApplyKernelBenchProtocol(const std::string& protocol, KernelBenchImportOptions& options);
 
 // One argument of the task's entry point, in entry order (tensors, then scalars).
 struct KernelBenchArgument {
@@ -55,6 +70,8 @@ struct KernelBenchArgument {
   nlohmann::json init;    // the kopt init table as JSON ({"kind": "uniform", ...}); null for outputs
   nlohmann::json value;   // scalars: the value get_inputs() returned
   std::string note;       // why the init differs from the problem's, if it does
+  // "bool" for a bool tensor of the problem, passed as u8 0/1 (dtype "u8"); "" otherwise.
+  std::string torch_dtype;
 };
 
 struct KernelBenchProblem {
@@ -94,5 +111,23 @@ Result<KernelBenchProblem> ProbeKernelBenchProblem(const std::string& path, Comm
 Result<std::vector<std::pair<std::string, std::string>>> KernelBenchTaskFiles(
     const KernelBenchProblem& problem, const std::string& problem_source,
     const KernelBenchImportOptions& options);
+
+// What the LLM programmer is told about an imported problem, as a KernelBench
+// user sees it: the problem file and how each entry-point argument maps to
+// `Model(*get_init_inputs()).forward(*get_inputs())`.
+struct KernelBenchStatement {
+  std::string problem;  // "19_ReLU"
+  int level = 0;        // 0: no level directory was known
+  std::string source;   // problem.py verbatim
+  // One line per entry-point argument, in entry order, e.g.
+  // "`A` f32 [16, 64]: get_inputs()[0], forward's argument 0".
+  std::vector<std::string> argument_lines;
+  std::string init_inputs;  // get_init_inputs() as the probe described it (JSON text)
+};
+
+// Reads TASK_DIR/kernelbench.json and TASK_DIR/problem.py. nullopt when the
+// directory has no kernelbench.json (a task not imported from KernelBench);
+// InvalidInput naming the file when either is unreadable or malformed.
+Result<std::optional<KernelBenchStatement>> LoadKernelBenchStatement(const std::string& task_directory);
 
 }  // namespace kopt

@@ -2,7 +2,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "core/fake_command_runner_test_util.h"
 #include "fixture_reader.h"
 #include "harness/task_spec.h"
 
@@ -126,15 +131,41 @@ TEST(KernelBenchTask, ZeroDimensionalOutputAndNamesThatCollide) {
   ASSERT_TRUE(files.ok()) << files.status().message();
 }
 
-TEST(KernelBenchTask, ProbeRecordsKoptCannotHoldAreClearErrors) {
+// Several outputs become out0, out1, ...; a bool tensor is u8 0/1 marked torch_dtype "bool".
+TEST(KernelBenchTask, SeveralOutputsAndBoolTensors) {
   KernelBenchImportOptions options;
   auto two = ParseKernelBenchProbe(R"({"schema": "kopt.kernelbench.probe/1", "inputs": [{"kind": "tensor",
-      "shape": [4], "dtype": "f32", "init": null}], "outputs": [{"shape": [4], "dtype": "f32"},
-      {"shape": [4], "dtype": "f32"}]})",
+      "shape": [4], "dtype": "f32", "init": null}, {"kind": "tensor", "shape": [4], "dtype": "u8",
+      "torch_dtype": "bool", "init": {"kind": "int_range", "low": 0, "high": 1}}],
+      "input_names": ["x", "mask"], "outputs": [{"shape": [4], "dtype": "f32"},
+      {"shape": [4], "dtype": "u8", "torch_dtype": "bool"}]})",
                                    "two.py", options);
-  ASSERT_FALSE(two.ok());
-  EXPECT_EQ(two.status().kind(), ErrorKind::kInvalidInput);
-  EXPECT_THAT(two.status().message(), HasSubstr("two.py: forward() returns 2 tensors"));
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  ASSERT_EQ(two->arguments.size(), 4u);
+  EXPECT_EQ(two->arguments[1].name, "mask");
+  EXPECT_EQ(two->arguments[1].dtype, "u8");
+  EXPECT_EQ(two->arguments[1].torch_dtype, "bool");
+  EXPECT_EQ(two->arguments[2].name, "out0");
+  EXPECT_EQ(two->arguments[2].position, 0);
+  EXPECT_EQ(two->arguments[3].name, "out1");
+  EXPECT_EQ(two->arguments[3].torch_dtype, "bool");
+  auto files = KernelBenchTaskFiles(*two, "", options);
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  std::string record;
+  for (const auto& [name, text] : *files) {
+    if (name == "kernelbench.json") record = text;
+  }
+  EXPECT_THAT(record, HasSubstr("\"torch_dtype\": \"bool\""));
+  auto bad_bool =
+      ParseKernelBenchProbe(R"({"schema": "kopt.kernelbench.probe/1", "inputs": [{"kind": "tensor",
+      "shape": [4], "dtype": "f32", "torch_dtype": "bool", "init": null}], "outputs": [{"shape": [4], "dtype": "f32"}]})",
+                            "b.py", options);
+  EXPECT_THAT(bad_bool.status().message(),
+              HasSubstr("b.py: get_inputs()[0].torch_dtype: expected \"bool\" on a u8"));
+}
+
+TEST(KernelBenchTask, ProbeRecordsKoptCannotHoldAreClearErrors) {
+  KernelBenchImportOptions options;
   auto list = ParseKernelBenchProbe(R"({"schema": "kopt.kernelbench.probe/1", "inputs": [{"kind": "list",
       "items": []}], "outputs": [{"shape": [4], "dtype": "f32"}]})",
                                     "list.py", options);
@@ -207,6 +238,23 @@ TEST_F(KernelBenchProbe, ProblemsKoptCannotReadNameTheFileAndTheCause) {
   }
   auto missing = Probe("does_not_exist.py");
   EXPECT_EQ(missing.status().kind(), ErrorKind::kNotFound);
+}
+
+TEST(KernelBenchTask, ABinaryProblemFileIsNamedBeforeAnyPythonRuns) {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("kopt_kb_binary_" + std::to_string(::getpid()) + ".py");
+  std::ofstream(path, std::ios::binary) << std::string(
+      "\x7f"
+      "ELF\x02\x01\x01\x00\x00\x00",
+      10);
+  FakeCommandRunner runner;
+  Result<KernelBenchProblem> problem =
+      ProbeKernelBenchProblem(path.string(), runner, KernelBenchImportOptions{});
+  std::filesystem::remove(path);
+  EXPECT_EQ(problem.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_NE(problem.status().message().find("binary data, not Python"), std::string::npos)
+      << problem.status().message();
+  EXPECT_TRUE(runner.commands().empty());
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "harness/candidate_policy.h"
 #include "harness/task_types.h"
 
 namespace kopt {
@@ -33,7 +34,7 @@ struct TensorSpec {
   std::string name;
   DataType dtype = DataType::kF32;
   TensorRole role = TensorRole::kInput;
-  TensorInit init;  // every parameter resolved (defaults applied)
+  TensorInit init;                               // every parameter resolved (defaults applied)
   std::vector<ShapeDimension> shape_expression;  // as written; empty after FromJson
   std::vector<int64_t> shape;                    // resolved at the main size
   int64_t elements = 1;                          // product of shape
@@ -69,6 +70,9 @@ struct TaskSpec {
   std::string min_bytes_expression;  // as written ("" when absent: the default)
   std::optional<double> flops;       // flop per call at the main size
   double min_bytes = 0;              // bytes per call at the main size
+  // [policy] allow: constructs its candidates may use (harness/candidate_policy.h);
+  // the parent's alone (not in ToJson).
+  PolicyAllowance policy_allow;
 
   std::string directory;         // absolute path of the task directory ("" after FromJson)
   std::string reference_path;    // absolute path of reference.cu ("" after FromJson)

@@ -126,6 +126,24 @@ std::string ErrorOf(std::string_view text) {
   return task.ok() ? "" : task.status().message();
 }
 
+TEST(TaskSpecTest, PolicyAllowNamesConstructs) {
+  Result<TaskSpec> task = ParseTaskToml(
+      std::string(kMinimalTask) + "\n[policy]\nallow = [\"threads\", \"host_wait\"]\n", "t.toml");
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  EXPECT_EQ(task->policy_allow, (PolicyAllowance{PolicyConstruct::kThreads, PolicyConstruct::kHostWait}));
+  EXPECT_TRUE(ParseTaskToml(kMinimalTask, "t.toml")->policy_allow.empty());
+  std::string unknown = ErrorOf(std::string(kMinimalTask) + "\n[policy]\nallow = [\"thread\"]\n");
+  EXPECT_NE(unknown.find(
+                "t.toml:23: policy.allow: \"thread\" is not a policy construct; expected one of: threads,"),
+            std::string::npos)
+      << unknown;
+  EXPECT_NE(
+      ErrorOf(std::string(kMinimalTask) + "\n[policy]\nallowed = []\n").find("policy.allowed: unknown key"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(std::string(kMinimalTask) + "\n[policy]\nallow = \"threads\"\n").find("must be an array"),
+            std::string::npos);
+}
+
 TEST(TaskSpecTest, MinimalTaskResolves) {
   Result<TaskSpec> task = ParseTaskToml(kMinimalTask, "t.toml");
   ASSERT_TRUE(task.ok()) << task.status().message();

@@ -9,11 +9,11 @@
 #include <set>
 
 #include "core/file_io.h"
+#include "core/text.h"
 #include "core/toml_document.h"
 #include "harness/size_expression.h"
 #include "harness/task_names.h"
 #include "harness/task_spec.h"
-#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -391,8 +391,8 @@ Status ValidateInit(const TaskTomlReader& reader, const toml::node& node, const 
   return Status::Ok();
 }
 
-Result<TensorInit> ReadInit(const TaskTomlReader& reader, const toml::table& table, const std::string& context,
-                          TensorRole role, DataType dtype) {
+Result<TensorInit> ReadInit(const TaskTomlReader& reader, const toml::table& table,
+                            const std::string& context, TensorRole role, DataType dtype) {
   const toml::node* node = table.get("init");
   if (!node) return DefaultInit(role, dtype);
   std::string key = context + "init";
@@ -542,6 +542,30 @@ Status ReadCheck(const TaskTomlReader& reader, const toml::table& root, TaskSpec
   return Status::Ok();
 }
 
+Status ReadPolicy(const TaskTomlReader& reader, const toml::table& root, TaskSpec& spec) {
+  const toml::node* node = root.get("policy");
+  if (!node) return Status::Ok();
+  const toml::table* table = node->as_table();
+  if (!table) return reader.Error(*node, "policy", "must be a table [policy]");
+  KOPT_RETURN_IF_ERROR(reader.CheckKeys(*table, "policy.", {"allow"}));
+  const toml::node* allow = table->get("allow");
+  if (!allow) return Status::Ok();
+  const toml::array* list = allow->as_array();
+  if (!list) return reader.Error(*allow, "policy.allow", "must be an array of construct ids");
+  for (const toml::node& item : *list) {
+    auto name = item.value_exact<std::string>();
+    std::optional<PolicyConstruct> construct = name ? ParsePolicyConstruct(*name) : std::nullopt;
+    if (!construct) {
+      return reader.Error(
+          item, "policy.allow",
+          fmt::format("{} is not a policy construct; expected one of: {} (kopt rules --policy)",
+                      name ? "\"" + *name + "\"" : std::string("a non-string"), PolicyConstructList()));
+    }
+    spec.policy_allow.insert(*construct);
+  }
+  return Status::Ok();
+}
+
 Status ResolveMainSize(const TaskTomlReader& reader, ParsedTask& parsed) {
   TaskSpec& spec = parsed.spec;
   int64_t total = 0;
@@ -609,7 +633,7 @@ Result<TaskSpec> ParseTaskToml(std::string_view text, std::string_view file_name
   KOPT_ASSIGN_OR_RETURN(toml::table root, ParseTomlDocument(text, file_name));
   TaskTomlReader reader(file_name);
   KOPT_RETURN_IF_ERROR(
-      reader.CheckKeys(root, "", {"task", "tensor", "scalar", "tolerance", "variant", "check"}));
+      reader.CheckKeys(root, "", {"task", "tensor", "scalar", "tolerance", "variant", "check", "policy"}));
   ParsedTask parsed;
   std::set<std::string> names;
   KOPT_RETURN_IF_ERROR(ReadTaskTable(reader, root, parsed));
@@ -618,6 +642,7 @@ Result<TaskSpec> ParseTaskToml(std::string_view text, std::string_view file_name
   KOPT_RETURN_IF_ERROR(ReadTolerances(reader, root, parsed.spec));
   KOPT_RETURN_IF_ERROR(ReadVariants(reader, root, parsed));
   KOPT_RETURN_IF_ERROR(ReadCheck(reader, root, parsed.spec));
+  KOPT_RETURN_IF_ERROR(ReadPolicy(reader, root, parsed.spec));
   KOPT_RETURN_IF_ERROR(ResolveMainSize(reader, parsed));
   KOPT_RETURN_IF_ERROR(ResolveVariants(reader, parsed));
   return std::move(parsed.spec);

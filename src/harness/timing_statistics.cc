@@ -138,4 +138,8 @@ std::string DescribeSideStream(const SideStreamDecision& decision, double event_
       decision.tolerance_fraction * 100);
 }
 
+double ChargedSampleSeconds(double event_seconds, double host_call_seconds, double grace_seconds) {
+  return std::max(host_call_seconds, event_seconds + std::max(0.0, host_call_seconds - grace_seconds));
+}
+
 }  // namespace kopt

@@ -189,4 +189,21 @@ SideStreamDecision DecideSideStream(double event_median_seconds, double device_w
 std::string DescribeSideStream(const SideStreamDecision& decision, double event_median_seconds,
                                double device_wide_median_seconds);
 
+// Host time inside a timed entry call that a sample does not add to its
+// event time: enough to enqueue a few launches or a graph (a launch costs a
+// few microseconds of host time; the timing event's host_call_median_s shows
+// it per candidate). What a candidate can hide on the host per call is at
+// most this.
+inline constexpr double kHostEnqueueGraceSeconds = 15e-6;
+
+// A timed sample's time, s, from its event time on the harness stream and
+// the host's time inside the entry call: max(host call, event + max(0, host
+// call - grace)). While the call runs the stream gate holds the harness
+// stream, so host time beyond an enqueue's grace comes before the timed work
+// (work the host waited for on a private stream, a spin until part of the
+// work is done), and a sample is never shorter than the call itself. An
+// entry point that only enqueues is timed on its events alone.
+double ChargedSampleSeconds(double event_seconds, double host_call_seconds,
+                            double grace_seconds = kHostEnqueueGraceSeconds);
+
 }  // namespace kopt

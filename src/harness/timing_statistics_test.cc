@@ -236,4 +236,17 @@ TEST(SideStreamDecisionTest, NegativeOverheadCountsAsZero) {
 }
 
 }  // namespace
+TEST(ChargedSampleSecondsTest, AnEntryPointThatOnlyEnqueuesIsTimedOnItsEvents) {
+  EXPECT_DOUBLE_EQ(ChargedSampleSeconds(60e-6, 4e-6), 60e-6);
+  EXPECT_DOUBLE_EQ(ChargedSampleSeconds(60e-6, 15e-6), 60e-6);  // a graph launch within the grace
+}
+
+TEST(ChargedSampleSecondsTest, HostTimeBeyondTheGraceIsAddedAndNeverLessThanTheCall) {
+  // Half the work on a private stream while the host waits (30 us), half on the stream (30 us).
+  EXPECT_NEAR(ChargedSampleSeconds(30e-6, 30e-6), 45e-6, 1e-12);
+  // All the work behind a blocked host, nothing on the stream.
+  EXPECT_NEAR(ChargedSampleSeconds(1e-6, 60e-6), 60e-6, 1e-12);
+  EXPECT_NEAR(ChargedSampleSeconds(50e-6, 60e-6, 0.0), 110e-6, 1e-12);
+}
+
 }  // namespace kopt

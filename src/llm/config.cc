@@ -372,4 +372,11 @@ LlmConfigOverrides TranscriptOverrides(const std::string& record_path, const std
   return overrides;
 }
 
+Status CheckLlmConfig(const std::string& config_path, const std::string& record_path,
+                      const std::string& replay_path) {
+  return LoadLlmConfig(config_path, ProcessEnvironment(), TranscriptOverrides(record_path, replay_path))
+      .status()
+      .WithContext("--llm");
+}
+
 }  // namespace kopt::llm

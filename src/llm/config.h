@@ -140,6 +140,12 @@ LlmConfigOverrides TranscriptOverrides(const std::string& record_path, const std
 Result<LlmConfig> LoadLlmConfig(const std::string& config_path, const EnvironmentLookup& environment,
                                 const LlmConfigOverrides& overrides = {});
 
+// What a command's --llm needs before any work: LoadLlmConfig over the
+// process environment with the transcript overrides succeeds. Its error is
+// the configuration's, prefixed "--llm" (the command then exits 2).
+Status CheckLlmConfig(const std::string& config_path, const std::string& record_path,
+                      const std::string& replay_path);
+
 // The same from already parsed inputs (for tests and for callers that hold
 // the TOML text).
 Result<LlmConfig> ResolveLlmConfig(LlmConfigInputs inputs, const EnvironmentLookup& environment,

@@ -154,11 +154,11 @@ Result<ChatResponse> TranscriptReplayer::Complete(const ChatRequest& request) {
   std::lock_guard lock(mutex_);
   auto found = answers_.find(hash);
   if (found == answers_.end() || found->second.empty()) {
-    return NotFound(
-        fmt::format("{}: no {}recorded answer for the request (purpose \"{}\", hash {}, last user "
-                    "message \"{}\"); record it with mode record",
-                    path_, found == answers_.end() ? "" : "further ", request.purpose, hash,
-                    LastUserMessageStart(request)));
+    return NotFound(fmt::format(
+        "{}: no {}recorded answer for the request (purpose \"{}\", hash {}, last user "
+        "message \"{}\"); record it first with --llm-record FILE (or mode = \"record\" in the [llm] config)",
+        path_, found == answers_.end() ? "" : "further ", request.purpose, hash,
+        LastUserMessageStart(request)));
   }
   ChatResponse response = std::move(found->second.front());
   found->second.pop_front();

@@ -6,7 +6,7 @@
 // compiles the candidate through the harness's compiler (cached: the
 // measurement's build), writes a kopt-runner request that runs the candidate
 // alone (no reference, no correctness rounds, one timed sample) and runs it
-// under `ncu --set full` (profile/ncu_collector.h), so every kernel in the
+// under ncu with NcuProfilerSettings::collection (profile/ncu_collector.h), so every kernel in the
 // profile is the candidate's. Tests use a fake returning a fixture profile.
 //
 // Errors: Unavailable (no ncu, no GPU), PermissionDenied (counters),
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/collection_settings.h"
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "profile/profile.h"
@@ -46,8 +47,10 @@ struct NcuProfilerSettings {
   std::string architecture;     // "sm_90a"
   std::vector<std::string> extra_flags;  // nvcc flags after the standard ones (the measurement's -I flags)
   std::string runner_program;            // kopt-runner
-  std::string section_set = "full";
-  std::vector<std::string> metrics;   // only these metrics instead of the set (CollectionOptions::metrics)
+  // What ncu collects (analysis/collection_settings.h: its section set, or
+  // only its metrics); the timeline and the sampling are unused (the child
+  // is profiled whole, launch_count bounding it).
+  CollectionSettings collection;
   std::string cache_control = "all";  // ncu --cache-control
   long long launch_count = 8;         // kernels profiled at most per candidate
   double timeout_seconds = 600;

@@ -241,8 +241,8 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
     if (profiler.runner_program.empty()) {
       KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
     }
-    profiler.metrics = EnergyModelMetrics();
-    profiler.metrics.emplace_back(kDeviceNameMetric);
+    profiler.collection.metrics = EnergyModelMetrics();
+    profiler.collection.metrics.emplace_back(kDeviceNameMetric);
     // Caches flushed before each pass (ncu's default): the energy windows rotate input sets as timing
     // does, so no input is in L2 when a launch starts (a 12 MB saxpy reads DRAM in every window).
     profiler.cache_control = "all";

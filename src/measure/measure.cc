@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include "harness/compiler.h"
 #include "harness/parallel_compiler.h"
 #include "measure/bench_verdict.h"
+#include "measure/candidate_screen.h"
 #include "measure/channel_memory_supply.h"
 #include "measure/child_outcome.h"
 #include "measure/measure_plan.h"
@@ -121,6 +123,7 @@ struct Item {
   MeasurementEntry entry;
   std::string source_path;
   std::optional<Result<CompileResult>> compile;  // set once its compile finished (pool thread)
+  std::optional<CandidateScreen> screen;         // a compiled candidate's policy screen (pool thread)
   bool compiled = false;                         // its completion was taken (session thread)
   bool measured = false;                         // measured, skipped or reported (session thread)
 };
@@ -199,6 +202,8 @@ class MeasureSession::Impl {
 
  private:
   void Submit(size_t index);
+  // cuobjdump beside nvcc, else on PATH; "" when neither exists.
+  std::string FindCuobjdump() const;
   void TakeCompletion();
   void RecordCompile(Item& item);
   Item& WaitForCompile(size_t index);
@@ -222,6 +227,8 @@ class MeasureSession::Impl {
   std::vector<std::unique_ptr<Item>> items_;  // [0] the reference, then the candidates in order
   std::set<std::string> names_;
   std::unique_ptr<Compiler> compiler_;
+  PolicyAllowance policy_allow_;  // the settings' and the task's
+  std::string cuobjdump_;         // for the policy's SASS view; "" when not found
   std::unique_ptr<ParallelCompiler> pool_;
   CompletionQueue completions_;
   std::string gpu_;  // device name: live, else from the first child
@@ -368,9 +375,22 @@ Status MeasureSession::Impl::Begin(const std::string& task_directory) {
       reference->entry.hash,
       workspace_->StoreCandidate(plan_.task.reference_source, reference->source_path, "reference"));
   items_.push_back(std::move(reference));
+  policy_allow_ = settings_.policy_allow;
+  policy_allow_.insert(plan_.task.policy_allow.begin(), plan_.task.policy_allow.end());
+  cuobjdump_ = FindCuobjdump();
   pool_ = std::make_unique<ParallelCompiler>(*compiler_, static_cast<size_t>(settings_.jobs));
   Submit(0);
   return Status::Ok();
+}
+
+std::string MeasureSession::Impl::FindCuobjdump() const {
+  fs::path beside = fs::path(compiler_->nvcc_path()).parent_path() / "cuobjdump";
+  std::error_code error;
+  if (!compiler_->nvcc_path().empty() && fs::is_regular_file(beside, error) &&
+      access(beside.c_str(), X_OK) == 0) {
+    return beside.string();
+  }
+  return environment_.command_runner->FindProgram("cuobjdump");
 }
 
 void MeasureSession::Impl::Submit(size_t index) {
@@ -378,6 +398,11 @@ void MeasureSession::Impl::Submit(size_t index) {
   // The callback runs on a pool thread: it fills only its own item, then signals.
   pool_->Submit(plan_.task, item->source_path,
                 [this, item, index](const std::string&, const Result<CompileResult>& result) {
+                  if (item->entry.role == EntryRole::kCandidate && result.ok() && result->Ok()) {
+                    item->screen =
+                        ScreenCompiledCandidate(plan_.task, item->source_path, *result, policy_allow_,
+                                                *environment_.command_runner, cuobjdump_);
+                  }
                   item->compile = result;
                   completions_.Push(index);
                 });
@@ -427,6 +452,16 @@ void MeasureSession::Impl::RecordCompile(Item& item) {
       workspace_->RecordCompile({report_.run_id, entry.hash, result->cache_key,
                                  std::string(CompileOutcomeName(result->outcome)), result->seconds});
   if (!recorded.ok()) report_.notes.push_back(recorded.message());
+  if (result->Ok() && item.screen) {
+    for (const std::string& note : item.screen->notes) report_.notes.push_back(entry.name + ": " + note);
+    if (!item.screen->violations.empty()) {
+      entry.status = MeasureStatus::kFailed;
+      entry.failure = FailureKind::kPolicyViolation;
+      entry.message = PolicyViolationSummary(item.screen->violations);
+      entry.detail = PolicyViolationDetail(item.screen->violations);
+      return;
+    }
+  }
   if (result->Ok()) return;
   entry.status = MeasureStatus::kFailed;
   entry.failure = CompileFailureKind(result->outcome);
@@ -859,7 +894,7 @@ Result<std::unique_ptr<MeasureSession>> MeasureSession::Open(const MeasureSettin
   MeasureSettings resolved = settings;
   KOPT_RETURN_IF_ERROR(ResolveIncludeDirectories(resolved, *environment.command_runner).status());
   MeasurePlan plan;
-  plan.task = std::move(task.spec);
+  plan.task = ApplyInputDistribution(std::move(task.spec), resolved.inputs);
   KOPT_RETURN_IF_ERROR(ResolveDevice(resolved, environment, plan));
   if (!resolved.compile_only) {
     if (!environment.runner_program.empty()) {
@@ -946,6 +981,9 @@ Status ValidateMeasureSettings(const MeasureSettings& settings) {
   if (settings.min_samples < 1) return InvalidInput("--min-samples must be at least 1");
   if (settings.jobs < 0) return InvalidInput("--jobs must be at least 1 (0: all cores)");
   if (settings.device < 0) return InvalidInput("--device must be a CUDA device ordinal (0, 1, ...)");
+  if (!std::isfinite(settings.inputs.scale) || settings.inputs.scale == 0) {
+    return InvalidInput("--input-scale must be a finite non-zero factor (3, 0.01, -1 negates)");
+  }
   if (!settings.arch.empty() && !std::regex_match(settings.arch, std::regex("sm_[0-9]{2,3}[af]?"))) {
     return InvalidInput("--arch " + settings.arch +
                         ": expected sm_ and the compute capability, e.g. sm_90a or sm_80");

@@ -41,6 +41,7 @@
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "harness/cutlass_tree.h"
+#include "harness/input_distribution.h"
 #include "harness/task_spec.h"
 #include "hw/gpu_spec.h"
 #include "measure/measurement_report.h"
@@ -99,6 +100,14 @@ struct MeasureSettings {
   // Every check is the same either way; not part of the settings hash.
   enum class OutputChannel { kPipe, kMemory, kPull };
   OutputChannel output_channel = OutputChannel::kPull;
+  // Constructs candidates may use besides the task's [policy] allow
+  // (harness/candidate_policy.h; --allow ID). A candidate using any other
+  // screened construct fails with policy_violation before it runs; the
+  // reference is not screened.
+  PolicyAllowance policy_allow;
+  // The inputs' distribution (--input-scale, --input-shape): the task's own
+  // by default. Changes the task's initialisers, so the resume key too.
+  InputDistribution inputs;
 };
 
 // Makes settings.include_directories absolute (InvalidInput naming

@@ -571,6 +571,44 @@ TEST_F(MeasureSessionTest, CompileOnlyRunsNothing) {
   EXPECT_EQ(children_.RunnerCallsFor("reference"), 0u);
 }
 
+TEST_F(MeasureSessionTest, APolicyViolationFailsBeforeItRunsAndAnAllowanceLetsItRun) {
+  Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+  ASSERT_TRUE(task.ok());
+  const std::string threaded =
+      "// FAST\n#include <thread>\nvoid helper() {\n  std::thread([] {}).detach();\n}\n";
+  Result<MeasurementReport> report =
+      Measure(settings_, environment_, *task, {{"threaded", "", threaded}, {"fast", "", "// FAST\n"}});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const MeasurementEntry& screened = report->candidates[0];
+  EXPECT_EQ(screened.status, MeasureStatus::kFailed);
+  EXPECT_EQ(screened.failure, FailureKind::kPolicyViolation);
+  EXPECT_EQ(screened.KindName(), "policy_violation");
+  EXPECT_THAT(screened.message, HasSubstr("uses threads (std::thread) at "));
+  EXPECT_THAT(screened.message, HasSubstr(".cu:4: "));
+  EXPECT_THAT(screened.message, HasSubstr("--allow threads or [policy] allow = [\"threads\"] in task.toml"));
+  EXPECT_EQ(children_.RunnerCallsFor("threaded"), 0u);
+  EXPECT_EQ(report->candidates[1].status, MeasureStatus::kOk);
+
+  settings_.policy_allow = {PolicyConstruct::kThreads};
+  settings_.rerun = true;
+  Result<MeasurementReport> allowed = Measure(settings_, environment_, *task, {{"threaded", "", threaded}});
+  ASSERT_TRUE(allowed.ok()) << allowed.status().message();
+  EXPECT_EQ(allowed->candidates[0].status, MeasureStatus::kOk) << allowed->candidates[0].message;
+}
+
+TEST_F(MeasureSessionTest, TheInputScaleChangesTheTasksInitialisersAndTheResumeKey) {
+  Result<MeasureTask> task = LoadMeasureTask(ExampleTask("saxpy"));
+  ASSERT_TRUE(task.ok());
+  Result<MeasurementReport> declared = Measure(settings_, environment_, *task, {{"fast", "", "// FAST\n"}});
+  settings_.inputs.scale = -3;
+  Result<MeasurementReport> scaled = Measure(settings_, environment_, *task, {{"fast", "", "// FAST\n"}});
+  ASSERT_TRUE(declared.ok() && scaled.ok());
+  EXPECT_NE(declared->settings_hash, scaled->settings_hash);
+  EXPECT_FALSE(scaled->candidates[0].resumed_from_run.has_value());
+  settings_.inputs.scale = 0;
+  EXPECT_THAT(Measure(settings_, environment_, *task, {}).status().message(), HasSubstr("--input-scale"));
+}
+
 TEST_F(MeasureSessionTest, IncludeDirectoriesAndACutlassTreeReachEveryCompile) {
   settings_.compile_only = true;
   environment_.runner_program.clear();

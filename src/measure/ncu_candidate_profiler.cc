@@ -46,8 +46,7 @@ class NcuCandidateProfiler : public CandidateProfiler {
     KOPT_ASSIGN_OR_RETURN(std::string request_path,
                           WriteRequest(directory, compiled.library_path, request.device));
     CollectionOptions collection;
-    collection.section_set = settings_.section_set;
-    collection.metrics = settings_.metrics;
+    ApplyCollectionSettings(settings_.collection, collection);
     collection.cache_control = settings_.cache_control;
     collection.launch_count = settings_.launch_count;
     collection.architecture = settings_.architecture;

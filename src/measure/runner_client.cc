@@ -1,6 +1,7 @@
 #include "measure/runner_client.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <optional>
@@ -8,6 +9,8 @@
 #include <utility>
 
 #include "core/interrupt.h"
+#include "core/parent_death.h"
+#include "core/process_sandbox.h"
 #include "measure/bench_verdict.h"
 #include "measure/output_prejudge.h"
 
@@ -19,7 +22,10 @@ RunnerClient::RunnerClient(CommandRunner& command_runner, std::string runner_pro
       runner_program_(std::move(runner_program)),
       workspace_(workspace),
       run_id_(run_id),
-      timeout_seconds_(timeout_seconds) {}
+      timeout_seconds_(timeout_seconds) {
+  // prctl(PR_SET_DUMPABLE, 0) fails only on a kernel without prctl: nothing to fall back to.
+  (void)MakeProcessNonDumpable();
+}
 
 namespace {
 
@@ -101,7 +107,9 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   std::string token = NewRunToken();
   CommandSpec spec;
   spec.argv = {runner_program_, request_path};
-  spec.environment = {{"NVIDIA_TF32_OVERRIDE", "0"}, {"KOPT_RUN_TOKEN", token}};
+  spec.environment = {{"NVIDIA_TF32_OVERRIDE", "0"},
+                      {"KOPT_RUN_TOKEN", token},
+                      {std::string(kParentPidVariable), std::to_string(getpid())}};
   spec.timeout_seconds = timeout_seconds_;
   spec.kill_grace_seconds = 2;
   spec.max_output_bytes = size_t{64} << 20;

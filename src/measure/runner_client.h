@@ -42,6 +42,9 @@ struct ChildRun {
 class RunnerClient {
  public:
   // `runner_program`: path of kopt-runner; `timeout_seconds`: the watchdog.
+  // Makes this process non-dumpable (core/process_sandbox.h): a child of the
+  // same user can then neither open /proc/<kopt>/mem (the expected outputs)
+  // nor /proc/<kopt>/fd/* (the next child's channel), nor ptrace kopt.
   RunnerClient(CommandRunner& command_runner, std::string runner_program, Workspace& workspace,
                int64_t run_id, double timeout_seconds);
 

@@ -1,6 +1,7 @@
 #include "optimize/optimization_loop.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -15,6 +16,7 @@
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/text.h"
+#include "optimize/change_summary.h"
 #include "optimize/node_energy.h"
 #include "search/run_state_store.h"
 #include "search/transposition_key.h"
@@ -61,7 +63,9 @@ NodeStatus StatusForFailure(FailureKind kind) {
     // The verdict caught the candidate gaming it (issue 12): rejected, not retried as a bug.
     case FailureKind::kSuspectFast:
     case FailureKind::kProtocolViolation:
-    case FailureKind::kTimingInconsistent: return NodeStatus::kRejected;
+    case FailureKind::kTimingInconsistent:
+    case FailureKind::kPolicyViolation:
+    case FailureKind::kSandboxViolation: return NodeStatus::kRejected;
     case FailureKind::kLoadError:
     case FailureKind::kCrash:
     case FailureKind::kTimeout:
@@ -175,6 +179,7 @@ class OptimizationRun {
   agents::GenerationRequest BuildRequest(NodeId node) const;
   void Finish(NodeId node, const Evaluation& evaluation);
   void RememberOutcome(NodeId node);
+  void RememberApiPattern(NodeId node, const std::optional<SourceChange>& diff);
   // The explanation's tokens and dollars into the run's usage (under the lock).
   void CountExplanationUsage(const agents::ProfileExplanation& explanation);
   // What a profiled node's optimize children are shown, by --feedback.
@@ -220,6 +225,8 @@ class OptimizationRun {
 
 Status OptimizationRun::Open() {
   started_at_ = Now();
+  std::error_code error;
+  bool workspace_existed = fs::exists(settings_.measure.workspace, error);
   KOPT_ASSIGN_OR_RETURN(workspace_, Workspace::Open(settings_.measure.workspace));
   KOPT_ASSIGN_OR_RETURN(memory_, SearchMemory::Open(workspace_->database_path()));
   if (settings_.resume_run.has_value()) {
@@ -255,7 +262,16 @@ Status OptimizationRun::Open() {
                  "kopt: optimize run %lld marked interrupted%s; resume it with kopt optimize --resume %lld\n",
                  run, marked.ok() ? "" : (" (failed: " + marked.message() + ")").c_str(), run);
   });
-  return OpenSessions();
+  Status sessions = OpenSessions();
+  if (!sessions.ok() && !workspace_existed) {
+    // No GPU (or no runner): the command failed before any work, so the workspace it just made goes.
+    on_interrupt_.reset();
+    store_.reset();
+    memory_.reset();
+    workspace_.reset();
+    fs::remove_all(settings_.measure.workspace, error);
+  }
+  return sessions;
 }
 
 Status OptimizationRun::OpenSessions() {
@@ -537,6 +553,25 @@ void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_
   }
 }
 
+// A verified candidate whose generation looked CUTLASS/CuTe up and whose
+// source uses it: the pattern, for every later problem (search memory shares
+// api_pattern notes across tasks).
+void OptimizationRun::RememberApiPattern(NodeId node, const std::optional<SourceChange>& diff) {
+  const NodeRecord& record = state_.record(node);
+  if (record.source_lookups.empty() || !diff || diff->library_constructs.empty()) return;
+  MemoryNote note;
+  note.task = state_.task;
+  note.bottleneck_class = ClassFor(node);
+  note.kind = MemoryNoteKind::kApiPattern;
+  std::vector<std::string> lookups(
+      record.source_lookups.begin(),
+      record.source_lookups.begin() + std::min<size_t>(3, record.source_lookups.size()));
+  note.text = fmt::format("{} compiled and verified on {}; found by {}",
+                          fmt::join(diff->library_constructs, ", "), state_.task, fmt::join(lookups, "; "));
+  Status recorded = memory_->Record(note);
+  if (!recorded.ok()) state_.notes.push_back("search memory: " + recorded.message());
+}
+
 void OptimizationRun::CountExplanationUsage(const agents::ProfileExplanation& explanation) {
   state_.usage.llm_input_tokens += explanation.input_tokens;
   state_.usage.llm_output_tokens += explanation.output_tokens;
@@ -573,8 +608,17 @@ void OptimizationRun::RememberOutcome(NodeId node) {
   MemoryNote note;
   note.task = state_.task;
   note.bottleneck_class = ClassFor(node);
-  std::string change = record.reason.empty() ? record.name : record.reason;
   std::optional<NodeId> parent = search_node.parent;
+  // What changed: the generator's words (an LLM's own sentence, else its
+  // reason), then the diff against the parent's source.
+  std::string change = !record.stated_change.empty() ? record.stated_change
+                       : record.reason.empty()       ? record.name
+                                                     : record.reason;
+  std::optional<SourceChange> diff;
+  if (parent && !record.source_hash.empty()) {
+    diff = DescribeSourceChange(SourceOf(*parent), SourceOf(node));
+    change += " [" + FormatSourceChange(*diff) + "]";
+  }
   switch (search_node.status) {
     case NodeStatus::kVerified: {
       if (parent && state_.tree.node(*parent).status == NodeStatus::kFailedCompile) {
@@ -592,6 +636,7 @@ void OptimizationRun::RememberOutcome(NodeId node) {
       note.text =
           fmt::format("{}: {:.2f}x vs its parent ({} → {})", change, ratio,
                       FormatSeconds(state_.tree.node(*base).time_s), FormatSeconds(search_node.time_s));
+      RememberApiPattern(node, diff);
       break;
     }
     case NodeStatus::kFailedCompile: return;  // remembered once a repair fixes it (above)
@@ -626,6 +671,10 @@ Status OptimizationRun::MeasureSource(NodeId node, size_t device_index, const st
   MeasureSession& session = *sessions_[device_index];
   lock.unlock();
   Result<MeasurementEntry> entry = session.MeasureCandidate(source, name);
+  // Interrupted meanwhile (SIGTERM of a Slurm requeue or time limit, Ctrl-C): the child was killed
+  // under the measurement, so its failure is not the candidate's; the handler marks the run
+  // interrupted and the resumed run measures the candidate again.
+  if (InterruptRequested()) AwaitInterruptExit();
   lock.lock();
   if (!entry.ok()) return entry.status();
   NodeRecord& record = state_.record(node);
@@ -716,6 +765,8 @@ Status OptimizationRun::EvaluateNode(NodeId node, size_t device_index, std::uniq
   state_.usage.llm_output_tokens += candidate.output_tokens;
   state_.usage.llm_cost_usd += candidate.cost_usd;
   state_.usage.llm_cost_known = state_.usage.llm_cost_known && candidate.cost_known;
+  generated_record.stated_change = StatedChange(candidate.response_text);
+  generated_record.source_lookups = candidate.source_lookups;
   WriteNodeArtifact(node, "response.txt", candidate.response_text);
   WriteNodeArtifact(node, "tools.jsonl", candidate.tool_exchange);  // the LLM's tool calls and results
   if (generated_record.generator.empty()) {

@@ -186,6 +186,18 @@ TEST_F(OptimizationLoopTest, FindsTheFastestCandidateAndWritesBestCu) {
   EXPECT_DOUBLE_EQ(*generator.requests[1].parent_time_seconds, 80e-6);
 }
 
+TEST_F(OptimizationLoopTest, NoGpuFailsBeforeTheWorkspaceIsCreated) {
+  ListGenerator generator({"timed_80"});
+  settings_.measure.arch.clear();
+  environment_.measure.query_gpus = []() -> Result<std::vector<GpuSpec>> {
+    return Unavailable("no NVIDIA driver");
+  };
+  Result<RunState> state = Run(generator);
+  EXPECT_EQ(state.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_THAT(state.status().message(), HasSubstr("no NVIDIA GPU found"));
+  EXPECT_FALSE(fs::exists(workspace_));
+}
+
 TEST_F(OptimizationLoopTest, FailuresBecomeRepairsWithTheFailureText) {
   ListGenerator generator({"compile_error", "timed_50", "wrong_output", "timed_45"});
   settings_.budget.max_evaluations = 4;
@@ -206,6 +218,71 @@ TEST_F(OptimizationLoopTest, FailuresBecomeRepairsWithTheFailureText) {
   for (const MemoryNote& note : *notes)
     fix_noted = fix_noted || note.kind == MemoryNoteKind::kCompileErrorFix;
   EXPECT_TRUE(fix_noted);
+}
+
+// An LLM-like generator: a plain first answer, then one whose prose names its change, whose
+// source adds float4 and CuTe, and whose generation looked the CuTe tree up.
+class AnnotatedGenerator : public agents::CandidateGenerator {
+ public:
+  agents::GeneratorKind kind() const override { return agents::GeneratorKind::kLlm; }
+  Result<agents::GeneratedCandidate> Generate(const agents::GenerationRequest& request) override {
+    requests.push_back(request);
+    agents::GeneratedCandidate candidate;
+    candidate.answer_id = std::to_string(served_);
+    candidate.reason = "llm answer " + candidate.answer_id;
+    if (served_ == 0) {
+      candidate.outcome = agents::GenerationOutcome::kSource;
+      candidate.source = Candidate("timed_80");
+    } else if (served_ == 1) {
+      candidate.outcome = agents::GenerationOutcome::kSource;
+      candidate.source = Candidate("timed_40") +
+                         "__device__ float4 load(const float4* p) { return p[0]; }\n" +
+                         "static auto layout = cute::make_layout(4);\n";
+      candidate.response_text =
+          "Vectorized the loads with float4. It halves the load count.\n\n```cuda\n...\n```";
+      candidate.source_lookups = {"search_source \"make_layout\"", "read_source include/cute/layout.hpp"};
+    } else {
+      candidate.outcome = agents::GenerationOutcome::kExhausted;
+      candidate.message = "no more";
+    }
+    ++served_;
+    return candidate;
+  }
+  std::vector<agents::GenerationRequest> requests;
+
+ private:
+  size_t served_ = 0;
+};
+
+// A note says what changed (the answer's own sentence and the diff) and what it did; a verified
+// candidate found through the CuTe tree leaves an api_pattern note that every task is offered.
+TEST_F(OptimizationLoopTest, MemoryNotesSayWhatChangedAndRememberApiPatterns) {
+  AnnotatedGenerator generator;
+  settings_.budget.max_evaluations = 2;
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  ASSERT_EQ(state->tree.node(2).status, NodeStatus::kVerified);
+  EXPECT_EQ(state->record(2).stated_change, "Vectorized the loads with float4.");
+  Result<std::unique_ptr<SearchMemory>> memory = SearchMemory::Open(workspace_ + "/kopt.db");
+  ASSERT_TRUE(memory.ok());
+  Result<std::vector<MemoryNote>> notes = (*memory)->AllNotes();
+  ASSERT_TRUE(notes.ok());
+  std::string helped, pattern;
+  for (const MemoryNote& note : *notes) {
+    if (note.kind == MemoryNoteKind::kHelped && note.text.find("float4") != std::string::npos)
+      helped = note.text;
+    if (note.kind == MemoryNoteKind::kApiPattern) pattern = note.text;
+  }
+  EXPECT_THAT(helped, HasSubstr("Vectorized the loads with float4. [+4 -2 lines; new: __device__, float4, "
+                                "cute::make_layout]: 2.00x vs its parent"));
+  EXPECT_THAT(pattern, HasSubstr("cute::make_layout compiled and verified on tiny_saxpy; found by "
+                                 "search_source \"make_layout\"; read_source include/cute/layout.hpp"));
+  // Another task is offered the pattern.
+  Result<std::vector<MemoryNote>> other = (*memory)->Notes("another_task", "", 4000);
+  ASSERT_TRUE(other.ok());
+  bool offered = false;
+  for (const MemoryNote& note : *other) offered = offered || note.kind == MemoryNoteKind::kApiPattern;
+  EXPECT_TRUE(offered);
 }
 
 TEST_F(OptimizationLoopTest, AResultBelowTheRooflineFloorIsRejectedNeverBest) {

@@ -260,10 +260,13 @@ CudaSourceModel BuildModel(std::string code) {
 
 }  // namespace
 
-
 // Comments, string and character literals replaced by spaces (newlines kept),
 // so offsets and line numbers stay those of the original text.
-std::string BlankCommentsAndLiterals(std::string_view text) {
+namespace {
+
+// Comments (and, unless `keep_literals`, string and character literals)
+// replaced by spaces, newlines kept.
+std::string Blank(std::string_view text, bool keep_literals) {
   std::string code(text);
   enum class State { kCode, kLine, kBlock, kString, kChar } state = State::kCode;
   for (size_t i = 0; i < code.size(); ++i) {
@@ -286,8 +289,10 @@ std::string BlankCommentsAndLiterals(std::string_view text) {
       ++i, state = State::kCode;
       continue;
     } else if ((state == State::kString || state == State::kChar) && c == '\\' && i + 1 < code.size()) {
-      if (code[i + 1] != '\n') code[i + 1] = ' ';
-      code[i] = ' ';
+      if (!keep_literals) {
+        if (code[i + 1] != '\n') code[i + 1] = ' ';
+        code[i] = ' ';
+      }
       ++i;
       continue;
     } else if ((state == State::kString && c == '"') || (state == State::kChar && c == '\'')) {
@@ -295,9 +300,21 @@ std::string BlankCommentsAndLiterals(std::string_view text) {
       state = State::kCode;
       continue;
     }
-    if (blank && c != '\n') code[i] = ' ';
+    if (blank && c != '\n' && !(keep_literals && (state == State::kString || state == State::kChar))) {
+      code[i] = ' ';
+    }
   }
   return code;
+}
+
+}  // namespace
+
+std::string BlankCommentsAndLiterals(std::string_view text) {
+  return Blank(text, false);
+}
+
+std::string BlankComments(std::string_view text) {
+  return Blank(text, true);
 }
 
 // Offset of the bracket matching the one at `open` ('(' '[' '{'), or npos.

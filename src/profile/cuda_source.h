@@ -72,10 +72,13 @@ Result<CudaSourceModel> ParseCudaSource(std::string_view source, std::string_vie
 
 // ---- Helpers over the blanked code, for the rules ----
 
-
 // Comments, string and character literals replaced by spaces (newlines kept),
 // so offsets and line numbers stay those of the original text.
 std::string BlankCommentsAndLiterals(std::string_view text);
+
+// Comments replaced by spaces (newlines kept), string and character literals
+// kept as written: where a rule looks for a path or an inline-asm operand.
+std::string BlankComments(std::string_view text);
 
 // Offset of the bracket matching the one at `open` ('(' '[' '{'), or npos.
 size_t MatchingBracket(std::string_view code, size_t open);

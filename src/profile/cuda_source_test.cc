@@ -54,6 +54,17 @@ TEST(CudaSourceTest, BlankingKeepsOffsetsAndLines) {
   EXPECT_EQ(code, "a     \n     b     \n           d");
 }
 
+TEST(CudaSourceTest, BlankCommentsKeepsLiterals) {
+  std::string text = "f(\"/proc\"); // \"/dev\"\nasm(\"mov.u64 %0, %%globaltimer;\"); /* x */ 'a'";
+  std::string blanked = BlankComments(text);
+  ASSERT_EQ(blanked.size(), text.size());
+  EXPECT_NE(blanked.find("/proc"), std::string::npos);
+  EXPECT_NE(blanked.find("%%globaltimer"), std::string::npos);
+  EXPECT_EQ(blanked.find("/dev"), std::string::npos);
+  EXPECT_EQ(blanked.find(" x "), std::string::npos);
+  EXPECT_EQ(BlankCommentsAndLiterals(text).find("/proc"), std::string::npos);
+}
+
 TEST(CudaSourceTest, EvaluatesIntegerExpressionsWithMacros) {
   std::map<std::string, long long> macros = {{"BN", 64}, {"TILE", 32}};
   EXPECT_EQ(EvaluateIntegerExpression("32", macros), 32);

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <regex>
 
 #include "core/csv_reader.h"
 #include "core/file_io.h"
+#include "core/text.h"
 #include "profile/launch_trace.h"
 #include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
@@ -61,16 +63,22 @@ Status AttachCompanion(const std::string& explicit_path, const fs::path& sibling
 
 }  // namespace
 
-void AttachLaunchTrace(const std::string& explicit_path, const std::string& directory, Profile& profile,
-                       std::vector<std::string>& notes) {
+Status AttachLaunchTrace(const std::string& explicit_path, const std::string& directory, Profile& profile,
+                         std::vector<std::string>& notes) {
   std::vector<std::string> paths = explicit_path.empty()
                                        ? FindLaunchTraceFiles(directory.empty() ? "." : directory)
                                        : std::vector<std::string>{explicit_path};
-  if (paths.empty()) return;
+  if (paths.empty()) return Status::Ok();
   Result<LaunchTrace> trace = ReadLaunchTraceFiles(paths);
   if (!trace.ok()) {
+    if (!explicit_path.empty()) {
+      return InvalidInput(
+          fmt::format("--timeline {}: not a launch timeline kopt can read ({}); expected the "
+                      "JSON lines libkopt_timeline.so writes (docs/live-collection.md)",
+                      explicit_path, trace.status().message()));
+    }
     notes.push_back(fmt::format("no launch timeline: {}", trace.status().message()));
-    return;
+    return Status::Ok();
   }
   std::string origin = explicit_path.empty() ? "found beside the profile" : "given";
   for (const std::string& path : paths) profile.inputs.push_back({path, "launch timeline", origin});
@@ -82,6 +90,7 @@ void AttachLaunchTrace(const std::string& explicit_path, const std::string& dire
     notes.push_back(fmt::format("the launch timeline lost {} record(s): CUPTI's buffers were full",
                                 trace->dropped_records));
   profile.trace = std::move(*trace);
+  return Status::Ok();
 }
 
 namespace {
@@ -89,6 +98,14 @@ namespace {
 Result<Profile> LoadCsvProfile(const std::string& csv_path, const ProfileSources& options,
                                std::vector<std::string>& notes) {
   KOPT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(csv_path));
+  if (std::optional<CompressionFormat> compressed = RecognizeCompression(text)) {
+    std::string command(compressed->decompress_command);
+    command.replace(command.find("FILE"), 4, csv_path);
+    return InvalidInput(
+        fmt::format("{}: {}-compressed data; decompress it first ({}) and pass the CSV inside", csv_path,
+                    compressed->name, command));
+  }
+  if (size_t mark = text.size() - StripUtf8ByteOrderMark(text).size(); mark > 0) text.erase(0, mark);
   ExportKind kind = RecognizeExport(text);
   if (std::string why = ExplainUnreadableExport(kind, csv_path); !why.empty()) return InvalidInput(why);
   std::string storage;
@@ -111,18 +128,21 @@ Result<Profile> LoadCsvProfile(const std::string& csv_path, const ProfileSources
   std::string().swap(text);
   profile.inputs.push_back(
       {csv_path, kind == ExportKind::kDetailsPage ? "details page" : "raw page", "given"});
+  // Standard input ("-") has no directory to find companions in: only the named ones are read.
+  bool from_stdin = csv_path == "-";
   fs::path directory = fs::path(csv_path).parent_path();
-  KOPT_RETURN_IF_ERROR(AttachCompanion<SassListing>(options.sass_path, directory / "sass.txt", ParseSass,
+  auto beside = [&](const char* name) { return from_stdin ? fs::path() : directory / name; };
+  KOPT_RETURN_IF_ERROR(AttachCompanion<SassListing>(options.sass_path, beside("sass.txt"), ParseSass,
                                                     profile.sass, "SASS listing", profile, notes));
-  KOPT_RETURN_IF_ERROR(AttachCompanion<PtxasReport>(options.ptxas_path, directory / "ptxas.txt",
-                                                    ParsePtxasReport, profile.ptxas, "ptxas report", profile,
-                                                    notes));
+  KOPT_RETURN_IF_ERROR(AttachCompanion<PtxasReport>(options.ptxas_path, beside("ptxas.txt"), ParsePtxasReport,
+                                                    profile.ptxas, "ptxas report", profile, notes));
   std::optional<std::vector<SourcePage>> source_pages;
   KOPT_RETURN_IF_ERROR(AttachCompanion<std::vector<SourcePage>>(options.source_page_path,
-                                                                directory / "source.csv", ParseNcuSourcePage,
+                                                                beside("source.csv"), ParseNcuSourcePage,
                                                                 source_pages, "source page", profile, notes));
   if (source_pages) profile.source_pages = std::move(*source_pages);
-  AttachLaunchTrace(options.timeline_path, directory.string(), profile, notes);
+  if (!from_stdin || !options.timeline_path.empty())
+    KOPT_RETURN_IF_ERROR(AttachLaunchTrace(options.timeline_path, directory.string(), profile, notes));
   return profile;
 }
 
@@ -156,6 +176,19 @@ Status MakeWorkDirectory(const std::string& directory) {
   return Status::Ok();
 }
 
+// Runs `collect` into the work directory, made first. A failed collection
+// leaves no trace: a directory this call made is removed again while it is
+// still empty (a missing ncu or GPU fails before anything is written).
+Result<Profile> CollectIntoWorkDirectory(const std::string& directory,
+                                         const std::function<Result<Profile>()>& collect) {
+  std::error_code error;
+  bool existed = fs::exists(directory, error);
+  KOPT_RETURN_IF_ERROR(MakeWorkDirectory(directory));
+  Result<Profile> collected = collect();
+  if (!collected.ok() && !existed && fs::is_empty(directory, error)) fs::remove(directory, error);
+  return collected;
+}
+
 }  // namespace
 
 Result<Profile> LoadProfile(const ProfileSources& options, CommandRunner& runner,
@@ -185,14 +218,16 @@ Result<Profile> LoadProfile(const ProfileSources& options, CommandRunner& runner
       if (!fs::is_regular_file(options.target, error))
         return NotFound(fmt::format("{}: no such file", options.target));
       CollectionOptions collection = CollectionOptionsFor(options, fs::path(options.target).stem().string());
-      KOPT_RETURN_IF_ERROR(MakeWorkDirectory(collection.work_directory));
-      return CollectFromCudaSource(options.target, collection, runner, notes);
+      return CollectIntoWorkDirectory(collection.work_directory, [&] {
+        return CollectFromCudaSource(options.target, collection, runner, notes);
+      });
     }
     case TargetKind::kProgram: {
       CollectionOptions collection =
           CollectionOptionsFor(options, fs::path(options.program_argv[0]).filename().string());
-      KOPT_RETURN_IF_ERROR(MakeWorkDirectory(collection.work_directory));
-      return CollectFromProgram(options.program_argv, collection, runner, notes);
+      return CollectIntoWorkDirectory(collection.work_directory, [&] {
+        return CollectFromProgram(options.program_argv, collection, runner, notes);
+      });
     }
   }
   return Internal("unhandled target kind");
@@ -259,8 +294,9 @@ Status SelectLaunches(const ProfileSources& options, Profile& profile) {
   }
   long long skip = std::min<long long>(options.launch_skip, selected.size());
   if (options.launch_skip > 0 && skip == static_cast<long long>(selected.size())) {
-    return NotFound(fmt::format("--launch-skip {} skips all {} matching launch(es) in {}",
-                                options.launch_skip, selected.size(), profile.source));
+    return NotFound(fmt::format("--launch-skip {} skips all {} in {}", options.launch_skip,
+                                CountText(selected.size(), "matching launch", "matching launches"),
+                                profile.source));
   }
   selected.erase(selected.begin(), selected.begin() + skip);
   if (options.launch_count > 0 && static_cast<long long>(selected.size()) > options.launch_count) {
@@ -273,6 +309,14 @@ Status SelectLaunches(const ProfileSources& options, Profile& profile) {
 bool IsLiveCollection(const ProfileSources& sources) {
   TargetKind kind = KindOf(sources);
   return kind == TargetKind::kCudaSource || kind == TargetKind::kProgram;
+}
+
+std::vector<std::string> InputPathsOf(const std::vector<const Profile*>& profiles) {
+  std::vector<std::string> paths;
+  for (const Profile* profile : profiles) {
+    for (const ProfileInput& input : profile->inputs) paths.push_back(input.path);
+  }
+  return paths;
 }
 
 }  // namespace kopt

@@ -65,11 +65,11 @@ struct ProfileSources {
 };
 
 // Attaches the launch timeline: `explicit_path` when given, else the
-// timeline*.jsonl files in `directory`. A timeline that cannot be read is a
-// note ("no launch timeline: …"), never an error: the profile is complete
-// without it.
-void AttachLaunchTrace(const std::string& explicit_path, const std::string& directory, Profile& profile,
-                       std::vector<std::string>& notes);
+// timeline*.jsonl files in `directory`. A found timeline that cannot be read
+// is a note ("no launch timeline: …"): the profile is complete without it. A
+// named one (`--timeline`) that cannot be read is InvalidInput naming it.
+Status AttachLaunchTrace(const std::string& explicit_path, const std::string& directory, Profile& profile,
+                         std::vector<std::string>& notes);
 
 // True when loading runs ncu live (a .cu target or a program): ncu then
 // applies kernel_regex / launch_skip / launch_count itself.
@@ -87,5 +87,9 @@ Result<Profile> LoadProfile(const ProfileSources& sources, CommandRunner& runner
 // InvalidInput for a bad regex; NotFound listing the kernels the profile has
 // when nothing matches or the skip leaves nothing.
 Status SelectLaunches(const ProfileSources& sources, Profile& profile);
+
+// The path of every file the profiles were read from (Profile::inputs, in
+// order), for CheckOutputIsNotAnInput. The pointers are borrowed, not null.
+std::vector<std::string> InputPathsOf(const std::vector<const Profile*>& profiles);
 
 }  // namespace kopt

@@ -2,6 +2,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "core/fake_command_runner_test_util.h"
 
@@ -58,6 +62,32 @@ TEST(LoadProfileTest, SourcesAndProgramsAreLiveCollections) {
   sources.target.clear();
   sources.program_argv = {"./app", "--size", "4"};
   EXPECT_TRUE(IsLiveCollection(sources));
+}
+
+TEST(LoadProfileTest, AFailedCollectionLeavesNoWorkDirectoryBehind) {
+  namespace fs = std::filesystem;
+  fs::path base = fs::temp_directory_path() / ("kopt_loader_test_" + std::to_string(getpid()));
+  fs::create_directories(base);
+  std::ofstream(base / "tiny.cu") << "__global__ void k() {}\n";
+  FakeCommandRunner runner;
+  runner.RemoveProgram("ncu");
+  std::vector<std::string> notes;
+  ProfileSources cuda_source;
+  cuda_source.target = (base / "tiny.cu").string();
+  cuda_source.work_directory = (base / "kopt-profile-tiny").string();
+  EXPECT_FALSE(LoadProfile(cuda_source, runner, notes).ok());
+  EXPECT_FALSE(fs::exists(base / "kopt-profile-tiny"));
+  ProfileSources program;
+  program.program_argv = {"/bin/true"};
+  program.work_directory = (base / "kopt-profile-true").string();
+  EXPECT_FALSE(LoadProfile(program, runner, notes).ok());
+  EXPECT_FALSE(fs::exists(base / "kopt-profile-true"));
+  // A directory the user already had stays.
+  fs::create_directories(base / "mine");
+  program.work_directory = (base / "mine").string();
+  EXPECT_FALSE(LoadProfile(program, runner, notes).ok());
+  EXPECT_TRUE(fs::is_directory(base / "mine"));
+  fs::remove_all(base);
 }
 
 TEST(SelectLaunchesTest, RegexThenSkipThenCountKeepingEveryLaunch) {

@@ -46,13 +46,6 @@ std::string SeverityText(const FindingChange& change) {
   }
 }
 
-std::string ClassText(const RooflineAnalysis& roofline) {
-  std::string text(BottleneckClassName(roofline.bottleneck));
-  if (!roofline.busiest_memory_level.empty() && roofline.bottleneck == BottleneckClass::kMemoryBound)
-    text += " (" + MemoryLevelLabel(roofline.busiest_memory_level) + ")";
-  return text;
-}
-
 // "±1.2 µs", with " *" when |value| is within twice it (not resolved).
 std::string PlusMinus(double value_ns, double uncertainty_ns) {
   std::string text = "±" + FormatDuration(uncertainty_ns, kStyle);
@@ -87,7 +80,7 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
       {"time", Duration(before.roofline.duration_ns), Duration(after.roofline.duration_ns),
        SignedDuration(delta) + " (" +
            SignedPercent(before.roofline.duration_ns > 0 ? delta / before.roofline.duration_ns : 0) + ")"});
-  summary.rows.push_back({"class", ClassText(before.roofline), ClassText(after.roofline), ""});
+  summary.rows.push_back({"class", BottleneckLabel(before.roofline), BottleneckLabel(after.roofline), ""});
   summary.rows.push_back({"speed of light", FormatPercent(before.roofline.speed_of_light_percent, kStyle),
                           FormatPercent(after.roofline.speed_of_light_percent, kStyle), ""});
   summary.rows.push_back(
@@ -200,6 +193,14 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
   if (!pair.notes.empty()) doc.Blank();
 }
 
+// ", 1.41× faster", ", 2.1× slower"; ", the same time" when the ratio prints as 1×.
+std::string SpeedRatioText(double ratio) {
+  std::string faster = FormatNumber(ratio, kStyle);
+  std::string slower = FormatNumber(1 / ratio, kStyle);
+  if (ratio >= 1 ? faster == "1" : slower == "1") return ", the same time";
+  return ratio >= 1 ? fmt::format(", {}× faster", faster) : fmt::format(", {}× slower", slower);
+}
+
 void WriteComparisonBody(TextDocument& doc, const ProfileComparison& comparison,
                          const std::string& chart_prefix) {
   const double delta = comparison.total_after_ns - comparison.total_before_ns;
@@ -211,10 +212,10 @@ void WriteComparisonBody(TextDocument& doc, const ProfileComparison& comparison,
   doc.Paragraph(fmt::format("after:  {}", comparison.after.source));
   doc.Paragraph(fmt::format("device: {}", device));
   std::string speed;
-  if (comparison.total_after_ns > 0 && comparison.total_before_ns > 0) {
-    double ratio = comparison.total_before_ns / comparison.total_after_ns;
-    speed = ratio >= 1 ? fmt::format(", {}× faster", FormatNumber(ratio, kStyle))
-                       : fmt::format(", {}× slower", FormatNumber(1 / ratio, kStyle));
+  if (comparison.unrelated_kernels) {
+    speed = ", different kernels";
+  } else if (comparison.total_after_ns > 0 && comparison.total_before_ns > 0) {
+    speed = SpeedRatioText(comparison.total_before_ns / comparison.total_after_ns);
   }
   doc.Paragraph(fmt::format("total kernel time: {} → {} ({}{}); {} pair{} compared",
                             Duration(comparison.total_before_ns), Duration(comparison.total_after_ns),
@@ -322,6 +323,7 @@ Json ComparisonBodyJson(const ProfileComparison& comparison) {
   json["before"] = {{"source", comparison.before.source}, {"device", comparison.before.device_name}};
   json["after"] = {{"source", comparison.after.source}, {"device", comparison.after.device_name}};
   json["same_device"] = comparison.same_device;
+  json["unrelated_kernels"] = comparison.unrelated_kernels;
   json["total_before"] = JsonQuantity(comparison.total_before_ns, "ns");
   json["total_after"] = JsonQuantity(comparison.total_after_ns, "ns");
   Json pairs = Json::array();
@@ -546,7 +548,7 @@ std::string RenderSweep(const SweepAnalysis& sweep, ReportFormat format) {
            FormatPercent(roofline.compute_percent_of_peak, kStyle),
            row.point.achieved_occupancy_percent ? FormatPercent(*row.point.achieved_occupancy_percent, kStyle)
                                                 : "-",
-           ClassText(roofline), row.top >= 0 ? row.point.kernel.findings[row.top].tool : "-"});
+           BottleneckLabel(roofline), row.top >= 0 ? row.point.kernel.findings[row.top].tool : "-"});
     }
     doc.Table(table);
     doc.Paragraph("(percent of each ceiling; occupancy: achieved warps of the maximum; * the best point)");
@@ -630,7 +632,7 @@ std::string ComparisonDigest(const ProfileComparison& comparison, size_t max_ter
     const KernelDiagnosis& after = comparison.after.kernels[pair.after_index];
     text += fmt::format("{} → {}: {} → {}, {} → {}\n", before.function_name, after.function_name,
                         Duration(before.roofline.duration_ns), Duration(after.roofline.duration_ns),
-                        ClassText(before.roofline), ClassText(after.roofline));
+                        BottleneckLabel(before.roofline), BottleneckLabel(after.roofline));
     if (pair.attribution.available) {
       // Each factor by its parts where it has them, else whole; then the noise figure.
       std::vector<const AttributionTerm*> terms;

@@ -181,9 +181,9 @@ std::string Identity(const KernelDiagnosis& kernel, size_t number) {
 // The verdict first: the class and its reason, then the top finding.
 std::string Verdict(const KernelDiagnosis& kernel) {
   const RooflineAnalysis& roofline = kernel.roofline;
-  std::string html = fmt::format("<div class=\"verdict {}\"><p><span class=\"badge class\">{}</span> {}</p>",
-                                 ClassCss(roofline.bottleneck), H(BottleneckClassName(roofline.bottleneck)),
-                                 H(ReasonText(roofline)));
+  std::string html =
+      fmt::format("<div class=\"verdict {}\"><p><span class=\"badge class\">{}</span> {}</p>",
+                  ClassCss(roofline.bottleneck), H(BottleneckLabel(roofline)), H(ReasonText(roofline)));
   const Finding* primary = PrimaryFinding(kernel);
   if (primary == nullptr) {
     return html + "<p><strong>Top finding:</strong> " + H(NoFindingText(kernel)) + "</p></div>";

@@ -28,17 +28,20 @@ inline constexpr std::array<ReportFormat, 3> kTableFormats = {ReportFormat::kTer
 std::string_view ReportFormatName(ReportFormat format);
 
 // Parses a format name ("term", "md", "json", "html", "feedback"; also
-// "terminal", "markdown") that is one of `accepted` (by default any).
-// InvalidInput otherwise, naming the accepted ones:
+// "terminal", "markdown"; any case) that is one of `accepted` (by default
+// any). InvalidInput otherwise, naming the accepted ones:
 // "unknown report format 'pdf': expected one of term, md, json".
 Result<ReportFormat> ParseReportFormat(std::string_view name,
                                        std::span<const ReportFormat> accepted = kExplainFormats);
 
-// The format a command writes: `name` parsed as ParseReportFormat does when it
-// is not empty; else the one `output_path`'s extension names (.html/.htm,
-// .md/.markdown, .json, case-insensitive); else (no output file, another
-// extension) term. InvalidInput when the extension names a format that is
-// not `accepted` (e.g. `kopt bench -o r.html`), saying which are.
+// The format a command writes. `output_path`'s extension (case-insensitive)
+// names html (.html/.htm), md (.md/.markdown) or json (.json); none, .txt,
+// .text, .log and .out are plain text, open to any format. With `name` (-f)
+// given: it parsed as ParseReportFormat does, and InvalidInput when the
+// extension names another format (`-f json -o r.html`). Without: the format
+// the extension names, else term; InvalidInput for any other extension
+// (`-o report.pdf`) and for a format that is not `accepted`
+// (`kopt bench -o r.html`), saying which are.
 Result<ReportFormat> ResolveReportFormat(std::string_view name, std::string_view output_path,
                                          std::span<const ReportFormat> accepted = kExplainFormats);
 

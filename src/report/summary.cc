@@ -36,6 +36,13 @@ std::string MemoryLevelLabel(std::string_view level) {
   return UpperCase(level);
 }
 
+std::string BottleneckLabel(const RooflineAnalysis& roofline) {
+  std::string text(BottleneckClassName(roofline.bottleneck));
+  if (!roofline.busiest_memory_level.empty() && roofline.bottleneck == BottleneckClass::kMemoryBound)
+    text += " (" + MemoryLevelLabel(roofline.busiest_memory_level) + ")";
+  return text;
+}
+
 std::string_view OperationUnit(std::string_view precision) {
   return precision.find("int") != std::string_view::npos ? "OP" : "FLOP";
 }

@@ -23,6 +23,11 @@ std::string PrecisionLabel(std::string_view precision);
 // "dram" → "DRAM", "l2" → "L2", "l1" → "L1"; anything else upper-cased.
 std::string MemoryLevelLabel(std::string_view level);
 
+// The class with the memory level that binds when memory-bound: "memory-bound (L1)",
+// "compute-bound". Badges and tables show it, so a memory-bound kernel plotted right
+// of the DRAM ridge names the level that binds it.
+std::string BottleneckLabel(const RooflineAnalysis& roofline);
+
 // "OP" for integer precisions (tensor_int8), else "FLOP".
 std::string_view OperationUnit(std::string_view precision);
 

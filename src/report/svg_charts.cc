@@ -673,10 +673,32 @@ std::string StallBarsSvg(const std::vector<StallReason>& stalls, size_t max_bars
 
 namespace kopt {
 
+namespace {
+
+// The step of round axis ticks nearest above `raw`: 1, 2, 2.5 or 5 times a power of ten.
+double RoundTickStep(double raw) {
+  if (!(raw > 0) || !std::isfinite(raw)) return 1;
+  double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double multiple : {1.0, 2.0, 2.5, 5.0}) {
+    if (multiple * decade >= raw * (1 - 1e-9)) return multiple * decade;
+  }
+  return 10 * decade;
+}
+
+// An x value as an axis label: whole numbers below a million in full ("1024", not "1.02K").
+std::string AxisValueText(double value) {
+  if (std::fabs(value) < 1e6 && value == std::round(value))
+    return fmt::format("{}", static_cast<long long>(value));
+  return FormatScaled(value, "", QuantityStyle::kTrimmed);
+}
+
+}  // namespace
+
 std::string LineChartSvg(std::string_view title, std::string_view x_label, std::string_view y_unit,
                          const std::vector<LineSeries>& series, bool log_x, std::optional<double> y_max) {
+  // Eight hues far apart (no two reds): blue, red, green, amber, violet, cyan, lime, grey.
   static const std::vector<std::string> kColors = {"#1d4ed8", "#b91c1c", "#15803d", "#a16207",
-                                                   "#7c3aed", "#0891b2", "#be185d", "#4b5563"};
+                                                   "#7c3aed", "#0891b2", "#65a30d", "#4b5563"};
   constexpr double kW = 760, kH = 300, kL = 84, kR = 150, kT = 30, kB = 46;
   double x_low = 1e300, x_high = -1e300, y_high = 0;
   for (const LineSeries& line : series) {
@@ -691,7 +713,10 @@ std::string LineChartSvg(std::string_view title, std::string_view x_label, std::
   if (!(x_high >= x_low)) return "";
   if (y_max) y_high = std::max(y_high, *y_max);
   if (!(y_high > 0)) y_high = 1;
-  y_high *= 1.05;
+  // Round ticks: the smallest step of 1, 2, 2.5 or 5 × 10^k that covers the data in at most five
+  // intervals; the axis ends on the tick above the largest value.
+  const double y_step = RoundTickStep(y_high / 5);
+  y_high = y_step * std::ceil(y_high / y_step * (1 - 1e-9));
   auto fx = [&](double v) {
     double a = log_x ? std::log10(x_low) : x_low, b = log_x ? std::log10(x_high) : x_high;
     double t = log_x ? std::log10(v) : v;
@@ -707,8 +732,8 @@ std::string LineChartSvg(std::string_view title, std::string_view x_label, std::
                      EscapeHtml(title));
   svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#9ca3af\"/>",
                      Number(kL), Number(kT), Number(kW - kL - kR), Number(kH - kT - kB));
-  for (int tick = 0; tick <= 4; ++tick) {
-    double value = y_high * tick / 4;
+  for (int tick = 0; tick * y_step <= y_high * (1 + 1e-9); ++tick) {
+    double value = tick * y_step;
     svg += fmt::format(
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#e5e7eb\"/><text x=\"{3}\" y=\"{4}\" "
         "text-anchor=\"end\" font-size=\"11\" fill=\"#374151\">{5}</text>",
@@ -728,8 +753,7 @@ std::string LineChartSvg(std::string_view title, std::string_view x_label, std::
     if (log_x && !(ticks[i] > 0)) continue;
     svg += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#374151\">{}</text>",
-        Number(fx(ticks[i])), Number(kH - kB + 16),
-        EscapeHtml(FormatScaled(ticks[i], "", QuantityStyle::kTrimmed)));
+        Number(fx(ticks[i])), Number(kH - kB + 16), EscapeHtml(AxisValueText(ticks[i])));
   }
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{}{}</text>",
                      Number((kL + kW - kR) / 2), Number(kH - 10), EscapeHtml(x_label),

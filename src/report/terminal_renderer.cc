@@ -498,16 +498,17 @@ class TerminalRenderer : public Renderer {
     Writer writer(options_);
     WriteHeader(diagnosis, writer);
     WriteSummary(diagnosis, writer);
-    if (!diagnosis.inputs.empty()) {
-      writer.Heading("INPUTS · the files this report was made from, and what each changed");
-      for (const std::string& line : InputLines(diagnosis)) writer.Wrapped("  - ", Clean(line));
-    }
+    // The verdict first: each kernel's bottleneck and top finding come before the list of inputs.
     for (size_t index = 0; index < diagnosis.kernels.size(); ++index) {
       WriteKernel(diagnosis.kernels[index], index + 1, diagnosis.kernels.size(), options_, writer);
     }
     if (!diagnosis.notes.empty()) {
       writer.Heading("NOTES ON THE PROFILE");
       for (const std::string& note : diagnosis.notes) writer.Wrapped("  - ", Clean(note));
+    }
+    if (!diagnosis.inputs.empty()) {
+      writer.Heading("INPUTS · the files this report was made from, and what each changed");
+      for (const std::string& line : InputLines(diagnosis)) writer.Wrapped("  - ", Clean(line));
     }
     WriteHypotheses(diagnosis, writer);
     WriteNarrative(diagnosis, writer);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/file_io.h"
+#include "core/parent_death.h"
 #include "runner/event_sink.h"
 #include "runner/run_request.h"
 #include "runner_protocol/runner_request.h"
@@ -56,6 +57,8 @@ std::string TakeRunToken() {
 int main(int argc, char** argv) {
   using namespace kopt::runner;
   const auto started = std::chrono::steady_clock::now();
+  // No orphan timing on the GPU: this child ends when kopt does (kill -9 included).
+  if (!kopt::DieWithParent()) return kExitNotCandidate;
   if (argc != 2) {
     std::fprintf(stderr, "usage: kopt-runner REQUEST.json (docs/harness-protocol.md §3)\n");
     return kExitBadRequest;
@@ -71,9 +74,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kopt-runner: %s\n", request.status().message().c_str());
     return kExitBadRequest;
   }
+  kopt::Result<SandboxMode> sandbox = SandboxModeFromText(std::getenv("KOPT_RUNNER_SANDBOX"));
+  if (!sandbox.ok()) {
+    std::fprintf(stderr, "kopt-runner: %s\n", sandbox.status().message().c_str());
+    return kExitBadRequest;
+  }
   SetResourceLimits(*request);
   StdoutEventSink events(started, TakeRunToken());
-  int code = RunRequest(*request, events);
+  int code = RunRequest(*request, events, *sandbox);
   // Every event is written and flushed. Leave without unwinding: the driver
   // releases the context, its buffers and streams at once when the process
   // ends, faster than freeing them one by one first (the parent waits for

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "runner/correctness.h"
@@ -16,6 +17,7 @@
 #include "runner/energy.h"
 #include "runner/kernel_library.h"
 #include "runner/output_channel.h"
+#include "runner/sample_staging.h"
 #include "runner/timer.h"
 
 namespace kopt::runner {
@@ -23,9 +25,11 @@ namespace {
 
 constexpr int kMaxInputSets = 64;
 
-// Emits the failure and `done`, then returns the exit code; a sticky
-// failure ends the process here.
-int Finish(EventSink& events, const std::optional<RunnerFailure>& failure) {
+// Emits the failure (a sandbox violation first) and `done`, then returns the
+// exit code; a sticky failure ends the process here.
+int Finish(EventSink& events, std::optional<RunnerFailure> failure) {
+  // A call the sandbox denied is the candidate's doing, whatever followed it.
+  if (std::optional<RunnerFailure> denied = SandboxFailure()) failure = std::move(denied);
   if (failure) events.Emit(FailureEvent{failure->kind, failure->message, ""});
   events.Emit(DoneEvent{!failure.has_value()});
   int code = !failure ? kExitPassed : failure->not_candidate ? kExitNotCandidate : kExitCandidateFailed;
@@ -48,40 +52,49 @@ int InputSetCount(const RunnerRequest& request, int64_t l2_bytes) {
   return static_cast<int>(std::min<int64_t>(needed, kMaxInputSets));
 }
 
-// Device copies of a set's written tensors taken right after a verified
-// timed sample (before the next sample on that set poisons them again).
-class OutputSnapshot {
+// Device copies of a set's written tensors, allocated once, filled by an
+// asynchronous copy on the harness stream.
+class OutputSlot {
  public:
-  OutputSnapshot() = default;
-  OutputSnapshot(const OutputSnapshot&) = delete;
-  OutputSnapshot& operator=(const OutputSnapshot&) = delete;
-  ~OutputSnapshot() {
+  OutputSlot() = default;
+  OutputSlot(const OutputSlot&) = delete;
+  OutputSlot& operator=(const OutputSlot&) = delete;
+  ~OutputSlot() {
     for (void* pointer : pointers_) {
       if (pointer != nullptr) (void)cudaFree(pointer);  // teardown: nothing to report to
     }
   }
-  Status Take(const RunnerTask& task, const DeviceTensors& set, cudaStream_t stream) {
+  Status Allocate(const RunnerTask& task, const DeviceTensors& set) {
     for (size_t index = 0; index < task.tensors.size(); ++index) {
-      if (!task.tensors[index].IsWritten()) {
-        pointers_.push_back(nullptr);
-        continue;
-      }
       void* pointer = nullptr;
-      KOPT_CUDA_CHECK(cudaMalloc(&pointer, set.ByteCount(index)));
+      if (task.tensors[index].IsWritten()) KOPT_CUDA_CHECK(cudaMalloc(&pointer, set.ByteCount(index)));
       pointers_.push_back(pointer);
-      KOPT_CUDA_CHECK(cudaMemcpyAsync(pointer, set.Pointers()[index], set.ByteCount(index),
-                                      cudaMemcpyDeviceToDevice, stream));
       bytes_.push_back(set.ByteCount(index));
     }
-    KOPT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return Status::Ok();
+  }
+  // Copies that happen only when the sample's draw staged it (sample_staging.h).
+  Status CopyIfStaged(const DeviceTensors& set, const uint32_t* device_flag, cudaStream_t stream) {
+    for (size_t index = 0; index < pointers_.size(); ++index) {
+      if (pointers_[index] == nullptr) continue;
+      KOPT_CUDA_CHECK(
+          LaunchCopyIfStaged(pointers_[index], set.Pointers()[index], bytes_[index], device_flag, stream));
+    }
+    return Status::Ok();
+  }
+  Status CopyFrom(const DeviceTensors& set, cudaStream_t stream) {
+    for (size_t index = 0; index < pointers_.size(); ++index) {
+      if (pointers_[index] == nullptr) continue;
+      KOPT_CUDA_CHECK(cudaMemcpyAsync(pointers_[index], set.Pointers()[index], bytes_[index],
+                                      cudaMemcpyDeviceToDevice, stream));
+    }
     return Status::Ok();
   }
   Status Send(FrameSender& sender, const RunnerTask& task, int64_t frame_index, cudaStream_t stream) {
-    size_t written = 0;
-    for (size_t index = 0; index < task.tensors.size(); ++index) {
+    for (size_t index = 0; index < pointers_.size(); ++index) {
       if (pointers_[index] == nullptr) continue;
       KOPT_RETURN_IF_ERROR(sender.Send(FrameKey{"timed", frame_index, task.tensors[index].name},
-                                       pointers_[index], bytes_[written++], stream));
+                                       pointers_[index], bytes_[index], stream));
     }
     return Status::Ok();
   }
@@ -91,56 +104,97 @@ class OutputSnapshot {
   std::vector<size_t> bytes_;
 };
 
-// Picks the verified timed samples: after each sample has run (so no launch
-// can know whether it will be checked), with probability
-// verified_samples / min_samples while fewer than verified_samples were
-// picked; when none was picked, the last sample (its outputs are still in
-// its set's tensors). The randomness is the kernel's (std::random_device).
+// Picks the verified timed samples so that no launch can know, or change,
+// whether it is checked: a reservoir of verified_samples over all samples.
+// Sample k (0-based) enters it with probability verified_samples / (k + 1),
+// drawn on the GPU right after the sample's stop event, and its outputs are
+// then copied aside in stream order, before the stream gate opens
+// (TimerContext::stage_outputs, sample_staging.h): nothing the candidate
+// launches once it sees the sample end comes first. After the sample, a
+// host draw (std::random_device) picks which kept copy an entering one
+// replaces. Every sample, the last ones included, ends up verified with the
+// same probability verified_samples / samples, and about verified_samples *
+// (1 + ln(samples / verified_samples)) copies are made in all.
 class SampleVerifier {
  public:
   SampleVerifier(const RunnerTask& task, const TimingRequest& timing)
-      : task_(task), wanted_(timing.verified_samples) {
-    probability_ = std::clamp(static_cast<double>(wanted_) / std::max(1, timing.min_samples), 0.02, 1.0);
+      : task_(task), wanted_(std::max(0, timing.verified_samples)) {}
+  SampleVerifier(const SampleVerifier&) = delete;
+  SampleVerifier& operator=(const SampleVerifier&) = delete;
+  ~SampleVerifier() {
+    if (flag_.device_flag != nullptr) (void)cudaFree(flag_.device_flag);  // teardown: nothing to report to
+    if (host_flag_ != nullptr) (void)cudaFreeHost(host_flag_);
   }
 
-  Status AfterSample(int64_t sample, int set, double seconds, const DeviceTensors& tensors,
-                     cudaStream_t stream) {
+  // Allocates the staging copy, the kept slots (sets are all alike) and the draw's flag.
+  Status Prepare(const DeviceTensors& any_set) {
+    if (wanted_ == 0) return Status::Ok();
+    for (int slot = 0; slot <= wanted_; ++slot) {
+      auto copy = std::make_unique<OutputSlot>();
+      KOPT_RETURN_IF_ERROR(copy->Allocate(task_, any_set));
+      (slot == 0 ? staging_ : slots_.emplace_back()) = std::move(copy);
+    }
+    KOPT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&flag_.device_flag), sizeof(uint32_t)));
+    KOPT_CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&host_flag_), sizeof(uint32_t), cudaHostAllocMapped));
+    *host_flag_ = 0;
+    KOPT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&flag_.host_flag), host_flag_, 0));
+    return Status::Ok();
+  }
+
+  // Enqueued right after the sample's stop event.
+  Status Stage(const DeviceTensors& set, cudaStream_t stream) {
+    if (!staging_) return Status::Ok();
+    double probability = static_cast<double>(wanted_) / static_cast<double>(++staged_calls_);
+    uint64_t salt = (static_cast<uint64_t>(random_()) << 32) ^ random_();
+    KOPT_CUDA_CHECK(LaunchStagingDraw(probability, salt, flag_, stream));
+    return staging_->CopyIfStaged(set, flag_.device_flag, stream);
+  }
+
+  // With the device idle (the draw and the copy are done).
+  void AfterSample(int64_t sample, int set, double seconds, bool kept, const DeviceTensors& tensors) {
+    if (!kept || wanted_ == 0) return;
     last_ = VerifiedSample{sample, set, seconds};
     last_tensors_ = &tensors;
-    if (static_cast<int>(verified_.size()) >= wanted_) return Status::Ok();
-    if (std::uniform_real_distribution<double>(0.0, 1.0)(random_) >= probability_) return Status::Ok();
-    return Keep(tensors, stream);
+    if (*static_cast<volatile uint32_t*>(host_flag_) == 0) return;
+    size_t slot = verified_.size();
+    if (slot < static_cast<size_t>(wanted_)) {
+      verified_.emplace_back();
+    } else {
+      slot = static_cast<size_t>(std::uniform_int_distribution<int>(0, wanted_ - 1)(random_));
+    }
+    std::swap(staging_, slots_[slot]);
+    verified_[slot] = VerifiedSample{sample, set, seconds};
   }
 
-  // After sampling: the fallback, then the frames ("timed", j).
+  // After sampling: the frames ("timed", j) of verified()[j]. When no kept
+  // sample was staged (the first ones were discarded as throttled), the last
+  // kept sample's outputs, still in its set's tensors.
   Status Finish(FrameSender& sender, cudaStream_t stream) {
     if (verified_.empty() && wanted_ > 0 && last_tensors_ != nullptr) {
-      KOPT_RETURN_IF_ERROR(Keep(*last_tensors_, stream));
+      KOPT_RETURN_IF_ERROR(slots_[0]->CopyFrom(*last_tensors_, stream));
+      KOPT_CUDA_CHECK(cudaStreamSynchronize(stream));
+      verified_.push_back(last_);
     }
-    for (size_t index = 0; index < snapshots_.size(); ++index) {
-      KOPT_RETURN_IF_ERROR(snapshots_[index]->Send(sender, task_, static_cast<int64_t>(index), stream));
+    for (size_t index = 0; index < verified_.size(); ++index) {
+      KOPT_RETURN_IF_ERROR(slots_[index]->Send(sender, task_, static_cast<int64_t>(index), stream));
     }
     return Status::Ok();
   }
   const std::vector<VerifiedSample>& verified() const { return verified_; }
 
  private:
-  Status Keep(const DeviceTensors& tensors, cudaStream_t stream) {
-    auto snapshot = std::make_unique<OutputSnapshot>();
-    KOPT_RETURN_IF_ERROR(snapshot->Take(task_, tensors, stream));
-    snapshots_.push_back(std::move(snapshot));
-    verified_.push_back(last_);
-    return Status::Ok();
-  }
-
   const RunnerTask& task_;
   int wanted_;
-  double probability_ = 0;
+  int64_t staged_calls_ = 0;
   std::random_device random_;
+  std::unique_ptr<OutputSlot> staging_;
+  std::vector<std::unique_ptr<OutputSlot>> slots_;
+  StagingFlag flag_;
+  uint32_t* host_flag_ = nullptr;
   VerifiedSample last_;
   const DeviceTensors* last_tensors_ = nullptr;
   std::vector<VerifiedSample> verified_;
-  std::vector<std::unique_ptr<OutputSnapshot>> snapshots_;
 };
 
 // The phases after the library is loaded; returns the failure, if any.
@@ -241,8 +295,12 @@ class Phases {
     timer.prepare_sample = [this](int set, cudaStream_t stream) {
       return PrepareSetForSample(request_.task, SetSeed(set), InputSet(set), stream);
     };
-    timer.after_sample = [&](int64_t sample, int set, double seconds, bool) {
-      return verifier.AfterSample(sample, set, seconds, InputSet(set), device_.stream);
+    Status prepared = verifier.Prepare(InputSet(0));
+    if (!prepared.ok()) return Failure(prepared, FailureKind::kOutOfMemory);
+    timer.stage_outputs = [&](int set, cudaStream_t stream) { return verifier.Stage(InputSet(set), stream); };
+    timer.after_sample = [&](int64_t sample, int set, double seconds, bool kept) {
+      verifier.AfterSample(sample, set, seconds, kept, InputSet(set));
+      return Status::Ok();
     };
     Result<TimingMeasurement> measurement = TimeCandidate(MakeLaunch(), timer, *request_.timing);
     if (!measurement.ok()) return Failure(measurement.status(), FailureKind::kLaunchFailure);
@@ -253,9 +311,9 @@ class Phases {
     seconds_per_launch_ = measurement->event.median;
     SideStreamDecision side_stream = measurement->SideStream();
     if (side_stream.escaped) {
-      return RunnerFailure{
-          FailureKind::kSideStream,
-          DescribeSideStream(side_stream, measurement->event.median, measurement->device_wide.median)};
+      return RunnerFailure{FailureKind::kSideStream,
+                           DescribeSideStream(side_stream, measurement->stream_event_median_s,
+                                              measurement->device_wide.median)};
     }
     // Outputs of timed calls are checked again by the parent: fresh inputs in the same buffers.
     return RunFreshRound(context_, request_.task, *main_size_, request_.fresh_seed);
@@ -289,7 +347,7 @@ std::optional<RunnerFailure> LoadFailure(const Status& status, const char* which
 
 }  // namespace
 
-int RunRequest(const RunnerRequest& request, EventSink& events) {
+int RunRequest(const RunnerRequest& request, EventSink& events, SandboxMode sandbox) {
   // The output channel first: before any library is loaded, the descriptor
   // moves out of the low numbers a candidate would write to by accident.
   OutputChannel channel(request.output_fd, request.output_channel);
@@ -301,6 +359,9 @@ int RunRequest(const RunnerRequest& request, EventSink& events) {
     return Finish(events, failure);
   }
   events.Emit(device->event);
+  // Everything the runner needs is set up: from here on, candidate code may run.
+  Status sandboxed = EnterSandbox(sandbox);
+  if (!sandboxed.ok()) std::fprintf(stderr, "kopt-runner: no sandbox: %s\n", sandboxed.message().c_str());
   // One library per child: a candidate child never loads the reference (its
   // outputs are the expected ones) and a reference child never loads a candidate.
   bool reference = request.role == RunnerRole::kReference;
@@ -308,6 +369,11 @@ int RunRequest(const RunnerRequest& request, EventSink& events) {
   Result<KernelLibrary> library = KernelLibrary::Load(path);
   if (!library.ok()) {
     return Finish(events, LoadFailure(library.status(), reference ? "reference" : "candidate", reference));
+  }
+  if (sandboxed.ok()) {
+    Status locked = LockExecutableMemory(sandbox);
+    if (!locked.ok())
+      std::fprintf(stderr, "kopt-runner: executable memory not locked: %s\n", locked.message().c_str());
   }
   Phases phases(request, *device, *library, channel, events);
   return Finish(events, phases.Run());

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "runner/event_sink.h"
+#include "runner/sandbox_stages.h"
 #include "runner_protocol/runner_request.h"
 
 namespace kopt::runner {
@@ -22,7 +23,8 @@ inline constexpr int kExitBadRequest = 2;
 inline constexpr int kExitCandidateFailed = 3;
 inline constexpr int kExitNotCandidate = 4;
 
-// Runs the request, emitting events; returns the exit code.
-int RunRequest(const RunnerRequest& request, EventSink& events);
+// Runs the request, emitting events; returns the exit code. `sandbox`: the
+// stages of runner/sandbox_stages.h around loading the library.
+int RunRequest(const RunnerRequest& request, EventSink& events, SandboxMode sandbox);
 
 }  // namespace kopt::runner

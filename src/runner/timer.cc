@@ -149,10 +149,27 @@ class StreamGate {
   uint32_t generation_ = 0;
 };
 
-// One sample's two times, in seconds.
+// Work enqueued on the harness stream right after a sample's stop event.
+using StageFunction = std::function<Status(cudaStream_t stream)>;
+
+// One sample's times, in seconds.
 struct RawSample {
   double event_seconds = 0;
   double device_wide_seconds = 0;
+  double host_call_seconds = 0;  // the host's time inside the enqueue (the entry call)
+  // start event to the end of the staging copy (= event_seconds without one): the stream's share of
+  // the device-wide bracket, for the side-stream decision.
+  double stream_seconds = 0;
+  // The sample's time (timer.h): the host's time in the call beyond an
+  // enqueue's grace runs before the stream may start (the gate holds it), so
+  // it adds to the event time; and a sample is never shorter than the call.
+  bool gated = false;  // the host call ran while the gate held the stream
+  // Ungated (the candidate blocks inside its call: timer.h), host and stream overlap: the larger counts.
+  double Seconds() const {
+    return gated ? ChargedSampleSeconds(event_seconds, host_call_seconds)
+                 : std::max(event_seconds, host_call_seconds);
+  }
+  bool HostCharged() const { return Seconds() > event_seconds; }
 };
 
 // Takes samples of "enqueue some work on the stream" the same way for the
@@ -165,6 +182,7 @@ class Sampler {
     gate_ = gate;
     KOPT_RETURN_IF_ERROR(start_.Create());
     KOPT_RETURN_IF_ERROR(stop_.Create());
+    KOPT_RETURN_IF_ERROR(staged_.Create());
     if (!cold_) return Status::Ok();
     int l2_bytes = 0;
     KOPT_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
@@ -182,8 +200,9 @@ class Sampler {
     return Status::Ok();
   }
 
+  // `stage`: enqueued right after the stop event (null: nothing).
   template <typename Enqueue>
-  Result<RawSample> Take(Enqueue&& enqueue) {
+  Result<RawSample> Take(Enqueue&& enqueue, const StageFunction* stage = nullptr) {
     KOPT_RETURN_IF_ERROR(FlushL2());
     // The device-wide bracket starts when the harness stream can first run:
     // at the gate's opening (the host's own launch cost, which differs between
@@ -192,7 +211,8 @@ class Sampler {
     // during its launch; whatever of it outlasts the gate's opening is counted.
     Clock::time_point begin = Clock::now();
     if (gate_ != nullptr) KOPT_RETURN_IF_ERROR(gate_->Close(stream_));
-    Status queued = QueueBracket(enqueue);
+    double host_call_seconds = 0;
+    Status queued = QueueBracket(enqueue, host_call_seconds, stage);
     if (gate_ != nullptr) {
       begin = Clock::now();
       gate_->Open();  // on every path: a closed gate would hang the stream
@@ -201,26 +221,40 @@ class Sampler {
     KOPT_CUDA_CHECK(cudaDeviceSynchronize());
     RawSample sample;
     sample.device_wide_seconds = SecondsSince(begin);
+    sample.host_call_seconds = host_call_seconds;
+    sample.gated = gate_ != nullptr;
     float milliseconds = 0;
     KOPT_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_.get(), stop_.get()));
     sample.event_seconds = milliseconds / 1000.0;
+    sample.stream_seconds = sample.event_seconds;
+    if (stage != nullptr && *stage) {
+      KOPT_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_.get(), staged_.get()));
+      sample.stream_seconds = milliseconds / 1000.0;
+    }
     return sample;
   }
 
  private:
   // Start event, the work, stop event, on the harness stream.
   template <typename Enqueue>
-  Status QueueBracket(Enqueue& enqueue) {
+  Status QueueBracket(Enqueue& enqueue, double& host_call_seconds, const StageFunction* stage) {
     KOPT_CUDA_CHECK(cudaEventRecord(start_.get(), stream_));
-    KOPT_RETURN_IF_ERROR(enqueue(stream_));
+    Clock::time_point call = Clock::now();
+    Status enqueued = enqueue(stream_);
+    host_call_seconds = SecondsSince(call);
+    KOPT_RETURN_IF_ERROR(enqueued);
     KOPT_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_));
+    if (stage != nullptr && *stage) {
+      KOPT_RETURN_IF_ERROR((*stage)(stream_));
+      KOPT_CUDA_CHECK(cudaEventRecord(staged_.get(), stream_));
+    }
     return Status::Ok();
   }
 
   cudaStream_t stream_;
   bool cold_;
   StreamGate* gate_ = nullptr;
-  Event start_, stop_;
+  Event start_, stop_, staged_;
   DeviceBuffer flush_;
   int flush_value_ = 0;
 };
@@ -337,7 +371,9 @@ class ClockReader {
 
 // The kept samples of step 3.
 struct SampleSeries {
-  std::vector<double> event_seconds, device_wide_seconds, clock_mhz;
+  // event_seconds: each kept sample's time (RawSample::Seconds); stream_event_seconds: its event time alone.
+  std::vector<double> event_seconds, stream_event_seconds, device_wide_seconds, host_call_seconds, clock_mhz;
+  int64_t host_bound_samples = 0;  // kept samples whose time the host call lengthened
   StopReason stop_reason = StopReason::kContinue;
   double wall_seconds = 0;
   int64_t samples_taken = 0;
@@ -353,27 +389,35 @@ Result<SampleSeries> SampleUntilStop(const LaunchFunction& launch, const TimerCo
   while ((series.stop_reason = rule.Check(SecondsSince(start))) == StopReason::kContinue) {
     int input_set = request.rotate_input_sets ? static_cast<int>(attempt % context.input_sets) : 0;
     int64_t sample_index = attempt++;
+    StageFunction stage;
+    if (context.stage_outputs) {
+      stage = [&context, input_set](cudaStream_t stream) { return context.stage_outputs(input_set, stream); };
+    }
     if (context.prepare_sample) {
       KOPT_RETURN_IF_ERROR(context.prepare_sample(input_set, context.stream));
       // Cold samples wait in the L2 flush; warm ones here, so the preparation
       // is never inside the device-wide bracket.
       if (!request.cold) KOPT_CUDA_CHECK(cudaStreamSynchronize(context.stream));
     }
-    KOPT_ASSIGN_OR_RETURN(RawSample sample,
-                          sampler.Take([&](cudaStream_t stream) { return launch(input_set, stream); }));
+    KOPT_ASSIGN_OR_RETURN(
+        RawSample sample,
+        sampler.Take([&](cudaStream_t stream) { return launch(input_set, stream); }, &stage));
     double mhz = clock.Read(note);
     ThrottleVerdict verdict = throttle.Observe(mhz);
     if (context.after_sample) {
-      KOPT_RETURN_IF_ERROR(context.after_sample(sample_index, input_set, sample.event_seconds, verdict.keep));
+      KOPT_RETURN_IF_ERROR(context.after_sample(sample_index, input_set, sample.Seconds(), verdict.keep));
     }
     if (!verdict.keep) {
       SleepSeconds(verdict.recovery_delay_seconds);
       continue;
     }
-    series.event_seconds.push_back(sample.event_seconds);
+    series.event_seconds.push_back(sample.Seconds());
+    series.stream_event_seconds.push_back(sample.stream_seconds);
     series.device_wide_seconds.push_back(sample.device_wide_seconds);
+    series.host_call_seconds.push_back(sample.host_call_seconds);
+    if (sample.HostCharged()) ++series.host_bound_samples;
     if (mhz > 0) series.clock_mhz.push_back(mhz);
-    rule.AddSample(sample.event_seconds);
+    rule.AddSample(sample.Seconds());
   }
   series.wall_seconds = SecondsSince(start);
   series.samples_taken = attempt;
@@ -450,6 +494,9 @@ Result<TimingMeasurement> TimeCandidate(const LaunchFunction& launch, const Time
   KOPT_ASSIGN_OR_RETURN(SampleSeries series, SampleUntilStop(launch, context, request, sampler, throttle,
                                                              clock, measurement.note));
   measurement.event = Summarize(series.event_seconds);
+  measurement.stream_event_median_s = Summarize(series.stream_event_seconds).median;
+  measurement.host_call_median_s = Summarize(series.host_call_seconds).median;
+  measurement.host_bound_samples = series.host_bound_samples;
   measurement.device_wide = Summarize(series.device_wide_seconds);
   measurement.stop_reason = series.stop_reason;
   measurement.gpu_seconds = measurement.event.mean * static_cast<double>(measurement.event.count);
@@ -462,7 +509,7 @@ Result<TimingMeasurement> TimeCandidate(const LaunchFunction& launch, const Time
 }
 
 SideStreamDecision TimingMeasurement::SideStream() const {
-  return DecideSideStream(event.median, device_wide.median, empty_call_overhead_s);
+  return DecideSideStream(stream_event_median_s, device_wide.median, empty_call_overhead_s);
 }
 
 TimingEvent TimingMeasurement::ToEvent() const {
@@ -515,6 +562,9 @@ nlohmann::json TimingMeasurement::ToJson() const {
       {"sampling_wall_s", sampling_wall_s},
       {"blocked_launch", blocked_launch},
       {"samples_taken", samples_taken},
+      {"stream_event_median_s", stream_event_median_s},
+      {"host_call_median_s", host_call_median_s},
+      {"host_bound_samples", host_bound_samples},
       {"verified", VerifiedToJson(verified)},
       {"note", note},
   };

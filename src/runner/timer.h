@@ -19,10 +19,21 @@
 //       stream gate closed (cuStreamWaitValue32 on a host-mapped word: the
 //         stream waits while the host queues the rest, as nvbench's blocking
 //         kernel does, so launch latency is not timed)
-//       start event, launch(input set), stop event, all on the harness stream
+//       start event, launch(input set), stop event, [stage_outputs, staged
+//         event,] all on the harness stream
 //       host clock t0; gate opened
 //       cudaDeviceSynchronize (waits for work on every stream); host clock t1
-//     event time = stop - start; device-wide time = t1 - t0.
+//     event time = stop - start; device-wide time = t1 - t0; host call time:
+//     the host clock around the launch call. The sample's time is
+//       ChargedSampleSeconds (harness/timing_statistics.h): max(host call,
+//       event + max(0, host call - kHostEnqueueGraceSeconds)):
+//     while the call runs, the gate holds the harness stream, so host time
+//     beyond what enqueuing takes comes before the timed work, not beside
+//     it. An entry point that blocks the host while (part of) its real work
+//     runs on a private stream, then enqueues a decoy or the rest, is timed
+//     on the blocking; an honest entry point (it only enqueues: a few
+//     microseconds, a CUDA graph or a cooperative launch included) is timed
+//     on its events alone.
 //     Input sets rotate (sample k uses set k mod input_sets) when
 //     request.rotate_input_sets, so a working set that fits in L2 is not
 //     timed from the cache in hot mode.
@@ -76,19 +87,39 @@ using PrepareFunction = std::function<Status(int input_set, cudaStream_t stream)
 // (not discarded as throttled). The runner picks verified samples here.
 using AfterSampleFunction = std::function<Status(int64_t sample, int input_set, double seconds, bool kept)>;
 
+// Enqueued on the harness stream right after every sample's stop event, in
+// the same host step as the launch (before the gate opens, so before any
+// code of the candidate can see the sample end): the runner draws on the
+// device whether this sample enters its verified reservoir and copies the
+// outputs of set `input_set` aside if so (run_request.cc, sample_staging.h),
+// so what is verified is what the timed call left, not what a later launch
+// wrote. Its
+// time is outside the sample's, inside the device-wide bracket and the
+// stream's share of it (the side-stream decision compares the two).
+using StageOutputsFunction = std::function<Status(int input_set, cudaStream_t stream)>;
+
 struct TimerContext {
-  cudaStream_t stream = nullptr;     // the harness stream the candidate is given
-  int device = 0;                    // CUDA ordinal (current device of the calling thread)
-  int input_sets = 1;                // K >= 1 prepared input sets
-  const NvmlDevice* nvml = nullptr;  // null when NVML is unavailable
-  PrepareFunction prepare_sample;    // optional
-  AfterSampleFunction after_sample;  // optional
+  cudaStream_t stream = nullptr;       // the harness stream the candidate is given
+  int device = 0;                      // CUDA ordinal (current device of the calling thread)
+  int input_sets = 1;                  // K >= 1 prepared input sets
+  const NvmlDevice* nvml = nullptr;    // null when NVML is unavailable
+  PrepareFunction prepare_sample;      // optional
+  AfterSampleFunction after_sample;    // optional
+  StageOutputsFunction stage_outputs;  // optional
 };
 
 // The timing result: the protocol's `timing` event fields plus extras.
 struct TimingMeasurement {
-  SampleStatistics event;        // kept samples timed by events on the harness stream, s
-  SampleStatistics device_wide;  // the same samples' device-wide brackets, s
+  // Kept samples, s: each the larger of its event time on the harness stream
+  // and the host's time inside the entry call (work the call waited for on
+  // the host counts; for an entry point that only enqueues, the event time).
+  SampleStatistics event;
+  // Median of the stream's share of the device-wide bracket (events from the
+  // start to after the staging copy), s: the side-stream decision.
+  double stream_event_median_s = 0;
+  double host_call_median_s = 0;   // median host time inside the entry call, s
+  int64_t host_bound_samples = 0;  // kept samples whose time the host call lengthened
+  SampleStatistics device_wide;    // the same samples' device-wide brackets, s
   StopReason stop_reason = StopReason::kContinue;
   double gpu_seconds = 0;  // summed event time of the kept samples
   bool cold = true;

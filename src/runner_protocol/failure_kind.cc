@@ -5,7 +5,7 @@
 namespace kopt {
 namespace {
 
-constexpr EnumNameTable<FailureKind, 20> kFailureKindNames = {{
+constexpr EnumNameTable<FailureKind, 22> kFailureKindNames = {{
     {FailureKind::kCompileError, "compile_error"},
     {FailureKind::kMissingEntryPoint, "missing_entry_point"},
     {FailureKind::kLoadError, "load_error"},
@@ -26,6 +26,8 @@ constexpr EnumNameTable<FailureKind, 20> kFailureKindNames = {{
     {FailureKind::kDeviceUnavailable, "device_unavailable"},
     {FailureKind::kProtocolViolation, "protocol_violation"},
     {FailureKind::kTimingInconsistent, "timing_inconsistent"},
+    {FailureKind::kPolicyViolation, "policy_violation"},
+    {FailureKind::kSandboxViolation, "sandbox_violation"},
 }};
 
 }  // namespace

@@ -38,6 +38,16 @@ enum class FailureKind {
   // verified timed launch far slower than the median, more GPU time than the
   // child's wall time, a sample count or input-set count other than asked.
   kTimingInconsistent,
+  // The parent's static policy screened the candidate out before it ran: it
+  // uses a construct the task and the command line do not allow
+  // (harness/candidate_policy.h).
+  kPolicyViolation,
+  // The candidate's process made a call kopt-runner's sandbox denies
+  // (ptrace, another process's memory, a new process, a new executable
+  // mapping, remapping the runner's or the runtime's code and relocations);
+  // the kernel refused it, the runner reports it (docs/harness-protocol.md
+  // §3 "The runtime sandbox").
+  kSandboxViolation,
 };
 
 // The protocol name of `kind`, e.g. "illegal_address".

@@ -115,5 +115,33 @@ TEST_F(RunnerBinary, NoVisibleDeviceIsDeviceUnavailableExitFour) {
   EXPECT_EQ(done, nlohmann::json::parse(R"({"event": "done", "ok": false, "seq": 1, "token": "feedc0de"})"));
 }
 
+TEST_F(RunnerBinary, ABadSandboxModeExitsTwoNamingTheVariable) {
+  std::string request = kRequestWithBadDtype;
+  request.replace(request.find("\"fp32\""), 6, "\"f32\"");
+  CommandResult result = RunOn(request, {{"KOPT_RUNNER_SANDBOX", "partly"}});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.stderr_text.find("KOPT_RUNNER_SANDBOX"), std::string::npos) << result.stderr_text;
+}
+
+// The runner's relocations are all resolved at start and read-only afterwards
+// (full RELRO, BIND_NOW), so candidate code finds no writable function pointer
+// of the runner (docs/harness-protocol.md §3 "The runtime sandbox").
+TEST_F(RunnerBinary, IsLinkedWithFullRelroAndImmediateBinding) {
+  CommandSpec spec;
+  spec.argv = {"readelf", "--wide", "--dynamic", "--program-headers", runner_};
+  spec.timeout_seconds = 60;
+  Result<CommandResult> result = MakeSystemCommandRunner()->Run(spec);
+  if (!result.ok() || result->exit_code != 0) GTEST_SKIP() << "readelf (binutils) is not available";
+  const std::string& text = result->stdout_text;
+  EXPECT_NE(text.find("GNU_RELRO"), std::string::npos) << text;
+  auto line_with = [&text](const std::string& tag) {
+    size_t at = text.find(tag);
+    if (at == std::string::npos) return std::string();
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  EXPECT_NE(line_with("(FLAGS)").find("BIND_NOW"), std::string::npos) << text;
+  EXPECT_NE(line_with("(FLAGS_1)").find(" NOW"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace kopt

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "search/search_policy.h"
 #include "search/search_test_util.h"
 
@@ -189,6 +191,22 @@ TEST(MctsPolicyTest, ARootThatDidNotVerifyHasNothingToExpand) {
   ASSERT_TRUE(tree.AddRoot("reference").ok());
   ASSERT_TRUE(tree.Record(0, Failed()).ok());
   EXPECT_EQ(Mcts()->Propose(tree).kind, ProposalKind::kExhausted);
+}
+
+// The table holds every kind once, each with a distinct name and a factory making that kind.
+TEST(SearchPolicyTest, TheTableHoldsEveryKindOnce) {
+  std::set<SearchPolicyKind> kinds;
+  std::set<std::string_view> names;
+  for (const SearchPolicyEntry& entry : SearchPolicyTable()) {
+    kinds.insert(entry.kind);
+    names.insert(entry.name);
+    EXPECT_FALSE(entry.help.empty()) << entry.name;
+    EXPECT_EQ(entry.make({}, 0)->kind(), entry.kind) << entry.name;
+  }
+  EXPECT_EQ(kinds.size(), SearchPolicyTable().size());
+  EXPECT_EQ(names.size(), SearchPolicyTable().size());
+  EXPECT_EQ(kinds.size(), 4u);  // SearchPolicyKind's values
+  EXPECT_EQ(SearchPolicyNameList(), "mcts, greedy, beam or random");
 }
 
 TEST(SearchPolicyTest, KindsAndSettings) {

@@ -46,6 +46,8 @@ json NodeRecordToJson(const NodeRecord& record) {
               {"llm_output_tokens", record.llm_output_tokens},
               {"llm_cost_usd", record.llm_cost_usd},
               {"prompt_ids", record.prompt_ids},
+              {"stated_change", record.stated_change},
+              {"source_lookups", record.source_lookups},
               {"profiled", record.profiled},
               {"bottleneck_class", record.bottleneck_class},
               {"top_finding", record.top_finding},
@@ -111,6 +113,8 @@ Result<NodeRecord> RecordFromJson(const json& object, const std::string& where) 
   KOPT_RETURN_IF_ERROR(Read(object, "llm_output_tokens", record.llm_output_tokens, where));
   KOPT_RETURN_IF_ERROR(Read(object, "llm_cost_usd", record.llm_cost_usd, where));
   KOPT_RETURN_IF_ERROR(Read(object, "prompt_ids", record.prompt_ids, where));
+  KOPT_RETURN_IF_ERROR(Read(object, "stated_change", record.stated_change, where));
+  KOPT_RETURN_IF_ERROR(Read(object, "source_lookups", record.source_lookups, where));
   KOPT_RETURN_IF_ERROR(Read(object, "profiled", record.profiled, where));
   KOPT_RETURN_IF_ERROR(Read(object, "bottleneck_class", record.bottleneck_class, where));
   KOPT_RETURN_IF_ERROR(Read(object, "top_finding", record.top_finding, where));

@@ -59,6 +59,10 @@ struct NodeRecord {
   int64_t llm_output_tokens = 0;
   double llm_cost_usd = 0;
   std::vector<std::string> prompt_ids;  // "programmer/optimize_user v1 <sha256>"
+  // What an LLM answer said it changed (its first sentence before the code; "" when none).
+  std::string stated_change;
+  // The source-search lookups (CUTLASS/CuTe tree) that led to the answer.
+  std::vector<std::string> source_lookups;
   // Profiling (lazily, before the node's first optimize child).
   bool profiled = false;
   std::string bottleneck_class;  // stage-1 class of its profile ("memory-bound", ...), "" when unknown

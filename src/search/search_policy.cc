@@ -6,23 +6,54 @@
 
 namespace kopt {
 
-std::string_view SearchPolicyKindName(SearchPolicyKind kind) {
-  switch (kind) {
-    case SearchPolicyKind::kMcts: return "mcts";
-    case SearchPolicyKind::kGreedy: return "greedy";
-    case SearchPolicyKind::kBeam: return "beam";
-    case SearchPolicyKind::kRandom: return "random";
+namespace {
+
+constexpr SearchPolicyEntry kSearchPolicies[] = {
+    {SearchPolicyKind::kMcts, "mcts",
+     "UCT with progressive widening, asymmetric branching and dead-end pruning", MakeMctsPolicy},
+    {SearchPolicyKind::kGreedy, "greedy",
+     "repairs the newest failure once, else expands the best verified node", MakeGreedyPolicy},
+    {SearchPolicyKind::kBeam, "beam",
+     "repairs as greedy, else expands the beam_width best verified nodes in turn", MakeBeamPolicy},
+    {SearchPolicyKind::kRandom, "random",
+     "a uniformly random open verified node or failure awaiting its repair", MakeRandomPolicy},
+    {SearchPolicyKind::kSampling, "sampling",
+     "independent samples: every proposal an initial child of the reference, no feedback", MakeSamplingPolicy},
+};
+
+const SearchPolicyEntry* EntryOf(SearchPolicyKind kind) {
+  for (const SearchPolicyEntry& entry : kSearchPolicies) {
+    if (entry.kind == kind) return &entry;
   }
-  return "";
+  return nullptr;
+}
+
+}  // namespace
+
+std::span<const SearchPolicyEntry> SearchPolicyTable() {
+  return kSearchPolicies;
+}
+
+std::string_view SearchPolicyKindName(SearchPolicyKind kind) {
+  const SearchPolicyEntry* entry = EntryOf(kind);
+  return entry ? entry->name : "";
+}
+
+std::string SearchPolicyNameList() {
+  std::string list;
+  for (size_t i = 0; i < std::size(kSearchPolicies); ++i) {
+    if (i > 0) list += i + 1 == std::size(kSearchPolicies) ? " or " : ", ";
+    list += kSearchPolicies[i].name;
+  }
+  return list;
 }
 
 Result<SearchPolicyKind> ParseSearchPolicyKind(std::string_view name) {
-  for (SearchPolicyKind kind : {SearchPolicyKind::kMcts, SearchPolicyKind::kGreedy, SearchPolicyKind::kBeam,
-                                SearchPolicyKind::kRandom}) {
-    if (SearchPolicyKindName(kind) == name) return kind;
+  for (const SearchPolicyEntry& entry : kSearchPolicies) {
+    if (entry.name == name) return entry.kind;
   }
   return InvalidInput(
-      fmt::format("unknown search policy \"{}\" (expected mcts, greedy, beam or random)", name));
+      fmt::format("unknown search policy \"{}\" (expected {})", name, SearchPolicyNameList()));
 }
 
 Status ValidateSearchSettings(const SearchSettings& settings) {
@@ -56,12 +87,7 @@ Status ValidateSearchSettings(const SearchSettings& settings) {
 Result<std::unique_ptr<SearchPolicy>> MakeSearchPolicy(SearchPolicyKind kind, const SearchSettings& settings,
                                                        uint64_t seed) {
   KOPT_RETURN_IF_ERROR(ValidateSearchSettings(settings));
-  switch (kind) {
-    case SearchPolicyKind::kMcts: return MakeMctsPolicy(settings, seed);
-    case SearchPolicyKind::kGreedy: return MakeGreedyPolicy(settings, seed);
-    case SearchPolicyKind::kBeam: return MakeBeamPolicy(settings, seed);
-    case SearchPolicyKind::kRandom: return MakeRandomPolicy(settings, seed);
-  }
+  if (const SearchPolicyEntry* entry = EntryOf(kind)) return entry->make(settings, seed);
   return Internal("unknown search policy kind");
 }
 

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -42,10 +43,13 @@
 
 namespace kopt {
 
-enum class SearchPolicyKind { kMcts, kGreedy, kBeam, kRandom };
-std::string_view SearchPolicyKindName(SearchPolicyKind kind);  // "mcts", "greedy", "beam", "random"
+enum class SearchPolicyKind { kMcts, kGreedy, kBeam, kRandom, kSampling };
+// "mcts", "greedy", "beam", "random", "sampling".
+std::string_view SearchPolicyKindName(SearchPolicyKind kind);
 // InvalidInput naming the accepted names for anything else.
 Result<SearchPolicyKind> ParseSearchPolicyKind(std::string_view name);
+// The accepted names for messages and help: "mcts, greedy, beam or random".
+std::string SearchPolicyNameList();
 
 // Plain settings with their defaults (docs/search.md lists them with sources).
 struct SearchSettings {
@@ -128,11 +132,25 @@ class SearchPolicy {
 Result<std::unique_ptr<SearchPolicy>> MakeSearchPolicy(SearchPolicyKind kind, const SearchSettings& settings,
                                                        uint64_t seed);
 
+// The policies as data: adding one is its file with its factory, a
+// SearchPolicyKind value and one row of SearchPolicyTable() (search_policy.cc);
+// names, parsing, the factory and the help derive from the table, and
+// search_policy_test checks it holds every kind once.
+struct SearchPolicyEntry {
+  SearchPolicyKind kind;
+  std::string_view name;  // the --search value
+  std::string_view help;  // one line: what the policy does
+  std::unique_ptr<SearchPolicy> (*make)(const SearchSettings& settings, uint64_t seed);
+};
+std::span<const SearchPolicyEntry> SearchPolicyTable();
+
 // One factory per implementation, each in its own file. Preconditions: valid settings.
 std::unique_ptr<SearchPolicy> MakeMctsPolicy(const SearchSettings& settings, uint64_t seed);
 std::unique_ptr<SearchPolicy> MakeGreedyPolicy(const SearchSettings& settings, uint64_t seed);
 std::unique_ptr<SearchPolicy> MakeBeamPolicy(const SearchSettings& settings, uint64_t seed);
 std::unique_ptr<SearchPolicy> MakeRandomPolicy(const SearchSettings& settings, uint64_t seed);
+// Independent samples: every proposal an initial child of the reference (sampling_policy.cc).
+std::unique_ptr<SearchPolicy> MakeSamplingPolicy(const SearchSettings& settings, uint64_t seed);
 
 // MCTS's rules (mcts_policy.cc), exposed for tests and the report:
 // How many children progressive widening allows a node with `visits` visits

@@ -29,6 +29,10 @@ class Unmodelled(Exception):
     """An operator kopt's stand-in does not model (real PyTorch may)."""
 
 
+class UnmodelledAttribute(Unmodelled, AttributeError):
+    """A torch attribute the stand-in lacks (an AttributeError, so getattr with a default works)."""
+
+
 # ---------------------------------------------------------------- dtypes
 
 
@@ -665,6 +669,13 @@ def make_nn():
 
     functional.__getattr__ = lambda name: table.get(name) or missing(name)
     nn.functional = functional
+
+    def missing_module(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise UnmodelledAttribute(f"nn.{name}")
+
+    nn.__getattr__ = missing_module
     init = types.ModuleType("torch.nn.init")
     init.__getattr__ = lambda name: (lambda *a, **k: a[0] if a else None)
     nn.init = init
@@ -701,7 +712,7 @@ def make_torch():
     def top(name):
         fn = table.get(name)
         if fn is None:
-            raise AttributeError(f"module 'torch' has no attribute '{name}' in kopt's stand-in")
+            raise UnmodelledAttribute(f"torch.{name}")
         return fn
 
     torch.__getattr__ = top
@@ -752,9 +763,15 @@ def describe_value(v):
     raise ProbeError(f"value {v!r} of type {type(v).__name__} is neither a tensor nor a number")
 
 
+BOOL_AS_U8 = "a bool tensor: the entry point gets it as u8, 0 (false) or 1 (true)"
+
+
 def describe_tensor(t):
     if t.dtype.name == "bool":
-        raise ProbeError("boolean tensors are not supported by kopt tasks")
+        # kopt tasks have no bool dtype: u8 with values 0 and 1 (PyTorch's own bool layout, one byte
+        # each); the reference child turns it back into a bool tensor (torch_dtype).
+        return {"kind": "tensor", "shape": list(t.shape), "dtype": "u8", "torch_dtype": "bool",
+                "init": {"kind": "int_range", "low": 0, "high": 1}, "init_note": BOOL_AS_U8}
     return {"kind": "tensor", "shape": list(t.shape), "dtype": t.dtype.kopt, "init": t.init}
 
 
@@ -781,7 +798,9 @@ def run_problem(path, source, modules):
 def call(namespace, name):
     try:
         value = namespace[name]()
-    except (ProbeError, Unmodelled) as e:
+    except Unmodelled:
+        raise  # real PyTorch may run it (the meta-device fallback)
+    except ProbeError as e:
         raise ProbeError(f"{name}() failed: {e}")
     except Exception as e:
         raise ProbeError(f"{name}() failed: {type(e).__name__}: {e}")
@@ -795,7 +814,8 @@ def outputs_of(result):
     out = []
     for r in items:
         if isinstance(r, Tensor):
-            out.append({"shape": list(r.shape), "dtype": r.dtype.kopt})
+            out.append({"shape": list(r.shape), "dtype": "u8" if r.dtype.name == "bool" else r.dtype.kopt,
+                        **({"torch_dtype": "bool"} if r.dtype.name == "bool" else {})})
         else:
             raise ProbeError(f"forward() returned {type(r).__name__}, expected tensors")
     return out
@@ -803,10 +823,13 @@ def outputs_of(result):
 
 def probe_stand_in(path, source):
     ns = run_problem(path, source, make_torch())
-    inputs = call(ns, "get_inputs")
-    init_inputs = call(ns, "get_init_inputs")
     forward = getattr(ns["Model"], "forward", None)
     names = list(forward.__code__.co_varnames[1:forward.__code__.co_argcount]) if forward else []
+    try:
+        inputs = call(ns, "get_inputs")
+        init_inputs = call(ns, "get_init_inputs")
+    except Unmodelled as e:  # the inputs themselves need real PyTorch (probe_real_torch describes them)
+        return {"input_names": names, "unmodelled": str(e)}
     record = {"inputs": [describe_value(v) for v in inputs], "input_names": names,
               "init_inputs": [describe_value(v) for v in init_inputs]}
     try:
@@ -831,7 +854,7 @@ def probe_real_torch(path, source, record):
     import torch  # the real one
 
     kopt = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64",
-            torch.int64: "i64", torch.int32: "i32", torch.uint8: "u8"}
+            torch.int64: "i64", torch.int32: "i32", torch.uint8: "u8", torch.bool: "u8"}
     ns = {"__name__": "kopt_kernelbench_problem", "__file__": path}
     with torch.device("meta"):
         exec(compile(source, path, "exec"), ns)
@@ -839,8 +862,20 @@ def probe_real_torch(path, source, record):
         init_inputs = ns["get_init_inputs"]()
         model = ns["Model"](*init_inputs)
         result = model(*inputs)
+    if "inputs" not in record:  # get_inputs needed PyTorch: shapes and dtypes from the meta device
+        def describe_real(v):
+            if isinstance(v, torch.Tensor):
+                if v.dtype == torch.bool:
+                    return {"kind": "tensor", "shape": list(v.shape), "dtype": "u8", "torch_dtype": "bool",
+                            "init": {"kind": "int_range", "low": 0, "high": 1}, "init_note": BOOL_AS_U8}
+                init = None if v.is_floating_point() else {"kind": "int_range", "low": 0, "high": 100}
+                return {"kind": "tensor", "shape": list(v.shape), "dtype": kopt[v.dtype], "init": init}
+            return describe_value(v)
+        record["inputs"] = [describe_real(v) for v in inputs]
+        record["init_inputs"] = [describe_value(v) for v in init_inputs]
     items = list(result) if isinstance(result, (list, tuple)) else [result]
-    record["outputs"] = [{"shape": list(r.shape), "dtype": kopt[r.dtype]} for r in items]
+    record["outputs"] = [dict({"shape": list(r.shape), "dtype": kopt[r.dtype]},
+                              **({"torch_dtype": "bool"} if r.dtype == torch.bool else {})) for r in items]
     params = []
     for n, p in model.named_parameters():
         fan_in = p.shape[1] * math.prod(p.shape[2:]) if p.dim() > 1 else 0

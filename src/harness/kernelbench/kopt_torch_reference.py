@@ -76,6 +76,8 @@ def main():
                         continue
                     dtype = getattr(torch, DTYPES[arg["dtype"]])
                     tensor = torch.frombuffer(data, dtype=dtype).reshape(arg["shape"]).to(device)
+                    if arg.get("torch_dtype") == "bool":  # a bool tensor travels as u8 0/1
+                        tensor = tensor.bool()
                     if arg["source"] == "parameter":
                         parameters[arg["parameter"]].copy_(tensor)
                     else:
@@ -87,6 +89,8 @@ def main():
                     raise RuntimeError(f"forward returned {len(results)} outputs, the task declares {len(written)}")
                 frames = []
                 for arg, r in zip(written, results):
+                    if arg.get("torch_dtype") == "bool" and r.dtype == torch.bool:
+                        r = r.to(torch.uint8)
                     if list(r.shape) != arg["shape"] or str(r.dtype) != "torch." + DTYPES[arg["dtype"]]:
                         raise RuntimeError(f"forward returned {tuple(r.shape)} {r.dtype}, the task declares "
                                            f"{tuple(arg['shape'])} {DTYPES[arg['dtype']]}")

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The GPU validation of issue 30's runtime half (sandbox, host time counted,
+# staged + reservoir-verified timed samples), both harness versions in one run:
+#   .carry/bin      the new kopt, kopt-runner, kopt_tests (scripts/package_for_device.sh)
+#   .carry/old/bin  kopt and kopt-runner of the baseline (scripts/package_old_harness.sh 6014c8a)
+# Steps, most important first ($OUT/summary.txt, one line each):
+#   adversarial      issue 30's cases and controls (+ patch_event_timer.cu) with the new harness
+#   adversarial_old  the same cases with the old harness (what they got before)
+#   versions         honest example candidates timed by both versions (within 2 %)
+#   throughput_*     bench/harness_throughput.py with each version (within 25 %)
+#   unit             the GPU-dependent unit tests (runner binary, sandbox)
+#   suite_all        (only with STEPS=suite_all) the whole adversarial suite with the new harness
+# About 5 minutes on an H100 without suite_all (most of it nvcc and the two throughput runs).
+# Usage (repository root): scripts/device/issue30_runtime.sh [OUT]   (STEPS="adversarial versions" limits)
+# Writes at most 8 files to OUT (default $OUT): summary.txt, adversarial.md, adversarial_old.md,
+# versions.md, throughput_old.md, throughput_new.md, unit.txt, device.txt.
+# Exit status: 77 without a GPU; otherwise 0 (read summary.txt: each step's exit code).
+set -u
+out=${1:-${OUT:-issue30-out}}
+mkdir -p "$out"
+work=$(mktemp -d)
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
+export PATH=/usr/local/cuda/bin:$PATH
+libraries=$PWD/.carry/lib:/usr/local/cuda/lib64
+wrap() {  # name binary: a launcher that sets the carried libraries for kopt only
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$libraries" "$2" > "$work/$1"
+  chmod +x "$work/$1"
+  echo "$work/$1"
+}
+new=$(wrap kopt-new "$PWD/.carry/bin/kopt")
+old=$(wrap kopt-old "$PWD/.carry/old/bin/kopt")
+wanted() {
+  [ -z "${STEPS:-}" ] && [ "$1" != suite_all ] && return 0
+  local s; for s in $STEPS; do [ "$1" = "$s" ] && return 0; done
+  return 1
+}
+step() {  # name command...
+  local name=$1; shift
+  wanted "$name" || return 0
+  local start=$(date +%s.%N)
+  "$@" > "$work/$name.out" 2> "$work/$name.err"
+  local code=$?
+  printf '%-16s exit %-3s %6.1f s  %s\n' "$name" "$code" "$(awk "BEGIN{print $(date +%s.%N) - $start}")" \
+    "$(tail -c 300 "$work/$name.out" "$work/$name.err" | tr '\n' ' ')" | tee -a "$out/summary.txt"
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/device.txt"
+uname -r >> "$out/device.txt"
+issue30_cases=$(python3 - <<'PY'
+import tomllib
+manifest = tomllib.load(open("tests/adversarial/expected.toml", "rb"))
+issue30 = [c["file"] for c in manifest["case"] if "class " in c["why"]]
+issue30 += ["legit_programmatic_dependent_launch.cu", "legit_persistent_cooperative.cu",
+            "legit_graph_updated_in_place.cu", "legit_cuda_graph.cu", "patch_event_timer.cu"]
+print(" ".join(issue30))
+PY
+)
+# shellcheck disable=SC2086
+step adversarial python3 tests/adversarial/run_suite.py --kopt "$new" --out "$work/adversarial" --timeout 20 \
+  $issue30_cases
+cp "$work/adversarial/results.md" "$out/adversarial.md" 2>/dev/null
+# shellcheck disable=SC2086
+step adversarial_old python3 tests/adversarial/run_suite.py --kopt "$old" --out "$work/adversarial_old" \
+  --timeout 20 $issue30_cases
+cp "$work/adversarial_old/results.md" "$out/adversarial_old.md" 2>/dev/null
+step versions python3 bench/compare_harness_versions.py --old "$old" --new "$new" --out "$out/versions.md" \
+  --tasks gelu softmax saxpy reduce_sum --rounds 2
+step throughput_old python3 bench/harness_throughput.py --kopt "$old" --skip-peer --out "$out/throughput_old.md"
+step throughput_new python3 bench/harness_throughput.py --kopt "$new" --skip-peer --out "$out/throughput_new.md"
+step unit env LD_LIBRARY_PATH=$libraries KOPT_RUNNER=$PWD/.carry/bin/kopt-runner .carry/bin/kopt_tests \
+  --gtest_filter='*RunnerBinary*:*ProcessSandbox*:*Verdict*'
+cat "$work/unit.out" "$work/unit.err" 2>/dev/null | tail -60 > "$out/unit.txt"
+step suite_all python3 tests/adversarial/run_suite.py --kopt "$new" --out "$work/suite_all" --timeout 20
+[ -f "$work/suite_all/results.md" ] && cp "$work/suite_all/results.md" "$out/adversarial.md"
+# Where a step failed, its error tail goes into the summary (the 8-file limit keeps the rest here).
+for name in adversarial adversarial_old versions throughput_old throughput_new; do
+  [ -s "$work/$name.err" ] && { echo "--- $name stderr (tail)"; tail -n 15 "$work/$name.err"; } >> "$out/summary.txt"
+done
+exit 0

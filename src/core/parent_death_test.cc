@@ -1,0 +1,82 @@
+#include "core/parent_death.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "core/file_io.h"
+
+namespace kopt {
+namespace {
+
+// Running: it exists and is not a zombie (ended, not reaped by its new parent yet).
+bool ProcessAlive(pid_t pid) {
+  Result<std::string> stat = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat.ok()) return false;
+  size_t state = stat->rfind(')');
+  return state != std::string::npos && state + 2 < stat->size() && (*stat)[state + 2] != 'Z';
+}
+
+// A middle process starts a grandchild that calls DieWithParent and reports
+// its pid on a pipe; the test kills the middle process with SIGKILL and
+// expects the grandchild gone.
+TEST(ParentDeathTest, TheChildDiesWhenItsParentIsKilled) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  pid_t middle = fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      setenv(std::string(kParentPidVariable).c_str(), std::to_string(getppid()).c_str(), 1);
+      if (!DieWithParent()) _exit(3);
+      pid_t self = getpid();
+      (void)!write(pipe_fds[1], &self, sizeof self);
+      for (;;) pause();
+    }
+    for (;;) pause();
+  }
+  close(pipe_fds[1]);
+  pid_t grandchild = 0;
+  ASSERT_EQ(read(pipe_fds[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
+  close(pipe_fds[0]);
+  EXPECT_TRUE(ProcessAlive(grandchild));
+  kill(middle, SIGKILL);
+  waitpid(middle, nullptr, 0);
+  bool gone = false;
+  for (int attempt = 0; attempt < 100 && !gone; ++attempt) {
+    gone = !ProcessAlive(grandchild);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(gone) << "the child outlived its parent";
+  if (!gone) kill(grandchild, SIGKILL);
+}
+
+TEST(ParentDeathTest, AStarterAlreadyGoneMeansExitAtOnce) {
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  pid_t child = fork();
+  if (child == 0) {
+    setenv(std::string(kParentPidVariable).c_str(), std::to_string(gone).c_str(), 1);
+    _exit(DieWithParent() ? 0 : 7);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+  child = fork();
+  if (child == 0) {
+    unsetenv(std::string(kParentPidVariable).c_str());
+    _exit(DieWithParent() ? 0 : 7);  // started by hand: nothing to check
+  }
+  waitpid(child, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
+}  // namespace kopt

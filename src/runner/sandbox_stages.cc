@@ -1,0 +1,50 @@
+#include "runner/sandbox_stages.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <vector>
+
+#include "core/process_sandbox.h"
+
+namespace kopt::runner {
+
+Result<SandboxMode> SandboxModeFromText(const char* text) {
+  if (text == nullptr || std::strcmp(text, "full") == 0) return SandboxMode::kFull;
+  if (std::strcmp(text, "no-exec-lock") == 0) return SandboxMode::kWithoutExecutableLock;
+  if (std::strcmp(text, "off") == 0 || std::strcmp(text, "0") == 0) return SandboxMode::kOff;
+  return InvalidInput(
+      fmt::format("KOPT_RUNNER_SANDBOX: \"{}\" is not a sandbox mode; expected full, "
+                  "no-exec-lock or off",
+                  text));
+}
+
+Status EnterSandbox(SandboxMode mode) {
+  if (mode == SandboxMode::kOff) return Status::Ok();
+  SandboxPolicy policy;
+  policy.protected_ranges = LoadedObjectRanges({"libcuda.so", "libnvidia"});
+  return InstallSandbox(policy);
+}
+
+Status LockExecutableMemory(SandboxMode mode) {
+  if (mode != SandboxMode::kFull) return Status::Ok();
+  SandboxPolicy policy;
+  policy.deny_process_control = false;
+  policy.deny_new_executable_memory = true;
+  return InstallSandbox(policy);
+}
+
+std::optional<RunnerFailure> SandboxFailure() {
+  SandboxViolationCount violations = SandboxViolations();
+  if (violations.count == 0) return std::nullopt;
+  return RunnerFailure{
+      FailureKind::kSandboxViolation,
+      fmt::format("the candidate's process called {} ({} denied call{} in all), which kopt-runner's sandbox "
+                  "denies: no ptrace, no access to another process's memory, no new process or program, no "
+                  "new executable memory, no remapping of the runner's or the CUDA runtime's pages "
+                  "(docs/harness-protocol.md §3 \"The runtime sandbox\"). An honest kernel needs none of "
+                  "them; to diagnose a driver that does, run with KOPT_RUNNER_SANDBOX=no-exec-lock or off",
+                  SyscallName(violations.first_syscall), violations.count, violations.count == 1 ? "" : "s")};
+}
+
+}  // namespace kopt::runner

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `cmake --install` into a temporary prefix, then the installed kopt run from
+# <prefix>/bin as a user would have it on PATH: `kopt --version` names the
+# version and the commit the build was configured from, the programs kopt finds
+# beside itself are there, and a report comes out of a fixture.
+# Usage: run_install_check.sh BUILD_DIR REPO_ROOT
+set -u
+build=$1
+repo=$2
+prefix=$(mktemp -d "${TMPDIR:-/tmp}/kopt-install.XXXXXX")
+trap 'rm -rf "$prefix"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cmake --install "$build" --prefix "$prefix" > "$prefix.log" 2>&1 || { cat "$prefix.log"; fail "cmake --install"; }
+rm -f "$prefix.log"
+export PATH="$prefix/bin:/usr/bin:/bin"
+[ "$(command -v kopt)" = "$prefix/bin/kopt" ] || fail "kopt is not on PATH from $prefix/bin"
+[ -x "$prefix/bin/kopt-launcher" ] || fail "kopt-launcher is not installed beside kopt"
+[ -d "$prefix/share/kopt/prompts/explain" ] || fail "the prompt templates are not in share/kopt/prompts"
+version=$(kopt --version) || fail "kopt --version exited $?"
+echo "$version"
+[[ "$version" =~ ^kopt\ [0-9]+\.[0-9]+\.[0-9]+\ \(commit\ ([0-9a-f]{7,}(-dirty)?|unknown)\)$ ]] ||
+  fail "kopt --version: expected 'kopt X.Y.Z (commit HASH)', got '$version'"
+commit=$(git -C "$repo" rev-parse HEAD 2>/dev/null)
+configured=$(sed -n 's/.*(commit \([0-9a-f]*\).*/\1/p' <<< "$version")
+if [ -n "$commit" ] && [ -n "$configured" ]; then
+  [[ "$commit" == "$configured"* ]] || echo "note: configured at $configured, HEAD is now $commit (reconfigure to update)"
+fi
+(cd "$prefix" && NO_COLOR=1 KOPT_NO_GPU_QUERY=1 kopt explain "$repo/tests/fixtures/h200/uncoalesced_loads/raw.csv" \
+  > "$prefix/report.txt" 2>&1) || fail "the installed kopt could not explain a fixture"
+grep -q "FINDINGS" "$prefix/report.txt" || fail "no findings in the installed kopt's report"
+echo "install check: passed"
