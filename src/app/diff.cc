@@ -18,8 +18,7 @@ Status RunDiff(const DiffOptions& options, CommandRunner& runner, std::ostream& 
   auto check_inputs = [&](const std::vector<std::string>& inputs) {
     return CheckOutputIsNotAnInput(options.output_path, inputs);
   };
-  KOPT_ASSIGN_OR_RETURN(ProfileComparison comparison,
-                        ExplainDiff(settings, runner, &llm_log, check_inputs));
+  KOPT_ASSIGN_OR_RETURN(ProfileComparison comparison, ExplainDiff(settings, runner, &llm_log, check_inputs));
   return WriteReport(RenderComparison(comparison, format), options.output_path, out);
 }
 

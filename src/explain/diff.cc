@@ -16,9 +16,8 @@ Result<ProfilePair> LoadPair(const ProfileRequest& profile, const std::string& b
   return pair;
 }
 
-Result<ProfileComparison> ExplainDiff(
-    const DiffSettings& settings, CommandRunner& runner, llm::LogSink* llm_log,
-    const InputCheck& check_inputs) {
+Result<ProfileComparison> ExplainDiff(const DiffSettings& settings, CommandRunner& runner,
+                                      llm::LogSink* llm_log, const InputCheck& check_inputs) {
   ComparisonOptions comparison_options;
   KOPT_ASSIGN_OR_RETURN(comparison_options.diagnose,
                         ResolveDiagnoseOptions(settings.gpu, settings.config_path));

@@ -47,8 +47,7 @@ Result<ProfilePair> LoadPair(const ProfileRequest& profile, const std::string& b
 // `llm_log` receives the LLM exchanges when settings.llm.verbose (may be null).
 // `check_inputs`, when set, sees every file both profiles were read from before
 // any analysis (the command refuses an output path among them).
-Result<ProfileComparison> ExplainDiff(
-    const DiffSettings& settings, CommandRunner& runner, llm::LogSink* llm_log,
-    const InputCheck& check_inputs = nullptr);
+Result<ProfileComparison> ExplainDiff(const DiffSettings& settings, CommandRunner& runner,
+                                      llm::LogSink* llm_log, const InputCheck& check_inputs = nullptr);
 
 }  // namespace kopt

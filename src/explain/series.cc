@@ -126,7 +126,8 @@ Result<std::vector<LoadedSweepProfile>> LoadSeries(const ExplainSettings& settin
   std::vector<std::string> targets = {settings.profile.target};
   targets.insert(targets.end(), series.more_targets.begin(), series.more_targets.end());
   KOPT_ASSIGN_OR_RETURN(std::vector<std::string> paths, ExpandProfileTargets(targets));
-  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded, LoadAll(paths, settings.profile, runner, notes));
+  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded,
+                        LoadAll(paths, settings.profile, runner, notes));
   if (check_inputs) {
     std::vector<const Profile*> read;
     for (const LoadedSweepProfile& profile : loaded) read.push_back(&profile.profile);
@@ -275,10 +276,12 @@ std::vector<SweepPointInput> SweepPointsOf(
 }
 
 Result<SweepAnalysis> ExplainSweep(const ExplainSettings& settings, const SeriesRequest& series,
-                                   CommandRunner& runner, llm::LogSink* llm_log, const InputCheck& check_inputs) {
+                                   CommandRunner& runner, llm::LogSink* llm_log,
+                                   const InputCheck& check_inputs) {
   KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, ResolveDiagnoseOptions(settings.gpu, settings.config_path));
   std::vector<std::string> notes;
-  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded, LoadSeries(settings, series, runner, notes, check_inputs));
+  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded,
+                        LoadSeries(settings, series, runner, notes, check_inputs));
   std::optional<LlmSession> session = OpenSession(settings.llm, llm_log);
   std::map<std::string, std::map<std::string, double>> sidecar;
   if (std::string path = SidecarPath(settings.profile.target, series); !path.empty()) {
@@ -297,7 +300,8 @@ Result<VersionSeries> ExplainVersions(const ExplainSettings& settings, const Ser
                                       const InputCheck& check_inputs) {
   KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, ResolveDiagnoseOptions(settings.gpu, settings.config_path));
   std::vector<std::string> notes;
-  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded, LoadSeries(settings, series, runner, notes, check_inputs));
+  KOPT_ASSIGN_OR_RETURN(std::vector<LoadedSweepProfile> loaded,
+                        LoadSeries(settings, series, runner, notes, check_inputs));
   std::optional<LlmSession> session = OpenSession(settings.llm, llm_log);
   if (loaded.size() < 2) {
     return InvalidInput(

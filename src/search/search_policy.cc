@@ -18,7 +18,8 @@ constexpr SearchPolicyEntry kSearchPolicies[] = {
     {SearchPolicyKind::kRandom, "random",
      "a uniformly random open verified node or failure awaiting its repair", MakeRandomPolicy},
     {SearchPolicyKind::kSampling, "sampling",
-     "independent samples: every proposal an initial child of the reference, no feedback", MakeSamplingPolicy},
+     "independent samples: every proposal an initial child of the reference, no feedback",
+     MakeSamplingPolicy},
 };
 
 const SearchPolicyEntry* EntryOf(SearchPolicyKind kind) {
