@@ -10,7 +10,8 @@
 namespace kopt::runner {
 
 Result<SandboxMode> SandboxModeFromText(const char* text) {
-  if (text == nullptr || std::strcmp(text, "full") == 0) return SandboxMode::kFull;
+  if (text == nullptr) return SandboxMode::kOff;  // opt-in until stage 1 holds on the real driver
+  if (std::strcmp(text, "full") == 0) return SandboxMode::kFull;
   if (std::strcmp(text, "no-exec-lock") == 0) return SandboxMode::kWithoutExecutableLock;
   if (std::strcmp(text, "off") == 0 || std::strcmp(text, "0") == 0) return SandboxMode::kOff;
   return InvalidInput(

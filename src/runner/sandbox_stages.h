@@ -28,13 +28,14 @@
 namespace kopt::runner {
 
 enum class SandboxMode {
-  kFull,                   // both stages (the default)
+  kFull,                   // both stages
   kWithoutExecutableLock,  // stage 1 only
-  kOff,                    // no sandbox (a switch for measurements and for diagnosing a driver)
+  kOff,                    // no sandbox: the default (on an H100, driver 580.159, stage 1 made every
+                           // cudaMallocAsync fail with out of memory)
 };
 
-// From KOPT_RUNNER_SANDBOX: unset or "full": kFull; "no-exec-lock":
-// kWithoutExecutableLock; "off" or "0": kOff. Another value: InvalidInput
+// From KOPT_RUNNER_SANDBOX: "full": kFull; "no-exec-lock":
+// kWithoutExecutableLock; unset, "off" or "0": kOff. Another value: InvalidInput
 // naming the accepted ones.
 Result<SandboxMode> SandboxModeFromText(const char* text);
 
