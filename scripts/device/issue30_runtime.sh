@@ -22,16 +22,17 @@ work=$(mktemp -d)
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
 export PATH=/usr/local/cuda/bin:$PATH
 libraries=$PWD/.carry/lib:/usr/local/cuda/lib64
-wrap() {  # name binary: a launcher that sets the carried libraries for kopt only
-  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$libraries" "$2" > "$work/$1"
+wrap() {  # name binary libraries: a launcher that sets the carried libraries for kopt only
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$3" "$2" > "$work/$1"
   chmod +x "$work/$1"
   echo "$work/$1"
 }
-new=$(wrap kopt-new "$PWD/.carry/bin/kopt")
-old=$(wrap kopt-old "$PWD/.carry/old/bin/kopt")
+new=$(wrap kopt-new "$PWD/.carry/bin/kopt" "$libraries")
+# The baseline with its own libraries (scripts/package_old_harness.sh packs them in .carry/old/lib).
+old=$(wrap kopt-old "$PWD/.carry/old/bin/kopt" "$PWD/.carry/old/lib:/usr/local/cuda/lib64")
 wanted() {
   [ -z "${STEPS:-}" ] && [ "$1" != suite_all ] && return 0
-  local s; for s in $STEPS; do [ "$1" = "$s" ] && return 0; done
+  local s; for s in ${STEPS:-}; do [ "$1" = "$s" ] && return 0; done
   return 1
 }
 step() {  # name command...
@@ -66,8 +67,9 @@ step versions python3 bench/compare_harness_versions.py --old "$old" --new "$new
   --tasks gelu softmax saxpy reduce_sum --rounds 2
 step throughput_old python3 bench/harness_throughput.py --kopt "$old" --skip-peer --out "$out/throughput_old.md"
 step throughput_new python3 bench/harness_throughput.py --kopt "$new" --skip-peer --out "$out/throughput_new.md"
-step unit env LD_LIBRARY_PATH=$libraries KOPT_RUNNER=$PWD/.carry/bin/kopt-runner .carry/bin/kopt_tests \
-  --gtest_filter='*RunnerBinary*:*ProcessSandbox*:*Verdict*'
+[ -x .carry/bin/kopt_tests ] || echo "unit: skipped, .carry/bin/kopt_tests not carried" | tee -a "$out/summary.txt"
+[ -x .carry/bin/kopt_tests ] && step unit env LD_LIBRARY_PATH=$libraries KOPT_RUNNER=$PWD/.carry/bin/kopt-runner .carry/bin/kopt_tests \
+  --gtest_filter='*RunnerBinary*:*ProcessSandbox*:*FileWrite*:*Verdict*'
 cat "$work/unit.out" "$work/unit.err" 2>/dev/null | tail -60 > "$out/unit.txt"
 step suite_all python3 tests/adversarial/run_suite.py --kopt "$new" --out "$work/suite_all" --timeout 20
 [ -f "$work/suite_all/results.md" ] && cp "$work/suite_all/results.md" "$out/adversarial.md"

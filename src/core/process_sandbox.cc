@@ -35,7 +35,6 @@ constexpr uint32_t kAuditArch = 0;
 
 constexpr uint32_t kRetAllow = SECCOMP_RET_ALLOW;
 constexpr uint32_t kRetDeny = SECCOMP_RET_TRAP;  // EPERM through the SIGSYS handler, counted
-constexpr uint32_t kRetRefuseQuietly = SECCOMP_RET_ERRNO | EPERM;  // not counted
 constexpr uint32_t kRetNoSuchCall = SECCOMP_RET_ERRNO | ENOSYS;
 constexpr uint32_t kX32SyscallBit = 0x40000000;
 constexpr uint64_t kPageBytes = 4096;
@@ -238,7 +237,6 @@ std::vector<SyscallEntry> OtherNamedCalls() {
 
 void EmitProcessControl(FilterProgram& program) {
   FilterProgram::Label deny = program.NewLabel(), next = program.NewLabel();
-  FilterProgram::Label refuse_quietly = program.NewLabel();
   for (const SyscallEntry& call : DeniedProcessCalls()) {
     program.JumpIf(BPF_JEQ, static_cast<uint32_t>(call.number), deny, FilterProgram::kNext);
   }
@@ -248,34 +246,12 @@ void EmitProcessControl(FilterProgram& program) {
   program.Return(kRetNoSuchCall);
 #endif
   program.Bind(not_clone3);
-#ifdef SYS_openat2
-  FilterProgram::Label not_openat2 = program.NewLabel();
-  program.JumpIf(BPF_JEQ, SYS_openat2, FilterProgram::kNext, not_openat2);
-  program.Return(kRetNoSuchCall);
-  program.Bind(not_openat2);
-#endif
   // clone: threads only.
   FilterProgram::Label not_clone = program.NewLabel();
   program.JumpIf(BPF_JEQ, SYS_clone, FilterProgram::kNext, not_clone);
   program.Load(ArgLow(0));
   program.JumpIf(BPF_JSET, CLONE_THREAD, next, deny);
   program.Bind(not_clone);
-  // open(at): read-only.
-  FilterProgram::Label not_openat = program.NewLabel();
-  program.JumpIf(BPF_JEQ, SYS_openat, FilterProgram::kNext, not_openat);
-  program.Load(ArgLow(2));
-  program.JumpIf(BPF_JSET, O_WRONLY | O_RDWR, refuse_quietly, next);
-  program.Bind(not_openat);
-#ifdef SYS_open
-  FilterProgram::Label not_open = program.NewLabel();
-  program.JumpIf(BPF_JEQ, SYS_open, FilterProgram::kNext, not_open);
-  program.Load(ArgLow(1));
-  program.JumpIf(BPF_JSET, O_WRONLY | O_RDWR, refuse_quietly, next);
-  program.Bind(not_open);
-#endif
-#ifdef SYS_creat
-  program.JumpIf(BPF_JEQ, SYS_creat, refuse_quietly, FilterProgram::kNext);
-#endif
   // No other SIGSYS handler: the counter stays this one's.
   program.JumpIf(BPF_JEQ, SYS_rt_sigaction, FilterProgram::kNext, next);
   program.Load(ArgLow(0));
@@ -286,8 +262,6 @@ void EmitProcessControl(FilterProgram& program) {
   program.JumpIf(BPF_JEQ, 0, next, deny);
   program.Bind(deny);
   program.Return(kRetDeny);
-  program.Bind(refuse_quietly);
-  program.Return(kRetRefuseQuietly);
   program.Bind(next);
   program.Load(offsetof(seccomp_data, nr));
 }

@@ -7,7 +7,7 @@
 // (SECCOMP_FILTER_FLAG_TSYNC) after prctl(PR_SET_NO_NEW_PRIVS). Filters only
 // ever add restrictions: a later stage (or a filter the untrusted code adds)
 // cannot lift an earlier one. Denied calls fail with EPERM (the kernel never
-// runs them); most are also counted, through a SIGSYS handler (which the
+// runs them); each is also counted, through a SIGSYS handler (which the
 // filter then keeps in place), so the process can report what was attempted
 // (SandboxViolations). Threads stay
 // allowed (the CUDA driver starts some); new processes do not.
@@ -38,12 +38,13 @@ struct ProtectedRange {
 struct SandboxPolicy {
   // Deny ptrace, process_vm_readv/writev, pidfd_getfd, kcmp, process_madvise,
   // execve(at), fork, vfork, clone without CLONE_THREAD (clone3 answers
-  // ENOSYS so the C library falls back to clone), unshare, io_uring (its
-  // operations would bypass this filter), userfaultfd, bpf, perf_event_open,
-  // shmat; and opening any file for writing (open, openat, creat with
-  // O_WRONLY or O_RDWR; openat2 answers ENOSYS): no /proc/*/mem write.
-  // Writable opens fail with EPERM without being counted (a library may
-  // try a cache file and carry on); everything else denied is counted.
+  // ENOSYS so the C library falls back to clone), unshare, setns, io_uring
+  // (its operations would bypass this filter), userfaultfd, bpf,
+  // perf_event_open, shmat, remap_file_pages, and installing another SIGSYS
+  // handler; every denied call is counted. Opening files for writing is not
+  // this filter's (it cannot read a path): file_write_restriction.h confines
+  // it by path (the CUDA driver opens its device nodes for writing while it
+  // runs).
   bool deny_process_control = true;
   // mprotect, pkey_mprotect, munmap, mremap, madvise and mmap with MAP_FIXED
   // that touch one of these ranges are denied (and mremap with

@@ -348,6 +348,12 @@ std::optional<RunnerFailure> LoadFailure(const Status& status, const char* which
 }  // namespace
 
 int RunRequest(const RunnerRequest& request, EventSink& events, SandboxMode sandbox) {
+  // Before the driver starts its threads: Landlock binds only the threads
+  // created after it.
+  Status writes_restricted = RestrictRunnerFileWrites(sandbox);
+  if (!writes_restricted.ok())
+    std::fprintf(stderr, "kopt-runner: file writes not restricted: %s\n",
+                 writes_restricted.message().c_str());
   // The output channel first: before any library is loaded, the descriptor
   // moves out of the low numbers a candidate would write to by accident.
   OutputChannel channel(request.output_fd, request.output_channel);

@@ -2,15 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "core/file_write_restriction.h"
 #include "core/process_sandbox.h"
 
 namespace kopt::runner {
 
 Result<SandboxMode> SandboxModeFromText(const char* text) {
-  if (text == nullptr) return SandboxMode::kOff;  // opt-in until stage 1 holds on the real driver
+  if (text == nullptr) return SandboxMode::kFull;
   if (std::strcmp(text, "full") == 0) return SandboxMode::kFull;
   if (std::strcmp(text, "no-exec-lock") == 0) return SandboxMode::kWithoutExecutableLock;
   if (std::strcmp(text, "off") == 0 || std::strcmp(text, "0") == 0) return SandboxMode::kOff;
@@ -18,6 +20,13 @@ Result<SandboxMode> SandboxModeFromText(const char* text) {
       fmt::format("KOPT_RUNNER_SANDBOX: \"{}\" is not a sandbox mode; expected full, "
                   "no-exec-lock or off",
                   text));
+}
+
+Status RestrictRunnerFileWrites(SandboxMode mode) {
+  if (mode == SandboxMode::kOff) return Status::Ok();
+  // Nsight Compute's injection (a profile, not a verdict) talks to its front end.
+  bool under_profiler = std::getenv("CUDA_INJECTION64_PATH") != nullptr;
+  return RestrictFileWrites(CudaDriverFileWrites(under_profiler)).status();
 }
 
 Status EnterSandbox(SandboxMode mode) {
