@@ -46,6 +46,16 @@ step() {  # name command...
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/device.txt"
 uname -r >> "$out/device.txt"
+# The sandbox on this machine's kernel and driver: Landlock's ABI, then one honest candidate benched with
+# the sandbox full and off (their stderr kept: "file writes not restricted" names a kernel without it).
+python3 -c "import ctypes; l=ctypes.CDLL(None, use_errno=True); print('landlock abi', l.syscall(444, None, 0, 1), ctypes.get_errno())" \
+  >> "$out/device.txt" 2>&1
+probe() {  # mode
+  KOPT_RUNNER_SANDBOX=$1 "$new" bench examples/tasks/gelu examples/tasks/gelu/candidates/$(ls examples/tasks/gelu/candidates | head -1) \
+    --workspace "$work/probe_$1" 2>&1 | tail -n 12
+}
+step sandbox_probe_full probe full
+step sandbox_probe_off probe off
 issue30_cases=$(python3 - <<'PY'
 import tomllib
 manifest = tomllib.load(open("tests/adversarial/expected.toml", "rb"))
