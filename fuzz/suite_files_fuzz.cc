@@ -1,6 +1,6 @@
 // Fuzz target for the files of a suite (suite/suite_state.h, suite/
-// suite_results.h): the manifest suite.json, the journal suite.journal and a
-// problem's baselines.json (written by other tools or by hand). The first
+// suite_results.h, harness/task_baselines.h): the manifest suite.json, the
+// journal suite.journal and a problem's baselines.json (written by other tools or by hand). The first
 // byte picks the parser; the rest is the file.
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "harness/task_baselines.h"
 #include "suite/suite_results.h"
 #include "suite/suite_state.h"
 
@@ -31,7 +32,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     default: {
-      nlohmann::json baselines = nlohmann::json::parse(text, nullptr, false);
+      kopt::Result<kopt::TaskBaselines> parsed = kopt::ParseTaskBaselines(text, "baselines.json");
+      if (parsed.ok()) {
+        for (const kopt::TaskBaseline& baseline : parsed->baselines) {
+          if (baseline.time_s && !(*baseline.time_s > 0)) std::abort();
+          if (baseline.peak_memory_bytes && *baseline.peak_memory_bytes < 0) std::abort();
+        }
+      }
+      kopt::Result<std::optional<kopt::TaskBaselines>> baselines =
+          parsed.ok()
+              ? kopt::Result<std::optional<kopt::TaskBaselines>>(std::optional<kopt::TaskBaselines>(*parsed))
+              : kopt::Result<std::optional<kopt::TaskBaselines>>(parsed.status());
       kopt::suite::ProblemResult result =
           kopt::suite::MakeProblemResult({"p", "/t", "level1"}, nullptr, nullptr, baselines);
       if (result.baselines.size() != kopt::suite::kBaselineColumns.size()) std::abort();

@@ -100,7 +100,8 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
                                      (fs::path(options.task_directory) / "task.toml").string()};
   for (const CandidateSource& candidate : candidates) inputs.push_back(candidate.path);
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
-  KOPT_ASSIGN_OR_RETURN(ReportFormat format, ResolveReportFormat(options.format, options.output_path, kTableFormats));
+  KOPT_ASSIGN_OR_RETURN(ReportFormat format,
+                        ResolveReportFormat(options.format, options.output_path, kTableFormats));
   // KernelBench candidates (ModelNew files) become kopt candidates first
   // (harness/kernelbench_candidate.h); compiled from the workspace's copy.
   for (CandidateSource& candidate : candidates) {
@@ -113,9 +114,13 @@ Status RunBench(const BenchOptions& options, const BenchEnvironment& environment
                                       : RefusedKernelBenchCandidate(converted.status().message());
     candidate.path.clear();
   }
+  // Read before measuring: a malformed baselines.json stops the run before any GPU time is spent.
+  KOPT_ASSIGN_OR_RETURN(std::optional<TaskBaselines> pytorch_baselines,
+                        ReadTaskBaselines(options.task_directory));
   KOPT_ASSIGN_OR_RETURN(
       MeasurementReport report,
       Measure(options.measure, MeasureEnvironmentFor(options, environment), std::move(task), candidates));
+  report.pytorch_baselines = std::move(pytorch_baselines);
   if (options.progress && environment.progress) *environment.progress << "\r\033[K" << std::flush;
   std::ostringstream text;
   KOPT_RETURN_IF_ERROR(RenderBenchReport(report, std::string(ReportFormatName(format)), text));

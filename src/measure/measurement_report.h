@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/compiler.h"
+#include "harness/task_baselines.h"
 #include "runner_protocol/failure_kind.h"
 #include "runner_protocol/runner_request.h"
 
@@ -108,6 +109,9 @@ struct MeasurementReport {
   std::vector<MeasurementEntry> candidates;       // in the order they were given
   std::vector<std::string> notes;
   bool compile_only = false;
+  // The task's PyTorch baselines (baselines.json beside task.toml), when it
+  // has them: the report then shows each entry's speedup against each.
+  std::optional<TaskBaselines> pytorch_baselines;
 };
 
 }  // namespace kopt

@@ -1,6 +1,7 @@
 #include "report/bench_renderer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -70,7 +71,42 @@ json MeasureToJson(const MeasurementEntry& entry) {
   return measure;
 }
 
-json EntryToJson(const MeasurementEntry& entry) {
+// The entry's speedup against each PyTorch baseline: baseline time / entry
+// median, for a timed entry and a measured baseline.
+std::optional<double> SpeedupAgainst(const MeasurementEntry& entry, const TaskBaseline& baseline) {
+  if (!entry.timing || !(entry.timing->median_s > 0) || !baseline.time_s) return std::nullopt;
+  if (entry.status != MeasureStatus::kOk) return std::nullopt;
+  return *baseline.time_s / entry.timing->median_s;
+}
+
+json SpeedupsAgainstBaselinesToJson(const MeasurementEntry& entry,
+                                    const std::optional<TaskBaselines>& baselines) {
+  if (!baselines) return nullptr;
+  json speedups = json::object();
+  for (PytorchBaseline kind : kPytorchBaselines) {
+    speedups[std::string(PytorchBaselineName(kind))] =
+        OptionalQuantity(SpeedupAgainst(entry, baselines->Get(kind)), "ratio");
+  }
+  return speedups;
+}
+
+json BaselinesToJson(const std::optional<TaskBaselines>& baselines) {
+  if (!baselines) return nullptr;
+  json entries = json::array();
+  for (PytorchBaseline kind : kPytorchBaselines) {
+    const TaskBaseline& baseline = baselines->Get(kind);
+    entries.push_back(
+        {{"name", std::string(PytorchBaselineName(kind))},
+         {"time", OptionalQuantity(baseline.time_s, "s")},
+         {"peak_memory", baseline.peak_memory_bytes
+                             ? Quantity(static_cast<double>(*baseline.peak_memory_bytes), "byte")
+                             : json(nullptr)},
+         {"note", baseline.note}});
+  }
+  return {{"path", baselines->path}, {"gpu", baselines->gpu}, {"baselines", entries}};
+}
+
+json EntryToJson(const MeasurementEntry& entry, const std::optional<TaskBaselines>& baselines) {
   return {{"name", entry.name},
           {"path", entry.path},
           {"hash", entry.hash},
@@ -90,6 +126,7 @@ json EntryToJson(const MeasurementEntry& entry) {
           {"timing", entry.timing ? TimingToJson(*entry.timing) : json(nullptr)},
           {"energy", entry.energy ? EnergyToJson(*entry.energy) : json(nullptr)},
           {"speedup", OptionalQuantity(entry.speedup, "ratio")},
+          {"speedup_against", SpeedupsAgainstBaselinesToJson(entry, baselines)},
           {"suspect_fast", entry.suspect_fast},
           {"resumed_from_run", entry.resumed_from_run ? json(*entry.resumed_from_run) : json(nullptr)}};
 }
@@ -130,7 +167,13 @@ std::string Flags(const MeasurementEntry& entry) {
   return text.empty() ? "-" : text;
 }
 
-std::vector<std::string> Row(const MeasurementEntry& entry) {
+std::string RatioText(std::optional<double> ratio) {
+  return ratio ? fmt::format("{:.2f}x", *ratio) : "-";
+}
+
+// With PyTorch baselines, their speedups come first and the reference's
+// (for an imported KernelBench task: the bridge) is labelled as such.
+std::vector<std::string> Row(const MeasurementEntry& entry, const std::optional<TaskBaselines>& baselines) {
   std::string median = "-", iqr = "-", noise = "-", samples = "-";
   if (entry.timing) {
     median = FormatSeconds(entry.timing->median_s);
@@ -138,15 +181,27 @@ std::vector<std::string> Row(const MeasurementEntry& entry) {
     noise = fmt::format("{:.2f}%", entry.timing->relative_stdev * 100);
     samples = std::to_string(entry.timing->samples);
   }
-  std::string speedup = entry.speedup ? fmt::format("{:.2f}x", *entry.speedup) : "-";
-  return {entry.name, StatusText(entry), median,      iqr, noise, samples,
-          speedup,    EnergyText(entry), Flags(entry)};
+  std::vector<std::string> row = {entry.name, StatusText(entry), median, iqr, noise, samples};
+  if (baselines) {
+    for (PytorchBaseline kind : kPytorchBaselines)
+      row.push_back(RatioText(SpeedupAgainst(entry, baselines->Get(kind))));
+  }
+  row.push_back(RatioText(entry.speedup));
+  row.push_back(EnergyText(entry));
+  row.push_back(Flags(entry));
+  return row;
 }
 
-const std::vector<std::string>& Header() {
-  static const std::vector<std::string> kHeader = {
-      "candidate", "status", "median", "IQR", "rel.stdev", "samples", "speedup", "energy/launch", "flags"};
-  return kHeader;
+std::vector<std::string> Header(const std::optional<TaskBaselines>& baselines) {
+  std::vector<std::string> header = {"candidate", "status", "median", "IQR", "rel.stdev", "samples"};
+  if (baselines) {
+    for (PytorchBaseline kind : kPytorchBaselines)
+      header.push_back("vs " + std::string(PytorchBaselineTitle(kind)));
+  }
+  header.push_back(baselines ? "vs reference" : "speedup");
+  header.push_back("energy/launch");
+  header.push_back("flags");
+  return header;
 }
 
 std::vector<const MeasurementEntry*> Rows(const MeasurementReport& report) {
@@ -154,6 +209,27 @@ std::vector<const MeasurementEntry*> Rows(const MeasurementReport& report) {
   for (const MeasurementEntry& entry : report.candidates) rows.push_back(&entry);
   if (report.reference_end) rows.push_back(&*report.reference_end);
   return rows;
+}
+
+// What the "vs" columns divide: each baseline's time or why it has none,
+// and a note when they were measured on another GPU than this run's.
+std::vector<std::string> BaselineLines(const TaskBaselines& baselines, const std::string& gpu) {
+  std::vector<std::string> parts;
+  for (PytorchBaseline kind : kPytorchBaselines) {
+    const TaskBaseline& baseline = baselines.Get(kind);
+    parts.push_back(
+        std::string(PytorchBaselineTitle(kind)) + " " +
+        (baseline.time_s ? FormatSeconds(*baseline.time_s) : "not measured (" + baseline.note + ")"));
+  }
+  std::vector<std::string> lines = {fmt::format("PyTorch baselines ({}{}): {}", baselines.path,
+                                                baselines.gpu.empty() ? "" : ", measured on " + baselines.gpu,
+                                                fmt::join(parts, ", "))};
+  if (!baselines.gpu.empty() && !gpu.empty() && baselines.gpu != gpu) {
+    lines.push_back("note: the PyTorch baselines were measured on " + baselines.gpu + ", this run on " + gpu +
+                    ": the \"vs\" ratios compare two GPUs; re-measure them here "
+                    "(bench/kernelbench_baselines.py --task-baselines)");
+  }
+  return lines;
 }
 
 // Lines below the table: failures with their messages, drift, floor, notes.
@@ -184,6 +260,10 @@ std::vector<std::string> Footer(const MeasurementReport& report) {
                                            : std::string()) +
                     FormatBytes(report.task_min_bytes, QuantityStyle::kFixed) + " moved at least)");
   }
+  if (report.pytorch_baselines) {
+    for (std::string& line : BaselineLines(*report.pytorch_baselines, report.gpu))
+      lines.push_back(std::move(line));
+  }
   for (const std::string& note : report.notes) lines.push_back("note: " + note);
   return lines;
 }
@@ -198,8 +278,9 @@ std::string Title(const MeasurementReport& report) {
 // The table with every cell passed through `clean`.
 TextTable Table(const MeasurementReport& report, std::string (*clean)(std::string_view)) {
   TextTable table;
-  table.rows.push_back(Header());
-  for (const MeasurementEntry* entry : Rows(report)) table.rows.push_back(Row(*entry));
+  table.rows.push_back(Header(report.pytorch_baselines));
+  for (const MeasurementEntry* entry : Rows(report))
+    table.rows.push_back(Row(*entry, report.pytorch_baselines));
   for (auto& row : table.rows) {
     for (std::string& cell : row) cell = clean(cell);
   }
@@ -220,7 +301,7 @@ void RenderMarkdown(const MeasurementReport& report, std::ostream& out) {
   out << "# " << MarkdownTableCell(Title(report)) << "\n\n";
   TextTable table = Table(report, MarkdownTableCell);
   // Text columns (candidate, status, flags) left, numbers right.
-  table.right_aligned.assign(Header().size(), true);
+  table.right_aligned.assign(table.rows.front().size(), true);
   table.right_aligned[0] = table.right_aligned[1] = table.right_aligned.back() = false;
   out << MarkdownTable(table, MarkdownRule::kSpaced);
   std::vector<std::string> footer = Footer(report);
@@ -237,29 +318,33 @@ std::string FormatSeconds(double seconds) {
 
 json BenchReportToJson(const MeasurementReport& report) {
   json candidates = json::array();
-  for (const MeasurementEntry& entry : report.candidates) candidates.push_back(EntryToJson(entry));
-  return {{"schema_version", kBenchSchema},
-          {"command", "bench"},
-          {"task",
-           {{"name", report.task},
-            {"directory", report.task_directory},
-            {"flops", report.task_flops > 0 ? Quantity(report.task_flops, "FLOP") : json(nullptr)},
-            {"min_bytes", Quantity(report.task_min_bytes, "byte")}}},
-          {"device", {{"name", report.gpu}, {"architecture", report.architecture}}},
-          {"run",
-           {{"id", report.run_id},
-            {"started", report.started},
-            {"workspace", report.workspace},
-            {"settings_hash", report.settings_hash},
-            {"settings", report.settings},
-            {"seeds", report.seeds},
-            {"compile_only", report.compile_only}}},
-          {"roofline_floor", report.floor_seconds > 0 ? Quantity(report.floor_seconds, "s") : json(nullptr)},
-          {"reference", EntryToJson(report.reference)},
-          {"reference_end", report.reference_end ? EntryToJson(*report.reference_end) : json(nullptr)},
-          {"reference_drift", OptionalQuantity(report.reference_drift, "fraction")},
-          {"candidates", candidates},
-          {"notes", report.notes}};
+  for (const MeasurementEntry& entry : report.candidates)
+    candidates.push_back(EntryToJson(entry, report.pytorch_baselines));
+  return {
+      {"schema_version", kBenchSchema},
+      {"command", "bench"},
+      {"task",
+       {{"name", report.task},
+        {"directory", report.task_directory},
+        {"flops", report.task_flops > 0 ? Quantity(report.task_flops, "FLOP") : json(nullptr)},
+        {"min_bytes", Quantity(report.task_min_bytes, "byte")}}},
+      {"device", {{"name", report.gpu}, {"architecture", report.architecture}}},
+      {"run",
+       {{"id", report.run_id},
+        {"started", report.started},
+        {"workspace", report.workspace},
+        {"settings_hash", report.settings_hash},
+        {"settings", report.settings},
+        {"seeds", report.seeds},
+        {"compile_only", report.compile_only}}},
+      {"roofline_floor", report.floor_seconds > 0 ? Quantity(report.floor_seconds, "s") : json(nullptr)},
+      {"reference", EntryToJson(report.reference, report.pytorch_baselines)},
+      {"reference_end",
+       report.reference_end ? EntryToJson(*report.reference_end, report.pytorch_baselines) : json(nullptr)},
+      {"pytorch_baselines", BaselinesToJson(report.pytorch_baselines)},
+      {"reference_drift", OptionalQuantity(report.reference_drift, "fraction")},
+      {"candidates", candidates},
+      {"notes", report.notes}};
 }
 
 Status RenderBenchReport(const MeasurementReport& report, const std::string& format, std::ostream& out) {

@@ -140,6 +140,56 @@ TEST(BenchReportTest, JsonHasSchemaAndUnitsOnEveryNumber) {
   ExpectUnits(json, "$");
 }
 
+MeasurementReport ReportWithBaselines(const std::string& baselines_gpu) {
+  MeasurementReport report = SampleReport();
+  TaskBaselines baselines;
+  baselines.path = "examples/tasks/saxpy/baselines.json";
+  baselines.gpu = baselines_gpu;
+  baselines.baselines[0].time_s = 150e-6;  // eager
+  baselines.baselines[0].note.clear();
+  baselines.baselines[1].time_s = 100e-6;  // TF32
+  baselines.baselines[1].note.clear();
+  baselines.baselines[2].note = "compile failed";
+  report.pytorch_baselines = baselines;
+  return report;
+}
+
+TEST(BenchReportTest, WithPytorchBaselinesTheirSpeedupsComeFirstAndTheReferenceIsLabelled) {
+  std::string text = Render(ReportWithBaselines("NVIDIA H200"), "term");
+  size_t eager = text.find("vs eager"), tf32 = text.find("vs TF32"), compile = text.find("vs torch.compile");
+  size_t reference = text.find("vs reference");
+  ASSERT_NE(eager, std::string::npos);
+  EXPECT_LT(eager, tf32);
+  EXPECT_LT(tf32, compile);
+  EXPECT_LT(compile, reference);
+  EXPECT_THAT(text, Not(HasSubstr(" speedup ")));
+  EXPECT_THAT(text, HasSubstr("3.00x"));  // fast: eager 150 µs / 50 µs
+  EXPECT_THAT(text, HasSubstr("1.50x"));  // the reference: 150 / 100
+  EXPECT_THAT(text,
+              HasSubstr("PyTorch baselines (examples/tasks/saxpy/baselines.json, measured on NVIDIA H200): "
+                        "eager 150 µs, TF32 100 µs, torch.compile not measured (compile failed)"));
+  EXPECT_THAT(text, Not(HasSubstr("compare two GPUs")));
+  std::string markdown = Render(ReportWithBaselines("NVIDIA H200"), "md");
+  EXPECT_THAT(markdown, HasSubstr("vs eager"));
+}
+
+TEST(BenchReportTest, BaselinesFromAnotherGpuAreNoted) {
+  std::string text = Render(ReportWithBaselines("NVIDIA H100 80GB HBM3"), "term");
+  EXPECT_THAT(text, HasSubstr("measured on NVIDIA H100 80GB HBM3, this run on NVIDIA H200"));
+}
+
+TEST(BenchReportTest, JsonGivesEachSpeedupAgainstEachBaselineWithUnits) {
+  nlohmann::json json = BenchReportToJson(ReportWithBaselines("NVIDIA H200"));
+  EXPECT_DOUBLE_EQ(json["candidates"][0]["speedup_against"]["eager"]["value"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(json["candidates"][0]["speedup_against"]["tf32"]["value"].get<double>(), 2.0);
+  EXPECT_TRUE(json["candidates"][0]["speedup_against"]["torch_compile"].is_null());
+  EXPECT_TRUE(json["candidates"][2]["speedup_against"]["eager"].is_null());  // failed: no speedup
+  EXPECT_EQ(json["pytorch_baselines"]["baselines"][0]["time"]["unit"], "s");
+  EXPECT_EQ(json["pytorch_baselines"]["baselines"][2]["note"], "compile failed");
+  ExpectUnits(json, "$");
+  EXPECT_TRUE(BenchReportToJson(SampleReport())["pytorch_baselines"].is_null());
+}
+
 TEST(BenchReportTest, UnknownFormatIsInvalidInput) {
   std::ostringstream out;
   Status status = RenderBenchReport(SampleReport(), "html", out);

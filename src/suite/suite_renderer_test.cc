@@ -15,9 +15,12 @@ SuiteReport Report() {
   WorkStatus ended;
   ended.state = WorkState::kSucceeded;
   journal.ended = ended;
-  nlohmann::json baselines = {{"schema", "kopt.baselines"},
-                              {"schema_version", 1},
-                              {"baselines", {{{"name", "eager"}, {"time_s", 3e-3}}}}};
+  nlohmann::json document = {{"schema", "kopt.baselines"},
+                             {"schema_version", 1},
+                             {"baselines", {{{"name", "eager"}, {"time_s", 3e-3}}}}};
+  Result<std::optional<TaskBaselines>> baselines =
+      std::optional<TaskBaselines>(*ParseTaskBaselines(document.dump(), "baselines.json"));
+  const Result<std::optional<TaskBaselines>> no_baselines = std::optional<TaskBaselines>();
   SuiteReport report;
   report.name = "s";
   report.directory = "/ws/suites/s";
@@ -25,7 +28,8 @@ SuiteReport Report() {
   RunState wrong = MakeRunState(1, 4e-3, {0});
   report.problems.push_back(MakeProblemResult({"fast", "/t/fast", "level1"}, &journal, &fast, baselines));
   report.problems.push_back(MakeProblemResult({"wrong", "/t/wrong", "level2"}, &journal, &wrong, baselines));
-  report.problems.push_back(MakeProblemResult({"later", "/t/later", "level2"}, nullptr, nullptr, nullptr));
+  report.problems.push_back(
+      MakeProblemResult({"later", "/t/later", "level2"}, nullptr, nullptr, no_baselines));
   report.groups = SummarizeGroups(report.problems);
   return report;
 }

@@ -31,23 +31,21 @@ constexpr EnumNameTable<ProblemOutcome, 5> kOutcomeNames = {{{ProblemOutcome::kP
                                                              {ProblemOutcome::kFinished, "finished"},
                                                              {ProblemOutcome::kFailed, "failed"}}};
 
-// The baseline's time from a kopt.baselines document; a note when absent.
-BaselineResult ReadBaseline(BaselineKind kind, const json& baselines) {
+// The baseline's column from the task's baselines: its time, else why none.
+BaselineResult ReadBaseline(BaselineKind kind, const Result<std::optional<TaskBaselines>>& baselines) {
   BaselineResult result;
   result.kind = kind;
   result.note = "not measured";
-  if (!baselines.is_object() || !baselines.contains("baselines") || !baselines["baselines"].is_array())
+  if (!baselines.ok()) {
+    result.note = baselines.status().message();
     return result;
-  for (const json& entry : baselines["baselines"]) {
-    if (!entry.is_object() || !entry.contains("name") || entry["name"] != BaselineName(kind)) continue;
-    if (entry.contains("time_s") && entry["time_s"].is_number() && entry["time_s"].get<double>() > 0 &&
-        std::isfinite(entry["time_s"].get<double>())) {
-      result.time_s = entry["time_s"].get<double>();
-      result.note.clear();
-    } else {
-      result.note =
-          entry.contains("note") && entry["note"].is_string() ? entry["note"].get<std::string>() : "no time";
-    }
+  }
+  if (!baselines->has_value()) return result;
+  for (PytorchBaseline pytorch : kPytorchBaselines) {
+    if (BaselineName(kind) != PytorchBaselineName(pytorch)) continue;
+    const TaskBaseline& measured = (*baselines)->Get(pytorch);
+    result.time_s = measured.time_s;
+    result.note = measured.note;
   }
   return result;
 }
@@ -111,17 +109,12 @@ GroupSummary Summarize(const std::string& group, const std::vector<const Problem
   return summary;
 }
 
-json ReadBaselinesDocument(const std::string& problem_workspace, const std::string& task_directory) {
-  for (const fs::path& path :
-       {fs::path(problem_workspace) / "baselines.json", fs::path(task_directory) / "baselines.json"}) {
-    Result<std::string> text = ReadWholeFile(path.string(), size_t{16} << 20);
-    if (!text.ok()) continue;
-    json document = json::parse(*text, nullptr, false);
-    if (document.is_object() && document.contains("schema") && document["schema"] == "kopt.baselines" &&
-        document.contains("schema_version") && document["schema_version"] == 1)
-      return document;
-  }
-  return nullptr;
+// PROBLEM_WORKSPACE/baselines.json, else TASK_DIRECTORY/baselines.json.
+Result<std::optional<TaskBaselines>> ReadBaselinesDocument(const std::string& problem_workspace,
+                                                           const std::string& task_directory) {
+  KOPT_ASSIGN_OR_RETURN(std::optional<TaskBaselines> in_workspace, ReadTaskBaselines(problem_workspace));
+  if (in_workspace) return in_workspace;
+  return ReadTaskBaselines(task_directory);
 }
 
 }  // namespace
@@ -141,7 +134,8 @@ const BaselineResult& ProblemResult::baseline(BaselineKind kind) const {
 }
 
 ProblemResult MakeProblemResult(const SuiteProblem& problem, const ProblemJournal* journal,
-                                const RunState* state, const json& baselines) {
+                                const RunState* state,
+                                const Result<std::optional<TaskBaselines>>& baselines) {
   ProblemResult result;
   result.problem = problem;
   result.outcome = OutcomeOf(journal, state);

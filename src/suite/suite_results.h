@@ -5,13 +5,9 @@
 // Baselines are columns, in this order: eager PyTorch, PyTorch with TF32
 // allowed, torch.compile (default mode), then the task's own reference (for
 // an imported KernelBench task: the bridge, never the headline). The first
-// three come from a `kopt.baselines` document (version 1) beside the
-// problem's run: PROBLEM_WORKSPACE/baselines.json, else
-// TASK_DIRECTORY/baselines.json:
-//   {"schema": "kopt.baselines", "schema_version": 1, "gpu": "NVIDIA H100 ...",
-//    "baselines": [{"name": "eager", "time_s": 2.8e-3}, {"name": "tf32", ...},
-//                  {"name": "torch_compile", ...}]}
-// each time the median kernel time of one call in seconds, timed by kopt's
+// three come from a `kopt.baselines` document (harness/task_baselines.h)
+// beside the problem's run: PROBLEM_WORKSPACE/baselines.json, else
+// TASK_DIRECTORY/baselines.json, timed by kopt's
 // protocol on the GPU the run used. A baseline absent there is a column that
 // says "not measured" (JSON: null with a note), never a guess.
 //
@@ -39,6 +35,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "harness/task_baselines.h"
 #include "search/run_state.h"
 #include "suite/suite_state.h"
 
@@ -118,9 +115,10 @@ struct SuiteReport {
 };
 
 // One problem's result from its run state (nullptr: no state yet) and the
-// baselines document (read by the caller; null JSON: none).
+// task's baselines (harness/task_baselines.h; read by the caller: none, or a
+// document that could not be read, whose message becomes each column's note).
 ProblemResult MakeProblemResult(const SuiteProblem& problem, const ProblemJournal* journal,
-                                const RunState* state, const nlohmann::json& baselines);
+                                const RunState* state, const Result<std::optional<TaskBaselines>>& baselines);
 
 // The groups of `problems` (levels, then "all").
 std::vector<GroupSummary> SummarizeGroups(const std::vector<ProblemResult>& problems);

@@ -9,11 +9,16 @@
 namespace kopt::suite {
 namespace {
 
-nlohmann::json Baselines(double eager_s) {
-  return {{"schema", "kopt.baselines"},
-          {"schema_version", 1},
-          {"baselines", {{{"name", "eager"}, {"time_s", eager_s}}, {{"name", "tf32"}, {"note", "failed"}}}}};
+Result<std::optional<TaskBaselines>> Baselines(double eager_s) {
+  nlohmann::json document = {
+      {"schema", "kopt.baselines"},
+      {"schema_version", 1},
+      {"baselines", {{{"name", "eager"}, {"time_s", eager_s}}, {{"name", "tf32"}, {"note", "failed"}}}}};
+  KOPT_ASSIGN_OR_RETURN(TaskBaselines baselines, ParseTaskBaselines(document.dump(), "baselines.json"));
+  return std::optional<TaskBaselines>(baselines);
 }
+
+const Result<std::optional<TaskBaselines>> kNoBaselines = std::optional<TaskBaselines>();
 
 ProblemJournal Ended() {
   ProblemJournal journal;
@@ -48,7 +53,7 @@ TEST(SuiteResultsTest, OnlyTheReferenceIsNotCorrectAndHasNoSpeedup) {
   ProblemResult result = MakeProblemResult({"p", "/t/p", "level1"}, &journal, &state, Baselines(3e-3));
   EXPECT_FALSE(result.correct);
   EXPECT_FALSE(result.baseline(BaselineKind::kEager).speedup.has_value());
-  EXPECT_EQ(MakeProblemResult({"q", "/t/q", "level1"}, nullptr, nullptr, nullptr).outcome,
+  EXPECT_EQ(MakeProblemResult({"q", "/t/q", "level1"}, nullptr, nullptr, kNoBaselines).outcome,
             ProblemOutcome::kPending);
 }
 
@@ -62,7 +67,7 @@ TEST(SuiteResultsTest, FastPCountsEveryProblemAndGeomeanTheCorrectOnes) {
   }
   RunState wrong = MakeRunState(1, 10e-3, {0});
   problems.push_back(MakeProblemResult({"w", "/t", "level2"}, &journal, &wrong, Baselines(3e-3)));
-  problems.push_back(MakeProblemResult({"n", "/t", "level2"}, nullptr, nullptr, nullptr));
+  problems.push_back(MakeProblemResult({"n", "/t", "level2"}, nullptr, nullptr, kNoBaselines));
 
   std::vector<GroupSummary> groups = SummarizeGroups(problems);
   ASSERT_EQ(groups.size(), 3u);
