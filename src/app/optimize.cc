@@ -19,6 +19,7 @@
 #include "harness/compiler.h"
 #include "harness/cutlass_tree.h"
 #include "harness/kernelbench_task.h"
+#include "harness/task_baselines.h"
 #include "harness/tunable_sidecar.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
@@ -218,6 +219,9 @@ Status WriteReport(const RunState& state, const std::string& workspace, const st
   OptimizeReportInput input;
   input.state = &state;
   input.sources = PathSources(state, workspace);
+  // Checked before the run started (RunOptimize); a document changed since then is left out, not fatal.
+  Result<std::optional<TaskBaselines>> baselines = ReadTaskBaselines(state.task_directory);
+  if (baselines.ok()) input.pytorch_baselines = std::move(baselines).value();
   if (std::optional<NodeId> best = state.tree.BestNode(); best && *best != 0) {
     input.best_path = (fs::path(workspace) / fmt::format("runs/{}/best.cu", state.run_id)).string();
   }
@@ -263,6 +267,8 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   inputs.insert(inputs.end(), workspace.begin(), workspace.end());
   KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, inputs));
   KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(settings.task_directory));
+  // A malformed baselines.json stops the run before any GPU time is spent (the report divides by it).
+  KOPT_RETURN_IF_ERROR(ReadTaskBaselines(settings.task_directory).status());
   CommandParts parts;
   KOPT_ASSIGN_OR_RETURN(parts.cutlass,
                         ResolveIncludeDirectories(settings.measure, *environment.measure.command_runner));

@@ -1,13 +1,13 @@
 #include "report/bench_renderer.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/quantity_format.h"
 #include "core/terminal_text.h"
+#include "report/baseline_speedups.h"
 #include "report/markup_escape.h"
 #include "report/report_format.h"
 #include "report/text_table.h"
@@ -71,39 +71,10 @@ json MeasureToJson(const MeasurementEntry& entry) {
   return measure;
 }
 
-// The entry's speedup against each PyTorch baseline: baseline time / entry
-// median, for a timed entry and a measured baseline.
-std::optional<double> SpeedupAgainst(const MeasurementEntry& entry, const TaskBaseline& baseline) {
-  if (!entry.timing || !(entry.timing->median_s > 0) || !baseline.time_s) return std::nullopt;
-  if (entry.status != MeasureStatus::kOk) return std::nullopt;
-  return *baseline.time_s / entry.timing->median_s;
-}
-
-json SpeedupsAgainstBaselinesToJson(const MeasurementEntry& entry,
-                                    const std::optional<TaskBaselines>& baselines) {
-  if (!baselines) return nullptr;
-  json speedups = json::object();
-  for (PytorchBaseline kind : kPytorchBaselines) {
-    speedups[std::string(PytorchBaselineName(kind))] =
-        OptionalQuantity(SpeedupAgainst(entry, baselines->Get(kind)), "ratio");
-  }
-  return speedups;
-}
-
-json BaselinesToJson(const std::optional<TaskBaselines>& baselines) {
-  if (!baselines) return nullptr;
-  json entries = json::array();
-  for (PytorchBaseline kind : kPytorchBaselines) {
-    const TaskBaseline& baseline = baselines->Get(kind);
-    entries.push_back(
-        {{"name", std::string(PytorchBaselineName(kind))},
-         {"time", OptionalQuantity(baseline.time_s, "s")},
-         {"peak_memory", baseline.peak_memory_bytes
-                             ? Quantity(static_cast<double>(*baseline.peak_memory_bytes), "byte")
-                             : json(nullptr)},
-         {"note", baseline.note}});
-  }
-  return {{"path", baselines->path}, {"gpu", baselines->gpu}, {"baselines", entries}};
+// The entry's median when it is ok: what the "vs" ratios divide.
+std::optional<double> OkMedian(const MeasurementEntry& entry) {
+  if (!entry.timing || entry.status != MeasureStatus::kOk) return std::nullopt;
+  return entry.timing->median_s;
 }
 
 json EntryToJson(const MeasurementEntry& entry, const std::optional<TaskBaselines>& baselines) {
@@ -126,7 +97,7 @@ json EntryToJson(const MeasurementEntry& entry, const std::optional<TaskBaseline
           {"timing", entry.timing ? TimingToJson(*entry.timing) : json(nullptr)},
           {"energy", entry.energy ? EnergyToJson(*entry.energy) : json(nullptr)},
           {"speedup", OptionalQuantity(entry.speedup, "ratio")},
-          {"speedup_against", SpeedupsAgainstBaselinesToJson(entry, baselines)},
+          {"speedup_against", SpeedupsAgainstJson(baselines, OkMedian(entry))},
           {"suspect_fast", entry.suspect_fast},
           {"resumed_from_run", entry.resumed_from_run ? json(*entry.resumed_from_run) : json(nullptr)}};
 }
@@ -184,7 +155,7 @@ std::vector<std::string> Row(const MeasurementEntry& entry, const std::optional<
   std::vector<std::string> row = {entry.name, StatusText(entry), median, iqr, noise, samples};
   if (baselines) {
     for (PytorchBaseline kind : kPytorchBaselines)
-      row.push_back(RatioText(SpeedupAgainst(entry, baselines->Get(kind))));
+      row.push_back(RatioText(SpeedupAgainst(baselines->Get(kind), OkMedian(entry))));
   }
   row.push_back(RatioText(entry.speedup));
   row.push_back(EnergyText(entry));
@@ -209,27 +180,6 @@ std::vector<const MeasurementEntry*> Rows(const MeasurementReport& report) {
   for (const MeasurementEntry& entry : report.candidates) rows.push_back(&entry);
   if (report.reference_end) rows.push_back(&*report.reference_end);
   return rows;
-}
-
-// What the "vs" columns divide: each baseline's time or why it has none,
-// and a note when they were measured on another GPU than this run's.
-std::vector<std::string> BaselineLines(const TaskBaselines& baselines, const std::string& gpu) {
-  std::vector<std::string> parts;
-  for (PytorchBaseline kind : kPytorchBaselines) {
-    const TaskBaseline& baseline = baselines.Get(kind);
-    parts.push_back(
-        std::string(PytorchBaselineTitle(kind)) + " " +
-        (baseline.time_s ? FormatSeconds(*baseline.time_s) : "not measured (" + baseline.note + ")"));
-  }
-  std::vector<std::string> lines = {fmt::format("PyTorch baselines ({}{}): {}", baselines.path,
-                                                baselines.gpu.empty() ? "" : ", measured on " + baselines.gpu,
-                                                fmt::join(parts, ", "))};
-  if (!baselines.gpu.empty() && !gpu.empty() && baselines.gpu != gpu) {
-    lines.push_back("note: the PyTorch baselines were measured on " + baselines.gpu + ", this run on " + gpu +
-                    ": the \"vs\" ratios compare two GPUs; re-measure them here "
-                    "(bench/kernelbench_baselines.py --task-baselines)");
-  }
-  return lines;
 }
 
 // Lines below the table: failures with their messages, drift, floor, notes.
@@ -261,7 +211,7 @@ std::vector<std::string> Footer(const MeasurementReport& report) {
                     FormatBytes(report.task_min_bytes, QuantityStyle::kFixed) + " moved at least)");
   }
   if (report.pytorch_baselines) {
-    for (std::string& line : BaselineLines(*report.pytorch_baselines, report.gpu))
+    for (std::string& line : PytorchBaselineLines(*report.pytorch_baselines, report.gpu))
       lines.push_back(std::move(line));
   }
   for (const std::string& note : report.notes) lines.push_back("note: " + note);
@@ -341,7 +291,7 @@ json BenchReportToJson(const MeasurementReport& report) {
       {"reference", EntryToJson(report.reference, report.pytorch_baselines)},
       {"reference_end",
        report.reference_end ? EntryToJson(*report.reference_end, report.pytorch_baselines) : json(nullptr)},
-      {"pytorch_baselines", BaselinesToJson(report.pytorch_baselines)},
+      {"pytorch_baselines", PytorchBaselinesJson(report.pytorch_baselines)},
       {"reference_drift", OptionalQuantity(report.reference_drift, "fraction")},
       {"candidates", candidates},
       {"notes", report.notes}};

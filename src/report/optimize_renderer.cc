@@ -8,6 +8,7 @@
 #include "core/terminal_text.h"
 #include "core/text.h"
 #include "core/text_diff.h"
+#include "report/baseline_speedups.h"
 #include "report/markup_escape.h"
 #include "report/optimize_energy.h"
 #include "report/text_table.h"
@@ -86,12 +87,21 @@ std::string SettingsText(const RunState& state) {
                      settings.value("feedback", "?"));
 }
 
+// The best verified node's time; nullopt when nothing beat the reference.
+std::optional<double> BestTime(const RunState& state) {
+  std::optional<NodeId> best = state.tree.BestNode();
+  if (!best || *best == 0) return std::nullopt;
+  return state.tree.node(*best).time_s;
+}
+
 std::string BestText(const OptimizeReportInput& input) {
   const RunState& state = *input.state;
   std::optional<NodeId> best = state.tree.BestNode();
   if (!best || *best == 0) return "nothing beat the reference";
   const SearchNode& node = state.tree.node(*best);
-  return fmt::format("n{}: {} ({} faster than the reference){}", *best, Time(node.time_s),
+  std::string against_pytorch =
+      input.pytorch_baselines ? SpeedupsAgainstText(*input.pytorch_baselines, node.time_s) + "; " : "";
+  return fmt::format("n{}: {} ({}{} faster than the reference){}", *best, Time(node.time_s), against_pytorch,
                      Speedup(state, node), input.best_path.empty() ? "" : ", " + input.best_path);
 }
 
@@ -248,6 +258,8 @@ json RenderJsonDocument(const OptimizeReportInput& input) {
                    {"floor", Quantity(state.floor_s, "s")},
                    {"best_node", best ? json(*best) : json(nullptr)},
                    {"best_speedup", Quantity(state.tree.BestSpeedup(), "ratio")},
+                   {"best_speedup_against", SpeedupsAgainstJson(input.pytorch_baselines, BestTime(state))},
+                   {"pytorch_baselines", PytorchBaselinesJson(input.pytorch_baselines)},
                    {"best_path", input.best_path},
                    {"path", path},
                    {"usage",

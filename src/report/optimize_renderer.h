@@ -18,8 +18,10 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
+#include "harness/task_baselines.h"
 #include "report/renderer.h"
 #include "search/run_state.h"
 
@@ -29,6 +31,9 @@ struct OptimizeReportInput {
   const RunState* state = nullptr;        // required
   std::map<NodeId, std::string> sources;  // sources of the nodes on the best path (the root's included)
   std::string best_path;                  // where best.cu was written ("" when nothing verified)
+  // The task's PyTorch baselines (baselines.json beside task.toml), when it
+  // has them: the best node's speedup against each comes first.
+  std::optional<TaskBaselines> pytorch_baselines;
 };
 
 // kTerminal, kMarkdown, kJson, kHtml; InvalidInput for kFeedback.
