@@ -54,8 +54,19 @@ probe() {  # mode
   KOPT_RUNNER_SANDBOX=$1 "$new" bench examples/tasks/gelu examples/tasks/gelu/candidates/$(ls examples/tasks/gelu/candidates | head -1) \
     --workspace "$work/probe_$1" 2>&1 | tail -n 12
 }
+marker=$(mktemp)
 step sandbox_probe_full probe full
 step sandbox_probe_off probe off
+# What the driver opens for writing (with the sandbox off): decides what stage 0 must allow.
+{ echo "files under /dev/shm changed by the probes:"; find /dev/shm -newer "$marker" 2>&1 | head -20; } >> "$out/device.txt"
+if command -v strace > /dev/null; then
+  KOPT_RUNNER_SANDBOX=off strace -f -qq -e trace=open,openat,creat -o "$work/strace.txt" "$new" bench examples/tasks/gelu \
+    --workspace "$work/probe_strace" > /dev/null 2>&1
+  { echo "writable opens (strace, sandbox off):"; grep -E 'O_WRONLY|O_RDWR|O_CREAT|creat\(' "$work/strace.txt" |
+      sed -E 's/^[0-9]+ +//' | sed -E 's/= [0-9]+$/= fd/' | sort | uniq -c | sort -rn | head -30; } >> "$out/device.txt"
+else
+  echo "no strace on this machine" >> "$out/device.txt"
+fi
 issue30_cases=$(python3 - <<'PY'
 import tomllib
 manifest = tomllib.load(open("tests/adversarial/expected.toml", "rb"))
