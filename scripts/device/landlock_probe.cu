@@ -28,7 +28,16 @@ struct Variant {
   uint64_t scoped;
   std::vector<std::string> trees;  // allowed everything beneath
   bool nvidia_files;               // /dev/nvidia* and /dev/null as files
+  bool initialise_first = false;   // cudaGetDeviceCount before the restriction
 };
+
+int ThreadCount() {
+  int count = 0;
+  DIR* tasks = opendir("/proc/self/task");
+  while (dirent* entry = tasks ? readdir(tasks) : nullptr) count += entry->d_name[0] != '.';
+  if (tasks) closedir(tasks);
+  return count;
+}
 
 constexpr uint64_t kWriteFile = 1ULL << 1, kAllWrites = 0x7FF2ULL /* bits 1, 4..14 */;
 
@@ -68,6 +77,8 @@ int UseCuda() {
   int count = 0;
   cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess) return printf("  cudaGetDeviceCount: %s\n", cudaGetErrorString(error)), 2;
+  cudaFree(nullptr);
+  printf("  after the context: %d threads\n", ThreadCount());
   cudaStream_t stream;
   cudaStreamCreate(&stream);
   int* value = nullptr;
@@ -90,12 +101,19 @@ int main() {
       {"writes, /dev as a tree", kAllWrites, 0, 0, {"/dev"}, false},
       {"writes, /dev /tmp /run /var /proc /sys as trees", kAllWrites, 0, 0, {"/dev", "/tmp", "/run", "/var", "/proc", "/sys"}, false},
       {"write_file only, /dev/nvidia*", kWriteFile, 0, 0, {"/dev/shm"}, true},
+      {"cuInit first, then kopt's stage 0", kAllWrites, 3, 3, {"/dev/shm"}, true, true},
+      {"cuInit first, then writes only", kAllWrites, 0, 0, {"/dev/shm"}, true, true},
   };
   for (const Variant& variant : variants) {
     fflush(stdout);
     pid_t child = fork();
     if (child == 0) {
       alarm(60);
+      if (variant.initialise_first) {
+        int count = 0;
+        cudaError_t error = cudaGetDeviceCount(&count);
+        printf("  initialised first: %s, %d threads\n", cudaGetErrorString(error), ThreadCount());
+      }
       int code = Restrict(variant);
       if (code == 0) code = UseCuda();
       fflush(stdout);
