@@ -101,6 +101,9 @@ int main() {
       {"writes, /dev as a tree", kAllWrites, 0, 0, {"/dev"}, false},
       {"writes, /dev /tmp /run /var /proc /sys as trees", kAllWrites, 0, 0, {"/dev", "/tmp", "/run", "/var", "/proc", "/sys"}, false},
       {"write_file only, /dev/nvidia*", kWriteFile, 0, 0, {"/dev/shm"}, true},
+      {"writes, /dev/nvidia* and /proc", kAllWrites, 0, 0, {"/dev/shm", "/proc"}, true},
+      {"writes, /dev/nvidia* and /tmp /run /var /sys", kAllWrites, 0, 0, {"/dev/shm", "/tmp", "/run", "/var", "/sys"}, true},
+      {"writes, /dev/nvidia* and /proc/self/task", kAllWrites, 0, 0, {"/dev/shm", "/proc/self/task"}, true},
       {"cuInit first, then kopt's stage 0", kAllWrites, 3, 3, {"/dev/shm"}, true, true},
       {"cuInit first, then writes only", kAllWrites, 0, 0, {"/dev/shm"}, true, true},
   };

@@ -129,6 +129,7 @@ class SampleVerifier {
   // Allocates the staging copy, the kept slots (sets are all alike) and the draw's flag.
   Status Prepare(const DeviceTensors& any_set) {
     if (wanted_ == 0) return Status::Ok();
+    KOPT_CUDA_CHECK(LoadStagingKernels());  // not first inside a gated sample: sample_staging.h
     for (int slot = 0; slot <= wanted_; ++slot) {
       auto copy = std::make_unique<OutputSlot>();
       KOPT_RETURN_IF_ERROR(copy->Allocate(task_, any_set));

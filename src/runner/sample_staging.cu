@@ -36,6 +36,13 @@ __global__ void CopyKernel(uint4* destination, const uint4* source, uint64_t vec
 
 }  // namespace
 
+cudaError_t LoadStagingKernels() {
+  cudaFuncAttributes attributes;
+  cudaError_t error = cudaFuncGetAttributes(&attributes, DrawKernel);
+  if (error != cudaSuccess) return error;
+  return cudaFuncGetAttributes(&attributes, CopyKernel);
+}
+
 cudaError_t LaunchStagingDraw(double probability, uint64_t salt, StagingFlag flag, cudaStream_t stream) {
   double clamped = probability < 0 ? 0 : probability > 1 ? 1 : probability;
   uint64_t threshold = static_cast<uint64_t>(clamped * 4294967296.0);  // 2^32: always

@@ -25,6 +25,13 @@ struct StagingFlag {
   uint32_t* host_flag = nullptr;  // device-visible pointer of the mapped word
 };
 
+// Loads the draw and copy kernels now, outside any timed sample: with CUDA's
+// lazy module loading (the default), a kernel's first launch loads its
+// module, which waits for the device; made while the stream gate holds the
+// timed stream (as a sample's staging is), that first launch would wait for
+// the gate forever. Returns the first error.
+cudaError_t LoadStagingKernels();
+
 // Enqueues the draw: staged with probability `probability` (clamped to [0, 1];
 // 1 always stages). Returns the launch's error.
 cudaError_t LaunchStagingDraw(double probability, uint64_t salt, StagingFlag flag, cudaStream_t stream);
