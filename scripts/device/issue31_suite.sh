@@ -23,14 +23,12 @@ OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 summary=$OUT/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
-command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { note "no GPU: skipped"; exit 77; }
-export PATH=/usr/local/cuda/bin:$PATH
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+device_require_gpu note
 root=$PWD
 kb=${KERNELBENCH_DIR:-$root/.carry/KernelBench}
 [ -d "$kb/level1" ] || { note "no KernelBench problems under $kb (scripts/device/package_issue31.sh)"; exit 2; }
-kopt=$root/.carry/bin/kopt-with-libraries
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$root/.carry/lib:/usr/local/cuda/lib64" "$root/.carry/bin/kopt" > "$kopt"
-chmod +x "$kopt"
+kopt=$(device_wrap kopt-with-libraries "$root/.carry/bin/kopt")
 work=$(mktemp -d)/issue31
 mkdir -p "$work"
 save() { tar czf "$OUT/issue31_suite.tgz" -C "$work" --exclude=ws --exclude=tasks . 2> /dev/null; }

@@ -13,12 +13,9 @@ set -u
 out=$1; shift
 tasks=("$@"); [ ${#tasks[@]} -eq 0 ] && tasks=(gelu softmax transpose)
 mkdir -p "$out"
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-export PATH=/usr/local/cuda/bin:$PATH
-carried_libraries=$PWD/.carry/lib:/usr/local/cuda/lib64
-kopt=$PWD/.carry/bin/kopt-with-libraries
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$carried_libraries" "$PWD/.carry/bin/kopt" > "$kopt"
-chmod +x "$kopt"
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/device/common.sh"
+device_require_gpu
+kopt=$(device_wrap kopt-with-libraries "$PWD/.carry/bin/kopt")
 export KOPT_RUNNER=$PWD/.carry/bin/kopt-runner
 evaluations=${EVALUATIONS:-6}
 summary=$out/summary.txt
