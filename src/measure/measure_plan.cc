@@ -42,8 +42,8 @@ json MeasurementSettingsJson(const MeasureSettings& settings, const MeasurePlan&
     energy = {{"window_seconds", request.window_seconds}, {"idle_seconds", request.idle_seconds}};
   }
   return {{"kopt_version", KOPT_VERSION},
-          // 2: the verdict is the parent's (issue 12); results of protocol 1 are not reused.
-          // 3: the check rounds' inputs are drawn on the device (issue 16): other values for the same
+          // 2: the verdict is the parent's; results of protocol 1 are not reused.
+          // 3: the check rounds' inputs are drawn on the device: other values for the same
           // seeds, so no stored reference result or reference-cache entry of protocol 2 is reused.
           {"harness_protocol", 3},
           {"task", plan.task.ToJson()},

@@ -60,7 +60,7 @@ NodeStatus StatusForFailure(FailureKind kind) {
     case FailureKind::kInputMutated:
     case FailureKind::kStaleOutput:
     case FailureKind::kSideStream: return NodeStatus::kFailedCheck;
-    // The verdict caught the candidate gaming it (issue 12): rejected, not retried as a bug.
+    // The verdict caught the candidate gaming it: rejected, not retried as a bug.
     case FailureKind::kSuspectFast:
     case FailureKind::kProtocolViolation:
     case FailureKind::kTimingInconsistent:
@@ -115,7 +115,7 @@ Evaluation EvaluationOf(const MeasurementEntry& entry, bool energy_asked, NodeRe
     evaluation.detail = "verified but not timed (timing is off): nothing to rank";
   } else if (entry.failure.has_value()) {
     // The harness rejects a result that stays below the floor when
-    // re-measured (issue 12): the same suspect verdict as the flag above.
+    // re-measured: the same suspect verdict as the flag above.
     evaluation.status = StatusForFailure(*entry.failure);
     evaluation.detail = entry.message + (entry.detail.empty() ? "" : "\n" + entry.detail);
     if (*entry.failure == FailureKind::kSuspectFast) {

@@ -95,7 +95,7 @@ constexpr double kDramBytesUsedSlack = 1.1;
 // The bound when the excess sectors stop at L2: DRAM moves no more than the
 // global loads and stores use (sectors × used bytes per sector, both kinds),
 // so a coalescing fix leaves the DRAM bytes as they are and the kernel cannot
-// run faster than the measured floor for them (issue 18: a dequantization
+// run faster than the measured floor for them (a dequantization
 // whose two half-sector 16-byte stores per thread L2 merges before DRAM, at
 // 95% of the floor). nullopt without a measured floor or the metrics.
 std::optional<double> DramFloorBound(const ToolContext& context, Finding& finding) {
