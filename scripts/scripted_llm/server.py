@@ -8,10 +8,13 @@ golden tests). POST /v1/chat/completions (any path) is answered by a policy:
                                 (echo_parent.py)
   suite PORT TASKS_DIR LOG      per task: a compile error, a wrong output, a cheat, a
                                 correct kernel (suite_tasks.py)
+  explain PORT FIRST [SECOND]   the answers of the `kopt explain --llm` golden transcripts
+                                (explain_answers.py)
 
 Usage: server.py POLICY PORT [ARGS...]. The HTTP side is here, once: the request is
 read as JSON, the policy's answer sent as a chat.completion whose usage counts
-the characters the policy says the prompt had and the answer's content, / 4.
+the characters the policy says the prompt had and the answer's content, / 4
+(unless the policy gives the usage itself).
 
 A policy is a module with make_policy(args) returning an object with
   answer(body, headers) -> Answer   (called under a lock: one answer at a time)
@@ -26,7 +29,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 
-POLICIES = {"answers": "answer_files", "echo": "echo_parent", "suite": "suite_tasks"}
+POLICIES = {"answers": "answer_files", "echo": "echo_parent", "suite": "suite_tasks", "explain": "explain_answers"}
 
 
 @dataclasses.dataclass
@@ -37,6 +40,8 @@ class Answer:
     prompt_chars: int = 0
     reply_id: str = "scripted"
     log: dict | None = None
+    model: str | None = None   # the reply's model; None: the request's (or "scripted")
+    usage: dict | None = None  # the reply's usage as it is; None: counted from prompt_chars and the content
 
 
 def last_user_text(messages):
@@ -46,10 +51,11 @@ def last_user_text(messages):
 
 def reply_of(answer, body):
     content = answer.message.get("content") or ""
-    return {"id": answer.reply_id, "object": "chat.completion", "model": body.get("model") or "scripted",
+    usage = answer.usage or {"prompt_tokens": answer.prompt_chars // 4, "completion_tokens": len(content) // 4,
+                             "total_tokens": (answer.prompt_chars + len(content)) // 4}
+    return {"id": answer.reply_id, "object": "chat.completion", "model": answer.model or body.get("model") or "scripted",
             "choices": [{"index": 0, "message": answer.message, "finish_reason": answer.finish_reason}],
-            "usage": {"prompt_tokens": answer.prompt_chars // 4, "completion_tokens": len(content) // 4,
-                      "total_tokens": (answer.prompt_chars + len(content)) // 4}}
+            "usage": usage}
 
 
 def make_handler(policy):
