@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/latency_model.h"
+#include "analysis/tool_selection.h"
 #include "core/quantity_format.h"
 
 namespace kopt {
@@ -15,12 +16,6 @@ namespace {
 // The smallest time gain with which a finding folded into another (same root
 // cause) stays listed as a secondary cause: the lower bound of "minor".
 constexpr double kMinSecondaryGain = 0.02;
-
-bool IsRelevant(const ToolDefinition& tool, BottleneckClass bottleneck) {
-  return tool.relevant_classes.empty() ||
-         std::find(tool.relevant_classes.begin(), tool.relevant_classes.end(), bottleneck) !=
-             tool.relevant_classes.end();
-}
 
 std::string HowToCollect(const std::vector<std::string>& missing) {
   std::vector<std::string> ways;
@@ -366,8 +361,9 @@ bool NeedsEnergyModel(const ToolDefinition& tool) {
 
 void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel) {
   std::vector<Finding> findings;
-  for (const ToolDefinition& tool : ToolRegistry()) {
-    if (!IsRelevant(tool, kernel.roofline.bottleneck)) continue;
+  // Stage 1 selects the tools: those that apply to the kernel's class (analysis/tool_selection.h).
+  for (const ToolDefinition* selected : SelectTools(ToolRegistry(), kernel.roofline.bottleneck)) {
+    const ToolDefinition& tool = *selected;
     if (!inputs.energy_coefficients && NeedsEnergyModel(tool)) continue;  // energy is off: not relevant
     std::vector<std::string> missing = MissingInputs(tool, inputs);
     if (!missing.empty()) {

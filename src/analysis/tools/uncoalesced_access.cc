@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/energy_analysis.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -178,6 +179,7 @@ ToolDefinition UncoalescedAccessTool(const GlobalAccessKind& kind) {
   ToolDefinition tool;
   tool.family = ToolFamily::kMemory;
   tool.side = ToolSide::kMemory;
+  tool.relevant_classes = UnlessComputeBound();
   tool.ncu_rules = {NcuRule::kUncoalescedGlobalAccess, NcuRule::kMemoryCacheAccessPattern};
   tool.required = {
       {InputSource::kNcuMetric, SectorsMetric(kind), false},
