@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/text.h"
+
 namespace kopt::suite {
 
 namespace {
@@ -45,20 +47,6 @@ std::vector<std::string_view> SplitFields(std::string_view line) {
   return fields;
 }
 
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty()) lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
-
 // Slurm prints "CANCELLED by 0" in sacct's State: the first word is the state.
 std::string FirstWord(std::string_view text) {
   size_t space = text.find(' ');
@@ -79,7 +67,8 @@ Result<std::vector<SlurmTaskLine>> ParseTaskListing(std::string_view text, std::
                                                     std::string_view columns, Fill fill) {
   std::vector<SlurmTaskLine> tasks;
   int line_number = 0;
-  for (std::string_view line : Lines(text)) {
+  for (std::string_view line : SplitLines(text)) {
+    if (line.empty()) continue;
     ++line_number;
     std::vector<std::string_view> fields = SplitFields(line);
     if (fields.size() != 4) {
