@@ -280,30 +280,104 @@ CollectionOptions WithProgressLine(const CollectionOptions& options, CollectionP
   return drawn;
 }
 
-// The program profiled under ncu, with the launch timeline when there is a library for it (taken
-// before or after ncu: `order`), a sample of the launches (launches_per_configuration) unless the
-// user selected launches.
+namespace {
+
+// What one CollectUnderNcu call profiles and where its files go.
+struct NcuRunTarget {
+  std::vector<std::string> program;  // resolved (ncu wants a path)
+  std::string command;               // the user's command line, for messages
+  fs::path work_directory;
+  fs::path report_base;
+  std::string report_path;
+  NcuSelection selection;
+};
+
+// ncu stops the program after the sample (the sample is its first launches). The profile; or the
+// error to report when a second run would only repeat it (a timeout, missing counter permission, a
+// missing program); or nullopt, with a note saying why, when the plain run should follow (a program
+// that does not survive its end, an ncu that does not support it).
+Result<std::optional<Profile>> ProfileStoppingEarly(const NcuRunTarget& target,
+                                                    const std::vector<std::string>& early_stop_arguments,
+                                                    const CollectionOptions& options, CommandRunner& runner,
+                                                    CollectionProgressLine& line,
+                                                    std::vector<std::string>& notes) {
+  KOPT_ASSIGN_OR_RETURN(CommandResult result, RunNcu(target.program, options, target.report_base,
+                                                     early_stop_arguments, target.selection, line, runner,
+                                                     "ncu run (stopping the program after the sample)"));
+  std::vector<std::string> run_notes;
+  Status run = InterpretNcuRun(result, target.command, options, /*program_stopped_by_ncu=*/true);
+  if (!run.ok() && (result.timed_out || run.kind() != ErrorKind::kWorkFailed)) return run;
+  Result<Profile> profiled = run.ok() ? ReadNcuResults(result, target.command, target.report_path,
+                                                       target.work_directory, options, runner, run_notes)
+                                      : Result<Profile>(run);
+  if (profiled.ok()) {
+    notes.insert(notes.end(), run_notes.begin(), run_notes.end());
+    return std::optional<Profile>(std::move(profiled).value());
+  }
+  std::error_code error;
+  fs::remove(target.report_path, error);  // the second run's report, or none, must be what is read
+  std::string why = profiled.status().message().substr(0, profiled.status().message().find('\n'));
+  for (const std::string& error_line : MarkedLines(CombinedOutput(result), "==ERROR==")) {
+    if (why.find(error_line) == std::string::npos) why += " " + error_line;
+  }
+  notes.push_back(
+      fmt::format("ncu could not stop the program after the sampled launches ({}); profiled the sample "
+                  "again with the program running to its end",
+                  why));
+  return std::optional<Profile>();
+}
+
+// The launch timeline taken after ncu (TimelineOrder::kAfterNcu), unless ncu profiled every launch
+// of few; with `samples`, the note on what the sample left out. `unplanned_note`: the note when the
+// timeline cannot count the launches.
+std::optional<LaunchTrace> TimelineAfterNcu(const NcuRunTarget& target, const Profile& profile,
+                                            const CollectionOptions& options, bool samples,
+                                            const std::string& unplanned_note, CommandRunner& runner,
+                                            std::vector<std::string>& notes) {
+  if (ProfiledEveryLaunchOfFew(profile, options)) {
+    notes.push_back(fmt::format(
+        "no launch timeline: ncu profiled every launch {}({}), too few for the timeline to change the "
+        "diagnosis, so the program did not run again under libkopt_timeline.so",
+        options.kernel_regex.empty() ? "of the program " : "that the kernel filter matched ",
+        profile.launches.size()));
+    return std::nullopt;
+  }
+  Progress(options, "running " + ProgramName(target.program) + " once for the launch timeline");
+  std::optional<LaunchTrace> trace =
+      CollectLaunchTrace(target.program, options.timeline_library, target.work_directory.string(),
+                         options.timeout_seconds, runner, notes, options.phases);
+  if (samples) {
+    SamplingPlan plan =
+        trace ? PlanLaunchSampling(*trace, options.launches_per_configuration) : SamplingPlan{};
+    notes.push_back(plan.total_launches > 0 ? plan.Describe() : unplanned_note);
+  }
+  return trace;
+}
+
+}  // namespace
+
 Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
                                 const CollectionOptions& options, CommandRunner& runner,
                                 std::vector<std::string>& notes, TimelineOrder order,
                                 CollectionProgressLine& line) {
   KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
-  KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));
+  NcuRunTarget target;
+  KOPT_ASSIGN_OR_RETURN(target.work_directory, PrepareWorkDirectory(options));
   KOPT_RETURN_IF_ERROR(RequireNcu(runner, options, "profiling a program"));
-  KOPT_ASSIGN_OR_RETURN(std::vector<std::string> program, ResolveProgram(program_argv, runner));
-  fs::path report_base = work_directory / kReportStem;
-  std::string report_path = report_base.string() + ".ncu-rep";
+  KOPT_ASSIGN_OR_RETURN(target.program, ResolveProgram(program_argv, runner));
+  target.report_base = target.work_directory / kReportStem;
+  target.report_path = target.report_base.string() + ".ncu-rep";
   std::error_code error;
-  fs::remove(report_path, error);  // a stale report must not pass for this run's
-  std::string command = CommandLineForDisplay(program_argv);
+  fs::remove(target.report_path, error);  // a stale report must not pass for this run's
+  target.command = CommandLineForDisplay(program_argv);
 
   bool timeline = !options.timeline_library.empty();
   bool user_selects = options.launch_skip > 0 || options.launch_count > 0;
   bool samples = !user_selects && options.launches_per_configuration > 0;
   std::optional<LaunchTrace> trace;
   if (timeline && order == TimelineOrder::kBeforeNcu) {
-    Progress(options, "running " + ProgramName(program) + " once for the launch timeline");
-    trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
+    Progress(options, "running " + ProgramName(target.program) + " once for the launch timeline");
+    trace = CollectLaunchTrace(target.program, options.timeline_library, target.work_directory.string(),
                                options.timeout_seconds, runner, notes, options.phases);
   }
   std::vector<std::string> sampling_arguments, early_stop_arguments;
@@ -325,66 +399,26 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
       if (order == TimelineOrder::kBeforeNcu || !timeline) notes.push_back(unplanned_note);
     }
   }
+  target.selection = DescribeNcuSelection(options, plan ? &*plan : nullptr, !sampling_arguments.empty());
 
-  // ncu stops the program after the sample when the sample is its first launches; should that run
-  // fail (a program that does not survive its end, an ncu that does not support it), the plain sample.
-  NcuSelection selection =
-      DescribeNcuSelection(options, plan ? &*plan : nullptr, !sampling_arguments.empty());
-  Result<Profile> profiled = InvalidInput("not profiled");
+  std::optional<Profile> profiled;
   if (!early_stop_arguments.empty()) {
+    KOPT_ASSIGN_OR_RETURN(profiled,
+                          ProfileStoppingEarly(target, early_stop_arguments, options, runner, line, notes));
+  }
+  if (!profiled) {
     KOPT_ASSIGN_OR_RETURN(CommandResult result,
-                          RunNcu(program, options, report_base, early_stop_arguments, selection, line, runner,
-                                 "ncu run (stopping the program after the sample)"));
-    std::vector<std::string> run_notes;
-    Status run = InterpretNcuRun(result, command, options, /*program_stopped_by_ncu=*/true);
-    // A timeout, missing counter permission or a missing program would only repeat: no second run.
-    if (!run.ok() && (result.timed_out || run.kind() != ErrorKind::kWorkFailed)) return run;
-    profiled = run.ok()
-                   ? ReadNcuResults(result, command, report_path, work_directory, options, runner, run_notes)
-                   : Result<Profile>(run);
-    if (profiled.ok()) {
-      notes.insert(notes.end(), run_notes.begin(), run_notes.end());
-    } else {
-      fs::remove(report_path, error);  // the second run's report, or none, must be what is read
-      std::string why = profiled.status().message().substr(0, profiled.status().message().find('\n'));
-      for (const std::string& error_line : MarkedLines(CombinedOutput(result), "==ERROR==")) {
-        if (why.find(error_line) == std::string::npos) why += " " + error_line;
-      }
-      notes.push_back(
-          fmt::format("ncu could not stop the program after the sampled launches ({}); profiled the sample "
-                      "again with the "
-                      "program running to its end",
-                      why));
-    }
+                          RunNcu(target.program, options, target.report_base, sampling_arguments,
+                                 target.selection, line, runner, "ncu run"));
+    KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, target.command, options, /*program_stopped_by_ncu=*/false));
+    KOPT_ASSIGN_OR_RETURN(profiled, ReadNcuResults(result, target.command, target.report_path,
+                                                   target.work_directory, options, runner, notes));
   }
-  if (!profiled.ok()) {
-    KOPT_ASSIGN_OR_RETURN(CommandResult result, RunNcu(program, options, report_base, sampling_arguments,
-                                                       selection, line, runner, "ncu run"));
-    KOPT_RETURN_IF_ERROR(InterpretNcuRun(result, command, options, /*program_stopped_by_ncu=*/false));
-    profiled = ReadNcuResults(result, command, report_path, work_directory, options, runner, notes);
-  }
-  KOPT_ASSIGN_OR_RETURN(Profile profile, std::move(profiled));
-  if (RunsLauncher(program) && DropLauncherWarmup(profile) > 0 && profile.launches.empty())
-    return NoKernelProfiledStatus(command, options, "");
-
-  if (timeline && order == TimelineOrder::kAfterNcu) {
-    if (ProfiledEveryLaunchOfFew(profile, options)) {
-      notes.push_back(fmt::format(
-          "no launch timeline: ncu profiled every launch {}({}), too few for the timeline to change the "
-          "diagnosis, so the program did not run again under libkopt_timeline.so",
-          options.kernel_regex.empty() ? "of the program " : "that the kernel filter matched ",
-          profile.launches.size()));
-    } else {
-      Progress(options, "running " + ProgramName(program) + " once for the launch timeline");
-      trace = CollectLaunchTrace(program, options.timeline_library, work_directory.string(),
-                                 options.timeout_seconds, runner, notes, options.phases);
-      if (samples) {
-        SamplingPlan plan =
-            trace ? PlanLaunchSampling(*trace, options.launches_per_configuration) : SamplingPlan{};
-        notes.push_back(plan.total_launches > 0 ? plan.Describe() : unplanned_note);
-      }
-    }
-  }
+  Profile profile = std::move(*profiled);
+  if (RunsLauncher(target.program) && DropLauncherWarmup(profile) > 0 && profile.launches.empty())
+    return NoKernelProfiledStatus(target.command, options, "");
+  if (timeline && order == TimelineOrder::kAfterNcu)
+    trace = TimelineAfterNcu(target, profile, options, samples, unplanned_note, runner, notes);
   AttachLaunchTraceTo(profile, std::move(trace));
   return profile;
 }
