@@ -1,3 +1,4 @@
+// What the live collector's files share (collector_support.h).
 #include "profile/collector_support.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// Building a .cu file, the GPU query and the SASS listing (cuda_build.h).
 #include "profile/cuda_build.h"
 
 #include <algorithm>

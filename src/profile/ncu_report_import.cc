@@ -1,3 +1,4 @@
+// An .ncu-rep read through `ncu --import` (ncu_report_import.h).
 #include "profile/ncu_report_import.h"
 
 #include <regex>

@@ -1,8 +1,7 @@
 // Reading an Nsight Compute report (.ncu-rep) through `ncu --import`: the
 // raw page (--csv --page raw --print-units base) and the source page
-// (--page source --print-source sass). Internal to the collector (namespace
-// kopt::collector); ImportNcuReport (ncu_collector.h) is defined in
-// ncu_report_import.cc on these.
+// (--page source --print-source sass). ImportNcuReport is for any caller;
+// the rest (namespace kopt::collector) is the collector's own.
 #pragma once
 
 #include <filesystem>
@@ -13,10 +12,18 @@
 
 #include "core/status.h"
 #include "core/subprocess.h"
-#include "profile/ncu_collector.h"
+#include "profile/collection_options.h"
 #include "profile/profile.h"
 
-namespace kopt::collector {
+namespace kopt {
+
+// Reads an .ncu-rep through `ncu --import … --csv --page raw`: the launches,
+// with the report as the profile's source. No ncu on PATH: Unavailable, with
+// how to export the raw page on a machine that has it.
+Result<Profile> ImportNcuReport(const std::string& report_path, const CollectionOptions& options,
+                                CommandRunner& runner);
+
+namespace collector {
 
 // `text` without ncu's own message lines ("==PROF== …", "==WARNING== …")
 // that share stdout with the CSV.
@@ -37,4 +44,5 @@ void AttachSourcePage(const std::string& report_path, const std::filesystem::pat
                       const CollectionOptions& options, CommandRunner& runner, Profile& profile,
                       std::vector<std::string>& notes);
 
-}  // namespace kopt::collector
+}  // namespace collector
+}  // namespace kopt

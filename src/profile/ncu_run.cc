@@ -1,3 +1,4 @@
+// A program profiled under ncu (ncu_run.h).
 #include "profile/ncu_run.h"
 
 #include <fmt/format.h>

@@ -2,9 +2,8 @@
 // found on PATH, the launch timeline taken before or after ncu, a sample of
 // the launches planned (launch_sampling.h), ncu run (stopping the program
 // after the sample when it can, else once more to the program's end), the
-// printed raw page or the report's pages read. Internal to the collector
-// (namespace kopt::collector); CollectFromProgram (ncu_collector.h) is
-// defined in ncu_run.cc on these.
+// printed raw page or the report's pages read. CollectFromProgram is for any
+// caller; the rest (namespace kopt::collector) is the collector's own.
 #pragma once
 
 #include <string>
@@ -12,11 +11,21 @@
 
 #include "core/status.h"
 #include "core/subprocess.h"
-#include "profile/ncu_collector.h"
+#include "profile/collection_options.h"
 #include "profile/ncu_progress.h"
 #include "profile/profile.h"
 
-namespace kopt::collector {
+namespace kopt {
+
+// Profiles any program (argv) under ncu; `notes` (the overload with them) as
+// CollectFromCudaSource's (ncu_collector.h).
+Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
+                                   const CollectionOptions& options, CommandRunner& runner);
+Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
+                                   const CollectionOptions& options, CommandRunner& runner,
+                                   std::vector<std::string>& notes);
+
+namespace collector {
 
 // InvalidInput when options.launch_skip or launch_count is negative.
 Status CheckLaunchSelection(const CollectionOptions& options);
@@ -27,11 +36,15 @@ CollectionOptions WithProgressLine(const CollectionOptions& options, CollectionP
 
 // When the launch timeline is taken (see CollectUnderNcu).
 enum class TimelineOrder {
-  // First, so that ncu profiles the planned sample, stopping the program after it when the sample
-  // is the program's first launches (programs: applications launch many kernels).
+  // First, so that ncu profiles the planned sample, stopping the program after
+  // it when the sample
+  // is the program's first launches (programs: applications launch many
+  // kernels).
   kBeforeNcu,
-  // After ncu, and only when ncu may not have profiled every launch (.cu files: test programs that
-  // launch each kernel a few times; their timeline cannot change the diagnosis).
+  // After ncu, and only when ncu may not have profiled every launch (.cu files:
+  // test programs that
+  // launch each kernel a few times; their timeline cannot change the
+  // diagnosis).
   kAfterNcu,
 };
 
@@ -44,4 +57,5 @@ Result<Profile> CollectUnderNcu(const std::vector<std::string>& program_argv,
                                 std::vector<std::string>& notes, TimelineOrder order,
                                 CollectionProgressLine& line);
 
-}  // namespace kopt::collector
+}  // namespace collector
+}  // namespace kopt

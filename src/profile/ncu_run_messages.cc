@@ -1,3 +1,4 @@
+// What a finished ncu run's output says (ncu_run_messages.h).
 #include "profile/ncu_run_messages.h"
 
 #include <algorithm>

@@ -12,7 +12,7 @@
 
 #include "core/status.h"
 #include "core/subprocess.h"
-#include "profile/ncu_collector.h"
+#include "profile/collection_options.h"
 
 namespace kopt::collector {
 
