@@ -3,17 +3,12 @@
 // verdict as an Evaluation, recorded in the tree.
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "core/text.h"
 #include "optimize/optimization_run.h"
 #include "search/transposition_key.h"
 
 namespace kopt::optimize_run {
 namespace {
-
-namespace fs = std::filesystem;
-using nlohmann::json;
 
 // The measured relative spread of a timing: the larger of its relative
 // standard deviation and its interquartile range over the median.

@@ -4,19 +4,11 @@
 // search memory's notes on outcomes and API patterns.
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "analysis/diagnose.h"
 #include "core/text.h"
 #include "optimize/optimization_run.h"
 
 namespace kopt::optimize_run {
-namespace {
-
-namespace fs = std::filesystem;
-using nlohmann::json;
-
-}  // namespace
 
 void OptimizationRun::ProfileNode(NodeId node, size_t device_index, std::unique_lock<std::mutex>& lock) {
   NodeRecord& record = state_.record(node);
