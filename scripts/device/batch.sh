@@ -9,11 +9,9 @@
 #        issue34_program explain_engine
 set -u
 : "${OUT:?set OUT}"
-root=$PWD
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export PATH=/usr/local/cuda/bin:$PATH
-kopt=$root/.carry/bin/kopt-with-libraries
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$root/.carry/lib:/usr/local/cuda/lib64" "$root/.carry/bin/kopt" > "$kopt"
-chmod +x "$kopt"
+kopt=$(device_wrap kopt-with-libraries "$PWD/.carry/bin/kopt")
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; git log --oneline -1 2>/dev/null; } \
   > "$OUT/summary.txt" 2>&1
 run_step() {  # name seconds

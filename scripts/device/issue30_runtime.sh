@@ -8,42 +8,24 @@
 #   adversarial_old  the same cases with the old harness (what they got before)
 #   versions         honest example candidates timed by both versions (within 2 %)
 #   throughput_*     bench/harness_throughput.py with each version (within 25 %)
-#   unit             the GPU-dependent unit tests (runner binary, sandbox)
+#   unit             the GPU-dependent unit tests (runner binary, sandbox); skipped with a
+#                    note when .carry/bin/kopt_tests was not carried
 #   suite_all        (only with STEPS=suite_all) the whole adversarial suite with the new harness
 # About 5 minutes on an H100 without suite_all (most of it nvcc and the two throughput runs).
-# Usage (repository root): scripts/device/issue30_runtime.sh [OUT]   (STEPS="adversarial versions" limits)
+# Usage (repository root): scripts/device/issue30_runtime.sh [OUT]   (STEPS="adversarial versions" limits;
+# the words of STEPS are matched as scripts/device/common.sh says)
 # Writes at most 8 files to OUT (default $OUT): summary.txt, adversarial.md, adversarial_old.md,
 # versions.md, throughput_old.md, throughput_new.md, unit.txt, device.txt.
 # Exit status: 77 without a GPU; otherwise 0 (read summary.txt: each step's exit code).
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out=${1:-${OUT:-issue30-out}}
 mkdir -p "$out"
 work=$(mktemp -d)
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-export PATH=/usr/local/cuda/bin:$PATH
-libraries=$PWD/.carry/lib:/usr/local/cuda/lib64
-wrap() {  # name binary libraries: a launcher that sets the carried libraries for kopt only
-  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$3" "$2" > "$work/$1"
-  chmod +x "$work/$1"
-  echo "$work/$1"
-}
-new=$(wrap kopt-new "$PWD/.carry/bin/kopt" "$libraries")
-# The baseline with its own libraries (scripts/package_old_harness.sh packs them in .carry/old/lib).
-old=$(wrap kopt-old "$PWD/.carry/old/bin/kopt" "$PWD/.carry/old/lib:/usr/local/cuda/lib64")
-wanted() {
-  [ -z "${STEPS:-}" ] && [ "$1" != suite_all ] && return 0
-  local s; for s in ${STEPS:-}; do [ "$1" = "$s" ] && return 0; done
-  return 1
-}
-step() {  # name command...
-  local name=$1; shift
-  wanted "$name" || return 0
-  local start=$(date +%s.%N)
-  "$@" > "$work/$name.out" 2> "$work/$name.err"
-  local code=$?
-  printf '%-16s exit %-3s %6.1f s  %s\n' "$name" "$code" "$(awk "BEGIN{print $(date +%s.%N) - $start}")" \
-    "$(tail -c 300 "$work/$name.out" "$work/$name.err" | tr '\n' ' ')" | tee -a "$out/summary.txt"
-}
+device_require_gpu
+new=$(device_wrap kopt-new "$PWD/.carry/bin/kopt" "$work")
+old=$(device_wrap kopt-old "$PWD/.carry/old/bin/kopt" "$work")
+STEP_DIR=$work STEP_SUMMARY=$out/summary.txt STEP_OPTIONAL=suite_all
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/device.txt"
 uname -r >> "$out/device.txt"
 # The sandbox on this machine's kernel and driver: Landlock's ABI, then one honest candidate benched with
@@ -88,10 +70,13 @@ step versions python3 bench/compare_harness_versions.py --old "$old" --new "$new
   --tasks gelu softmax saxpy reduce_sum --rounds 2
 step throughput_old python3 bench/harness_throughput.py --kopt "$old" --skip-peer --out "$out/throughput_old.md"
 step throughput_new python3 bench/harness_throughput.py --kopt "$new" --skip-peer --out "$out/throughput_new.md"
-[ -x .carry/bin/kopt_tests ] || echo "unit: skipped, .carry/bin/kopt_tests not carried" | tee -a "$out/summary.txt"
-[ -x .carry/bin/kopt_tests ] && step unit env LD_LIBRARY_PATH=$libraries KOPT_RUNNER=$PWD/.carry/bin/kopt-runner .carry/bin/kopt_tests \
-  --gtest_filter='*RunnerBinary*:*ProcessSandbox*:*FileWrite*:*Verdict*'
-cat "$work/unit.out" "$work/unit.err" 2>/dev/null | tail -60 > "$out/unit.txt"
+if [ -x .carry/bin/kopt_tests ]; then
+  step unit env LD_LIBRARY_PATH=$DEVICE_LIBRARIES KOPT_RUNNER=$PWD/.carry/bin/kopt-runner .carry/bin/kopt_tests \
+    --gtest_filter='*RunnerBinary*:*ProcessSandbox*:*FileWrite*:*Verdict*'
+  cat "$work/unit.out" "$work/unit.err" 2>/dev/null | tail -60 > "$out/unit.txt"
+else
+  step_skip unit "no .carry/bin/kopt_tests (scripts/package_for_device.sh packs it with the tests built)"
+fi
 step suite_all python3 tests/adversarial/run_suite.py --kopt "$new" --out "$work/suite_all" --timeout 20
 [ -f "$work/suite_all/results.md" ] && cp "$work/suite_all/results.md" "$out/adversarial.md"
 # Where a step failed, its error tail goes into the summary (the 8-file limit keeps the rest here).

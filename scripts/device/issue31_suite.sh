@@ -3,7 +3,7 @@
 # level 1, 10 of level 2, 3 of level 3) imported, their eager and TF32 PyTorch
 # baselines timed (bench/kernelbench_baselines.py --task-baselines), then one suite run
 # over every GPU of the host with the LLM generator against a local scripted
-# server (scripts/device/issue31_llm_server.py: no LLM is reachable from the
+# server (scripts/scripted_llm/server.py suite: no LLM is reachable from the
 # device; per task it answers a compile error, a wrong output, a cheat, and for
 # the elementwise activations a correct kernel), killed with kill -9 once a
 # third of the problems ended, checked for children left running, and resumed
@@ -23,14 +23,12 @@ OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 summary=$OUT/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
-command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { note "no GPU: skipped"; exit 77; }
-export PATH=/usr/local/cuda/bin:$PATH
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+device_require_gpu note
 root=$PWD
 kb=${KERNELBENCH_DIR:-$root/.carry/KernelBench}
 [ -d "$kb/level1" ] || { note "no KernelBench problems under $kb (scripts/device/package_issue31.sh)"; exit 2; }
-kopt=$root/.carry/bin/kopt-with-libraries
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$root/.carry/lib:/usr/local/cuda/lib64" "$root/.carry/bin/kopt" > "$kopt"
-chmod +x "$kopt"
+kopt=$(device_wrap kopt-with-libraries "$root/.carry/bin/kopt")
 work=$(mktemp -d)/issue31
 mkdir -p "$work"
 save() { tar czf "$OUT/issue31_suite.tgz" -C "$work" --exclude=ws --exclude=tasks . 2> /dev/null; }
@@ -62,7 +60,7 @@ note "baselines: exit $?, $(ls "$work"/tasks/*/baselines.json 2> /dev/null | wc 
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf '[llm]\nprovider = "openai"\nbase_url = "http://127.0.0.1:%s"\nmodel = "scripted"\nmax_retries = 0\n' "$port" > "$work/llm.toml"
-python3 "$root/scripts/device/issue31_llm_server.py" "$port" "$work/tasks" "$work/llm_requests.jsonl" &
+python3 "$root/scripts/scripted_llm/server.py" suite "$port" "$work/tasks" "$work/llm_requests.jsonl" &
 server=$!
 for _ in $(seq 1 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2> /dev/null && break; sleep 0.1; done
 

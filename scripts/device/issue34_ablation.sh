@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The KEET/KernelPro ablation end to end on the GPU with the scripted LLM endpoint
-# (bench/scripted_llm_server.py: no real endpoint is reachable; the pipeline is the one a real endpoint
+# (scripts/scripted_llm/server.py echo: no real endpoint is reachable; the pipeline is the one a real endpoint
 # uses, only --llm-config differs): 5 tasks x 4 feedback modes (none, raw, diagnosis, explanation) x
 # greedy x 2 repeats, 2 evaluations each, through `kopt optimize --generator llm`
 # (bench/keet_ablation.py), then `kopt eval mcq` over two labelled sets in the four contexts.
@@ -13,7 +13,7 @@ OUT=${OUT:-/tmp/issue34_ablation}
 mkdir -p "$OUT"
 { cmake --preset default && cmake --build --preset default --target kopt kopt-runner; } > "$OUT/log.txt" 2>&1 \
   || { tail -30 "$OUT/log.txt"; exit 1; }
-python3 bench/scripted_llm_server.py 18734 & server=$!
+python3 scripts/scripted_llm/server.py echo 18734 & server=$!
 trap 'kill $server' EXIT
 export KOPT_LLM_API_KEY=scripted
 printf '[llm]\nprovider = "openai"\nbase_url = "http://127.0.0.1:18734/v1"\nmodel = "scripted"\nmax_retries = 0\n' \

@@ -1,5 +1,5 @@
 // The targeted live collection: what ncu collects when `kopt explain` runs
-// a program or a .cu file without --set (issue 18's fast collection).
+// a program or a .cu file without --set (the fast collection).
 //
 // TargetedCollectionMetrics() lists every ncu metric that stage 1 (roofline,
 // stalls, time attribution), the micro-profiling tools (analysis/tools/) and

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/latency_model.h"
+#include "analysis/tool_selection.h"
 #include "core/quantity_format.h"
 
 namespace kopt {
@@ -15,12 +16,6 @@ namespace {
 // The smallest time gain with which a finding folded into another (same root
 // cause) stays listed as a secondary cause: the lower bound of "minor".
 constexpr double kMinSecondaryGain = 0.02;
-
-bool IsRelevant(const ToolDefinition& tool, BottleneckClass bottleneck) {
-  return tool.relevant_classes.empty() ||
-         std::find(tool.relevant_classes.begin(), tool.relevant_classes.end(), bottleneck) !=
-             tool.relevant_classes.end();
-}
 
 std::string HowToCollect(const std::vector<std::string>& missing) {
   std::vector<std::string> ways;
@@ -67,9 +62,9 @@ struct SecondaryFinding {
 // explains them (its evidence and locations join that finding, whose gain is
 // the larger of the two). A folded finding with a time gain of its own
 // (>= min_secondary_gain) stays listed as a secondary cause after the one that
-// explains it, rather than disappearing (issue 18: an expert lists the
-// plausible secondary causes with their lower gain; a dropped one could never
-// be second or third when the first is wrong). One without (an energy-only
+// explains it, rather than disappearing (an expert lists the plausible secondary causes
+// with their lower gain; a dropped one could never be second or third when
+// the first is wrong). One without (an energy-only
 // finding on the same work) is removed as before.
 std::vector<SecondaryFinding> MergeSharedRootCauses(std::vector<Finding>& findings) {
   std::vector<bool> folded(findings.size(), false);
@@ -180,8 +175,8 @@ void CapAndGrade(const RooflineAnalysis& roofline, Finding& finding) {
 constexpr double kFixedCostRateShare = 0.1;
 
 // True when the kernel takes no longer than the measured floor for its
-// traffic and that floor is the fixed cost of a launch (issue 18 kind 4: a
-// tiny one-off kernel of a few microseconds). Nothing the other tools see in
+// traffic and that floor is the fixed cost of a launch (a tiny one-off
+// kernel of a few microseconds). Nothing the other tools see in
 // its counters (wasted sectors of a few KB, idle warps of a few hundred
 // blocks) can make it faster than a launch that moves nothing.
 bool AtTheFixedCostOfALaunch(const RooflineAnalysis& roofline) {
@@ -230,8 +225,8 @@ void CapSeverityOnHealthyKernel(const RooflineAnalysis& roofline, const Orchestr
 }
 
 // The fallback of a kernel on which no tool fired and that got no healthy
-// verdict (issue 18: an expert never returns nothing for a kernel that is not
-// at a ceiling): the stall reason that dominates the warps' stall cycles names
+// verdict (an expert never returns nothing for a kernel that is not at a
+// ceiling): the stall reason that dominates the warps' stall cycles names
 // the limiter, when one tool's cause is that reason's usual source. The
 // reasons "selected" and "not_selected" are issuing, not waiting, and are left
 // out; the others (MIO, math-pipe, short-scoreboard stalls) have several
@@ -366,8 +361,9 @@ bool NeedsEnergyModel(const ToolDefinition& tool) {
 
 void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel) {
   std::vector<Finding> findings;
-  for (const ToolDefinition& tool : ToolRegistry()) {
-    if (!IsRelevant(tool, kernel.roofline.bottleneck)) continue;
+  // Stage 1 selects the tools: those that apply to the kernel's class (analysis/tool_selection.h).
+  for (const ToolDefinition* selected : SelectTools(ToolRegistry(), kernel.roofline.bottleneck)) {
+    const ToolDefinition& tool = *selected;
     if (!inputs.energy_coefficients && NeedsEnergyModel(tool)) continue;  // energy is off: not relevant
     std::vector<std::string> missing = MissingInputs(tool, inputs);
     if (!missing.empty()) {

@@ -74,6 +74,10 @@ Status CheckToolDefinition(const ToolDefinition& tool) {
   if (tool.title.empty()) return invalid("no title");
   if (tool.trigger.empty()) return invalid("no trigger");
   if (!tool.analyze) return invalid("no analyze function");
+  if (tool.relevant_classes.empty())
+    return invalid("no stage-1 classes (relevant_classes; the usual lists: analysis/tool_selection.h)");
+  std::set<BottleneckClass> classes(tool.relevant_classes.begin(), tool.relevant_classes.end());
+  if (classes.size() != tool.relevant_classes.size()) return invalid("a stage-1 class is listed twice");
   std::set<std::string> names;
   for (const ThresholdDefinition& threshold : tool.thresholds) {
     if (threshold.name.empty()) return invalid("a threshold has no name");

@@ -138,7 +138,9 @@ struct ToolDefinition {
   std::vector<NcuRule> ncu_rules;
   std::vector<RequiredInput> required;
   std::vector<ThresholdDefinition> thresholds;
-  // Stage-1 classes for which the tool runs; empty: every class.
+  // Stage-1 classes of the kernels the tool applies to: stage 1 selects it
+  // for those alone (analysis/tool_selection.h, with the usual lists).
+  // Required: CheckToolDefinition rejects a tool that declares none.
   std::vector<BottleneckClass> relevant_classes;
   std::string trigger;                   // the condition in words, with threshold names
   std::vector<std::string> finding_ids;  // ids its findings may carry; empty: just `id`

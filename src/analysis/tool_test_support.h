@@ -34,7 +34,7 @@ struct FixtureParts {
 inline constexpr FixtureParts kWithoutSourcePage{true, false};
 inline constexpr FixtureParts kRawPageOnly{false, false};
 
-// A file of a fixture folder of `set` ("h200": the first example set, "h200_blind": issue 18's blind set).
+// A file of a fixture folder of `set` ("h200": the first example set, "h200_blind": the blind set).
 inline std::string FixturePathIn(const std::string& set, const std::string& kernel, const std::string& file) {
   return std::string(KOPT_FIXTURE_DIR) + "/" + set + "/" + kernel + "/" + file;
 }

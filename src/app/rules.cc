@@ -6,6 +6,7 @@
 
 #include "analysis/tool.h"
 #include "analysis/tool_config.h"
+#include "analysis/tool_selection.h"
 #include "harness/candidate_policy.h"
 #include "report/renderer.h"
 
@@ -13,7 +14,7 @@ namespace kopt {
 namespace {
 
 std::string ClassesText(const ToolDefinition& tool) {
-  if (tool.relevant_classes.empty()) return "every class";
+  if (tool.relevant_classes.size() == EveryBottleneckClass().size()) return "every class";
   std::string text;
   for (BottleneckClass bottleneck : tool.relevant_classes) {
     text += (text.empty() ? "" : ", ") + std::string(BottleneckClassName(bottleneck));

@@ -1,5 +1,5 @@
 // Shared memory a child process writes its output channel into, instead of a
-// pipe (issue 16, "cost per candidate"): the parent creates it, hands its
+// pipe: the parent creates it, hands its
 // descriptor to exactly one child, and after the child has ended seals it
 // against every further change and maps it read-only. The bytes then cross
 // no pipe and are never copied in the parent.

@@ -1,4 +1,4 @@
-// A pulled output channel (issue 16, "cost per candidate"): instead of
+// A pulled output channel: instead of
 // writing a large payload into a pipe, the child names where it lies in its
 // own memory and the parent copies it from there (process_vm_readv), on
 // several threads, straight into the memory it keeps the channel in: one copy

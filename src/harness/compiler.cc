@@ -170,7 +170,7 @@ namespace {
 // compute_80 PTX. For an architecture-specific target ("sm_90a", "sm_100f")
 // -arch= would also build PTX for the plain compute_90 beside them: a second
 // preprocessing and front-end pass, about a quarter of a small candidate's
-// compile (issue 16, "cost per candidate"), for code that could only run on
+// compile, for code that could only run on
 // other GPUs; kopt runs what it builds on the GPU it was built for. So the
 // same SASS and PTX of the target itself, and nothing else.
 std::string ArchitectureFlag(const std::string& architecture) {

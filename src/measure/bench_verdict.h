@@ -1,5 +1,5 @@
-// The parent's own verdict on a kopt-runner child (issue 12, the trust
-// boundary of docs/harness-protocol.md §3): everything here is computed in
+// The parent's own verdict on a kopt-runner child (the trust boundary of
+// docs/harness-protocol.md §3): everything here is computed in
 // the `kopt` process from what it can check itself, never taken from the
 // child's word.
 //

@@ -1,6 +1,5 @@
 // Channel memory (core/channel_memory.h) for candidate children, prepared
-// on a thread while the previous child runs (issue 16, "cost per
-// candidate"): creating and allocating a large channel (2.3 GB for
+// on a thread while the previous child runs: creating and allocating a large channel (2.3 GB for
 // KernelBench level1/88) takes about a second on the H200's host, and so does
 // freeing a child's after it was judged, done on another thread. Memory is
 // sealed once and never reused: every child gets fresh memory no other child

@@ -42,8 +42,8 @@ json MeasurementSettingsJson(const MeasureSettings& settings, const MeasurePlan&
     energy = {{"window_seconds", request.window_seconds}, {"idle_seconds", request.idle_seconds}};
   }
   return {{"kopt_version", KOPT_VERSION},
-          // 2: the verdict is the parent's (issue 12); results of protocol 1 are not reused.
-          // 3: the check rounds' inputs are drawn on the device (issue 16): other values for the same
+          // 2: the verdict is the parent's; results of protocol 1 are not reused.
+          // 3: the check rounds' inputs are drawn on the device: other values for the same
           // seeds, so no stored reference result or reference-cache entry of protocol 2 is reused.
           {"harness_protocol", 3},
           {"task", plan.task.ToJson()},
@@ -81,11 +81,11 @@ Result<json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePl
   // so its CPU time can exceed the wall time several times over (a 20 s
   // limit killed a naive softmax reference with SIGXCPU on the H200).
   request.cpu_seconds = settings.timeout_seconds * std::max(2u, std::thread::hardware_concurrency());
-  if (settings.time) request.timing = TimingSettings(settings);
+  if (settings.time && options.timing) request.timing = TimingSettings(settings);
   if (options.energy) request.energy = runner::EnergyRequest{};
   json wire = runner::RunnerRequestToJson(request);
   wire["task"] = plan.task.ToJson();
-  wire["check_variants"] = plan.task.VariantsToJson();
+  wire["check_variants"] = options.check_variants ? plan.task.VariantsToJson() : json::array();
   Result<runner::RunnerRequest> read_back = runner::RunnerRequestFromJson(wire, "runner request");
   if (!read_back.ok()) {
     return Internal("kopt bug: the runner request does not read back: " + read_back.status().message());

@@ -38,15 +38,18 @@ nlohmann::json MeasurementSettingsJson(const MeasureSettings& settings, const Me
 
 // What one child is asked to do beyond the settings.
 struct RunnerRequestOptions {
-  bool check = true;                                         // correctness rounds
-  bool energy = false;                                       // NVML energy (only with timing)
+  bool check = true;           // correctness rounds
+  bool check_variants = true;  // with them, the task's variant shapes and scalars (false: its own alone)
+  bool timing = true;          // timing as the settings say (false: none, whatever they say)
+  bool energy = false;         // NVML energy (only with timing)
   runner::RunnerRole role = runner::RunnerRole::kCandidate;  // which library the child loads
 };
 
 // The kopt-runner request (docs/harness-protocol.md §3) for one child:
-// timing as the settings say, correctness rounds and energy as `options`
-// say; `options.role` says which library the child loads. Internal error when the request does not read back
-// (TaskSpec and the runner's types disagree: a kopt bug).
+// timing as the settings say unless `options` turns it off, correctness
+// rounds, their variants and energy as `options` say; callers change nothing
+// in the result but the channel fields RunnerClient sets; `options.role` says which library the child loads.
+// Internal error when the request does not read back (TaskSpec and the runner's types disagree: a kopt bug).
 Result<nlohmann::json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
                                           const std::string& candidate_library,
                                           const std::string& reference_library,

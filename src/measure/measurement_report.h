@@ -44,8 +44,8 @@ enum class MeasureStatus {
 // "", "ok", "failed", "harness_error", "compiled", "skipped".
 std::string_view MeasureStatusName(MeasureStatus status);
 
-// Where the parent's time around one child went (issue 16, "cost per
-// candidate"); seconds, the parent's clock.
+// Where the parent's time around one child went; seconds, the parent's
+// clock.
 struct ParentPhases {
   std::string channel;    // how the outputs came: "pull" (core/channel_pull.h), "memory"
                           // (core/channel_memory.h) or "pipe"

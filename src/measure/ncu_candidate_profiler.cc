@@ -71,9 +71,9 @@ class NcuCandidateProfiler : public CandidateProfiler {
     plan.seeds = {1};
     RunnerRequestOptions options;
     options.check = true;
+    options.check_variants = false;
     KOPT_ASSIGN_OR_RETURN(nlohmann::json request,
                           BuildRunnerRequest(measure, plan, library, library, options));
-    request["check_variants"] = nlohmann::json::array();
     std::string path = (directory / "profile_request.json").string();
     KOPT_RETURN_IF_ERROR(WriteFileAtomically(path, request.dump(1)));
     return path;

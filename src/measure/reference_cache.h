@@ -1,4 +1,4 @@
-// The reference-output cache (issue 16): the reference child's output frames
+// The reference-output cache: the reference child's output frames
 // and seeds of one run, kept on disk so that a later `kopt bench` of the same
 // task, settings and GPU judges its candidates against them without starting
 // the reference again. Meant for references that are expensive to start (an

@@ -37,114 +37,23 @@
 #include "core/phase_timer.h"
 #include "core/status.h"
 #include "core/subprocess.h"
-#include "profile/ncu_progress.h"
+#include "profile/collection_options.h"
+#include "profile/cuda_build.h"
+#include "profile/ncu_report_import.h"
+#include "profile/ncu_run.h"
 #include "profile/profile.h"
 
 namespace kopt {
 
-struct CollectionOptions {
-  std::string kernel_regex;          // ncu -k regex:...; empty: every kernel
-  long long launch_skip = 0;         // ncu -s: matching launches to skip first
-  long long launch_count = 0;        // ncu -c: launches to profile; 0 = all
-  std::string section_set = "full";  // ncu --set
-  // When not empty: only these metrics (ncu --metrics) and `sections`
-  // instead of the section set (the targeted collection,
-  // analysis/collection_metrics.h).
-  std::vector<std::string> metrics;
-  // The sections collected beside `metrics` (ncu --section each); empty:
-  // LaunchStats alone (the launch's shape). Unused without `metrics`.
-  std::vector<std::string> sections;
-  // libkopt_timeline.so (profile/launch_trace_collection.h): when set, the
-  // program first runs once under it for the launch timeline, and ncu then
-  // profiles only a sample of the launches (launches_per_configuration).
-  std::string timeline_library;
-  // With a timeline and no launch selection of the user's (launch_skip,
-  // launch_count): ncu profiles the first this many launches of each launch
-  // configuration (profile/launch_sampling.h); 0: every launch.
-  long long launches_per_configuration = 0;
-  // true: ncu writes profile.ncu-rep and kopt exports its raw and source
-  // pages (--import); false: ncu prints the raw page while profiling (one ncu
-  // process instead of three, about 1.5 s less on the H200; no report and no
-  // source page in the bundle).
-  bool write_report = true;
-  // Run independent commands at once, on a second thread: a .cu's
-  // disassembly (cuobjdump) while ncu profiles, and the raw and source page
-  // exports of a report together. The CommandRunner must then be thread-safe
-  // (the system one is).
-  bool parallel_commands = false;
-  std::string cache_control =
-      "all";  // ncu --cache-control: "all" flushes caches before each pass, "none" keeps them
-  // kopt-launcher (profile/program_launcher.h, FindProgramLauncher()): when set, with
-  // parallel_commands, a .cu is built as a shared object while ncu already runs this launcher, which
-  // waits for the build (ncu's start and the context creation overlap nvcc); empty: nvcc, then ncu.
-  std::string launcher;
-  // With `launcher`: it also launches its warm-up kernel (profile/program_launcher.h) for ncu to set
-  // its profiling up during the build; only with `metrics` (the targeted collection: a section set
-  // profiles the warm-up longer than the build hides it) and without a launch selection of the
-  // user's (ncu would count it). The warm-up's row is dropped from the profile.
-  bool launcher_warmup = false;
-  // Added to the environment of the ncu profiling run (the program inherits it).
-  std::vector<std::pair<std::string, std::string>> ncu_environment;
-  std::string ncu = "ncu";
-  std::string nvcc = "nvcc";
-  std::string cuobjdump = "cuobjdump";
-  std::string architecture;  // "sm_90a"; empty: detect from the local GPU
-  std::vector<std::string> extra_nvcc_flags;
-  std::string work_directory;    // required: where the bundle's files are written
-  double timeout_seconds = 900;  // per external command
-  // Progress lines for a terminal (profile/ncu_progress.h): "building app.cu (nvcc)", "running app once
-  // for the launch timeline", "profiling app under ncu: 31 launches sampled of 20002", each launch ncu
-  // profiles when it names them, "exporting the raw page (ncu --import)" or "reading the raw page ncu
-  // printed", "exporting the source page", "disassembling (cuobjdump -sass)" (not with
-  // parallel_commands: the line stays on ncu's step, and on the raw page's export); while a step runs its
-  // line is redrawn with the seconds it has taken ("… · 12 s", CollectionProgressLine, on a ticker thread
-  // that ends before the collection returns). Called from one thread at a time. Null: none.
-  CollectionProgress progress;
-  // How often the ticker looks at the clock (0: no ticker), and the clock (seconds on a monotonic clock;
-  // null: std::chrono::steady_clock; tests pass a fake).
-  double progress_refresh_seconds = 0.25;
-  std::function<double()> progress_clock;
-  // Where the wall time goes (core/phase_timer.h): the GPU query, nvcc, the
-  // disassembly, the timeline run, ncu, the exports and reading the pages, each
-  // recorded as a phase. Null: nothing recorded.
-  PhaseTimer* phases = nullptr;
-};
-
 Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
                                       CommandRunner& runner);
-Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
-                                   const CollectionOptions& options, CommandRunner& runner);
 
 // The same, also returning notes: things the user should know that did not
 // stop the collection, in order ("cuobjdump not found on PATH: no SASS
 // instruction mix", ncu's ==WARNING== lines). Show them with the diagnosis.
+// CollectFromProgram (ncu_run.h) and ImportNcuReport (ncu_report_import.h)
+// take the same options and return notes the same way.
 Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path, const CollectionOptions& options,
                                       CommandRunner& runner, std::vector<std::string>& notes);
-Result<Profile> CollectFromProgram(const std::vector<std::string>& program_argv,
-                                   const CollectionOptions& options, CommandRunner& runner,
-                                   std::vector<std::string>& notes);
-Result<Profile> ImportNcuReport(const std::string& report_path, const CollectionOptions& options,
-                                CommandRunner& runner);
-
-// Disassembles `binary_path` (cuobjdump -sass) into work_directory/sass.txt
-// and attaches the parsed listing to `profile`; any failure is a note (no
-// cuobjdump, a failing disassembly, an unreadable listing).
-void AttachSassListing(const std::filesystem::path& binary_path, const std::filesystem::path& work_directory,
-                       const CollectionOptions& options, CommandRunner& runner, Profile& profile,
-                       std::vector<std::string>& notes);
-
-// The nvcc architecture for a compute capability as nvidia-smi prints it:
-// "9.0" → "sm_90a" (Hopper's wgmma/TMA features need the 'a' target), "8.6" →
-// "sm_86", "10.0" → "sm_100". An unrecognised text is InvalidInput.
-Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability);
-
-// "-gencode=arch=compute_90a,code=sm_90a" for "sm_90a"; InvalidInput unless
-// the architecture looks like sm_<digits>[suffix].
-Result<std::string> GencodeFlagFor(std::string_view architecture);
-
-// The architecture of the first GPU that nvidia-smi lists (`nvidia-smi
-// --query-gpu=compute_cap --format=csv,noheader`). No nvidia-smi, a failing
-// nvidia-smi or no GPU: Unavailable "no NVIDIA GPU found: …".
-Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeout_seconds);
 
 }  // namespace kopt

@@ -1,5 +1,5 @@
-// kopt-runner's correctness rounds (docs/harness-protocol.md §3-4, issue 4
-// "Correctness", issue 12 "the trust boundary").
+// kopt-runner's correctness rounds (docs/harness-protocol.md §3-4: the
+// rounds, and the trust boundary).
 //
 // The child judges nothing: it runs its one library (the candidate in a
 // candidate child, the reference in a reference child) and sends the raw

@@ -1,11 +1,10 @@
-// Input tensors drawn on the device: the correctness rounds' (issue 16: the
-// host generator drew 16 Mi heavy-tailed f32 values in 1.06 s on 2 cores,
-// and level1/88 draws 64 Mi per round, then uploaded them and read them back
-// for the input check) and the timed input
-// sets (issue 12: "every timed input set drawn with its own values, on the
-// device, so it stays cheap"); the per-sample preparation of a set (outputs
-// poisoned, inouts drawn again); and the input check of a round, on the
-// device: an input compared with what was drawn for it.
+// Input tensors drawn on the device (a host generator takes about a second
+// per 16 Mi heavy-tailed f32 values on 2 cores, and a round may draw 64 Mi):
+// the correctness rounds' and the timed input sets' (every timed set drawn
+// with its own values, on the device, so it stays cheap); the per-sample
+// preparation of a set (outputs poisoned, inouts drawn again); and the input
+// check of a round, on the device: an input compared with what was drawn for
+// it.
 //
 // Values come from device_fill.cu, a counter-based function of
 // (TensorSeed(round or set seed, tensor name), element index) drawn from the

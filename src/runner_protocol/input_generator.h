@@ -2,9 +2,8 @@
 // runner: the per-tensor seed and the poison. The values themselves are drawn
 // on the device (runner/device_fill.cu: a counter-based function of the
 // tensor seed and the element index, the same in every child of a run), for
-// the correctness rounds (since issue 16: the host generator it replaced
-// took 1.06 s per 16 Mi heavy-tailed values on 2 cores) as for the timed
-// input sets.
+// the correctness rounds as for the timed input sets (a host generator
+// takes about a second per 16 Mi heavy-tailed values on 2 cores).
 //
 // Output tensors start as the poison: every byte 0xFF, which is a NaN in
 // every floating dtype and -1 / 255 in the integer ones.

@@ -69,7 +69,7 @@ Result<SearchNode> NodeFromJson(const nlohmann::json& object) {
   node.time_s = object.at("time_s").get<double>();
   node.time_noise_fraction = object.at("time_noise_fraction").get<double>();
   node.energy_j = OptionalFrom<double>(object, "energy_j");
-  // Added with issue 15; absent from older files.
+  // Absent from files written before energy noise was recorded: 0.
   node.energy_noise_fraction = object.value("energy_noise_fraction", 0.0);
   if (object.contains("predicted_energy_j"))
     node.predicted_energy_j = OptionalFrom<double>(object, "predicted_energy_j");

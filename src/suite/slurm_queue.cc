@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/text.h"
+
 namespace kopt::suite {
 
 namespace {
@@ -45,20 +47,6 @@ std::vector<std::string_view> SplitFields(std::string_view line) {
   return fields;
 }
 
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty()) lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
-
 // Slurm prints "CANCELLED by 0" in sacct's State: the first word is the state.
 std::string FirstWord(std::string_view text) {
   size_t space = text.find(' ');
@@ -68,6 +56,39 @@ std::string FirstWord(std::string_view text) {
 std::string NodeList(std::string_view text) {
   if (text == "(null)" || text == "None assigned") return "";
   return std::string(text);
+}
+
+// The loop both queue listings share: lines of four '|' fields whose first is
+// an array task id (other ids are skipped) and whose second is a state. `tool`
+// and `columns` name the listing in errors; `fill` reads the listing's other
+// fields into the task.
+template <typename Fill>
+Result<std::vector<SlurmTaskLine>> ParseTaskListing(std::string_view text, std::string_view tool,
+                                                    std::string_view columns, Fill fill) {
+  std::vector<SlurmTaskLine> tasks;
+  int line_number = 0;
+  for (std::string_view line : SplitLines(text)) {
+    if (line.empty()) continue;
+    ++line_number;
+    std::vector<std::string_view> fields = SplitFields(line);
+    if (fields.size() != 4) {
+      return InvalidInput(fmt::format("{} output line {}: expected 4 fields {}, got {}", tool, line_number,
+                                      columns, fields.size()));
+    }
+    auto id = SplitArrayTaskId(fields[0]);
+    if (!id.has_value()) continue;
+    SlurmTaskLine task;
+    task.array_job_id = id->first;
+    task.task_index = id->second;
+    task.state = FirstWord(fields[1]);
+    if (task.state.empty()) {
+      return InvalidInput(fmt::format("{} output line {}: empty job state", tool, line_number));
+    }
+    task.nodes = NodeList(fields[3]);
+    fill(fields, task);
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
 }
 
 }  // namespace
@@ -105,62 +126,21 @@ std::vector<std::string> SacctArguments(std::string_view job_name) {
 }
 
 Result<std::vector<SlurmTaskLine>> ParseSqueueOutput(std::string_view text) {
-  std::vector<SlurmTaskLine> tasks;
-  int line_number = 0;
-  for (std::string_view line : Lines(text)) {
-    ++line_number;
-    std::vector<std::string_view> fields = SplitFields(line);
-    if (fields.size() != 4) {
-      return InvalidInput(
-          fmt::format("squeue output line {}: expected 4 fields ID|STATE|REASON|NODES, got {}", line_number,
-                      fields.size()));
-    }
-    auto id = SplitArrayTaskId(fields[0]);
-    if (!id.has_value()) continue;
-    SlurmTaskLine task;
-    task.array_job_id = id->first;
-    task.task_index = id->second;
-    task.state = FirstWord(fields[1]);
-    if (task.state.empty()) {
-      return InvalidInput(fmt::format("squeue output line {}: empty job state", line_number));
-    }
-    task.reason = std::string(fields[2]);
-    task.nodes = NodeList(fields[3]);
-    tasks.push_back(std::move(task));
-  }
-  return tasks;
+  return ParseTaskListing(text, "squeue", "ID|STATE|REASON|NODES",
+                          [](const std::vector<std::string_view>& fields, SlurmTaskLine& task) {
+                            task.reason = std::string(fields[2]);
+                          });
 }
 
 Result<std::vector<SlurmTaskLine>> ParseSacctOutput(std::string_view text) {
-  std::vector<SlurmTaskLine> tasks;
-  int line_number = 0;
-  for (std::string_view line : Lines(text)) {
-    ++line_number;
-    std::vector<std::string_view> fields = SplitFields(line);
-    if (fields.size() != 4) {
-      return InvalidInput(
-          fmt::format("sacct output line {}: expected 4 fields JobID|State|ExitCode|NodeList, got {}",
-                      line_number, fields.size()));
-    }
-    auto id = SplitArrayTaskId(fields[0]);
-    if (!id.has_value()) continue;
-    SlurmTaskLine task;
-    task.array_job_id = id->first;
-    task.task_index = id->second;
-    task.state = FirstWord(fields[1]);
-    if (task.state.empty()) {
-      return InvalidInput(fmt::format("sacct output line {}: empty job state", line_number));
-    }
-    task.nodes = NodeList(fields[3]);
-    size_t colon = fields[2].find(':');
-    if (colon != std::string_view::npos) {
-      task.exit_code = ParseSmallInteger(fields[2].substr(0, colon));
-      std::optional<int> signal = ParseSmallInteger(fields[2].substr(colon + 1));
-      if (signal.has_value() && *signal != 0) task.exit_signal = signal;
-    }
-    tasks.push_back(std::move(task));
-  }
-  return tasks;
+  return ParseTaskListing(text, "sacct", "JobID|State|ExitCode|NodeList",
+                          [](const std::vector<std::string_view>& fields, SlurmTaskLine& task) {
+                            size_t colon = fields[2].find(':');
+                            if (colon == std::string_view::npos) return;
+                            task.exit_code = ParseSmallInteger(fields[2].substr(0, colon));
+                            std::optional<int> signal = ParseSmallInteger(fields[2].substr(colon + 1));
+                            if (signal.has_value() && *signal != 0) task.exit_signal = signal;
+                          });
 }
 
 Result<std::string> ParseSbatchJobId(std::string_view text) {

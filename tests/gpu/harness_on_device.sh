@@ -10,30 +10,14 @@
 set -u
 out=$1
 mkdir -p "$out/bench"
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-export PATH=/usr/local/cuda/bin:$PATH
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/device/common.sh"
+device_require_gpu
 # The carried libraries are for kopt's binaries only (Python must keep its own).
-carried_libraries=$PWD/.carry/lib:/usr/local/cuda/lib64
-kopt=$PWD/.carry/bin/kopt-with-libraries
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$carried_libraries" "$PWD/.carry/bin/kopt" > "$kopt"
-chmod +x "$kopt"
+kopt=$(device_wrap kopt-with-libraries "$PWD/.carry/bin/kopt")
 workspace=$(mktemp -d)/ws
 # STEPS (space-separated step names, or prefixes such as "bench_") limits the
-# run to those steps; default: all.
-wanted() {
-  [ -z "${STEPS:-}" ] && return 0
-  local s; for s in $STEPS; do case $1 in "$s"*) return 0 ;; esac; done
-  return 1
-}
-step() {  # name command...
-  local name=$1; shift
-  wanted "$name" || return 0
-  local start=$(date +%s.%N)
-  "$@" > "$out/$name.out" 2> "$out/$name.err"
-  local code=$?
-  printf '%-28s exit %-3s %6.1f s  %s\n' "$name" "$code" "$(awk "BEGIN{print $(date +%s.%N) - $start}")" \
-    "$(tail -c 200 "$out/$name.err" | tr '\n' ' ')" | tee -a "$out/summary.txt"
-}
+# run to those steps; default: all (scripts/device/common.sh).
+STEP_DIR=$out STEP_SUMMARY=$out/summary.txt STEP_TAIL_BYTES=200
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv > "$out/device.txt"
 nvcc --version | tail -1 >> "$out/device.txt"
 # Most important first: what the run reaches before a time limit still counts
@@ -52,4 +36,4 @@ for task in gelu softmax gemm_bf16 transpose layernorm reduce_sum gemm_f32 stenc
   [ -f "$workspace/kopt.db" ] && cp "$workspace/kopt.db" "$out/bench/workspace.db"
   save
 done
-step runner_smoke env LD_LIBRARY_PATH=$carried_libraries tests/gpu/runner_smoke.sh "$PWD/.carry/bin/kopt-runner" "$(mktemp -d)"; save
+step runner_smoke env LD_LIBRARY_PATH=$DEVICE_LIBRARIES tests/gpu/runner_smoke.sh "$PWD/.carry/bin/kopt-runner" "$(mktemp -d)"; save

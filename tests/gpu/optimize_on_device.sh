@@ -5,7 +5,7 @@
 #   tests/gpu/optimize_on_device.sh OUT_DIR [TASK ...]   (default: gelu softmax transpose)
 # Per task: a scripted run (the task's example candidates as the answers),
 # then an LLM run against a local OpenAI-compatible server that serves the
-# same candidates over real HTTP (tests/gpu/scripted_llm_server.py: no LLM is
+# same candidates over real HTTP (scripts/scripted_llm/server.py answers: no LLM is
 # reachable from our machines). Then, on the first task, a run killed with
 # SIGKILL at a random point and resumed. Writes reports (json, md, html),
 # progress logs and a summary under OUT_DIR. Exits 77 (skip) without a GPU.
@@ -13,12 +13,9 @@ set -u
 out=$1; shift
 tasks=("$@"); [ ${#tasks[@]} -eq 0 ] && tasks=(gelu softmax transpose)
 mkdir -p "$out"
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-export PATH=/usr/local/cuda/bin:$PATH
-carried_libraries=$PWD/.carry/lib:/usr/local/cuda/lib64
-kopt=$PWD/.carry/bin/kopt-with-libraries
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$carried_libraries" "$PWD/.carry/bin/kopt" > "$kopt"
-chmod +x "$kopt"
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/device/common.sh"
+device_require_gpu
+kopt=$(device_wrap kopt-with-libraries "$PWD/.carry/bin/kopt")
 export KOPT_RUNNER=$PWD/.carry/bin/kopt-runner
 evaluations=${EVALUATIONS:-6}
 summary=$out/summary.txt
@@ -73,7 +70,7 @@ for task in "${tasks[@]}"; do
   # The LLM path: real HTTP to a local server that serves the candidates.
   answers=$(mktemp -d); cp examples/tasks/$task/candidates/*.cu "$answers/"
   port=$((18000 + RANDOM % 1000))
-  python3 tests/gpu/scripted_llm_server.py "$port" "$answers" "$out/$task.llm_requests.jsonl" &
+  python3 scripts/scripted_llm/server.py answers "$port" "$answers" "$out/$task.llm_requests.jsonl" &
   server=$!
   sleep 1
   printf '[llm]\nprovider = "openai"\nbase_url = "http://127.0.0.1:%s"\nmodel = "scripted-h200"\nmax_retries = 1\n' \

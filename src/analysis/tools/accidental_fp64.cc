@@ -8,6 +8,7 @@
 
 #include "analysis/energy_analysis.h"
 #include "analysis/pipe_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -192,6 +193,7 @@ ToolDefinition AccidentalFp64Tool() {
   tool.title = "Accidental FP64 in float code";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
+  tool.relevant_classes = UnlessMemoryBound();
   tool.ncu_rules = {NcuRule::kSolFpRoofline, NcuRule::kCpiStallMathPipe};
   tool.required = {{InputSource::kSass, "DFMA/DADD/DMUL and F2F.F64.F32 counts", true},
                    {InputSource::kNcuMetric, PipeMetric("fp64"), false},

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "analysis/latency_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -131,6 +132,7 @@ ToolDefinition AchievedOccupancyGapTool() {
   tool.title = "Achieved occupancy far below theoretical";
   tool.family = ToolFamily::kOccupancy;
   tool.side = ToolSide::kLatency;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.ncu_rules = {NcuRule::kAchievedOccupancy};
   tool.required = {NcuMetric("sm__maximum_warps_per_active_cycle_pct"),
                    NcuMetric("sm__warps_active.avg.pct_of_peak_sustained_active"),

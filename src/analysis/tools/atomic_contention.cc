@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -135,6 +136,7 @@ ToolDefinition AtomicContentionTool() {
   tool.title = "Contended global atomics";
   tool.family = ToolFamily::kMemory;
   tool.side = ToolSide::kMemory;
+  tool.relevant_classes = UnlessComputeBound();
   tool.required = {
       {InputSource::kNcuMetric, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", false},
       {InputSource::kNcuMetric, "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", false},

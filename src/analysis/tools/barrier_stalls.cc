@@ -15,6 +15,7 @@
 
 #include "analysis/latency_model.h"
 #include "analysis/pipe_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -185,6 +186,7 @@ ToolDefinition BarrierStallsTool() {
   tool.title = "Barrier stalls (__syncthreads with uneven work)";
   tool.family = ToolFamily::kOccupancy;
   tool.side = ToolSide::kLatency;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.ncu_rules = {NcuRule::kCpiStallBarrier};
   tool.required = {NcuMetric("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"),
                    NcuMetric("smsp__average_warps_issue_stalled_membar_per_issue_active.ratio", true),

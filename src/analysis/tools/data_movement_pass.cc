@@ -15,6 +15,7 @@
 #include <set>
 
 #include "analysis/energy_analysis.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 #include "core/quantity_format.h"
 
@@ -119,6 +120,7 @@ ToolDefinition DataMovementPassTool() {
   tool.title = "A pass that exists only to move data (fuse it)";
   tool.family = ToolFamily::kMemory;
   tool.side = ToolSide::kMemory;
+  tool.relevant_classes = UnlessComputeBound();
   tool.required = {NcuMetric("dram__bytes_read.sum"),
                    NcuMetric("dram__bytes_write.sum"),
                    NcuMetric("gpu__time_duration.sum"),

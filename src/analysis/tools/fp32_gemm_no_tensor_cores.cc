@@ -16,6 +16,7 @@
 #include <set>
 
 #include "analysis/pipe_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -394,6 +395,7 @@ ToolDefinition Fp32GemmNoTensorCoresTool() {
   tool.title = "Matrix multiply without tensor cores (FFMA)";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.required = {{InputSource::kSass, "FFMA operands traced to LDS; HMMA/HGMMA count", true},
                    {InputSource::kNcuMetric, PipeMetric("fma"), false},
                    {InputSource::kNcuMetric, PipeMetric("xu"), true},

@@ -3,6 +3,7 @@
 // next-order gain.
 #include <fmt/format.h>
 
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 #include "core/quantity_format.h"
 
@@ -129,6 +130,7 @@ ToolDefinition HealthyTool() {
   healthy.title = "Healthy kernel (near its speed-of-light ceiling)";
   healthy.family = ToolFamily::kHealth;
   healthy.side = ToolSide::kNone;
+  healthy.relevant_classes = EveryBottleneckClass();
   healthy.required = {
       {InputSource::kNcuMetric, "gpu__time_duration.sum", false},
       {InputSource::kNcuMetric, "sm__throughput.avg.pct_of_peak_sustained_elapsed", false},

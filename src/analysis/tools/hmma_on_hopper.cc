@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/pipe_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -146,6 +147,7 @@ ToolDefinition HmmaOnHopperTool() {
   tool.title = "HMMA (mma.sync) on Hopper where wgmma applies";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.required = {{InputSource::kSass, "HMMA/IMMA and HGMMA/QGMMA/IGMMA counts", true},
                    {InputSource::kNcuMetric, "sm__ops_path_tensor_src_fp16.sum", true},
                    {InputSource::kNcuMetric, "sm__ops_path_tensor_src_bf16_dst_fp32.sum", true},

@@ -18,6 +18,7 @@
 #include <set>
 
 #include "analysis/pipe_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -377,6 +378,7 @@ ToolDefinition Int64IndexArithmeticTool() {
   tool.title = "Integer (64-bit) division and modulo in index arithmetic";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
+  tool.relevant_classes = UnlessMemoryBound();
   tool.required = {{InputSource::kSass, "I2F.RP sequences, integer-division subroutine calls", true},
                    {InputSource::kNcuMetric, std::string(kSmThroughputMetric), false},
                    {InputSource::kNcuMetric, PipeMetric("xu"), true},

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "analysis/latency_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 #include "core/quantity_format.h"
 
@@ -158,6 +159,7 @@ ToolDefinition LaunchOverheadTool() {
   tool.title = "Launch overhead (many short launches)";
   tool.family = ToolFamily::kLaunch;
   tool.side = ToolSide::kLatency;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.required = {NcuMetric("gpu__time_duration.sum"),
                    {InputSource::kLaunches, "all launches", false},
                    {InputSource::kLaunches, std::string(kLaunchTimelineInput), true},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/energy_analysis.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -141,6 +142,7 @@ ToolDefinition LocalMemorySpillsTool() {
   tool.title = "Local memory: register spills and per-thread arrays";
   tool.family = ToolFamily::kMemory;
   tool.side = ToolSide::kMemory;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.ncu_rules = {NcuRule::kLocalMemoryUsage};
   tool.required = {{InputSource::kNcuMetric, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", false},
                    {InputSource::kNcuMetric, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", false},

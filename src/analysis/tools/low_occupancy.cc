@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "analysis/latency_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 #include "core/quantity_format.h"
 
@@ -258,6 +259,7 @@ ToolDefinition LowOccupancyTool() {
   tool.title = "Low theoretical occupancy (and its limiter)";
   tool.family = ToolFamily::kOccupancy;
   tool.side = ToolSide::kLatency;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.ncu_rules = {NcuRule::kTheoreticalOccupancy};
   tool.required = {NcuMetric("sm__maximum_warps_per_active_cycle_pct"),
                    NcuMetric("launch__occupancy_limit_registers"),

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -131,6 +132,7 @@ ToolDefinition MemoryLatencyLowMlpTool() {
   tool.title = "Memory latency with too little in flight";
   tool.family = ToolFamily::kMemory;
   tool.side = ToolSide::kMemory;
+  tool.relevant_classes = UnlessComputeBound();
   tool.ncu_rules = {NcuRule::kCpiStallL1tex};
   tool.required = {
       {InputSource::kNcuMetric, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",

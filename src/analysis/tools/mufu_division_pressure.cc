@@ -40,6 +40,7 @@
 
 #include "analysis/energy_analysis.h"
 #include "analysis/pipe_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -372,6 +373,7 @@ ToolDefinition MufuDivisionPressureTool() {
   tool.title = "Special-function (MUFU) and IEEE-division pressure";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
+  tool.relevant_classes = UnlessMemoryBound();
   tool.ncu_rules = {NcuRule::kCpiStallMio, NcuRule::kCpiStallMathPipe};
   tool.required = {{InputSource::kSass, "MUFU, FCHK and slow-path CALL counts", true},
                    {InputSource::kSourcePage, "per-PC instructions executed (slow-path share)", true},

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -208,6 +209,7 @@ ToolDefinition SharedBankConflictsTool() {
   tool.title = "Shared-memory bank conflicts";
   tool.family = ToolFamily::kMemory;
   tool.side = ToolSide::kSharedMemory;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.ncu_rules = {NcuRule::kSharedMemoryConflicts, NcuRule::kUncoalescedSharedAccess,
                     NcuRule::kCpiStallMio};
   tool.required = {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "analysis/latency_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -72,6 +73,7 @@ ToolDefinition SmLoadImbalanceTool() {
   tool.title = "Load imbalance across SMs";
   tool.family = ToolFamily::kOccupancy;
   tool.side = ToolSide::kLatency;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.ncu_rules = {NcuRule::kWorkloadImbalance};
   tool.required = {NcuMetric("sm__cycles_active.avg"),
                    NcuMetric("sm__cycles_active.max"),

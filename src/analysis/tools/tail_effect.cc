@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "analysis/latency_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -119,6 +120,7 @@ ToolDefinition TailEffectTool() {
   tool.title = "Too few blocks or a partial last wave (tail effect)";
   tool.family = ToolFamily::kOccupancy;
   tool.side = ToolSide::kLatency;
+  tool.relevant_classes = EveryBottleneckClass();
   tool.ncu_rules = {NcuRule::kLaunchConfiguration};
   tool.required = {NcuMetric("launch__waves_per_multiprocessor"),
                    NcuMetric("launch__grid_size"),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/energy_analysis.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -95,7 +96,7 @@ constexpr double kDramBytesUsedSlack = 1.1;
 // The bound when the excess sectors stop at L2: DRAM moves no more than the
 // global loads and stores use (sectors × used bytes per sector, both kinds),
 // so a coalescing fix leaves the DRAM bytes as they are and the kernel cannot
-// run faster than the measured floor for them (issue 18: a dequantization
+// run faster than the measured floor for them (a dequantization
 // whose two half-sector 16-byte stores per thread L2 merges before DRAM, at
 // 95% of the floor). nullopt without a measured floor or the metrics.
 std::optional<double> DramFloorBound(const ToolContext& context, Finding& finding) {
@@ -178,6 +179,7 @@ ToolDefinition UncoalescedAccessTool(const GlobalAccessKind& kind) {
   ToolDefinition tool;
   tool.family = ToolFamily::kMemory;
   tool.side = ToolSide::kMemory;
+  tool.relevant_classes = UnlessComputeBound();
   tool.ncu_rules = {NcuRule::kUncoalescedGlobalAccess, NcuRule::kMemoryCacheAccessPattern};
   tool.required = {
       {InputSource::kNcuMetric, SectorsMetric(kind), false},

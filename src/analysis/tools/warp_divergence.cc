@@ -15,6 +15,7 @@
 #include <set>
 
 #include "analysis/pipe_model.h"
+#include "analysis/tool_selection.h"
 #include "analysis/tool_support.h"
 
 namespace kopt {
@@ -142,6 +143,7 @@ ToolDefinition WarpDivergenceTool() {
   tool.title = "Warp divergence (few active threads per instruction)";
   tool.family = ToolFamily::kCompute;
   tool.side = ToolSide::kCompute;
+  tool.relevant_classes = UnlessMemoryBound();
   tool.ncu_rules = {NcuRule::kThreadDivergence};
   tool.required = {{InputSource::kNcuMetric, std::string(kThreadsPerInstructionMetric), false},
                    {InputSource::kNcuMetric, std::string(kPredicatedThreadsPerInstructionMetric), true},

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-records the transcripts the explain_llm_* golden cases replay, against
-# fake_openai_server.py (a scripted OpenAI-compatible server on 127.0.0.1).
+# scripts/scripted_llm/server.py explain (a scripted OpenAI-compatible server on 127.0.0.1).
 # Needed whenever the prompts or the evidence digest of the fixture change
 # (the request hash covers both). Usage: tests/golden/llm/record.sh KOPT_BINARY
 set -eu
@@ -9,7 +9,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$dir/../../.." && pwd)
 record() {
   local name=$1 first=$2 second=${3:-}
-  python3 "$dir/fake_openai_server.py" 18931 "$dir/$first" ${second:+"$dir/$second"} &
+  python3 "$root/scripts/scripted_llm/server.py" explain 18931 "$dir/$first" ${second:+"$dir/$second"} &
   local server=$!
   sleep 1
   rm -f "$dir/$name.jsonl"

@@ -1,8 +1,6 @@
-#!/usr/bin/env python3
-"""A local OpenAI-compatible chat endpoint for the `kopt suite` GPU run
-(scripts/device/issue31_suite.sh): no LLM is reachable from the device, so
-this server writes each answer from the task the request is about (found by
-the task's name, read from TASKS_DIR/*/task.toml, in the request's text).
+"""Policy `suite` of server.py: the `kopt suite` GPU run (scripts/device/issue31_suite.sh)
+writes each answer from the task the request is about (found by the task's name, read from
+TASKS_DIR/*/task.toml, in the request's text). Usage: server.py suite PORT TASKS_DIR LOG.
 
 Per task, the answers come in this order (then "I have no further ideas."):
   1. a compile error (the entry point with an undefined identifier);
@@ -13,17 +11,13 @@ Per task, the answers come in this order (then "I have no further ideas."):
   4. for the elementwise activations of level 1 (ReLU, Sigmoid, ...), a
      correct grid-stride kernel; elsewhere nothing more.
 Every request is logged (JSON lines: task, answer kind, the first 2,000
-characters of the last user message).
-Usage: issue31_llm_server.py PORT TASKS_DIR LOG
+characters of the last user message). The usage counts every message.
 """
-import json
 import os
 import re
-import sys
 import tomllib
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
-port, tasks_dir, log_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+from server import Answer, last_user_text
 
 # KernelBench level-1 elementwise activations: the problem stem's operator
 # name → the CUDA expression of one element (x: float).
@@ -43,7 +37,7 @@ ELEMENTWISE = {
 }
 
 
-def load_tasks():
+def load_tasks(tasks_dir):
     tasks = {}
     for entry in sorted(os.listdir(tasks_dir)):
         directory = os.path.join(tasks_dir, entry)
@@ -64,8 +58,6 @@ def load_tasks():
         }
     return tasks
 
-
-TASKS = load_tasks()
 
 
 def elements(tensor):
@@ -131,9 +123,9 @@ def answer_for(task):
     return None, None
 
 
-def find_task(text):
+def find_task(tasks, text):
     best = None
-    for name, task in TASKS.items():
+    for name, task in tasks.items():
         if name in text or task["directory"] in text:
             if best is None or len(name) > len(best[0]):
                 best = (name, task)
@@ -142,33 +134,26 @@ def find_task(text):
     return best[1] if best else None
 
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+class SuiteTasks:
+    threaded = False
+
+    def __init__(self, tasks_dir, log_path):
+        self.tasks = load_tasks(tasks_dir)
+        self.log_path = log_path
+
+    def answer(self, body, headers):
         messages = body.get("messages", [])
         text = "\n".join(str(m.get("content", "")) for m in messages)
-        user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
-        task = find_task(text)
+        task = find_task(self.tasks, text)
         kind, source = answer_for(task) if task else (None, None)
         content = (f"Here is the kernel ({kind}).\n\n```cuda\n{source}```\n" if source
                    else "I have no further ideas.")
-        with open(log_path, "a") as log:
-            log.write(json.dumps({"task": task["name"] if task else None, "answer": kind,
-                                  "user": str(user)[:2000]}) + "\n")
-        reply = {"id": "scripted", "object": "chat.completion", "model": body.get("model", "scripted"),
-                 "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                              "finish_reason": "stop"}],
-                 "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": len(content) // 4,
-                           "total_tokens": (len(text) + len(content)) // 4}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        log = {"task": task["name"] if task else None, "answer": kind,
+               "user": str(last_user_text(messages))[:2000]}
+        return Answer({"role": "assistant", "content": content}, prompt_chars=len(text), log=log)
 
 
-HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+def make_policy(args):
+    if len(args) != 2:
+        raise SystemExit("usage: server.py suite PORT TASKS_DIR LOG")
+    return SuiteTasks(args[0], args[1])

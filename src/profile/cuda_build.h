@@ -1,0 +1,69 @@
+// Building a .cu file for live collection and asking which GPU it is for:
+// nvcc (-O3 -lineinfo, the local GPU's architecture, the ptxas resource
+// report), the ptxas report attached, and the GPU query through nvidia-smi.
+// AttachSassListing, ArchitectureForComputeCapability, GencodeFlagFor and
+// DetectLocalArchitecture are for any caller; the rest (namespace
+// kopt::collector) is the collector's own.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "core/subprocess.h"
+#include "profile/collection_options.h"
+#include "profile/profile.h"
+
+namespace kopt {
+
+// Disassembles `binary_path` (cuobjdump -sass) into work_directory/sass.txt
+// and attaches the parsed listing to `profile`; any failure is a note (no
+// cuobjdump, a failing disassembly, an unreadable listing).
+void AttachSassListing(const std::filesystem::path& binary_path, const std::filesystem::path& work_directory,
+                       const CollectionOptions& options, CommandRunner& runner, Profile& profile,
+                       std::vector<std::string>& notes);
+
+// The nvcc architecture for a compute capability as nvidia-smi prints it:
+// "9.0" → "sm_90a" (Hopper's wgmma/TMA features need the 'a' target), "8.6" →
+// "sm_86", "10.0" → "sm_100". An unrecognised text is InvalidInput.
+Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability);
+
+// "-gencode=arch=compute_90a,code=sm_90a" for "sm_90a"; InvalidInput unless
+// the architecture looks like sm_<digits>[suffix].
+Result<std::string> GencodeFlagFor(std::string_view architecture);
+
+// The architecture of the first GPU that nvidia-smi lists (`nvidia-smi
+// --query-gpu=compute_cap --format=csv,noheader`). No nvidia-smi, a failing
+// nvidia-smi or no GPU: Unavailable "no NVIDIA GPU found: …".
+Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeout_seconds);
+
+namespace collector {
+
+// "no NVIDIA GPU found: <detail>. …" with the advice to explain a profile
+// captured elsewhere; `tool_output` (optional) is nvidia-smi's own words.
+std::string NoGpuMessage(std::string_view detail, std::string_view tool_output = "");
+
+// OK when options.nvcc is on PATH; Unavailable with where to get it otherwise.
+Status RequireNvcc(CommandRunner& runner, const CollectionOptions& options);
+
+// options.architecture, or the local GPU's (DetectLocalArchitecture, timed
+// as the phase "GPU query (nvidia-smi)").
+Result<std::string> ChooseArchitecture(const CollectionOptions& options, CommandRunner& runner);
+
+// Compiles `source_path` to `binary_path`; returns nvcc's stderr, which holds
+// the ptxas report. `output_flags` (SharedObjectFlags() or none) come before
+// the user's extra flags. A source that does not compile, a timeout, or no
+// output written: WorkFailed with the command line and nvcc's words.
+Result<std::string> CompileSource(const std::string& source_path, const std::filesystem::path& binary_path,
+                                  const std::string& architecture, const CollectionOptions& options,
+                                  CommandRunner& runner, const std::vector<std::string>& output_flags = {});
+
+// Parses the ptxas report kept at `ptxas_path` into `profile`; a report that
+// does not parse is a note.
+void AttachPtxasReport(std::string_view ptxas_text, const std::filesystem::path& ptxas_path, Profile& profile,
+                       std::vector<std::string>& notes);
+
+}  // namespace collector
+}  // namespace kopt
