@@ -1,6 +1,7 @@
 #include "analysis/orchestrator.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -367,6 +368,7 @@ bool NeedsEnergyModel(const ToolDefinition& tool) {
 void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, KernelDiagnosis& kernel) {
   std::vector<Finding> findings;
   for (const ToolDefinition& tool : ToolRegistry()) {
+    if (options.disabled_tools.count(tool.id)) continue;
     if (!IsRelevant(tool, kernel.roofline.bottleneck)) continue;
     if (!inputs.energy_coefficients && NeedsEnergyModel(tool)) continue;  // energy is off: not relevant
     std::vector<std::string> missing = MissingInputs(tool, inputs);
@@ -390,7 +392,9 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
   WithdrawHealthyVerdictIfContradicted(kernel.roofline, options, findings);
   CapSeverityOnHealthyKernel(kernel.roofline, options, findings);
   if (findings.empty()) {
-    if (auto fallback = DominantStallFallback(kernel, *inputs.launch)) {
+    auto fallback = DominantStallFallback(kernel, *inputs.launch);
+    const ToolDefinition* producer = fallback ? FindToolProducing(fallback->tool) : nullptr;
+    if (fallback && !(producer && options.disabled_tools.count(producer->id))) {
       CapAndGrade(kernel.roofline, *fallback);
       fallback->severity = std::min(fallback->severity, Severity::kMinor);
       findings.push_back(std::move(*fallback));
@@ -401,6 +405,10 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
     return a.estimated_gain > b.estimated_gain;
   });
   kernel.findings = std::move(findings);
+  if (!options.disabled_tools.empty()) {
+    kernel.notes.push_back(fmt::format("Tools turned off by the tool configuration (enabled = false): {}.",
+                                       fmt::join(options.disabled_tools, ", ")));
+  }
 }
 
 }  // namespace kopt

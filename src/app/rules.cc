@@ -6,6 +6,7 @@
 
 #include "analysis/tool.h"
 #include "analysis/tool_config.h"
+#include "core/text.h"
 #include "harness/candidate_policy.h"
 #include "report/renderer.h"
 
@@ -40,11 +41,12 @@ std::string InputsText(const ToolDefinition& tool, bool optional) {
   return text.empty() ? "none" : text;
 }
 
-void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& values, bool markdown,
-               std::ostream& out) {
+void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& values, bool enabled,
+               bool markdown, std::ostream& out) {
   out << (markdown ? "## " : "") << tool.id << (markdown ? "" : "  ·  ") << (markdown ? "\n\n" : "")
       << tool.title << " (" << ToolFamilyName(tool.family) << ")\n";
   std::string bullet = markdown ? "- " : "    ";
+  if (!enabled) out << bullet << "turned off: enabled = false in the tool configuration\n";
   out << bullet << "runs for: " << ClassesText(tool) << "\n";
   out << bullet << "trigger: " << tool.trigger << "\n";
   out << bullet << "inputs: " << InputsText(tool, false) << "\n";
@@ -64,9 +66,11 @@ void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& 
   out << "\n";
 }
 
-nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::string, double>& values) {
+nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::string, double>& values,
+                                bool enabled) {
   nlohmann::ordered_json json;
   json["id"] = tool.id;
+  json["enabled"] = enabled;
   json["title"] = tool.title;
   json["family"] = std::string(ToolFamilyName(tool.family));
   json["relevant_classes"] = nlohmann::ordered_json::array();
@@ -136,17 +140,20 @@ Status RunRules(const RulesOptions& options, std::ostream& out) {
     KOPT_ASSIGN_OR_RETURN(orchestration, LoadToolConfig(options.config_path));
   }
   if (!options.tool.empty() && !FindTool(options.tool)) {
-    return NotFound(fmt::format("no tool \"{}\"; `kopt rules` lists them", options.tool));
+    std::vector<std::string_view> ids;
+    for (const ToolDefinition& tool : ToolRegistry()) ids.push_back(tool.id);
+    return NotFound(fmt::format("no tool \"{}\"{}; `kopt rules` lists them", options.tool, DidYouMean(options.tool, ids)));
   }
   nlohmann::ordered_json tools = nlohmann::ordered_json::array();
   if (format == ReportFormat::kMarkdown) out << "# kopt micro-profiling tools\n\n";
   for (const ToolDefinition& tool : ToolRegistry()) {
     if (!options.tool.empty() && tool.id != options.tool) continue;
     auto values = ResolveThresholds(tool, orchestration);
+    bool enabled = !orchestration.disabled_tools.count(tool.id);
     if (format == ReportFormat::kJson) {
-      tools.push_back(ToolJson(tool, values));
+      tools.push_back(ToolJson(tool, values, enabled));
     } else {
-      WriteText(tool, values, format == ReportFormat::kMarkdown, out);
+      WriteText(tool, values, enabled, format == ReportFormat::kMarkdown, out);
     }
   }
   if (format == ReportFormat::kJson) {
@@ -156,7 +163,9 @@ Status RunRules(const RulesOptions& options, std::ostream& out) {
     root["tools"] = tools;
     out << root.dump(2) << "\n";
   } else if (options.tool.empty()) {
-    out << ToolRegistry().size() << " tools. Override thresholds with --config FILE ([tools.<id>] tables).\n";
+    out << ToolRegistry().size()
+        << " tools. Override thresholds with --config FILE ([tools.<id>] tables; enabled = false turns a tool "
+           "off).\n";
   }
   return Status::Ok();
 }

@@ -65,7 +65,7 @@ std::string Summary(const Diagnosis& diagnosis) {
     text += Row({std::to_string(index + 1), MarkdownCode(KernelTitle(kernel)), DurationCellText(kernel),
                  total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
                  std::string(BottleneckClassName(kernel.roofline.bottleneck)),
-                 FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
+                 SpeedOfLightText(kernel.roofline),
                  primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
   }
   return text;
@@ -133,7 +133,7 @@ std::string Stage1(const RooflineAnalysis& roofline) {
   std::string text = "\n### Stage 1: roofline\n\n";
   text += fmt::format("- Duration: {}; speed of light: {}\n",
                       FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed),
-                      FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed));
+                      SpeedOfLightText(roofline));
   std::string floor = FloorText(roofline);
   if (!floor.empty()) text += "- " + EscapeMarkdown(floor) + "\n";
   text += "- Arithmetic intensity: " + IntensityText(roofline);

@@ -139,7 +139,7 @@ void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
          total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
          writer.Style(BottleneckClassName(kernel.roofline.bottleneck),
                       ClassColor(kernel.roofline.bottleneck)),
-         FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed), top});
+         SpeedOfLightText(kernel.roofline), top});
   }
   WriteTable(table, 2, writer);
 }
@@ -218,7 +218,7 @@ void WriteStage1(const RooflineAnalysis& roofline, bool verbose, Writer& writer)
   writer.Heading("STAGE 1 · ROOFLINE");
   writer.Wrapped("  ", fmt::format("duration {} · speed of light {}",
                                    FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed),
-                                   FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed)));
+                                   SpeedOfLightText(roofline)));
   std::string floor = FloorText(roofline);
   if (!floor.empty()) writer.Wrapped("  ", floor);
   std::string intensity = "arithmetic intensity " + IntensityText(roofline);
