@@ -76,6 +76,7 @@ std::string Roff(std::string_view text) {
 
 void ManOptions(const CLI::App& command, std::string& out) {
   for (const CLI::Option* option : Options(command)) {
+    if (option == command.get_help_ptr()) continue;  // every command's -h, --help: said once, in SYNOPSIS
     std::vector<std::string> words = OptionWords(*option);
     std::string value = option->get_type_size() != 0 ? option->get_type_name() : "";
     std::string head;
@@ -230,7 +231,7 @@ std::string ManPage(const CLI::App& app, std::string_view version) {
          "no kernel)\n.TP\n2\nbad usage or bad input; the message names the file, the line or field, and what "
          "was expected\n";
   out += ".PP\nWith \\fB\\-f json\\fR (or \\fB\\-o\\fR \\fIFILE\\fR\\fB.json\\fR) an error is one JSON "
-         "object on standard error: {\"error\": {\"kind\", \"exit_code\", \"message\"}} (docs/json-schema.md).\n";
+         "object on standard error: {\"tool\": \"kopt\", \"error\": {\"kind\", \"exit_code\", \"message\"}} (docs/json-schema.md).\n";
   out += ".SH ENVIRONMENT\n";
   for (const EnvironmentVariable& variable : EnvironmentVariables()) {
     out += ".TP\n.B " + std::string(variable.name) + "\n" +

@@ -23,8 +23,10 @@ if command -v man > /dev/null; then
 fi
 [ -s "$prefix/share/bash-completion/completions/kopt" ] || fail "the bash completion is not installed"
 [ -s "$prefix/share/zsh/site-functions/_kopt" ] || fail "the zsh completion is not installed"
-# The completion offers the commands, and an option of the command being typed.
-completions=$(bash -c 'source "$1"; COMP_WORDS=(kopt ex); COMP_CWORD=1; _kopt; echo "${COMPREPLY[*]}";
+# The completion offers the commands, and an option of the command being typed (in an empty directory:
+# no file name completes).
+mkdir "$prefix/empty"
+completions=$(cd "$prefix/empty" && bash -c 'source "$1"; COMP_WORDS=(kopt ex); COMP_CWORD=1; _kopt; echo "${COMPREPLY[*]}";
   COMP_WORDS=(kopt explain --col); COMP_CWORD=2; _kopt; echo "${COMPREPLY[*]}";
   COMP_WORDS=(kopt suite st); COMP_CWORD=2; _kopt; echo "${COMPREPLY[*]}"' bash \
   "$prefix/share/bash-completion/completions/kopt") || fail "the bash completion script failed"
