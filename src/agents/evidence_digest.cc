@@ -209,7 +209,8 @@ void AddKernelEvidence(const KernelDiagnosis& kernel, EvidenceSet& set) {
   add("duration (stage 1)", roofline.duration_ns, "ns");
   if (roofline.speed_of_light_known) {
     add("speed of light (stage 1)", roofline.speed_of_light_percent, "%");
-    add("headroom to the busiest ceiling (100% − speed of light)", 100 - roofline.speed_of_light_percent, "%");
+    add("headroom to the busiest ceiling (100% − speed of light)", 100 - roofline.speed_of_light_percent,
+        "%");
   }
   add("roofline floor (stage 1)", roofline.floor_ns, "ns");
   add("compute floor (stage 1)", roofline.compute_floor_ns, "ns");

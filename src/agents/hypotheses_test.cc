@@ -277,7 +277,8 @@ TEST(CheckHypothesis, ConfirmedDirectlyOrThroughAMergedFinding) {
   EXPECT_EQ(checked.verdict, HypothesisVerdict::kConfirmed);
   EXPECT_EQ(checked.finding, "local_memory_spills");
   EXPECT_NE(checked.explanation.find("merged"), std::string::npos);
-  EXPECT_NE(checked.explanation.find("sectors per request = 32 sector/request (>= 8 sector/request)"), std::string::npos)
+  EXPECT_NE(checked.explanation.find("sectors per request = 32 sector/request (>= 8 sector/request)"),
+            std::string::npos)
       << checked.explanation;
 }
 

@@ -30,7 +30,9 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
 }
 
 // The tool that produces finding id `id` (its own id or a documented variant).
-const ToolDefinition* ToolProducing(const std::string& id) { return FindToolProducing(id); }
+const ToolDefinition* ToolProducing(const std::string& id) {
+  return FindToolProducing(id);
+}
 
 std::string FormatEvidence(const Evidence& evidence) {
   // Human units ("67.1 Msector", "838 µs"), never an exponent.

@@ -140,17 +140,18 @@ std::string MemorySentence(const RooflineAnalysis& analysis, double memory_perce
     // The unit's throughput, not its bytes: the memory table's percent is the bytes', so say both.
     // One clause (the caller joins the other side with "while"): the bytes' share in parentheses.
     const MemoryTraffic* level = FindLevel(analysis, analysis.busiest_memory_level);
-    std::string bytes = level && level->peak_bytes_per_second > 0
-                            ? fmt::format("; the bytes it moves use {:.1f}% of its bandwidth", level->percent_of_peak)
-                            : "";
-    return fmt::format("{} is at {}% of its peak unit throughput ({}{})", LevelLabel(analysis.busiest_memory_level),
+    std::string bytes =
+        level && level->peak_bytes_per_second > 0
+            ? fmt::format("; the bytes it moves use {:.1f}% of its bandwidth", level->percent_of_peak)
+            : "";
+    return fmt::format("{} is at {}% of its peak unit throughput ({}{})",
+                       LevelLabel(analysis.busiest_memory_level),
                        WholePercent(analysis.memory_percent_of_peak, bound),
                        UnitThroughputMetric(analysis.busiest_memory_level), bytes);
   }
   const MemoryTraffic* busiest = FindLevel(analysis, analysis.busiest_memory_level);
-  std::string sentence =
-      fmt::format("{} is at {}% of its peak", LevelLabel(analysis.busiest_memory_level),
-                  WholePercent(analysis.memory_percent_of_peak, bound));
+  std::string sentence = fmt::format("{} is at {}% of its peak", LevelLabel(analysis.busiest_memory_level),
+                                     WholePercent(analysis.memory_percent_of_peak, bound));
   if (busiest && busiest->peak_bytes_per_second > 0) {
     sentence +=
         fmt::format(" ({} of {})", FormatBandwidth(busiest->achieved_bytes_per_second, QuantityStyle::kFixed),

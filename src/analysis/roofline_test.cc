@@ -125,9 +125,10 @@ TEST(Roofline, MissingMetricsAreListedNotZeroed) {
 TEST(Roofline, SpeedOfLightIsKnownOnlyWhenMeasured) {
   auto bare = AnalyzeRoofline(SyntheticLaunch({{"gpu__time_duration.sum", 1000}}), nullptr);
   EXPECT_FALSE(bare.speed_of_light_known);
-  auto with_ncu = AnalyzeRoofline(SyntheticLaunch({{"gpu__time_duration.sum", 1000},
-                                                   {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 0.5}}),
-                                  nullptr);
+  auto with_ncu =
+      AnalyzeRoofline(SyntheticLaunch({{"gpu__time_duration.sum", 1000},
+                                       {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 0.5}}),
+                      nullptr);
   EXPECT_TRUE(with_ncu.speed_of_light_known);
   EXPECT_TRUE(AnalyzeRoofline(ProbeLaunches()[1], nullptr).speed_of_light_known);
 }
@@ -227,8 +228,9 @@ TEST(Diagnose, GpuOtherThanTheProfilesIsANote) {
     options.gpu = FindGpu(gpu);
     EXPECT_NE(options.gpu, nullptr);
     Diagnosis diagnosis = Diagnose(profile, options);
-    return std::any_of(diagnosis.notes.begin(), diagnosis.notes.end(),
-                       [](const std::string& note) { return note.find("GPU mismatch") != std::string::npos; });
+    return std::any_of(diagnosis.notes.begin(), diagnosis.notes.end(), [](const std::string& note) {
+      return note.find("GPU mismatch") != std::string::npos;
+    });
   };
   EXPECT_TRUE(mismatch("a100"));
   EXPECT_FALSE(mismatch("h200"));

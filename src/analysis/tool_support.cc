@@ -187,14 +187,15 @@ void AddTrafficTerms(const ToolContext& context, double removed_share, const std
     const char* metric;
     const char* kind;
   };
-  const Level levels[] = {{"L2", "l2", "lts__throughput.avg.pct_of_peak_sustained_elapsed", "unit throughput"},
-                          {"DRAM", "dram", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "throughput"}};
+  const Level levels[] = {
+      {"L2", "l2", "lts__throughput.avg.pct_of_peak_sustained_elapsed", "unit throughput"},
+      {"DRAM", "dram", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "throughput"}};
   for (const Level& level : levels) {
     auto percent = context.Metric(level.metric);
     if (!percent) continue;
     finding.evidence.push_back(MakeEvidence(level.metric, *percent, "%", "", 0));
-    std::string description =
-        fmt::format("{} {:.1f}% × {} {} {:.1f}%", what, removed_share * 100, level.label, level.kind, *percent);
+    std::string description = fmt::format("{} {:.1f}% × {} {} {:.1f}%", what, removed_share * 100,
+                                          level.label, level.kind, *percent);
     if (std::string_view(level.key) == "l2") {
       for (const MemoryTraffic& traffic : context.roofline.memory) {
         if (traffic.level == level.key && traffic.peak_bytes_per_second > 0)

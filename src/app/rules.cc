@@ -142,7 +142,8 @@ Status RunRules(const RulesOptions& options, std::ostream& out) {
   if (!options.tool.empty() && !FindTool(options.tool)) {
     std::vector<std::string_view> ids;
     for (const ToolDefinition& tool : ToolRegistry()) ids.push_back(tool.id);
-    return NotFound(fmt::format("no tool \"{}\"{}; `kopt rules` lists them", options.tool, DidYouMean(options.tool, ids)));
+    return NotFound(fmt::format("no tool \"{}\"{}; `kopt rules` lists them", options.tool,
+                                DidYouMean(options.tool, ids)));
   }
   nlohmann::ordered_json tools = nlohmann::ordered_json::array();
   if (format == ReportFormat::kMarkdown) out << "# kopt micro-profiling tools\n\n";
@@ -164,7 +165,8 @@ Status RunRules(const RulesOptions& options, std::ostream& out) {
     out << root.dump(2) << "\n";
   } else if (options.tool.empty()) {
     out << ToolRegistry().size()
-        << " tools. Override thresholds with --config FILE ([tools.<id>] tables; enabled = false turns a tool "
+        << " tools. Override thresholds with --config FILE ([tools.<id>] tables; enabled = false turns a "
+           "tool "
            "off).\n";
   }
   return Status::Ok();

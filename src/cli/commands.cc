@@ -5,8 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -14,8 +12,9 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 
-#include "cli/help_documents.h"
 #include "app/ask.h"
 #include "app/bench.h"
 #include "app/calibrate.h"
@@ -28,6 +27,7 @@
 #include "app/rules.h"
 #include "app/suite.h"
 #include "app/task_import.h"
+#include "cli/help_documents.h"
 #include "core/interrupt.h"
 #include "core/subprocess.h"
 #include "core/terminal_text.h"
@@ -834,7 +834,9 @@ std::function<Status()> DeclareCalibrate(CLI::App& command, const std::vector<st
 
 std::function<Status()> DeclareCompletion(CLI::App& command, const std::vector<std::string>&) {
   auto shell = std::make_shared<std::string>();
-  command.add_option("shell", *shell, "The shell: bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  command.add_option("shell", *shell, "The shell: bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
   command.footer(
       "cmake --install puts both scripts where bash-completion and zsh look. By hand:\n"
       "  kopt completion bash > ~/.local/share/bash-completion/completions/kopt\n"
@@ -964,8 +966,8 @@ int RunCommandLine(int argc, char** argv) {
       std::vector<std::string_view> command_names;
       for (const Command& command : table) command_names.push_back(command.name);
       Status unknown = InvalidInput("unknown command \"" + arguments.front() + "\"" +
-                                    DidYouMean(arguments.front(), command_names) + "; the commands are " + names +
-                                    " (kopt --help describes them)");
+                                    DidYouMean(arguments.front(), command_names) + "; the commands are " +
+                                    names + " (kopt --help describes them)");
       PrintError(unknown, json_errors);
       return ExitCodeFor(unknown);
     }

@@ -70,7 +70,8 @@ TEST(TerminalTextTest, WrapsAtSpacesAndSplitsLongWords) {
 
 // A metric name too long for its column breaks between its parts, never mid-word (issue 35).
 TEST(TerminalTextTest, LongMetricNamesBreakBetweenTheirParts) {
-  std::vector<std::string> lines = WrapText("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", 40);
+  std::vector<std::string> lines =
+      WrapText("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", 40);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "sm__inst_executed_pipe_fma.avg.pct_of_");
   EXPECT_EQ(lines[1], "peak_sustained_active");

@@ -37,9 +37,10 @@ Status CheckNoCollectionOptions(const ProfileRequest& request) {
     given.push_back("--launches-per-kernel");
   if (!request.work_directory.empty()) given.push_back("--work-dir");
   if (given.empty()) return Status::Ok();
-  std::string names = given.size() == 1 ? given[0]
-                                         : fmt::format("{} and {}", fmt::join(given.begin(), given.end() - 1, ", "),
-                                                       given.back());
+  std::string names =
+      given.size() == 1
+          ? given[0]
+          : fmt::format("{} and {}", fmt::join(given.begin(), given.end() - 1, ", "), given.back());
   return InvalidInput(fmt::format(
       "{} {} for live collection (a .cu TARGET or a program after --); {} is a profile that is read, not "
       "collected: leave {} out",

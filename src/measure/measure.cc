@@ -87,14 +87,16 @@ Status ResolveDevice(const MeasureSettings& settings, const MeasureEnvironment& 
     plan.architecture = kDefaultCompileOnlyArchitecture;
     return Status::Ok();
   }
-  std::string message =
-      "no NVIDIA GPU found (" + gpus.status().message() + "). " + settings.command + " runs every candidate on a GPU";
+  std::string message = "no NVIDIA GPU found (" + gpus.status().message() + "). " + settings.command +
+                        " runs every candidate on a GPU";
   if (settings.command == "kopt bench") {
-    message += std::string("; to only compile them on this machine, use --compile-only (with --arch, default ") +
-               kDefaultCompileOnlyArchitecture + ")";
+    message +=
+        std::string("; to only compile them on this machine, use --compile-only (with --arch, default ") +
+        kDefaultCompileOnlyArchitecture + ")";
   } else {
-    message += "; run it on a machine with an NVIDIA GPU (kopt bench --compile-only checks that candidates compile "
-               "without one)";
+    message +=
+        "; run it on a machine with an NVIDIA GPU (kopt bench --compile-only checks that candidates compile "
+        "without one)";
   }
   return Unavailable(message);
 }

@@ -135,8 +135,9 @@ bool IsHealthyVerdict(const Finding& finding) {
 }
 
 std::string SpeedOfLightText(const RooflineAnalysis& roofline) {
-  return roofline.speed_of_light_known ? FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed)
-                                       : "not measured";
+  return roofline.speed_of_light_known
+             ? FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed)
+             : "not measured";
 }
 
 std::string_view GainLabel(const Finding& finding) {
