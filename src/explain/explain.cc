@@ -28,25 +28,6 @@ std::optional<std::string> GpuVariantNote(const std::string& given, const GpuSpe
                      given, chosen.key, chosen.name, fmt::join(others, ", "));
 }
 
-// A profile that is read, not collected: the options of live collection would be silently ignored.
-Status CheckNoCollectionOptions(const ProfileRequest& request) {
-  const CollectionSettings defaults;
-  std::vector<std::string> given;
-  if (request.collection.section_set != defaults.section_set) given.push_back("--set");
-  if (request.collection.launches_per_configuration != defaults.launches_per_configuration)
-    given.push_back("--launches-per-kernel");
-  if (!request.work_directory.empty()) given.push_back("--work-dir");
-  if (given.empty()) return Status::Ok();
-  std::string names =
-      given.size() == 1
-          ? given[0]
-          : fmt::format("{} and {}", fmt::join(given.begin(), given.end() - 1, ", "), given.back());
-  return InvalidInput(fmt::format(
-      "{} {} for live collection (a .cu TARGET or a program after --); {} is a profile that is read, not "
-      "collected: leave {} out",
-      names, given.size() == 1 ? "is" : "are", request.target, given.size() == 1 ? "it" : "them"));
-}
-
 // The GPU the profile names (device__attribute_display_name), empty when none does.
 std::string ProfileDeviceName(const Profile& profile) {
   for (const KernelLaunch& launch : profile.launches) {
@@ -154,7 +135,7 @@ Result<Diagnosis> Explain(const ExplainSettings& settings, const ExplainEnvironm
   }
   PhaseTimer phases;  // live collection: where the seconds go (Diagnosis::collection_phases)
   bool live = IsLiveRequest(settings.profile);
-  if (!live) KOPT_RETURN_IF_ERROR(CheckNoCollectionOptions(settings.profile));
+  if (!live) KOPT_RETURN_IF_ERROR(CheckCollectionOptionsApply(settings.profile));
   KOPT_ASSIGN_OR_RETURN(Profile profile, LoadChecked(settings, environment, live, phases, notes));
   std::optional<CeilingsTable> ceilings;
   KOPT_ASSIGN_OR_RETURN(ceilings, CeilingsFor(settings, profile, notes));

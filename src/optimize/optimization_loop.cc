@@ -15,6 +15,7 @@
 #include "analysis/diagnose.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
+#include "core/quantity_format.h"
 #include "core/text.h"
 #include "optimize/change_summary.h"
 #include "optimize/node_energy.h"
@@ -78,8 +79,11 @@ NodeStatus StatusForFailure(FailureKind kind) {
   return NodeStatus::kFailedRun;
 }
 
+// Four significant digits in µs, the unit of most kernels; from 10 ms on (where "{:.4g}" would print
+// an exponent, "1.234e+04 µs") in the unit that fits.
 std::string FormatSeconds(double seconds) {
-  return fmt::format("{:.4g} µs", seconds * 1e6);
+  if (seconds * 1e6 < 1e4) return fmt::format("{:.4g} µs", seconds * 1e6);
+  return FormatDuration(seconds * 1e9, QuantityStyle::kFixed);
 }
 
 // The node's evaluation from its measurement; `record` gets the verdict's text.
