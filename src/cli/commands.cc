@@ -373,7 +373,10 @@ std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::s
       "--policy", options->policy,
       "List the static policy of kopt bench instead: the constructs a candidate may not use, why, "
       "and how to allow one");
-  return [options]() { return RunRules(*options, std::cout); };
+  return [options]() {
+    options->width = TerminalWidth();
+    return RunRules(*options, std::cout);
+  };
 }
 
 // The harness options `kopt bench` and `kopt optimize` share (measure/measure.h).

@@ -166,6 +166,15 @@ std::string Truncate(std::string_view text, size_t width) {
   return cut + "…";
 }
 
+std::vector<std::string> WrapHanging(std::string_view first_prefix, std::string_view text, size_t width) {
+  size_t indent = DisplayWidth(first_prefix);
+  size_t available = width > indent + 20 ? width - indent : 20;
+  std::vector<std::string> lines = WrapText(text, available);
+  for (size_t index = 0; index < lines.size(); ++index)
+    lines[index] = (index == 0 ? std::string(first_prefix) : std::string(indent, ' ')) + lines[index];
+  return lines;
+}
+
 std::vector<std::string> WrapText(std::string_view text, size_t width) {
   width = std::max<size_t>(width, 1);
   std::vector<std::string> lines;

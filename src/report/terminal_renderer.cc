@@ -78,12 +78,7 @@ class Writer {
   // Writes `text` wrapped to the width: the first line after `first_prefix`,
   // continuation lines indented to the prefix's width.
   void Wrapped(std::string_view first_prefix, std::string_view text) {
-    size_t indent = DisplayWidth(first_prefix);
-    size_t available = width() > indent + 20 ? width() - indent : 20;
-    std::vector<std::string> lines = WrapText(text, available);
-    for (size_t index = 0; index < lines.size(); ++index) {
-      Line((index == 0 ? std::string(first_prefix) : std::string(indent, ' ')) + lines[index]);
-    }
+    for (const std::string& line : WrapHanging(first_prefix, text, width())) Line(line);
   }
   void Heading(std::string_view text) {
     Line();
