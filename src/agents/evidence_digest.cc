@@ -72,8 +72,7 @@ void WriteStage1(const RooflineAnalysis& roofline, std::string& out) {
   out += "stage 1 (roofline):\n";
   out += fmt::format("- duration: {}\n", FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed));
   out += fmt::format("- class: {}: {}\n", BottleneckClassName(roofline.bottleneck), ReasonText(roofline));
-  out += fmt::format("- speed of light: {}\n",
-                     FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed));
+  out += fmt::format("- speed of light: {}\n", SpeedOfLightText(roofline));
   if (roofline.floor_ns > 0) {
     out += fmt::format("- roofline floor: {} (duration is {}× the floor)\n",
                        FormatDuration(roofline.floor_ns, QuantityStyle::kTrimmed),
@@ -208,8 +207,11 @@ void AddKernelEvidence(const KernelDiagnosis& kernel, EvidenceSet& set) {
   };
   const RooflineAnalysis& roofline = kernel.roofline;
   add("duration (stage 1)", roofline.duration_ns, "ns");
-  add("speed of light (stage 1)", roofline.speed_of_light_percent, "%");
-  add("headroom to the busiest ceiling (100% − speed of light)", 100 - roofline.speed_of_light_percent, "%");
+  if (roofline.speed_of_light_known) {
+    add("speed of light (stage 1)", roofline.speed_of_light_percent, "%");
+    add("headroom to the busiest ceiling (100% − speed of light)", 100 - roofline.speed_of_light_percent,
+        "%");
+  }
   add("roofline floor (stage 1)", roofline.floor_ns, "ns");
   add("compute floor (stage 1)", roofline.compute_floor_ns, "ns");
   add("memory floor (stage 1)", roofline.memory_floor_ns, "ns");

@@ -223,6 +223,23 @@ TEST(CheckHypothesis, RefutedCitesStageOneNumbers) {
   EXPECT_EQ(checked.evidence[0].unit, "%");
 }
 
+// Times and large counts read in human units, never "8.38e+05 ns" (issue 35).
+TEST(CheckHypothesis, NumbersUseHumanUnits) {
+  KernelDiagnosis kernel = SyntheticKernel();
+  kernel.roofline.duration_ns = 838000;
+  CheckedHypothesis refuted = CheckHypothesis(StridedHypothesis(), kernel);
+  EXPECT_NE(refuted.explanation.find("838 µs"), std::string::npos) << refuted.explanation;
+  EXPECT_EQ(refuted.explanation.find("e+"), std::string::npos) << refuted.explanation;
+
+  Finding finding;
+  finding.tool = "uncoalesced_loads";
+  finding.evidence = {Evidence{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 6.711e7, "sector", "", 0}};
+  kernel.findings = {finding};
+  CheckedHypothesis confirmed = CheckHypothesis(StridedHypothesis(), kernel);
+  EXPECT_NE(confirmed.explanation.find("67.1 Msector"), std::string::npos) << confirmed.explanation;
+  EXPECT_EQ(confirmed.explanation.find("e+"), std::string::npos) << confirmed.explanation;
+}
+
 TEST(CheckHypothesis, UndecidedWhenTheToolWasSkipped) {
   KernelDiagnosis kernel = SyntheticKernel();
   kernel.roofline.bottleneck = BottleneckClass::kMixed;  // stage 1 does not contradict
@@ -260,7 +277,8 @@ TEST(CheckHypothesis, ConfirmedDirectlyOrThroughAMergedFinding) {
   EXPECT_EQ(checked.verdict, HypothesisVerdict::kConfirmed);
   EXPECT_EQ(checked.finding, "local_memory_spills");
   EXPECT_NE(checked.explanation.find("merged"), std::string::npos);
-  EXPECT_NE(checked.explanation.find("sectors per request = 32 sector/request (>= 8)"), std::string::npos)
+  EXPECT_NE(checked.explanation.find("sectors per request = 32 sector/request (>= 8 sector/request)"),
+            std::string::npos)
       << checked.explanation;
 }
 

@@ -8,6 +8,7 @@
 
 #include "agents/hypotheses.h"
 #include "analysis/tool.h"
+#include "core/quantity_format.h"
 #include "profile/cuda_source.h"
 #include "profile/kernel_launch.h"
 
@@ -29,13 +30,18 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
 }
 
 // The tool that produces finding id `id` (its own id or a documented variant).
-const ToolDefinition* ToolProducing(const std::string& id) { return FindToolProducing(id); }
+const ToolDefinition* ToolProducing(const std::string& id) {
+  return FindToolProducing(id);
+}
 
 std::string FormatEvidence(const Evidence& evidence) {
-  std::string text = fmt::format("{} = {:.4g}{}{}", evidence.metric, evidence.value,
-                                 evidence.unit.empty() ? "" : " ", evidence.unit);
-  if (!evidence.comparison.empty())
-    text += fmt::format(" ({} {:.4g})", evidence.comparison, evidence.threshold);
+  // Human units ("67.1 Msector", "838 µs"), never an exponent.
+  std::string text = fmt::format("{} = {}", evidence.metric,
+                                 FormatMeasurement(evidence.value, evidence.unit, QuantityStyle::kTrimmed));
+  if (!evidence.comparison.empty()) {
+    text += fmt::format(" ({} {})", evidence.comparison,
+                        FormatMeasurement(evidence.threshold, evidence.unit, QuantityStyle::kTrimmed));
+  }
   return text;
 }
 
@@ -138,10 +144,9 @@ CheckedHypothesis CheckHypothesis(const Hypothesis& hypothesis, const KernelDiag
   bool healthy = std::any_of(kernel.findings.begin(), kernel.findings.end(),
                              [](const Finding& finding) { return finding.tool == "healthy"; });
   checked.explanation = fmt::format(
-      "refuted: {} ran and did not fire; stage 1 says {} (compute {:.1f}% and memory {:.1f}% of peak, {:.4g} "
-      "ns){}",
+      "refuted: {} ran and did not fire; stage 1 says {} (compute {:.1f}% and memory {:.1f}% of peak, {}){}",
       fmt::join(ran, ", "), BottleneckClassName(roofline.bottleneck), roofline.compute_percent_of_peak,
-      roofline.memory_percent_of_peak, roofline.duration_ns,
+      roofline.memory_percent_of_peak, FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed),
       healthy ? "; the kernel was judged healthy" : "");
   return checked;
 }

@@ -164,9 +164,9 @@ KernelDiagnosis DiagnoseLaunch(const Profile& profile, const KernelLaunch& launc
   }
   if (!kernel.roofline.missing_metrics.empty()) {
     kernel.notes.push_back(
-        fmt::format("{} metric(s) that stage 1 uses are absent from this profile; ncu --set full "
-                    "collects them.",
-                    kernel.roofline.missing_metrics.size()));
+        fmt::format("{} that stage 1 uses {} absent from this profile; ncu --set full collects them.",
+                    CountText(kernel.roofline.missing_metrics.size(), "metric", "metrics"),
+                    kernel.roofline.missing_metrics.size() == 1 ? "is" : "are"));
   }
   return kernel;
 }
@@ -262,6 +262,16 @@ Diagnosis Diagnose(const Profile& profile, const DiagnoseOptions& options) {
   }
   if (spec) {
     diagnosis.gpu = *spec;
+    // --gpu naming another GPU than the one that ran the kernel: said, never silent.
+    const GpuSpec* profiled = diagnosis.device_name.empty() ? nullptr : FindGpu(diagnosis.device_name);
+    if (options.gpu && !diagnosis.device_name.empty() && profiled != options.gpu) {
+      diagnosis.notes.push_back(fmt::format(
+          "GPU mismatch: --gpu chose the table's {}, but the profile was captured on {}{}: the ceilings the "
+          "profile does not report itself (and the gains and floors computed from them) are those of a GPU "
+          "that did not run this kernel.",
+          options.gpu->name, diagnosis.device_name,
+          profiled ? fmt::format(" (the table's {})", profiled->name) : std::string()));
+    }
   } else {
     diagnosis.notes.push_back(
         fmt::format("Device \"{}\" is not in kopt's GPU table; ceilings come from the profile "

@@ -1,6 +1,7 @@
 #include "analysis/orchestrator.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -364,6 +365,7 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
   // Stage 1 selects the tools: those that apply to the kernel's class (analysis/tool_selection.h).
   for (const ToolDefinition* selected : SelectTools(ToolRegistry(), kernel.roofline.bottleneck)) {
     const ToolDefinition& tool = *selected;
+    if (options.disabled_tools.count(tool.id)) continue;
     if (!inputs.energy_coefficients && NeedsEnergyModel(tool)) continue;  // energy is off: not relevant
     std::vector<std::string> missing = MissingInputs(tool, inputs);
     if (!missing.empty()) {
@@ -386,7 +388,9 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
   WithdrawHealthyVerdictIfContradicted(kernel.roofline, options, findings);
   CapSeverityOnHealthyKernel(kernel.roofline, options, findings);
   if (findings.empty()) {
-    if (auto fallback = DominantStallFallback(kernel, *inputs.launch)) {
+    auto fallback = DominantStallFallback(kernel, *inputs.launch);
+    const ToolDefinition* producer = fallback ? FindToolProducing(fallback->tool) : nullptr;
+    if (fallback && !(producer && options.disabled_tools.count(producer->id))) {
       CapAndGrade(kernel.roofline, *fallback);
       fallback->severity = std::min(fallback->severity, Severity::kMinor);
       findings.push_back(std::move(*fallback));
@@ -397,6 +401,10 @@ void RunTools(const LaunchInputs& inputs, const OrchestrationOptions& options, K
     return a.estimated_gain > b.estimated_gain;
   });
   kernel.findings = std::move(findings);
+  if (!options.disabled_tools.empty()) {
+    kernel.notes.push_back(fmt::format("Tools turned off by the tool configuration (enabled = false): {}.",
+                                       fmt::join(options.disabled_tools, ", ")));
+  }
 }
 
 }  // namespace kopt

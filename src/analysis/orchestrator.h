@@ -19,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ namespace kopt {
 struct OrchestrationOptions {
   // Threshold overrides: tool id → threshold name → value (from a config file).
   std::map<std::string, std::map<std::string, double>> threshold_overrides;
+  // Tools turned off (`enabled = false` in their [tools.<id>] table): not run, and said so in each
+  // kernel's notes; their findings appear nowhere, the dominant-stall fallback's included.
+  std::set<std::string> disabled_tools;
   double healthy_percent = 90;  // speed of light at or above this: the kernel is near its ceiling
 };
 

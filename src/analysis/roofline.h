@@ -69,6 +69,9 @@ struct RooflineAnalysis {
   std::optional<double> sm_throughput_percent;
   std::optional<double> memory_throughput_percent;
   double speed_of_light_percent = 0;  // max of everything above: how close to any ceiling
+  // False when no percent above was measured (no peak known, no ncu throughput metric): then
+  // speed_of_light_percent is 0 by default, not a measurement, and reports say "not measured".
+  bool speed_of_light_known = false;
   // Roofline floor: the least time the work could take at the ceilings (ns):
   // max(compute_floor_ns, memory_floor_ns).
   double floor_ns = 0;

@@ -85,6 +85,20 @@ void PickBusiestMemoryLevel(const KernelLaunch& launch, const RooflineOptions& o
   }
 }
 
+// Whether any percent behind the speed of light was measured: ncu's own throughput
+// percentages, or achieved rates (a duration) against a known peak or unit throughput.
+bool SpeedOfLightMeasured(const KernelLaunch& launch, const RooflineAnalysis& analysis) {
+  if (analysis.sm_throughput_percent || analysis.memory_throughput_percent) return true;
+  if (analysis.duration_ns <= 0) return false;
+  for (const ComputeWork& work : analysis.compute) {
+    if (work.peak_per_second > 0) return true;
+  }
+  for (const MemoryTraffic& traffic : analysis.memory) {
+    if (traffic.peak_bytes_per_second > 0 || launch.Metric(UnitThroughputMetric(traffic.level))) return true;
+  }
+  return false;
+}
+
 // The least time the work could take: every precision's work at its peak,
 // serialized, or the DRAM bytes at DRAM peak, whichever is longer. With
 // measured ceilings, the FP32 work takes at least what FFMA chains of that
@@ -110,26 +124,34 @@ void ComputeFloor(RooflineAnalysis& analysis) {
                                     : 0;
 }
 
-std::string MemorySentence(const RooflineAnalysis& analysis, double memory_percent) {
+// A percent in whole numbers, except where rounding would carry it onto the classifier's bound:
+// 59.6 under a bound of 60 reads "59.6", so "60% ... both under 60%" is never printed.
+std::string WholePercent(double percent, double bound) {
+  if (percent < bound && std::round(percent) >= bound) return fmt::format("{:.1f}", percent);
+  return fmt::format("{:.0f}", percent);
+}
+
+std::string MemorySentence(const RooflineAnalysis& analysis, double memory_percent, double bound) {
   if (analysis.busiest_memory_level.empty()) {
-    return fmt::format("memory is at {:.0f}% of its peak (gpu__compute_memory_throughput)", memory_percent);
+    return fmt::format("memory is at {}% of its peak (gpu__compute_memory_throughput)",
+                       WholePercent(memory_percent, bound));
   }
   if (analysis.busiest_memory_from_unit_throughput) {
     // The unit's throughput, not its bytes: the memory table's percent is the bytes', so say both.
-    std::string sentence = fmt::format(
-        "{} is at {:.0f}% of its peak unit throughput ({})", LevelLabel(analysis.busiest_memory_level),
-        analysis.memory_percent_of_peak, UnitThroughputMetric(analysis.busiest_memory_level));
+    // One clause (the caller joins the other side with "while"): the bytes' share in parentheses.
     const MemoryTraffic* level = FindLevel(analysis, analysis.busiest_memory_level);
-    if (level && level->peak_bytes_per_second > 0) {
-      sentence +=
-          fmt::format(", while the bytes it moves are {:.1f}% of its bandwidth", level->percent_of_peak);
-    }
-    return sentence;
+    std::string bytes =
+        level && level->peak_bytes_per_second > 0
+            ? fmt::format("; the bytes it moves use {:.1f}% of its bandwidth", level->percent_of_peak)
+            : "";
+    return fmt::format("{} is at {}% of its peak unit throughput ({}{})",
+                       LevelLabel(analysis.busiest_memory_level),
+                       WholePercent(analysis.memory_percent_of_peak, bound),
+                       UnitThroughputMetric(analysis.busiest_memory_level), bytes);
   }
   const MemoryTraffic* busiest = FindLevel(analysis, analysis.busiest_memory_level);
-  std::string sentence =
-      fmt::format("{} is at {:.0f}% of its peak", LevelLabel(analysis.busiest_memory_level),
-                  analysis.memory_percent_of_peak);
+  std::string sentence = fmt::format("{} is at {}% of its peak", LevelLabel(analysis.busiest_memory_level),
+                                     WholePercent(analysis.memory_percent_of_peak, bound));
   if (busiest && busiest->peak_bytes_per_second > 0) {
     sentence +=
         fmt::format(" ({} of {})", FormatBandwidth(busiest->achieved_bytes_per_second, QuantityStyle::kFixed),
@@ -138,8 +160,8 @@ std::string MemorySentence(const RooflineAnalysis& analysis, double memory_perce
   return sentence;
 }
 
-std::string ComputeSentence(const RooflineAnalysis& analysis, double compute_percent) {
-  std::string sentence = fmt::format("the SM is at {:.0f}% of its peak", compute_percent);
+std::string ComputeSentence(const RooflineAnalysis& analysis, double compute_percent, double bound) {
+  std::string sentence = fmt::format("the SM is at {}% of its peak", WholePercent(compute_percent, bound));
   if (!analysis.dominant_precision.empty()) {
     sentence += fmt::format(" ({} arithmetic at {:.0f}% of its ceiling)",
                             PrecisionLabel(analysis.dominant_precision), analysis.compute_percent_of_peak);
@@ -167,8 +189,8 @@ std::string IntensitySentence(const RooflineAnalysis& analysis) {
 
 void Classify(const KernelLaunch& launch, const RooflineOptions& options, double compute_percent,
               double memory_percent, RooflineAnalysis& analysis) {
-  std::string memory = MemorySentence(analysis, memory_percent);
-  std::string compute = ComputeSentence(analysis, compute_percent);
+  std::string memory = MemorySentence(analysis, memory_percent, options.bound_percent);
+  std::string compute = ComputeSentence(analysis, compute_percent, options.bound_percent);
   if (std::max(compute_percent, memory_percent) < options.bound_percent) {
     analysis.bottleneck = BottleneckClass::kLatencyBound;
     analysis.reason = fmt::format(
@@ -208,6 +230,7 @@ void SummarizeRoofline(const KernelLaunch& launch, const RooflineOptions& option
   double memory_percent =
       std::max(analysis.memory_throughput_percent.value_or(0), analysis.memory_percent_of_peak);
   analysis.speed_of_light_percent = std::max(compute_percent, memory_percent);
+  analysis.speed_of_light_known = SpeedOfLightMeasured(launch, analysis);
   if (analysis.duration_ns <= 0 || (analysis.compute.empty() && analysis.memory.empty() &&
                                     !analysis.sm_throughput_percent && !analysis.memory_throughput_percent)) {
     analysis.bottleneck = BottleneckClass::kUnknown;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -119,6 +120,19 @@ TEST(Roofline, MissingMetricsAreListedNotZeroed) {
       analysis.missing_metrics.end());
 }
 
+// The speed of light is known only when some percent behind it was measured (issue 35: "0.0%" was
+// printed for a profile with a duration and nothing else).
+TEST(Roofline, SpeedOfLightIsKnownOnlyWhenMeasured) {
+  auto bare = AnalyzeRoofline(SyntheticLaunch({{"gpu__time_duration.sum", 1000}}), nullptr);
+  EXPECT_FALSE(bare.speed_of_light_known);
+  auto with_ncu =
+      AnalyzeRoofline(SyntheticLaunch({{"gpu__time_duration.sum", 1000},
+                                       {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 0.5}}),
+                      nullptr);
+  EXPECT_TRUE(with_ncu.speed_of_light_known);
+  EXPECT_TRUE(AnalyzeRoofline(ProbeLaunches()[1], nullptr).speed_of_light_known);
+}
+
 TEST(Stalls, LongScoreboardDominatesTheGather) {
   auto launches = ProbeLaunches();
   auto stalls = ExtractStallReasons(launches[2]);
@@ -183,6 +197,14 @@ TEST(Roofline, EveryFixtureVerdictAgreesWithItsNumbers) {
         EXPECT_LT(std::stod(match[1]), std::stod(match[2]));
         EXPECT_LT(roofline.arithmetic_intensity, roofline.ridge_point);
       }
+      // "Neither unit is near its ceiling (... 60% of its peak ..., both under 60%)" would contradict itself.
+      if (roofline.bottleneck == BottleneckClass::kLatencyBound) {
+        const std::regex at(R"(at ([0-9.]+)% of its peak)");
+        for (auto it = std::sregex_iterator(roofline.reason.begin(), roofline.reason.end(), at);
+             it != std::sregex_iterator(); ++it) {
+          EXPECT_LT(std::stod((*it)[1]), RooflineOptions{}.bound_percent);
+        }
+      }
       if (roofline.bottleneck == BottleneckClass::kMemoryBound && roofline.ridge_point > 0 &&
           roofline.arithmetic_intensity >= roofline.ridge_point) {
         ++right_of_ridge;
@@ -193,6 +215,25 @@ TEST(Roofline, EveryFixtureVerdictAgreesWithItsNumbers) {
   }
   EXPECT_GT(checked, 50);
   EXPECT_GT(right_of_ridge, 0);  // the fixtures hold L1- and shared-memory-bound kernels
+}
+
+// --gpu naming another GPU than the profile's is a note, never silent (issue 35).
+TEST(Diagnose, GpuOtherThanTheProfilesIsANote) {
+  auto launches = ParseNcuRawCsv(ReadFixture("h200/uncoalesced_loads/raw.csv"), "raw.csv");
+  ASSERT_TRUE(launches.ok());
+  Profile profile;
+  profile.launches = std::move(launches).value();
+  auto mismatch = [&](const char* gpu) {
+    DiagnoseOptions options;
+    options.gpu = FindGpu(gpu);
+    EXPECT_NE(options.gpu, nullptr);
+    Diagnosis diagnosis = Diagnose(profile, options);
+    return std::any_of(diagnosis.notes.begin(), diagnosis.notes.end(), [](const std::string& note) {
+      return note.find("GPU mismatch") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(mismatch("a100"));
+  EXPECT_FALSE(mismatch("h200"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "analysis/tool.h"
 #include "core/file_io.h"
+#include "core/text.h"
 #include "core/toml_document.h"
 
 namespace kopt {
@@ -28,8 +29,10 @@ Status ReadToolTable(const toml::table& tools, std::string_view file_name, Orche
     std::string tool_id(tool_key.str());
     const ToolDefinition* tool = FindTool(tool_id);
     if (!tool) {
-      return InvalidInput(fmt::format("{}: [tools.{}]: no such tool; `kopt rules` lists the tools",
-                                      Where(file_name, tool_node), tool_id));
+      std::vector<std::string_view> ids;
+      for (const ToolDefinition& known : ToolRegistry()) ids.push_back(known.id);
+      return InvalidInput(fmt::format("{}: [tools.{}]: no such tool{}; `kopt rules` lists the tools",
+                                      Where(file_name, tool_node), tool_id, DidYouMean(tool_id, ids)));
     }
     const toml::table* thresholds = tool_node.as_table();
     if (!thresholds) {
@@ -38,13 +41,29 @@ Status ReadToolTable(const toml::table& tools, std::string_view file_name, Orche
     }
     for (const auto& [name_key, value_node] : *thresholds) {
       std::string name(name_key.str());
+      if (name == "enabled") {
+        std::optional<bool> enabled = value_node.value<bool>();
+        if (!enabled || !value_node.is_boolean()) {
+          return InvalidInput(fmt::format("{}: tools.{}.enabled: expected true or false",
+                                          Where(file_name, value_node), tool_id));
+        }
+        if (*enabled) {
+          options.disabled_tools.erase(tool_id);
+        } else {
+          options.disabled_tools.insert(tool_id);
+        }
+        continue;
+      }
       auto definition =
           std::find_if(tool->thresholds.begin(), tool->thresholds.end(),
                        [&](const ThresholdDefinition& threshold) { return threshold.name == name; });
       if (definition == tool->thresholds.end()) {
-        return InvalidInput(
-            fmt::format("{}: tools.{}.{}: the tool has no such threshold; `kopt rules` lists them",
-                        Where(file_name, value_node), tool_id, name));
+        std::vector<std::string_view> names = {"enabled"};
+        for (const ThresholdDefinition& threshold : tool->thresholds) names.push_back(threshold.name);
+        return InvalidInput(fmt::format(
+            "{}: tools.{}.{}: the tool has no such threshold{}; `kopt rules {}` lists them (and `enabled = "
+            "false` turns the tool off)",
+            Where(file_name, value_node), tool_id, name, DidYouMean(name, names), tool_id));
       }
       KOPT_ASSIGN_OR_RETURN(double value, NumberOf(value_node, file_name, tool_id + "." + name));
       // Out of range, a threshold would silently switch its tool off (or on for every kernel).

@@ -8,9 +8,13 @@
 //   [orchestration]
 //   healthy_percent = 90
 //
+//   [tools.tail_effect]
+//   enabled = false          # turn the tool off: it does not run, the report says so
+//
 // Every table under [tools] must name a registered tool and every key one of
-// its thresholds (`kopt rules` lists them); values are numbers. Errors name
-// the file, the line and the key, and say what was expected.
+// its thresholds (`kopt rules` lists them) or `enabled`; threshold values are
+// numbers, `enabled` a boolean. Errors name the file, the line and the key,
+// say what was expected, and suggest the nearest tool or threshold name.
 #pragma once
 
 #include <string>

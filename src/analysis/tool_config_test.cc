@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace kopt {
 namespace {
 
@@ -30,6 +32,22 @@ TEST(ToolConfig, BadInputNamesFileLineAndKey) {
   ExpectError("[tools.healthy\n", "k.toml:1:");
   ExpectError("colour = 1\n", "unknown top-level key \"colour\"");
   ExpectError("[orchestration]\nspeed = 3\n", "orchestration.speed: unknown key");
+}
+
+// A misspelt tool or threshold name gets the nearest one suggested (issue 35).
+TEST(ToolConfig, MisspeltNamesSuggestTheNearest) {
+  ExpectError("[tools.uncoalesced_load]\nenabled = false\n",
+              "no such tool (did you mean \"uncoalesced_loads\"?)");
+  ExpectError("[tools.healthy]\nmin_speed_of_lite = 80\n", "(did you mean \"min_speed_of_light\"?)");
+  ExpectError("[tools.healthy]\nenabled = \"no\"\n", "tools.healthy.enabled: expected true or false");
+}
+
+// `enabled = false` turns a tool off: it does not run and the kernel's notes say so.
+TEST(ToolConfig, EnabledFalseTurnsAToolOff) {
+  auto options =
+      ParseToolConfig("[tools.tail_effect]\nenabled = false\n[tools.healthy]\nenabled = true\n", "k.toml");
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_EQ(options->disabled_tools, (std::set<std::string>{"tail_effect"}));
 }
 
 TEST(ToolConfig, OutOfRangeThresholdsAreRefusedNotSilentlyApplied) {

@@ -179,16 +179,30 @@ Finding NewFinding(std::string title, double confidence) {
 
 void AddTrafficTerms(const ToolContext& context, double removed_share, const std::string& what,
                      std::vector<GainTerm>& terms, Finding& finding) {
-  const std::pair<const char*, const char*> levels[] = {
-      {"L2", "lts__throughput.avg.pct_of_peak_sustained_elapsed"},
-      {"DRAM", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"}};
-  for (const auto& [level, metric] : levels) {
-    auto percent = context.Metric(metric);
+  // L2's percent is its busiest unit's throughput (lts__throughput), which can be far above the share
+  // of L2 bandwidth its bytes use (the memory table's L2 row): the term says which it is.
+  struct Level {
+    const char* label;
+    const char* key;  // RooflineAnalysis memory level
+    const char* metric;
+    const char* kind;
+  };
+  const Level levels[] = {
+      {"L2", "l2", "lts__throughput.avg.pct_of_peak_sustained_elapsed", "unit throughput"},
+      {"DRAM", "dram", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "throughput"}};
+  for (const Level& level : levels) {
+    auto percent = context.Metric(level.metric);
     if (!percent) continue;
-    finding.evidence.push_back(MakeEvidence(metric, *percent, "%", "", 0));
-    terms.push_back(
-        {fmt::format("{} {:.1f}% × {} throughput {:.1f}%", what, removed_share * 100, level, *percent),
-         removed_share * *percent / 100});
+    finding.evidence.push_back(MakeEvidence(level.metric, *percent, "%", "", 0));
+    std::string description = fmt::format("{} {:.1f}% × {} {} {:.1f}%", what, removed_share * 100,
+                                          level.label, level.kind, *percent);
+    if (std::string_view(level.key) == "l2") {
+      for (const MemoryTraffic& traffic : context.roofline.memory) {
+        if (traffic.level == level.key && traffic.peak_bytes_per_second > 0)
+          description += fmt::format(" (its bytes: {:.1f}% of L2 bandwidth)", traffic.percent_of_peak);
+      }
+    }
+    terms.push_back({std::move(description), removed_share * *percent / 100});
   }
 }
 

@@ -185,6 +185,7 @@ inline std::optional<Finding> RunTool(const std::string& id, const KernelLaunch&
   if (!tool) return std::nullopt;
   RooflineAnalysis roofline;
   roofline.speed_of_light_percent = speed_of_light;
+  roofline.speed_of_light_known = true;
   std::vector<StallReason> stalls;
   std::map<std::string, double> thresholds = ResolveThresholds(*tool, OrchestrationOptions{});
   ToolContext context{launch, roofline, stalls, nullptr, nullptr, nullptr, nullptr, nullptr, &thresholds};

@@ -7,6 +7,8 @@
 #include "analysis/tool.h"
 #include "analysis/tool_config.h"
 #include "analysis/tool_selection.h"
+#include "core/terminal_text.h"
+#include "core/text.h"
 #include "harness/candidate_policy.h"
 #include "report/renderer.h"
 
@@ -41,33 +43,51 @@ std::string InputsText(const ToolDefinition& tool, bool optional) {
   return text.empty() ? "none" : text;
 }
 
-void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& values, bool markdown,
-               std::ostream& out) {
-  out << (markdown ? "## " : "") << tool.id << (markdown ? "" : "  ·  ") << (markdown ? "\n\n" : "")
-      << tool.title << " (" << ToolFamilyName(tool.family) << ")\n";
-  std::string bullet = markdown ? "- " : "    ";
-  out << bullet << "runs for: " << ClassesText(tool) << "\n";
-  out << bullet << "trigger: " << tool.trigger << "\n";
-  out << bullet << "inputs: " << InputsText(tool, false) << "\n";
-  out << bullet << "optional inputs: " << InputsText(tool, true) << "\n";
+// One "label: text" item of a tool or policy rule: a Markdown bullet, or an indented terminal line
+// wrapped to `width` (0: not wrapped) with its continuation under the text.
+struct ItemWriter {
+  bool markdown;
+  int width;
+  std::ostream& out;
+  void operator()(std::string_view label, std::string_view text) const {
+    std::string prefix = fmt::format("{}{}: ", markdown ? "- " : "    ", label);
+    if (markdown || width <= 0) {
+      out << prefix << text << "\n";
+      return;
+    }
+    for (const std::string& line : WrapHanging(prefix, text, static_cast<size_t>(width))) out << line << "\n";
+  }
+};
+
+void WriteText(const ToolDefinition& tool, const std::map<std::string, double>& values, bool enabled,
+               const ItemWriter& item) {
+  std::ostream& out = item.out;
+  out << (item.markdown ? "## " : "") << tool.id << (item.markdown ? "" : "  ·  ")
+      << (item.markdown ? "\n\n" : "") << tool.title << " (" << ToolFamilyName(tool.family) << ")\n";
+  if (!enabled) item("turned off", "enabled = false in the tool configuration");
+  item("runs for", ClassesText(tool));
+  item("trigger", tool.trigger);
+  item("inputs", InputsText(tool, false));
+  item("optional inputs", InputsText(tool, true));
   for (const ThresholdDefinition& threshold : tool.thresholds) {
     double value = values.at(threshold.name);
-    out << bullet << "threshold " << threshold.name << " = " << fmt::format("{:g}", value)
-        << (threshold.unit.empty() ? "" : " " + threshold.unit)
-        << (value != threshold.default_value ? fmt::format(" (default {:g})", threshold.default_value) : "")
-        << ": " << threshold.description << "\n";
+    item(fmt::format(
+             "threshold {} = {:g}{}{}", threshold.name, value,
+             threshold.unit.empty() ? "" : " " + threshold.unit,
+             value != threshold.default_value ? fmt::format(" (default {:g})", threshold.default_value) : ""),
+         threshold.description);
   }
-  out << bullet << "gain: " << GainBoundText(tool.gain_bound) << "\n";
-  if (!tool.finding_ids.empty())
-    out << bullet << "finding ids: " << fmt::format("{}", fmt::join(tool.finding_ids, ", ")) << "\n";
-  if (!tool.subsumes.empty())
-    out << bullet << "explains also: " << fmt::format("{}", fmt::join(tool.subsumes, ", ")) << "\n";
+  item("gain", GainBoundText(tool.gain_bound));
+  if (!tool.finding_ids.empty()) item("finding ids", fmt::format("{}", fmt::join(tool.finding_ids, ", ")));
+  if (!tool.subsumes.empty()) item("explains also", fmt::format("{}", fmt::join(tool.subsumes, ", ")));
   out << "\n";
 }
 
-nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::string, double>& values) {
+nlohmann::ordered_json ToolJson(const ToolDefinition& tool, const std::map<std::string, double>& values,
+                                bool enabled) {
   nlohmann::ordered_json json;
   json["id"] = tool.id;
+  json["enabled"] = enabled;
   json["title"] = tool.title;
   json["family"] = std::string(ToolFamilyName(tool.family));
   json["relevant_classes"] = nlohmann::ordered_json::array();
@@ -100,7 +120,7 @@ Status WritePolicyRules(const RulesOptions& options, ReportFormat format, std::o
   nlohmann::ordered_json rules = nlohmann::ordered_json::array();
   if (format == ReportFormat::kMarkdown) out << "# kopt bench candidate policy\n\n";
   const bool markdown = format == ReportFormat::kMarkdown;
-  const std::string bullet = markdown ? "- " : "    ";
+  const ItemWriter item{markdown, options.width, out};
   for (const PolicyRule& rule : PolicyRules()) {
     if (!options.tool.empty() && rule.id != options.tool) continue;
     if (format == ReportFormat::kJson) {
@@ -108,11 +128,11 @@ Status WritePolicyRules(const RulesOptions& options, ReportFormat format, std::o
       continue;
     }
     out << (markdown ? "## " : "") << rule.id << (markdown ? "\n\n" : "\n");
-    out << bullet << "matches: " << rule.matches << "\n";
-    out << bullet << "why: " << rule.why << "\n";
-    out << bullet << "help: " << rule.help << "\n";
-    out << bullet << "allow: --allow " << rule.id << ", or [policy] allow = [\"" << rule.id
-        << "\"] in task.toml\n\n";
+    item("matches", rule.matches);
+    item("why", rule.why);
+    item("help", rule.help);
+    item("allow", fmt::format("--allow {}, or [policy] allow = [\"{}\"] in task.toml", rule.id, rule.id));
+    out << "\n";
   }
   if (format == ReportFormat::kJson) {
     nlohmann::ordered_json root;
@@ -137,17 +157,21 @@ Status RunRules(const RulesOptions& options, std::ostream& out) {
     KOPT_ASSIGN_OR_RETURN(orchestration, LoadToolConfig(options.config_path));
   }
   if (!options.tool.empty() && !FindTool(options.tool)) {
-    return NotFound(fmt::format("no tool \"{}\"; `kopt rules` lists them", options.tool));
+    std::vector<std::string_view> ids;
+    for (const ToolDefinition& tool : ToolRegistry()) ids.push_back(tool.id);
+    return NotFound(fmt::format("no tool \"{}\"{}; `kopt rules` lists them", options.tool,
+                                DidYouMean(options.tool, ids)));
   }
   nlohmann::ordered_json tools = nlohmann::ordered_json::array();
   if (format == ReportFormat::kMarkdown) out << "# kopt micro-profiling tools\n\n";
   for (const ToolDefinition& tool : ToolRegistry()) {
     if (!options.tool.empty() && tool.id != options.tool) continue;
     auto values = ResolveThresholds(tool, orchestration);
+    bool enabled = !orchestration.disabled_tools.count(tool.id);
     if (format == ReportFormat::kJson) {
-      tools.push_back(ToolJson(tool, values));
+      tools.push_back(ToolJson(tool, values, enabled));
     } else {
-      WriteText(tool, values, format == ReportFormat::kMarkdown, out);
+      WriteText(tool, values, enabled, ItemWriter{format == ReportFormat::kMarkdown, options.width, out});
     }
   }
   if (format == ReportFormat::kJson) {
@@ -157,7 +181,10 @@ Status RunRules(const RulesOptions& options, std::ostream& out) {
     root["tools"] = tools;
     out << root.dump(2) << "\n";
   } else if (options.tool.empty()) {
-    out << ToolRegistry().size() << " tools. Override thresholds with --config FILE ([tools.<id>] tables).\n";
+    out << ToolRegistry().size()
+        << " tools. Override thresholds with --config FILE ([tools.<id>] tables; enabled = false turns a "
+           "tool "
+           "off).\n";
   }
   return Status::Ok();
 }

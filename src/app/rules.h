@@ -16,6 +16,7 @@ struct RulesOptions {
   std::string config_path;      // optional tool config (analysis/tool_config.h)
   std::string tool;             // only this tool (with `policy`: this construct); empty: all
   bool policy = false;          // the candidate policy's table instead of the tools
+  int width = 0;                // term: wrap the lines to this many columns; 0: no wrapping
 };
 
 Status RunRules(const RulesOptions& options, std::ostream& out);

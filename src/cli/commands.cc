@@ -12,6 +12,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "app/ask.h"
 #include "app/bench.h"
@@ -25,6 +27,7 @@
 #include "app/rules.h"
 #include "app/suite.h"
 #include "app/task_import.h"
+#include "cli/help_documents.h"
 #include "core/interrupt.h"
 #include "core/subprocess.h"
 #include "core/terminal_text.h"
@@ -74,6 +77,11 @@ void AddColorOption(CLI::App& command, std::string& when) {
       ->capture_default_str();
 }
 
+// --quiet of the commands that draw a progress line on stderr: no progress (errors are still printed).
+void AddQuietOption(CLI::App& command, bool& quiet) {
+  command.add_flag("--quiet,-q", quiet, "No progress lines on stderr (errors are still printed)");
+}
+
 // The columns of the terminal on stdout; 100 when stdout is no terminal (a file or pipe gets the same
 // report wherever it is made).
 int TerminalWidth() {
@@ -110,7 +118,9 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
   auto options = std::make_shared<ExplainOptions>();
   auto targets = std::make_shared<std::vector<std::string>>();
   auto color = std::make_shared<std::string>("auto");
+  auto quiet = std::make_shared<bool>(false);
   AddColorOption(command, *color);
+  AddQuietOption(command, *quiet);
   command.add_option(
       "target", *targets,
       "ncu raw-page CSV export, profile bundle directory, .ncu-rep report, or .cu file; several "
@@ -183,7 +193,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "explain tests/fixtures/h200/uncoalesced_loads/raw.csv\n"
       "  kopt explain my_kernel.cu --format html -o report.html\n  kopt explain -- ./app --size 4096\n"
       "  kopt explain raw.csv --llm --llm-config llm.toml");
-  return [options, targets, color, &program_argv]() {
+  return [options, targets, color, quiet, &program_argv]() {
     options->settings.profile.program_argv = program_argv;
     if (!targets->empty()) {
       options->settings.profile.target = targets->front();
@@ -206,7 +216,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       options->settings.profile.collection.timeline = false;
     options->color = ColorWanted(*color);
     options->width = TerminalWidth();
-    options->progress = isatty(STDERR_FILENO);
+    options->progress = isatty(STDERR_FILENO) && !*quiet;
     auto runner = MakeSystemCommandRunner();
     return RunExplain(*options, *runner, std::cout);
   };
@@ -363,7 +373,10 @@ std::function<Status()> DeclareRules(CLI::App& command, const std::vector<std::s
       "--policy", options->policy,
       "List the static policy of kopt bench instead: the constructs a candidate may not use, why, "
       "and how to allow one");
-  return [options]() { return RunRules(*options, std::cout); };
+  return [options]() {
+    options->width = TerminalWidth();
+    return RunRules(*options, std::cout);
+  };
 }
 
 // The harness options `kopt bench` and `kopt optimize` share (measure/measure.h).
@@ -429,6 +442,8 @@ void AddMeasureOptions(CLI::App& command, MeasureSettings& settings) {
 std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<BenchOptions>();
   auto seed = std::make_shared<long long>(-1);
+  auto quiet = std::make_shared<bool>(false);
+  AddQuietOption(command, *quiet);
   command.add_option("task", options->task_directory, "Task directory (task.toml + reference.cu)")
       ->required();
   command.add_option("candidates", options->candidate_paths,
@@ -471,9 +486,9 @@ std::function<Status()> DeclareBench(CLI::App& command, const std::vector<std::s
       "Exit status: 0 when the run completed (even with failing candidates), 1 when the reference failed, 2 "
       "on bad input.\n\nExamples:\n  kopt bench examples/tasks/saxpy\n"
       "  kopt bench examples/tasks/softmax my_softmax.cu --format json -o result.json");
-  return [options, seed]() {
+  return [options, seed, quiet]() {
     if (*seed >= 0) options->measure.seed = static_cast<uint64_t>(*seed);
-    options->progress = isatty(STDERR_FILENO);
+    options->progress = isatty(STDERR_FILENO) && !*quiet;
     auto runner = MakeSystemCommandRunner();
     return RunBench(*options, DefaultBenchEnvironment(*runner, std::cerr), std::cout);
   };
@@ -588,7 +603,7 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   command.add_option("--format,-f", line->options.format, "Final report: term, md, json or html")
       ->capture_default_str();
   AddReportOutputOption(command, line->options.output_path);
-  command.add_flag("--quiet,-q", line->options.quiet, "No progress lines");
+  AddQuietOption(command, line->options.quiet);
   AddMeasureOptions(command, settings.measure);
   command.footer(
       "Exit status: 0 when the run finished, 1 when the reference failed, 2 on bad input or a paused run "
@@ -713,7 +728,7 @@ std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::s
   command.add_option("--format,-f", options.format, "Final table: term, md, json or html")
       ->capture_default_str();
   command.add_option("--output,-o", options.output_path, "Write the final table to FILE");
-  command.add_flag("--quiet,-q", options.quiet, "No progress lines");
+  AddQuietOption(command, options.quiet);
   CLI::App* status = command.add_subcommand("status", "The table so far of a suite (running or interrupted)");
   status->add_option("--workspace,-w", line->status.workspace, "Workspace directory")->capture_default_str();
   status->add_option("--name", line->status.name, "The suite's name")->capture_default_str();
@@ -820,6 +835,30 @@ std::function<Status()> DeclareCalibrate(CLI::App& command, const std::vector<st
   };
 }
 
+std::function<Status()> DeclareCompletion(CLI::App& command, const std::vector<std::string>&) {
+  auto shell = std::make_shared<std::string>();
+  command.add_option("shell", *shell, "The shell: bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
+  command.footer(
+      "cmake --install puts both scripts where bash-completion and zsh look. By hand:\n"
+      "  kopt completion bash > ~/.local/share/bash-completion/completions/kopt\n"
+      "  kopt completion zsh > ~/.zfunc/_kopt   # a directory on $fpath");
+  return [shell, &command]() {
+    const CLI::App& app = *command.get_parent();
+    std::cout << (*shell == "zsh" ? ZshCompletionScript(app) : BashCompletionScript(app));
+    return Status::Ok();
+  };
+}
+
+std::function<Status()> DeclareMan(CLI::App& command, const std::vector<std::string>&) {
+  command.footer("cmake --install puts it in share/man/man1/kopt.1. Without installing: kopt man | man -l -");
+  return [&command]() {
+    std::cout << ManPage(*command.get_parent(), KOPT_VERSION);
+    return Status::Ok();
+  };
+}
+
 const std::vector<Command>& CommandTable() {
   static const std::vector<Command> kCommands = {
       {"explain", "Explain what limits a kernel, from a profile, a report, a .cu file or a program",
@@ -843,8 +882,65 @@ const std::vector<Command>& CommandTable() {
        DeclarePlan},
       {"calibrate", "Measure this GPU's achievable ceilings (bandwidth and FLOP rate by size) for explain",
        DeclareCalibrate},
+      {"completion", "Print the bash or zsh completion script", DeclareCompletion},
+      {"man", "Print the man page (roff): kopt man | man -l -", DeclareMan},
   };
   return kCommands;
+}
+
+// Whether the command line asks for JSON (-f json, -fjson, --format json, --format=json, or without a
+// format -o FILE.json): its error then goes to stderr as one JSON object, for the program reading it.
+bool JsonRequested(const std::vector<std::string>& arguments) {
+  std::optional<std::string> format;
+  std::optional<std::string> output;
+  for (size_t index = 0; index < arguments.size(); ++index) {
+    const std::string& argument = arguments[index];
+    std::string next = index + 1 < arguments.size() ? arguments[index + 1] : "";
+    if (argument == "-f" || argument == "--format") {
+      format = next;
+    } else if (StartsWith(argument, "--format=")) {
+      format = argument.substr(9);
+    } else if (StartsWith(argument, "-f") && argument.size() > 2) {
+      format = argument.substr(2);
+    } else if (argument == "-o" || argument == "--output") {
+      output = next;
+    } else if (StartsWith(argument, "--output=")) {
+      output = argument.substr(9);
+    }
+  }
+  if (format) return ToLowerAscii(*format) == "json";
+  return output && EndsWith(ToLowerAscii(*output), ".json");
+}
+
+// The kind as machine-readable errors name it (docs/json-schema.md, "Errors").
+const char* ErrorKindName(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kOk: return "ok";
+    case ErrorKind::kInvalidInput: return "invalid_input";
+    case ErrorKind::kNotFound: return "not_found";
+    case ErrorKind::kUnavailable: return "unavailable";
+    case ErrorKind::kPermission: return "permission";
+    case ErrorKind::kWorkFailed: return "work_failed";
+    case ErrorKind::kInternal: return "internal";
+  }
+  return "internal";
+}
+
+// The one place errors are printed: "kopt: error: MESSAGE" (sanitized: messages quote input files,
+// compilers and servers), or under JSON {"tool": "kopt", "error": {"kind", "exit_code", "message"}}.
+void PrintError(const Status& status, bool json) {
+  if (!json) {
+    std::cerr << "kopt: error: " << SanitizeLinesForTerminal(status.message()) << "\n";
+    return;
+  }
+  nlohmann::ordered_json error;
+  error["kind"] = ErrorKindName(status.kind());
+  error["exit_code"] = ExitCodeFor(status);
+  error["message"] = status.message();
+  nlohmann::ordered_json document;
+  document["tool"] = "kopt";
+  document["error"] = std::move(error);
+  std::cerr << document.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace
@@ -862,6 +958,7 @@ int RunCommandLine(int argc, char** argv) {
     arguments.erase(dashes, arguments.end());
   }
   // An unknown command is named as such (CLI11 would only say "A subcommand is required").
+  const bool json_errors = JsonRequested(arguments);
   if (!arguments.empty() && !arguments.front().empty() && arguments.front()[0] != '-') {
     const std::vector<Command>& table = CommandTable();
     bool known = std::any_of(table.begin(), table.end(),
@@ -869,9 +966,13 @@ int RunCommandLine(int argc, char** argv) {
     if (!known) {
       std::string names;
       for (const Command& command : table) names += (names.empty() ? "" : ", ") + std::string(command.name);
-      std::cerr << "kopt: error: unknown command \"" << SanitizeForTerminal(arguments.front())
-                << "\"; the commands are " << names << " (kopt --help describes them)\n";
-      return 2;
+      std::vector<std::string_view> command_names;
+      for (const Command& command : table) command_names.push_back(command.name);
+      Status unknown = InvalidInput("unknown command \"" + arguments.front() + "\"" +
+                                    DidYouMean(arguments.front(), command_names) + "; the commands are " +
+                                    names + " (kopt --help describes them)");
+      PrintError(unknown, json_errors);
+      return ExitCodeFor(unknown);
     }
   }
   std::function<Status()> action;
@@ -884,6 +985,11 @@ int RunCommandLine(int argc, char** argv) {
     std::reverse(arguments.begin(), arguments.end());  // CLI11 takes the arguments reversed
     app.parse(arguments);
   } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() != 0 && json_errors) {
+      Status usage = InvalidInput(error.what());
+      PrintError(usage, true);
+      return ExitCodeFor(usage);
+    }
     int code = app.exit(error);
     return code == 0 ? 0 : 2;
   }
@@ -895,8 +1001,7 @@ int RunCommandLine(int argc, char** argv) {
   if (!std::cout.flush() && status.ok()) {
     status = InvalidInput("standard output: write failed: " + std::string(std::strerror(errno)));
   }
-  // Messages quote input files, compilers and servers: sanitized.
-  if (!status.ok()) std::cerr << "kopt: error: " << SanitizeLinesForTerminal(status.message()) << "\n";
+  if (!status.ok()) PrintError(status, json_errors);
   return ExitCodeFor(status);
 }
 

@@ -67,16 +67,25 @@ TextUnit NextUnit(std::string_view text, size_t position) {
   return {std::min(SequenceLength(static_cast<unsigned char>(text[position])), text.size() - position), 1};
 }
 
-// Appends `word` to `lines`, splitting it into pieces of at most `width`.
+// Appends `word` to `lines`, splitting it into pieces of at most `width`: after a '.', '_', '/',
+// '-' or ',' where one is in the piece's last two thirds (a metric name breaks between its parts,
+// "…pct_of_peak_sustained_" / "active", not mid-part), else at the width.
 void AppendLongWord(std::string_view word, size_t width, std::vector<std::string>& lines) {
   std::string piece;
   size_t piece_width = 0;
   for (size_t position = 0; position < word.size();) {
     TextUnit unit = NextUnit(word, position);
     if (piece_width + unit.width > width) {
-      lines.push_back(piece);
-      piece.clear();
-      piece_width = 0;
+      size_t cut = piece.find_last_of("._/-,");
+      if (cut != std::string::npos && DisplayWidth(std::string_view(piece).substr(0, cut + 1)) * 3 >= width) {
+        lines.push_back(piece.substr(0, cut + 1));
+        piece.erase(0, cut + 1);
+        piece_width = DisplayWidth(piece);
+      } else {
+        lines.push_back(piece);
+        piece.clear();
+        piece_width = 0;
+      }
     }
     piece += word.substr(position, unit.length);
     piece_width += unit.width;
@@ -155,6 +164,15 @@ std::string Truncate(std::string_view text, size_t width) {
   std::string cut;
   for (size_t index = 0; index + 1 < width; ++index) cut += points[index];
   return cut + "…";
+}
+
+std::vector<std::string> WrapHanging(std::string_view first_prefix, std::string_view text, size_t width) {
+  size_t indent = DisplayWidth(first_prefix);
+  size_t available = width > indent + 20 ? width - indent : 20;
+  std::vector<std::string> lines = WrapText(text, available);
+  for (size_t index = 0; index < lines.size(); ++index)
+    lines[index] = (index == 0 ? std::string(first_prefix) : std::string(indent, ' ')) + lines[index];
+  return lines;
 }
 
 std::vector<std::string> WrapText(std::string_view text, size_t width) {

@@ -45,4 +45,8 @@ std::string Truncate(std::string_view text, size_t width);
 // longer than a line are split. Never returns an empty vector.
 std::vector<std::string> WrapText(std::string_view text, size_t width);
 
+// `text` wrapped to lines of `width` code points: the first after `first_prefix`, the
+// continuation lines indented to the prefix's width (at least 20 code points of text per line).
+std::vector<std::string> WrapHanging(std::string_view first_prefix, std::string_view text, size_t width);
+
 }  // namespace kopt

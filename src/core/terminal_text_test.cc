@@ -68,5 +68,22 @@ TEST(TerminalTextTest, WrapsAtSpacesAndSplitsLongWords) {
   EXPECT_EQ(WrapText("", 10).size(), 1u);
 }
 
+TEST(TerminalTextTest, WrapHangingIndentsContinuationsUnderTheText) {
+  std::vector<std::string> lines =
+      WrapHanging("    trigger: ", "one two three four five six seven eight nine ten eleven", 40);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "    trigger: one two three four five six");
+  EXPECT_EQ(lines[1], "             seven eight nine ten eleven");
+}
+
+// A metric name too long for its column breaks between its parts, never mid-word (issue 35).
+TEST(TerminalTextTest, LongMetricNamesBreakBetweenTheirParts) {
+  std::vector<std::string> lines =
+      WrapText("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", 40);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "sm__inst_executed_pipe_fma.avg.pct_of_");
+  EXPECT_EQ(lines[1], "peak_sustained_active");
+}
+
 }  // namespace
 }  // namespace kopt

@@ -1,5 +1,6 @@
 #include "core/text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -210,6 +211,35 @@ bool LooksBinary(std::string_view bytes) {
     i += continuation + 1;
   }
   return false;
+}
+
+size_t EditDistance(std::string_view first, std::string_view second) {
+  std::vector<size_t> row(second.size() + 1);
+  for (size_t column = 0; column <= second.size(); ++column) row[column] = column;
+  for (size_t line = 1; line <= first.size(); ++line) {
+    size_t diagonal = row[0];
+    row[0] = line;
+    for (size_t column = 1; column <= second.size(); ++column) {
+      size_t above = row[column];
+      size_t substitution = diagonal + (first[line - 1] == second[column - 1] ? 0 : 1);
+      row[column] = std::min({above + 1, row[column - 1] + 1, substitution});
+      diagonal = above;
+    }
+  }
+  return row[second.size()];
+}
+
+std::string DidYouMean(std::string_view word, const std::vector<std::string_view>& candidates) {
+  std::string_view best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (std::string_view candidate : candidates) {
+    size_t distance = EditDistance(word, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best.empty() ? "" : " (did you mean \"" + std::string(best) + "\"?)";
 }
 
 std::string Abbreviate(std::string_view text, size_t max_chars) {

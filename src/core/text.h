@@ -61,6 +61,13 @@ std::string_view StripUtf8ByteOrderMark(std::string_view bytes);
 // "1 launch", "3 launches": the count with the noun in its number.
 std::string CountText(size_t count, std::string_view singular, std::string_view plural);
 
+// Levenshtein distance (insertions, deletions, substitutions of bytes).
+size_t EditDistance(std::string_view first, std::string_view second);
+
+// " (did you mean \"x\"?)" for the candidate nearest `word` when it is within a small edit
+// distance (about a third of the word, at least 2), else "": the hint of "unknown name" messages.
+std::string DidYouMean(std::string_view word, const std::vector<std::string_view>& candidates);
+
 // Shortens `text` to at most `max_chars` characters, marking the cut with "…".
 std::string Abbreviate(std::string_view text, size_t max_chars);
 

@@ -96,3 +96,16 @@ TEST(TextTest, SplitWords) {
 
 }  // namespace
 }  // namespace kopt
+
+namespace kopt {
+namespace {
+
+TEST(TextTest, DidYouMeanNamesTheNearestCandidate) {
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(DidYouMean("uncoalesced_load", {"uncoalesced_loads", "uncoalesced_stores"}),
+            " (did you mean \"uncoalesced_loads\"?)");
+  EXPECT_EQ(DidYouMean("zzzz", {"uncoalesced_loads", "tail_effect"}), "");
+}
+
+}  // namespace
+}  // namespace kopt

@@ -26,6 +26,10 @@ Result<ProfileComparison> ExplainDiff(const DiffSettings& settings, CommandRunne
     KOPT_ASSIGN_OR_RETURN(KernelPairSpec spec, ParseKernelPairSpec(pair));
     comparison_options.pairs.push_back(spec);
   }
+  // Two profiles that are read: options of live collection would be silently ignored.
+  ProfileRequest before = RequestForTarget(settings.profile, settings.before);
+  if (!IsLiveRequest(before) && !IsLiveRequest(RequestForTarget(settings.profile, settings.after)))
+    KOPT_RETURN_IF_ERROR(CheckCollectionOptionsApply(before));
   KOPT_ASSIGN_OR_RETURN(ProfilePair pair,
                         LoadPair(settings.profile, settings.before, settings.after, runner));
   if (check_inputs) KOPT_RETURN_IF_ERROR(check_inputs(InputPathsOf({&pair.before, &pair.after})));

@@ -135,6 +135,7 @@ Result<Diagnosis> Explain(const ExplainSettings& settings, const ExplainEnvironm
   }
   PhaseTimer phases;  // live collection: where the seconds go (Diagnosis::collection_phases)
   bool live = IsLiveRequest(settings.profile);
+  if (!live) KOPT_RETURN_IF_ERROR(CheckCollectionOptionsApply(settings.profile));
   KOPT_ASSIGN_OR_RETURN(Profile profile, LoadChecked(settings, environment, live, phases, notes));
   std::optional<CeilingsTable> ceilings;
   KOPT_ASSIGN_OR_RETURN(ceilings, CeilingsFor(settings, profile, notes));

@@ -1,5 +1,8 @@
 #include "explain/profile_request.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <filesystem>
 
 namespace kopt {
@@ -9,6 +12,24 @@ ProfileRequest RequestFor(const std::string& target, const std::string& kernel_r
   request.target = target;
   request.kernel_regex = kernel_regex;
   return request;
+}
+
+Status CheckCollectionOptionsApply(const ProfileRequest& request) {
+  const CollectionSettings defaults;
+  std::vector<std::string> given;
+  if (request.collection.section_set != defaults.section_set) given.push_back("--set");
+  if (request.collection.launches_per_configuration != defaults.launches_per_configuration)
+    given.push_back("--launches-per-kernel");
+  if (!request.work_directory.empty()) given.push_back("--work-dir");
+  if (given.empty()) return Status::Ok();
+  std::string names =
+      given.size() == 1
+          ? given[0]
+          : fmt::format("{} and {}", fmt::join(given.begin(), given.end() - 1, ", "), given.back());
+  return InvalidInput(fmt::format(
+      "{} {} for live collection (a .cu TARGET or a program after --); {} is a profile that is read, not "
+      "collected: leave {} out",
+      names, given.size() == 1 ? "is" : "are", request.target, given.size() == 1 ? "it" : "them"));
 }
 
 bool IsLiveRequest(const ProfileRequest& request) {

@@ -49,6 +49,11 @@ ProfileRequest RequestFor(const std::string& target, const std::string& kernel_r
 // True when loading the request collects live (a .cu target or a program).
 bool IsLiveRequest(const ProfileRequest& request);
 
+// InvalidInput naming them when `request` carries options of live collection (--set,
+// --launches-per-kernel, --work-dir) but is not live (IsLiveRequest): they would be
+// silently ignored. The caller decides when the request is a profile that is read.
+Status CheckCollectionOptionsApply(const ProfileRequest& request);
+
 // The request as the profile loader takes it (collection settings applied).
 ProfileSources ResolveProfileSources(const ProfileRequest& request);
 

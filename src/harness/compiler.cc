@@ -280,7 +280,7 @@ CompileResult ClassifyFinishedCompile(const TaskSpec& task, const CommandResult&
   } else if (OutputShowsMissingEntryPoint(result.compiler_output, task.entry)) {
     result.outcome = CompileOutcome::kMissingEntryPoint;
     result.message =
-        fmt::format("the candidate does not define the entry point with the expected signature; expected: {}",
+        fmt::format("the source does not define the entry point with the expected signature; expected: {}",
                     EntryPrototype(task));
   } else {
     result.outcome = CompileOutcome::kCompileError;

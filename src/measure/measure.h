@@ -67,6 +67,9 @@ struct MeasureSettings {
   bool rerun = false;               // measure again what the workspace already has
   int device = 0;                   // CUDA device ordinal
   bool compile_only = false;        // compile, report compile results, run nothing
+  // The command that measures, as its messages name it; only kopt bench has --compile-only, so only
+  // its no-GPU error suggests it.
+  std::string command = "kopt bench";
   // Extra header directories for every compile (-I, in order; --include-dir),
   // part of the compiler flags and so of the resume key and compile cache.
   std::vector<std::string> include_directories;

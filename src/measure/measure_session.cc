@@ -68,10 +68,18 @@ Status ResolveDevice(const MeasureSettings& settings, const MeasureEnvironment& 
     plan.architecture = kDefaultCompileOnlyArchitecture;
     return Status::Ok();
   }
-  return Unavailable("no NVIDIA GPU found (" + gpus.status().message() +
-                     "). kopt bench runs every candidate on a GPU; to only compile them on this machine, use "
-                     "--compile-only (with --arch, default " +
-                     kDefaultCompileOnlyArchitecture + ")");
+  std::string message = "no NVIDIA GPU found (" + gpus.status().message() + "). " + settings.command +
+                        " runs every candidate on a GPU";
+  if (settings.command == "kopt bench") {
+    message +=
+        std::string("; to only compile them on this machine, use --compile-only (with --arch, default ") +
+        kDefaultCompileOnlyArchitecture + ")";
+  } else {
+    message +=
+        "; run it on a machine with an NVIDIA GPU (kopt bench --compile-only checks that candidates compile "
+        "without one)";
+  }
+  return Unavailable(message);
 }
 
 // The first line of compiler output that names an error, else its first line.

@@ -3,6 +3,7 @@
 // verdict as an Evaluation, recorded in the tree.
 #include <fmt/format.h>
 
+#include "core/quantity_format.h"
 #include "core/text.h"
 #include "optimize/optimization_run.h"
 #include "search/transposition_key.h"
@@ -48,8 +49,11 @@ NodeStatus StatusForFailure(FailureKind kind) {
 
 }  // namespace
 
+// Four significant digits in µs, the unit of most kernels; from 10 ms on (where "{:.4g}" would print
+// an exponent, "1.234e+04 µs") in the unit that fits.
 std::string FormatSeconds(double seconds) {
-  return fmt::format("{:.4g} µs", seconds * 1e6);
+  if (seconds * 1e6 < 1e4) return fmt::format("{:.4g} µs", seconds * 1e6);
+  return FormatDuration(seconds * 1e9, QuantityStyle::kFixed);
 }
 
 Evaluation EvaluationOf(const MeasurementEntry& entry, bool energy_asked, NodeRecord& record) {

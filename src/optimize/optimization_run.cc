@@ -105,6 +105,7 @@ Status OptimizationRun::OpenSessions() {
   if (settings_.devices.empty()) return InvalidInput("--devices: expected at least one CUDA ordinal");
   for (int device : settings_.devices) {
     MeasureSettings measure = settings_.measure;
+    measure.command = "kopt optimize";
     measure.device = device;
     measure.seed = state_.seed;  // the same check seeds on every device and on resume
     KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(state_.task_directory));

@@ -81,8 +81,8 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
        SignedDuration(delta) + " (" +
            SignedPercent(before.roofline.duration_ns > 0 ? delta / before.roofline.duration_ns : 0) + ")"});
   summary.rows.push_back({"class", BottleneckLabel(before.roofline), BottleneckLabel(after.roofline), ""});
-  summary.rows.push_back({"speed of light", FormatPercent(before.roofline.speed_of_light_percent, kStyle),
-                          FormatPercent(after.roofline.speed_of_light_percent, kStyle), ""});
+  summary.rows.push_back(
+      {"speed of light", SpeedOfLightText(before.roofline), SpeedOfLightText(after.roofline), ""});
   summary.rows.push_back(
       {"roofline floor", Duration(before.roofline.floor_ns), Duration(after.roofline.floor_ns), ""});
   doc.Table(summary);

@@ -117,7 +117,7 @@ TEST(EnergySection, AbsentWithoutATable) {
 
 TEST(EnergySection, JsonEveryNumberWithItsUnit) {
   nlohmann::json json = nlohmann::json::parse(Render(ReportFormat::kJson, SampleWithEnergy()));
-  EXPECT_EQ(json["schema_version"], "1.6");
+  EXPECT_EQ(json["schema_version"], "1.7");
   const nlohmann::json& energy = json["kernels"][0]["energy"];
   EXPECT_EQ(energy["coefficients"]["gpu"], "NVIDIA H200");
   EXPECT_EQ(energy["skipped"], false);

@@ -162,7 +162,7 @@ std::string SummaryTable(const Diagnosis& diagnosis) {
             Cell(total > 0 ? H(FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed)) : "n/a",
                  true) +
             "<td class=\"nowrap\">" + H(BottleneckClassName(kernel.roofline.bottleneck)) + "</td>" +
-            Cell(H(FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed)), true) +
+            Cell(H(SpeedOfLightText(kernel.roofline)), true) +
             Cell(primary ? SeverityBadge(primary->severity) + " " + H(primary->title) : "none") + "</tr>";
   }
   return html + "</table></section>";
@@ -208,7 +208,7 @@ std::string KeyNumbers(const RooflineAnalysis& roofline) {
                      Card("duration", FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed));
   if (roofline.floor_ns > 0)
     html += Card("roofline floor", FormatDuration(roofline.floor_ns, QuantityStyle::kTrimmed));
-  html += Card("speed of light", FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed));
+  html += Card("speed of light", SpeedOfLightText(roofline));
   html += Card("arithmetic intensity", IntensityText(roofline));
   if (roofline.ridge_point > 0) {
     html += Card("ridge point (" + PrecisionLabel(roofline.dominant_precision) + ")",

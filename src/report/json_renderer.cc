@@ -118,6 +118,8 @@ Json Stage1Json(const RooflineAnalysis& roofline) {
   json["duration"] = Quantity(roofline.duration_ns, "ns");
   json["floor"] = KnownQuantity(roofline.floor_ns, "ns");
   json["speed_of_light"] = Quantity(roofline.speed_of_light_percent, "%");
+  // false: nothing behind the speed of light was measured, and its 0% is no measurement (schema 1.7).
+  json["speed_of_light_measured"] = roofline.speed_of_light_known;
   json["sm_throughput"] = OptionalQuantity(roofline.sm_throughput_percent, "%");
   json["memory_throughput"] = OptionalQuantity(roofline.memory_throughput_percent, "%");
   json["total_work"] = Quantity(roofline.total_flops, "FLOP");

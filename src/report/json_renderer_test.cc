@@ -94,7 +94,7 @@ TEST(JsonRenderTest, FindingsInRankOrderWithEvidenceAndRecommendations) {
 
 TEST(JsonRenderTest, SkippedToolsAndMergedTools) {
   Json json = RenderAndParse(render_test::HealthySkippedMergedSample());
-  EXPECT_EQ(json["schema_version"], "1.6");
+  EXPECT_EQ(json["schema_version"], "1.7");
   const Json& kernel = json["kernels"][0];
   std::vector<std::string> keys;
   for (const auto& item : kernel.items()) keys.push_back(item.key());

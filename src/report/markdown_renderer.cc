@@ -62,11 +62,11 @@ std::string Summary(const Diagnosis& diagnosis) {
   for (size_t index : KernelsByDuration(diagnosis)) {
     const KernelDiagnosis& kernel = diagnosis.kernels[index];
     const Finding* primary = PrimaryFinding(kernel);
-    text += Row({std::to_string(index + 1), MarkdownCode(KernelTitle(kernel)), DurationCellText(kernel),
-                 total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
-                 std::string(BottleneckClassName(kernel.roofline.bottleneck)),
-                 FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
-                 primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
+    text +=
+        Row({std::to_string(index + 1), MarkdownCode(KernelTitle(kernel)), DurationCellText(kernel),
+             total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
+             std::string(BottleneckClassName(kernel.roofline.bottleneck)), SpeedOfLightText(kernel.roofline),
+             primary ? SeverityBadge(primary->severity) + " " + EscapeMarkdown(primary->title) : "none"});
   }
   return text;
 }
@@ -131,9 +131,9 @@ std::string RooflineTables(const RooflineAnalysis& roofline) {
 
 std::string Stage1(const RooflineAnalysis& roofline) {
   std::string text = "\n### Stage 1: roofline\n\n";
-  text += fmt::format("- Duration: {}; speed of light: {}\n",
-                      FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed),
-                      FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed));
+  text +=
+      fmt::format("- Duration: {}; speed of light: {}\n",
+                  FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed), SpeedOfLightText(roofline));
   std::string floor = FloorText(roofline);
   if (!floor.empty()) text += "- " + EscapeMarkdown(floor) + "\n";
   text += "- Arithmetic intensity: " + IntensityText(roofline);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/quantity_format.h"
 #include "core/terminal_text.h"
 #include "core/text_diff.h"
 #include "report/markup_escape.h"
@@ -124,8 +125,8 @@ std::string RenderOptimizeHtml(const OptimizeReportInput& input) {
                       state.stop_reason.empty() ? "" : ": " + EscapeHtml(state.stop_reason));
   std::optional<NodeId> best = state.tree.BestNode();
   html += fmt::format(
-      "<p>Reference {:.4g} µs; best {}; GPU {}; {} evaluations, {:.1f} GPU-s, {} LLM tokens.</p>\n",
-      state.reference_time_s * 1e6,
+      "<p>Reference {}; best {}; GPU {}; {} evaluations, {:.1f} GPU-s, {} LLM tokens.</p>\n",
+      FormatDuration(state.reference_time_s * 1e9, QuantityStyle::kFixed),
       best && *best != 0 ? fmt::format("n{} at {:.2f}×", *best, state.tree.BestSpeedup()) : "the reference",
       EscapeHtml(state.gpu), state.usage.evaluations, state.usage.gpu_seconds,
       state.usage.llm_input_tokens + state.usage.llm_output_tokens);

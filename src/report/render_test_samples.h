@@ -100,6 +100,7 @@ inline KernelDiagnosis SaxpyKernel() {
   roofline.sm_throughput_percent = 18.3;
   roofline.memory_throughput_percent = 80.4;
   roofline.speed_of_light_percent = 80.4;
+  roofline.speed_of_light_known = true;
   roofline.floor_ns = kDramBytes / 4.81e12 * 1e9;
   roofline.bottleneck = BottleneckClass::kMemoryBound;
   roofline.reason =
@@ -226,6 +227,7 @@ inline KernelDiagnosis TransposeKernel() {
   roofline.sm_throughput_percent = 12.0;
   roofline.memory_throughput_percent = 68.0;
   roofline.speed_of_light_percent = 68.0;
+  roofline.speed_of_light_known = true;
   roofline.floor_ns = 5.369e8 / 4.81e12 * 1e9;
   roofline.bottleneck = BottleneckClass::kMemoryBound;
   roofline.reason =
@@ -273,6 +275,7 @@ inline KernelDiagnosis GemmKernel() {
   roofline.busiest_memory_level = "l2";
   roofline.sm_throughput_percent = 84.0;
   roofline.speed_of_light_percent = 84.0;
+  roofline.speed_of_light_known = true;
   roofline.floor_ns = kTensorFlops / 989.4e12 * 1e9;
   roofline.bottleneck = BottleneckClass::kComputeBound;
   roofline.reason =
@@ -416,6 +419,7 @@ inline KernelDiagnosis HealthyFmaKernel() {
   roofline.memory_percent_of_peak = roofline.memory[0].percent_of_peak;
   roofline.sm_throughput_percent = 94.0;
   roofline.speed_of_light_percent = 94.0;
+  roofline.speed_of_light_known = true;
   roofline.floor_ns = kFlops / 66.9e12 * 1e9;
   roofline.bottleneck = BottleneckClass::kComputeBound;
   roofline.reason =

@@ -45,6 +45,6 @@ std::unique_ptr<Renderer> MakeHtmlRenderer(const RenderOptions& options);
 std::unique_ptr<Renderer> MakeFeedbackRenderer(const RenderOptions& options);
 
 // The JSON schema version written as "schema_version" (docs/json-schema.md).
-inline constexpr std::string_view kJsonSchemaVersion = "1.6";
+inline constexpr std::string_view kJsonSchemaVersion = "1.7";
 
 }  // namespace kopt

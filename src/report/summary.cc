@@ -134,6 +134,12 @@ bool IsHealthyVerdict(const Finding& finding) {
   return finding.tool == "healthy";
 }
 
+std::string SpeedOfLightText(const RooflineAnalysis& roofline) {
+  return roofline.speed_of_light_known
+             ? FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed)
+             : "not measured";
+}
+
 std::string_view GainLabel(const Finding& finding) {
   return IsHealthyVerdict(finding) ? "next-order gain" : "est. gain";
 }

@@ -28,6 +28,10 @@ std::string MemoryLevelLabel(std::string_view level);
 // of the DRAM ridge names the level that binds it.
 std::string BottleneckLabel(const RooflineAnalysis& roofline);
 
+// The speed of light as reports print it: "80.1%", or "not measured" when no percent behind it was
+// measured (RooflineAnalysis::speed_of_light_known), never a "0%" that reads as a measurement.
+std::string SpeedOfLightText(const RooflineAnalysis& roofline);
+
 // "OP" for integer precisions (tensor_int8), else "FLOP".
 std::string_view OperationUnit(std::string_view precision);
 

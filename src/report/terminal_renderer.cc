@@ -78,12 +78,7 @@ class Writer {
   // Writes `text` wrapped to the width: the first line after `first_prefix`,
   // continuation lines indented to the prefix's width.
   void Wrapped(std::string_view first_prefix, std::string_view text) {
-    size_t indent = DisplayWidth(first_prefix);
-    size_t available = width() > indent + 20 ? width() - indent : 20;
-    std::vector<std::string> lines = WrapText(text, available);
-    for (size_t index = 0; index < lines.size(); ++index) {
-      Line((index == 0 ? std::string(first_prefix) : std::string(indent, ' ')) + lines[index]);
-    }
+    for (const std::string& line : WrapHanging(first_prefix, text, width())) Line(line);
   }
   void Heading(std::string_view text) {
     Line();
@@ -139,7 +134,7 @@ void WriteSummary(const Diagnosis& diagnosis, Writer& writer) {
          total > 0 ? FormatFraction(KernelTimeNs(kernel) / total, QuantityStyle::kTrimmed) : "n/a",
          writer.Style(BottleneckClassName(kernel.roofline.bottleneck),
                       ClassColor(kernel.roofline.bottleneck)),
-         FormatPercent(kernel.roofline.speed_of_light_percent, QuantityStyle::kTrimmed), top});
+         SpeedOfLightText(kernel.roofline), top});
   }
   WriteTable(table, 2, writer);
 }
@@ -218,7 +213,7 @@ void WriteStage1(const RooflineAnalysis& roofline, bool verbose, Writer& writer)
   writer.Heading("STAGE 1 · ROOFLINE");
   writer.Wrapped("  ", fmt::format("duration {} · speed of light {}",
                                    FormatDuration(roofline.duration_ns, QuantityStyle::kTrimmed),
-                                   FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed)));
+                                   SpeedOfLightText(roofline)));
   std::string floor = FloorText(roofline);
   if (!floor.empty()) writer.Wrapped("  ", floor);
   std::string intensity = "arithmetic intensity " + IntensityText(roofline);

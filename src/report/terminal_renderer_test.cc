@@ -53,6 +53,16 @@ TEST(TerminalRenderTest, ShowsStageOneStallsAndFinding) {
   EXPECT_EQ(text.find("MEMORY-BOUND — Memory-bound:"), std::string::npos);
 }
 
+// A speed of light nothing measured is "not measured", never "0%" (issue 35).
+TEST(TerminalRenderTest, UnmeasuredSpeedOfLightIsNotAPercent) {
+  Diagnosis diagnosis = render_test::MemoryBoundSample();
+  diagnosis.kernels[0].roofline.speed_of_light_percent = 0;
+  diagnosis.kernels[0].roofline.speed_of_light_known = false;
+  std::string text = RenderTerminal(diagnosis);
+  PositionOf(text, "speed of light not measured");
+  EXPECT_EQ(text.find("speed of light 0"), std::string::npos) << text;
+}
+
 TEST(TerminalRenderTest, VerdictComesBeforeTheDetails) {
   std::string text = RenderTerminal(render_test::FindingSample());
   size_t verdict = PositionOf(text, "BOTTLENECK");

@@ -16,6 +16,21 @@ export PATH="$prefix/bin:/usr/bin:/bin"
 [ "$(command -v kopt)" = "$prefix/bin/kopt" ] || fail "kopt is not on PATH from $prefix/bin"
 [ -x "$prefix/bin/kopt-launcher" ] || fail "kopt-launcher is not installed beside kopt"
 [ -d "$prefix/share/kopt/prompts/explain" ] || fail "the prompt templates are not in share/kopt/prompts"
+[ -s "$prefix/share/man/man1/kopt.1" ] || fail "the man page is not in share/man/man1/kopt.1"
+grep -q '^\.SH ENVIRONMENT' "$prefix/share/man/man1/kopt.1" || fail "the man page has no ENVIRONMENT section"
+if command -v man > /dev/null; then
+  MANPATH="$prefix/share/man" man -P cat kopt 2> /dev/null | grep -q "kopt explain" || fail "man kopt does not render"
+fi
+[ -s "$prefix/share/bash-completion/completions/kopt" ] || fail "the bash completion is not installed"
+[ -s "$prefix/share/zsh/site-functions/_kopt" ] || fail "the zsh completion is not installed"
+# The completion offers the commands, and an option of the command being typed (in an empty directory:
+# no file name completes).
+mkdir "$prefix/empty"
+completions=$(cd "$prefix/empty" && bash -c 'source "$1"; COMP_WORDS=(kopt ex); COMP_CWORD=1; _kopt; echo "${COMPREPLY[*]}";
+  COMP_WORDS=(kopt explain --col); COMP_CWORD=2; _kopt; echo "${COMPREPLY[*]}";
+  COMP_WORDS=(kopt suite st); COMP_CWORD=2; _kopt; echo "${COMPREPLY[*]}"' bash \
+  "$prefix/share/bash-completion/completions/kopt") || fail "the bash completion script failed"
+[ "$completions" = $'explain\n--color\nstatus' ] || fail "bash completion: got '$completions'"
 version=$(kopt --version) || fail "kopt --version exited $?"
 echo "$version"
 [[ "$version" =~ ^kopt\ [0-9]+\.[0-9]+\.[0-9]+\ \(commit\ ([0-9a-f]{7,}(-dirty)?|unknown)\)$ ]] ||
