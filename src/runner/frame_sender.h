@@ -2,11 +2,10 @@
 // through three pinned host buffers: while one piece is written to the
 // channel, the next is copied from the device into another buffer, so a
 // large output (256 MiB for KernelBench level1/88) costs about its pipe
-// write alone instead of a pageable copy plus the write. Pieces are lent to a pipe (OutputChannel::Lend, vmsplice: no
-// copy in this process); a buffer is reused only after the parent has read
-// what was lent from it (OutputChannel::Consumed), across frames too. On a
-// pulled channel (OutputChannel::pulled) the parent copies each piece from
-// the buffer itself, and Send returns only when it has the whole frame.
+// write alone instead of a pageable copy plus the write. Pieces are lent to a pipe (OutputChannel::Lend,
+// vmsplice: no copy in this process); a buffer is reused only after the parent has read what was lent from it
+// (OutputChannel::Consumed), across frames too. On a pulled channel (OutputChannel::pulled) the parent copies
+// each piece from the buffer itself, and Send returns only when it has the whole frame.
 //
 // Ownership: owns the pinned buffers and events (allocated on the first
 // Send, unmapped when destroyed: a pipe keeps the pages it still holds);

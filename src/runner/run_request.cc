@@ -349,8 +349,8 @@ std::optional<RunnerFailure> LoadFailure(const Status& status, const char* which
 }  // namespace
 
 int RunRequest(const RunnerRequest& request, EventSink& events, SandboxMode sandbox) {
-  // Before the driver starts its threads: Landlock binds only the threads
-  // created after it.
+  // Before the device is set up: Landlock binds only the threads created
+  // after it (sandbox_stages.h, stage 0).
   Status writes_restricted = RestrictRunnerFileWrites(sandbox);
   if (!writes_restricted.ok())
     std::fprintf(stderr, "kopt-runner: file writes not restricted: %s\n",
@@ -363,6 +363,8 @@ int RunRequest(const RunnerRequest& request, EventSink& events, SandboxMode sand
   if (!device.ok()) {
     RunnerFailure failure = FailureForStatus(device.status(), FailureKind::kDeviceUnavailable);
     failure.not_candidate = failure.kind == FailureKind::kDeviceUnavailable;
+    if (sandbox != SandboxMode::kOff && writes_restricted.ok() && !failure.not_candidate)
+      failure.message += SandboxSetupHint();
     return Finish(events, failure);
   }
   events.Emit(device->event);

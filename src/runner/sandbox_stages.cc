@@ -1,5 +1,6 @@
 #include "runner/sandbox_stages.h"
 
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -24,6 +25,12 @@ Result<SandboxMode> SandboxModeFromText(const char* text) {
 
 Status RestrictRunnerFileWrites(SandboxMode mode) {
   if (mode == SandboxMode::kOff) return Status::Ok();
+  // The driver's initialisation writes outside the allowance (on an H100 with driver 580.159 every
+  // variant without /tmp, /run, /var, /proc and /sys writable made it fail with "OS call failed"): it
+  // runs first. It starts one driver thread, which the restriction does not bind; candidate code
+  // does not run on it, and stage 1 binds every thread. Its error, if any, is SetUpDevice's to report.
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) (void)cudaGetLastError();
   // Nsight Compute's injection (a profile, not a verdict) talks to its front end.
   bool under_profiler = std::getenv("CUDA_INJECTION64_PATH") != nullptr;
   return RestrictFileWrites(CudaDriverFileWrites(under_profiler)).status();
@@ -42,6 +49,13 @@ Status LockExecutableMemory(SandboxMode mode) {
   policy.deny_process_control = false;
   policy.deny_new_executable_memory = true;
   return InstallSandbox(policy);
+}
+
+std::string SandboxSetupHint() {
+  return " (kopt-runner's file-write restriction was on, docs/harness-protocol.md §3 \"The runtime "
+         "sandbox\": "
+         "if this driver needs to write elsewhere, the same run with KOPT_RUNNER_SANDBOX=off in kopt's "
+         "environment succeeds; please report it)";
 }
 
 std::optional<RunnerFailure> SandboxFailure() {

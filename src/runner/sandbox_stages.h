@@ -1,7 +1,9 @@
 // kopt-runner's runtime sandbox (docs/harness-protocol.md §3 "The runtime
 // sandbox"), in three stages around loading the one library of the run:
-//  0. RestrictRunnerFileWrites, first, while the runner has one thread
-//     (Landlock binds the threads created afterwards): files may be opened
+//  0. RestrictRunnerFileWrites, first, right after the CUDA driver's
+//     initialisation (which writes where no candidate may, and starts one
+//     thread; Landlock binds the calling thread and those created
+//     afterwards, so every thread candidate code runs on): files may be opened
 //     for writing, created, removed or renamed only under /dev/nvidia*,
 //     /dev/null and /dev/shm (CudaDriverFileWrites: the driver opens its
 //     device nodes for writing while it runs); no /proc/<pid>/mem write, no
@@ -54,6 +56,10 @@ Status RestrictRunnerFileWrites(SandboxMode mode);
 Status EnterSandbox(SandboxMode mode);
 // Stage 2 (see above).
 Status LockExecutableMemory(SandboxMode mode);
+
+// What to add to a device setup failure made under stage 0: the driver may
+// need more than it allows, and how to check (KOPT_RUNNER_SANDBOX=off).
+std::string SandboxSetupHint();
 
 // The `sandbox_violation` failure when a call was denied so far, naming the
 // first one and saying what to do about it.
