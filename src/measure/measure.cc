@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -192,6 +193,7 @@ class MeasureSession::Impl {
 
   Status Begin(const std::string& task_directory);
   Status AddCandidates(const std::vector<CandidateSource>& candidates);
+  void CompileAhead(const std::vector<std::string>& sources);
   Result<MeasurementEntry> MeasureReference();
   Result<std::vector<MeasurementEntry>> MeasurePending(size_t first);
   Result<MeasurementReport> Finish();
@@ -230,6 +232,8 @@ class MeasureSession::Impl {
   PolicyAllowance policy_allow_;  // the settings' and the task's
   std::string cuobjdump_;         // for the policy's SASS view; "" when not found
   std::unique_ptr<ParallelCompiler> pool_;
+  std::set<std::string> compiled_ahead_;            // hashes sent to CompileAhead
+  std::shared_ptr<std::atomic<size_t>> ahead_in_flight_ = std::make_shared<std::atomic<size_t>>(0);
   CompletionQueue completions_;
   std::string gpu_;  // device name: live, else from the first child
   std::optional<bool> reference_ok_;
@@ -406,6 +410,21 @@ void MeasureSession::Impl::Submit(size_t index) {
                   item->compile = result;
                   completions_.Push(index);
                 });
+}
+
+void MeasureSession::Impl::CompileAhead(const std::vector<std::string>& sources) {
+  if (finished_ || pool_ == nullptr) return;
+  for (const std::string& source : sources) {
+    if (ahead_in_flight_->load() >= pool_->thread_count()) return;
+    std::string hash = Sha256Hex(source);
+    if (!compiled_ahead_.insert(hash).second) continue;
+    Result<std::string> stored = workspace_->StoreCandidate(source, "", "compile-ahead");
+    if (!stored.ok()) continue;
+    ++*ahead_in_flight_;
+    std::shared_ptr<std::atomic<size_t>> in_flight = ahead_in_flight_;
+    pool_->Submit(plan_.task, workspace_->directory() + "/candidates/" + *stored + ".cu",
+                  [in_flight](const std::string&, const Result<CompileResult>&) { --*in_flight; });
+  }
 }
 
 Status MeasureSession::Impl::AddCandidates(const std::vector<CandidateSource>& candidates) {
@@ -919,6 +938,8 @@ const std::string& MeasureSession::architecture() const {
 int64_t MeasureSession::run_id() const {
   return impl_->run_id();
 }
+
+void MeasureSession::CompileAhead(const std::vector<std::string>& sources) { impl_->CompileAhead(sources); }
 
 Status MeasureSession::AddCandidates(const std::vector<CandidateSource>& candidates) {
   return impl_->AddCandidates(candidates);
