@@ -77,9 +77,9 @@ std::string KnobLines(const std::vector<Knob>& knobs, const std::vector<std::str
 constexpr const char* kCommon = R"(
 namespace kopt_gemm {
 
-// The operation's epilogue on one f32 value, unfolded: post_scale * act(alpha * acc + bias).
+// The operation's epilogue on one f32 value, unfolded: post_scale * act(alpha * acc + bias_scale * bias).
 __device__ __forceinline__ float Epilogue(float acc, float bias) {
-  float value = @ALPHA@f * acc + bias;
+  float value = @ALPHA@f * acc + @BIAS_SCALE@f * bias;
   @ACTIVATION_CODE@
   return @POST_SCALE@f * value;
 }
@@ -365,8 +365,9 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
           "the CUTLASS GEMM path for {} inputs targets sm_90a (TMA + wgmma); this run compiles for {}",
           DataTypeName(operation.input_type), options.architecture));
     }
-    if (!operation.bias.empty() && operation.post_scale != 1.0) {
-      return InvalidInput("the sm90 epilogue adds the bias after alpha: a post_scale with a bias is not fused");
+    if (!operation.bias.empty() && (operation.post_scale != 1.0 || operation.bias_scale != 1.0)) {
+      return InvalidInput(
+          "the sm90 epilogue adds the bias unscaled: a bias_scale or a post_scale with a bias is not fused");
     }
     seed.family = CutlassGemmFamily::kSm90TmaWgmma;
   } else {
@@ -461,9 +462,10 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
   values["ACTIVATION_CODE"] = ActivationCode(operation.activation);
   values["ALPHA"] = FloatLiteral(operation.alpha);
   values["POST_SCALE"] = FloatLiteral(operation.post_scale);
+  values["BIAS_SCALE"] = FloatLiteral(operation.bias_scale);
   // post_scale folds into alpha and the bias (identity or relu with a positive scale: GemmOperation's rule).
   values["EPILOGUE_ALPHA"] = FloatLiteral(operation.alpha * operation.post_scale);
-  values["EPILOGUE_BETA"] = FloatLiteral(operation.post_scale);
+  values["EPILOGUE_BETA"] = FloatLiteral(operation.bias_scale * operation.post_scale);
   values["ENTRY"] = EntryDefinition(task);
 
   std::string header = fmt::format(

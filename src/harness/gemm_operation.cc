@@ -139,12 +139,12 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
     return InvalidInput(fmt::format("{}:{}: [gemm] {}: {}", file, TomlLine(node), key, text));
   };
   static const std::set<std::string, std::less<>> kKeys = {
-      "a", "b", "d", "bias", "transpose_a", "transpose_b", "activation", "alpha", "post_scale"};
+      "a", "b", "d", "bias", "transpose_a", "transpose_b", "activation", "alpha", "bias_scale", "post_scale"};
   for (const auto& [key, node] : table) {
     if (!kKeys.contains(key.str())) {
       return error(node, key.str(),
-                   "unknown key; expected a, b, d, bias, transpose_a, transpose_b, activation, alpha or "
-                   "post_scale");
+                   "unknown key; expected a, b, d, bias, transpose_a, transpose_b, activation, alpha, "
+                   "bias_scale or post_scale");
     }
   }
   GemmOperation operation;
@@ -178,12 +178,12 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
     if (!value) return error(*node, key, "must be true or false");
     (key == "transpose_a" ? operation.transpose_a : operation.transpose_b) = *value;
   }
-  for (std::string_view key : {"alpha", "post_scale"}) {
+  for (std::string_view key : {"alpha", "bias_scale", "post_scale"}) {
     const toml::node* node = table.get(key);
     if (node == nullptr) continue;
     std::optional<double> value = node->value<double>();
     if (!value || !std::isfinite(*value) || *value == 0) return error(*node, key, "must be a non-zero number");
-    (key == "alpha" ? operation.alpha : operation.post_scale) = *value;
+    (key == "alpha" ? operation.alpha : key == "bias_scale" ? operation.bias_scale : operation.post_scale) = *value;
   }
   if (const toml::node* node = table.get("activation")) {
     std::optional<std::string> value = node->value<std::string>();
@@ -241,7 +241,7 @@ std::string GemmOperation::Describe() const {
   std::string formula = fmt::format("{} = ", d);
   std::string product = fmt::format("{}{}·{}{}", a, transpose_a ? "ᵀ" : "", b, transpose_b ? "ᵀ" : "");
   if (alpha != 1.0) product = fmt::format("{:g}·{}", alpha, product);
-  if (!bias.empty()) product += " + " + bias;
+  if (!bias.empty()) product += bias_scale != 1.0 ? fmt::format(" + {:g}·{}", bias_scale, bias) : " + " + bias;
   if (activation != GemmActivation::kNone) product = fmt::format("{}({})", GemmActivationName(activation), product);
   if (post_scale != 1.0) product = fmt::format("{:g}·{}", post_scale, product);
   formula += product;

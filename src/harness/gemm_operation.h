@@ -2,7 +2,7 @@
 // operation the builtin generator's CUTLASS path (agents/cutlass_gemm_seed.h)
 // instantiates, recognised from the task.
 //
-//   D[l] = post_scale * act(alpha * op(A[l]) · op(B[l]) + bias)     l < batch
+//   D[l] = post_scale * act(alpha * op(A[l]) · op(B[l]) + bias_scale * bias)     l < batch
 //
 // op(A) is M×K (A stored [M, K], or [K, M] with transpose_a), op(B) is K×N
 // (B stored [K, N], or [N, K] with transpose_b: nn.Linear's weight), D is
@@ -23,7 +23,9 @@
 //        bias = "bias"           # optional: an input of N elements
 //        activation = "relu"     # optional: none | relu | gelu
 //        alpha = 1.0             # optional: scale of the product
-//        post_scale = 1.0        # optional: scale after the activation
+//        bias_scale = 1.0        # optional: scale of the bias
+//        post_scale = 1.0        # optional: scale after the activation (none or
+//                                # relu only: it folds into alpha and bias_scale)
 //      Every name must be a tensor of the task, the shapes must agree
 //      (InvalidInput naming task.toml, the key and what was expected).
 //   2. detected from the tensors alone, when the task has exactly two
@@ -63,6 +65,7 @@ struct GemmOperation {
   bool transpose_b = false;
   GemmActivation activation = GemmActivation::kNone;
   double alpha = 1.0;
+  double bias_scale = 1.0;
   double post_scale = 1.0;
   // Dimensions as written in the tensors' shapes (a literal or a scalar name).
   ShapeDimension m, n, k;

@@ -222,17 +222,23 @@ std::string GemmTable(const nlohmann::json& gemm, const std::vector<KernelBenchA
   std::string table = fmt::format("[gemm]   # the forward pass as the probe followed it (docs/tuning.md \"GEMM tasks\")\n"
                                   "a = \"{}\"\nb = \"{}\"\nd = \"out\"\n", a, b);
   for (const char* key : {"transpose_a", "transpose_b"}) {
-    if (gemm.value(key, false) == true) table += fmt::format("{} = true\n", key);
+    if (gemm.contains(key) && gemm[key].is_boolean() && gemm[key].get<bool>()) {
+      table += fmt::format("{} = true\n", key);
+    }
   }
   if (gemm.contains("bias") && !gemm["bias"].is_null()) {
     std::string bias = name_of(gemm["bias"]);
     if (bias.empty()) return "";
     table += fmt::format("bias = \"{}\"\n", bias);
   }
-  std::string activation = gemm.value("activation", "none");
+  std::string activation =
+      gemm.contains("activation") && gemm["activation"].is_string() ? gemm["activation"].get<std::string>() : "";
   if (activation != "none" && activation != "relu" && activation != "gelu") return "";
   if (activation != "none") table += fmt::format("activation = \"{}\"\n", activation);
-  for (const char* key : {"alpha", "post_scale"}) {
+  double post_scale =
+      gemm.contains("post_scale") && gemm["post_scale"].is_number() ? gemm["post_scale"].get<double>() : 1.0;
+  if (post_scale != 1.0 && (activation == "gelu" || post_scale < 0)) return "";  // GemmOperation's rule
+  for (const char* key : {"alpha", "bias_scale", "post_scale"}) {
     if (!gemm.contains(key) || !gemm[key].is_number()) continue;
     double value = gemm[key].get<double>();
     if (!std::isfinite(value) || value == 0) return "";

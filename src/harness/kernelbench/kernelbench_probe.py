@@ -198,7 +198,10 @@ class Tensor:
         t.init = init
         g = gemm_of(self)
         if g and shift == 0 and isinstance(scale, (int, float)) and scale != 0:
-            mark(t, dict(g, post_scale=g["post_scale"] * scale))
+            if g["activation"] == "none":  # a scale before any activation scales the product and the bias
+                mark(t, dict(g, alpha=g["alpha"] * scale, bias_scale=g["bias_scale"] * scale))
+            elif g["activation"] == "relu" and scale > 0:  # folds back into alpha and the bias scale
+                mark(t, dict(g, post_scale=g["post_scale"] * scale))
         return t
 
     def _binary(self, other, name):
@@ -363,7 +366,7 @@ def matmul(a, b):
     if la and lb and len(sa) == len(sb) and len(sa) in (2, 3) and sa[:-2] == sb[:-2]:
         mark(result, {"kind": "gemm", "a": la["ref"], "transpose_a": la["t"], "b": lb["ref"],
                       "transpose_b": lb["t"], "bias": None, "activation": "none", "alpha": 1.0,
-                      "post_scale": 1.0})
+                      "bias_scale": 1.0, "post_scale": 1.0})
     return result
 
 
@@ -438,7 +441,7 @@ def linear(x, weight, bias=None):
     if lx and lw and x.dim() == 2 and weight.dim() == 2 and (bias is None or (lbias and not lbias["t"])):
         mark(result, {"kind": "gemm", "a": lx["ref"], "transpose_a": lx["t"], "b": lw["ref"],
                       "transpose_b": not lw["t"], "bias": lbias["ref"] if lbias else None,
-                      "activation": "none", "alpha": 1.0, "post_scale": 1.0})
+                      "activation": "none", "alpha": 1.0, "bias_scale": 1.0, "post_scale": 1.0})
     return result
 
 
@@ -475,10 +478,10 @@ def add_bias(product, other):
     g, leaf = gemm_of(product), leaf_of(other)
     if not g or not leaf or leaf["t"] or g["bias"] is not None or g["activation"] != "none":
         return None
-    if g["post_scale"] != 1.0 or product.dim() != 2 or other._shape not in ([product._shape[-1]],
+    if product.dim() != 2 or other._shape not in ([product._shape[-1]],
                                                                              [1, product._shape[-1]]):
         return None
-    return dict(g, bias=leaf["ref"])
+    return dict(g, bias=leaf["ref"], bias_scale=1.0)
 
 
 def activation(x, name):
@@ -487,10 +490,6 @@ def activation(x, name):
     g = gemm_of(x)
     if not g or g["activation"] != "none":
         return result
-    if g["post_scale"] != 1.0:
-        if g["bias"] is not None or g["post_scale"] < 0:
-            return result
-        g = dict(g, alpha=g["alpha"] * g["post_scale"], post_scale=1.0)
     return mark(result, dict(g, activation=name))
 
 
