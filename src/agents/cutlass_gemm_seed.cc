@@ -292,7 +292,7 @@ using Gemm = cutlass::gemm::device::GemmUniversal<
     float, @LAYOUT_A@, float, @LAYOUT_B@, float, cutlass::layout::RowMajor, float, OperatorClass,
     cutlass::arch::Sm80, cutlass::gemm::GemmShape<BLOCK_M, BLOCK_N, BLOCK_K>,
     cutlass::gemm::GemmShape<BLOCK_M / WARPS_M, BLOCK_N / WARPS_N, BLOCK_K>, InstructionShape, EpilogueOp,
-    cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<SWIZZLE>, STAGES, 1, 1, MathOperator>;
+    cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<SWIZZLE>, STAGES, ALIGN, ALIGN, MathOperator>;
 
 // False when the CUTLASS kernel cannot take this problem (the caller falls back).
 bool RunCutlass(const float* a, const float* b, float* d, const float* bias, int m, int n, int k, int batch,
@@ -412,6 +412,12 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
              {"SPLIT", "1,2,4,8", "split_k", 1},           {"SWIZZLE", "1,2,4,8", "other", 1}};
     if (options.allow_3xtf32) knobs.push_back({"F32_PATH", "0,1", "other", 0});
     std::string path = options.allow_3xtf32 ? "F32_PATH" : "0";
+    // 16-byte operand loads where the main size's leading dimensions allow them (3xTF32 only: the
+    // SIMT mainloop loads single elements); other sizes take the fallback kernel.
+    const int64_t lead_a = operation.transpose_a ? operation.m_value : operation.k_value;
+    const int64_t lead_b = operation.transpose_b ? operation.k_value : operation.n_value;
+    const bool vectors = options.allow_3xtf32 && lead_a % 4 == 0 && lead_b % 4 == 0;
+    knobs.push_back({"ALIGN", vectors ? "1,4" : "1", "vector_width", 1});
     restrictions = {
         "BLOCK_M <= 64 * WARPS_M",  // warp tiles of 32 or 64 rows and columns
         "BLOCK_M >= 32 * WARPS_M",
@@ -422,6 +428,7 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
         fmt::format("(BLOCK_M / WARPS_M) * (BLOCK_N / WARPS_N) >= 2048 - 1024 * {}", path),  // SIMT: 8x8 per lane
         fmt::format("BLOCK_K >= 8 + 8 * {}", path),   // the tensor-core path's k-step is 8, its tile 16 or more
         fmt::format("BLOCK_K <= 16 + 16 * {}", path),  // SIMT: 8 or 16
+        fmt::format("ALIGN <= 1 + 3 * {}", path),
         "STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 4 <= 163840",
         fmt::format("BLOCK_M <= {} + 31", m),
         fmt::format("BLOCK_N <= {} + 31", n),

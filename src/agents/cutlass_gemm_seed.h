@@ -20,7 +20,9 @@
 //                  (OpMultiplyAddFastF32: f32-level error, offered only when
 //                  options.allow_3xtf32). Knobs: BLOCK_M, BLOCK_N, BLOCK_K,
 //                  WARPS_M, WARPS_N, STAGES, SPLIT (serial split-K),
-//                  SWIZZLE.
+//                  SWIZZLE, ALIGN (operand alignment in elements: 4 on the
+//                  3xTF32 path where the main size's leading dimensions are
+//                  multiples of 4, else 1).
 // The epilogue (bias, relu / gelu, alpha, post_scale) is fused: CUTLASS's
 // epilogue fusion operations on sm90, LinearCombinationGeneric with the bias
 // as a stride-0 source on the f32 path.

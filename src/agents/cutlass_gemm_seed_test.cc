@@ -109,9 +109,14 @@ TEST(CutlassGemmSeedTest, Bf16TasksGetTheSm90TmaWgmmaFamily) {
   EXPECT_GT(valid.size(), 1000u);
   for (const Configuration& configuration : valid) {
     int64_t schedule = ValueOf(space, configuration, "SCHEDULE");
-    if (schedule == 2) EXPECT_GE(ValueOf(space, configuration, "TILE_M"), 128);
-    if (schedule == 1) EXPECT_EQ(ValueOf(space, configuration, "SCHEDULER"), 0);
-    if (ValueOf(space, configuration, "SPLIT") > 1) EXPECT_EQ(ValueOf(space, configuration, "SCHEDULER"), 1);
+    if (schedule == 2) {
+      EXPECT_GE(ValueOf(space, configuration, "TILE_M"), 128);
+    } else {
+      EXPECT_EQ(ValueOf(space, configuration, "SCHEDULER"), 0);
+    }
+    if (ValueOf(space, configuration, "SPLIT") > 1) {
+      EXPECT_EQ(ValueOf(space, configuration, "SCHEDULER"), 1);
+    }
     EXPECT_LE(ValueOf(space, configuration, "TILE_M") * ValueOf(space, configuration, "TILE_N"), 16384 * schedule);
   }
   // 4096^2 fills many waves: no split-K is left to try.
@@ -128,21 +133,30 @@ TEST(CutlassGemmSeedTest, F32TasksGetTheSm80FamilyWithTf32Off) {
   EXPECT_THAT(seed->source, Not(HasSubstr("OpMultiplyAddFastF16")));
   TuningSpace space = SpaceOf(task, *seed);
   EXPECT_EQ(space.Describe(space.Default()),
-            "BLOCK_M=128 BLOCK_N=128 BLOCK_K=8 WARPS_M=2 WARPS_N=2 STAGES=4 SPLIT=1 SWIZZLE=1 F32_PATH=0");
+            "BLOCK_M=128 BLOCK_N=128 BLOCK_K=8 WARPS_M=2 WARPS_N=2 STAGES=4 SPLIT=1 SWIZZLE=1 F32_PATH=0 ALIGN=1");
   for (const Configuration& configuration : space.Enumerate(1u << 20)) {
     int64_t path = ValueOf(space, configuration, "F32_PATH");
     int64_t warp_m = ValueOf(space, configuration, "BLOCK_M") / ValueOf(space, configuration, "WARPS_M");
     int64_t warp_n = ValueOf(space, configuration, "BLOCK_N") / ValueOf(space, configuration, "WARPS_N");
     EXPECT_TRUE(warp_m == 32 || warp_m == 64);
     EXPECT_TRUE(warp_n == 32 || warp_n == 64);
-    if (path == 0) EXPECT_GE(warp_m * warp_n, 2048);
-    if (path == 1) EXPECT_GE(ValueOf(space, configuration, "BLOCK_K"), 16);
+    if (path == 0) {
+      EXPECT_GE(warp_m * warp_n, 2048);
+      EXPECT_EQ(ValueOf(space, configuration, "ALIGN"), 1);
+    } else {
+      EXPECT_GE(ValueOf(space, configuration, "BLOCK_K"), 16);
+    }
   }
   CutlassSeedOptions simt_only;
   simt_only.allow_3xtf32 = false;
   Result<CutlassGemmSeed> strict = EmitCutlassGemmSeed(task, Operation(task), simt_only);
   ASSERT_TRUE(strict.ok());
-  EXPECT_EQ(SpaceOf(task, *strict).dimensions(), 8u);
+  EXPECT_EQ(SpaceOf(task, *strict).dimensions(), 9u);  // no F32_PATH; ALIGN only 1
+  // Leading dimensions that are not multiples of 4: no vector loads to try.
+  TaskSpec odd = GemmTask("f32", 1000, 777, 333);
+  Result<CutlassGemmSeed> unaligned = EmitCutlassGemmSeed(odd, Operation(odd), CutlassSeedOptions{});
+  ASSERT_TRUE(unaligned.ok());
+  EXPECT_THAT(unaligned->source, HasSubstr("// kopt:tune ALIGN values=1 role=vector_width"));
 }
 
 TEST(CutlassGemmSeedTest, TheProblemShapePrunesTilesAndSplits) {
