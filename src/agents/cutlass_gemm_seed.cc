@@ -155,7 +155,7 @@ using LayoutD = cutlass::layout::RowMajor;
 constexpr int kAlignmentA = 16 / sizeof(ElementA);
 constexpr int kAlignmentB = 16 / sizeof(ElementB);
 constexpr int kAlignmentD = 16 / sizeof(ElementD);
-constexpr bool kHasBias = @HAS_BIAS@;
+#define KOPT_GEMM_HAS_BIAS @HAS_BIAS@
 template <class T>
 using ActivationFn = @ACTIVATION@<T>;
 
@@ -174,11 +174,13 @@ using TileScheduler = cutlass::gemm::StreamKScheduler;
 using TileScheduler = cutlass::gemm::PersistentScheduler;
 #endif
 
-using FusionOperation = cute::conditional_t<
-    kHasBias,
-    cutlass::epilogue::fusion::LinCombPerColBiasEltAct<ActivationFn, ElementD, ElementCompute, ElementBias, void,
-                                                       ElementCompute>,
-    cutlass::epilogue::fusion::LinCombEltAct<ActivationFn, ElementD, ElementCompute, void, ElementCompute>>;
+#if KOPT_GEMM_HAS_BIAS
+using FusionOperation = cutlass::epilogue::fusion::LinCombPerColBiasEltAct<ActivationFn, ElementD, ElementCompute,
+                                                                           ElementBias, void, ElementCompute>;
+#else
+using FusionOperation =
+    cutlass::epilogue::fusion::LinCombEltAct<ActivationFn, ElementD, ElementCompute, void, ElementCompute>;
+#endif
 
 using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
@@ -205,8 +207,8 @@ bool Aligned(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) 
 // False when the CUTLASS kernel cannot take this problem (the caller falls back).
 bool RunCutlass(const ElementA* a, const ElementB* b, ElementD* d, const ElementBias* bias, int m, int n, int k,
                 int batch, cudaStream_t stream) {
-  if (!Aligned(a) || !Aligned(b) || !Aligned(d) || @LEAD_A@ % kAlignmentA != 0 || @LEAD_B@ % kAlignmentB != 0 ||
-      n % kAlignmentD != 0) {
+  if (!Aligned(a) || !Aligned(b) || !Aligned(d) || (bias != nullptr && !Aligned(bias)) ||
+      @LEAD_A@ % kAlignmentA != 0 || @LEAD_B@ % kAlignmentB != 0 || n % kAlignmentD != 0) {
     return false;
   }
   typename Gemm::Arguments arguments;
@@ -218,7 +220,9 @@ bool RunCutlass(const ElementA* a, const ElementB* b, ElementD* d, const Element
   arguments.mainloop.dB = cutlass::make_cute_packed_stride(typename GemmKernel::StrideB{}, {n, k, batch});
   arguments.epilogue.thread.alpha = @EPILOGUE_ALPHA@f;
   arguments.epilogue.thread.beta = 0.0f;
-  if constexpr (kHasBias) arguments.epilogue.thread.bias_ptr = bias;
+#if KOPT_GEMM_HAS_BIAS
+  arguments.epilogue.thread.bias_ptr = bias;
+#endif
   arguments.epilogue.ptr_D = d;
   arguments.epilogue.dD = cutlass::make_cute_packed_stride(typename GemmKernel::StrideD{}, {m, n, batch});
   static int device = -1;
@@ -460,11 +464,12 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
   values["LAYOUT_B"] = operation.transpose_b ? "cutlass::layout::ColumnMajor" : "cutlass::layout::RowMajor";
   values["LEAD_A"] = operation.transpose_a ? "m" : "k";
   values["LEAD_B"] = operation.transpose_b ? "k" : "n";
-  values["A_ROW"] = operation.transpose_a ? "1" : "k_size";
-  values["A_COL"] = operation.transpose_a ? "m_size" : "1";
-  values["B_ROW"] = operation.transpose_b ? "1" : "n_size";
-  values["B_COL"] = operation.transpose_b ? "k_size" : "1";
-  values["HAS_BIAS"] = operation.bias.empty() ? "false" : "true";
+  // The fallback's element strides (RunFallback's m, n, k): A(m, k) = a[m * A_ROW + k * A_COL], B(k, n) likewise.
+  values["A_ROW"] = operation.transpose_a ? "1" : "k";
+  values["A_COL"] = operation.transpose_a ? "m" : "1";
+  values["B_ROW"] = operation.transpose_b ? "1" : "n";
+  values["B_COL"] = operation.transpose_b ? "k" : "1";
+  values["HAS_BIAS"] = operation.bias.empty() ? "0" : "1";
   values["ACTIVATION"] = ActivationType(operation.activation);
   values["ACTIVATION_CODE"] = ActivationCode(operation.activation);
   values["ALPHA"] = FloatLiteral(operation.alpha);
