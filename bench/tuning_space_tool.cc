@@ -103,10 +103,12 @@ Status Materialize(const std::vector<std::string>& arguments) {
 }
 
 Status WriteGemmSeed(const std::vector<std::string>& arguments) {
-  if (arguments.size() < 2) return InvalidInput("usage: gemm-seed TASK_DIR OUT.cu [--sm-count N] [--no-3xtf32]");
+  if (arguments.size() < 2)
+    return InvalidInput("usage: gemm-seed TASK_DIR OUT.cu [--sm-count N] [--no-3xtf32]");
   agents::CutlassSeedOptions options;
   for (size_t i = 2; i < arguments.size(); ++i) {
-    if (arguments[i] == "--sm-count" && i + 1 < arguments.size()) options.sm_count = std::stoi(arguments[++i]);
+    if (arguments[i] == "--sm-count" && i + 1 < arguments.size())
+      options.sm_count = std::stoi(arguments[++i]);
     if (arguments[i] == "--no-3xtf32") options.allow_3xtf32 = false;
   }
   KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(arguments[0]));
@@ -114,7 +116,8 @@ Status WriteGemmSeed(const std::vector<std::string>& arguments) {
   if (!operation) return InvalidInput(fmt::format("{}: not recognised as a GEMM-class task", arguments[0]));
   KOPT_ASSIGN_OR_RETURN(agents::CutlassGemmSeed seed, agents::EmitCutlassGemmSeed(task, *operation, options));
   KOPT_RETURN_IF_ERROR(WriteFileAtomically(arguments[1], seed.source));
-  KOPT_ASSIGN_OR_RETURN(TuningSpace space, TuningSpace::FromSource(seed.source, arguments[1], TaskScalarValues(task)));
+  KOPT_ASSIGN_OR_RETURN(TuningSpace space,
+                        TuningSpace::FromSource(seed.source, arguments[1], TaskScalarValues(task)));
   fmt::print("{}: {}, {} valid configurations of {}\n", arguments[1], operation->Describe(),
              space.Enumerate(1 << 20).size(), space.CartesianSize());
   return Status::Ok();

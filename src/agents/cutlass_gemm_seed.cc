@@ -345,9 +345,11 @@ std::string ActivationCode(GemmActivation activation) {
   return "";
 }
 
-std::string FloatLiteral(double value) { return fmt::format("{:.9g}", value).find_first_of(".e") == std::string::npos
-                                                    ? fmt::format("{:.9g}.0", value)
-                                                    : fmt::format("{:.9g}", value); }
+std::string FloatLiteral(double value) {
+  return fmt::format("{:.9g}", value).find_first_of(".e") == std::string::npos
+             ? fmt::format("{:.9g}.0", value)
+             : fmt::format("{:.9g}", value);
+}
 
 }  // namespace
 
@@ -375,7 +377,8 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
     }
     seed.family = CutlassGemmFamily::kSm90TmaWgmma;
   } else {
-    if (operation.output_type != DataType::kF32 || (!operation.bias.empty() && operation.bias_type != DataType::kF32)) {
+    if (operation.output_type != DataType::kF32 ||
+        (!operation.bias.empty() && operation.bias_type != DataType::kF32)) {
       return InvalidInput("the CUTLASS f32 GEMM path writes f32 and reads an f32 bias");
     }
     seed.family = CutlassGemmFamily::kSm80F32;
@@ -390,30 +393,36 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
   std::vector<std::string> restrictions;
   const std::string waves = std::to_string(2 * options.sm_count);
   if (seed.family == CutlassGemmFamily::kSm90TmaWgmma) {
-    knobs = {{"TILE_M", "64,128,256", "tile_y", 128},   {"TILE_N", "64,128,256", "tile_x", 256},
-             {"TILE_K", "32,64,128", "tile_k", 64},     {"CLUSTER_M", "1,2", "other", 2},
-             {"CLUSTER_N", "1,2", "other", 1},          {"STAGES", "0,2,3,4,5,6,7", "stages", 0},
-             {"SCHEDULE", "1,2", "other", 2},           {"SCHEDULER", "0,1", "other", 0},
-             {"SPLIT", "1,2,4", "split_k", 1},          {"RASTER", "0,1,2", "other", 0},
+    knobs = {{"TILE_M", "64,128,256", "tile_y", 128}, {"TILE_N", "64,128,256", "tile_x", 256},
+             {"TILE_K", "32,64,128", "tile_k", 64},   {"CLUSTER_M", "1,2", "other", 2},
+             {"CLUSTER_N", "1,2", "other", 1},        {"STAGES", "0,2,3,4,5,6,7", "stages", 0},
+             {"SCHEDULE", "1,2", "other", 2},         {"SCHEDULER", "0,1", "other", 0},
+             {"SPLIT", "1,2,4", "split_k", 1},        {"RASTER", "0,1,2", "other", 0},
              {"SWIZZLE", "1,2,4,8", "other", 1}};
     restrictions = {
-        "TILE_M >= 64 * SCHEDULE",                             // cooperative: two consumer warp groups of 64 rows
-        "TILE_M * TILE_N <= 16384 * SCHEDULE",                 // accumulators per consumer warp group
-        "SCHEDULER <= SCHEDULE - 1",                           // stream-K runs on the cooperative kernel
-        "SPLIT <= 1 + 3 * SCHEDULER",                          // split-K is the stream-K scheduler's mode
+        "TILE_M >= 64 * SCHEDULE",              // cooperative: two consumer warp groups of 64 rows
+        "TILE_M * TILE_N <= 16384 * SCHEDULE",  // accumulators per consumer warp group
+        "SCHEDULER <= SCHEDULE - 1",            // stream-K runs on the cooperative kernel
+        "SPLIT <= 1 + 3 * SCHEDULER",           // split-K is the stream-K scheduler's mode
         fmt::format("STAGES * (TILE_M + TILE_N) * TILE_K * {} <= 184320", in_bytes),  // shared memory
-        fmt::format("TILE_K * {} >= 64", in_bytes),            // at least one 64-byte swizzle row per k-tile
-        fmt::format("TILE_M <= {} + 63", m),                   // no tile beyond the problem (rounded up)
-        fmt::format("TILE_N <= {} + 63", n),
+        fmt::format("TILE_K * {} >= 64", in_bytes),  // at least one 64-byte swizzle row per k-tile
+        // No tile beyond twice the problem (a 128-row tile stays for a 64-row problem: the cooperative
+        // kernel and its stream-K / split-K are what a skinny problem needs).
+        fmt::format("TILE_M <= 2 * {} + 64", m),
+        fmt::format("TILE_N <= 2 * {} + 64", n),
         fmt::format("TILE_K <= {} + 31", k),
         fmt::format("(SPLIT - 1) * (SPLIT * TILE_K - {}) <= 0", k),  // each split keeps a k-tile
         fmt::format("(SPLIT - 1) * {} * {} <= (SPLIT - 1) * {} * TILE_M * TILE_N", m, n, waves),
     };
   } else {
-    knobs = {{"BLOCK_M", "32,64,128,256", "tile_y", 128}, {"BLOCK_N", "32,64,128,256", "tile_x", 128},
-             {"BLOCK_K", "8,16,32", "tile_k", 8},          {"WARPS_M", "1,2,4", "other", 2},
-             {"WARPS_N", "1,2,4", "other", 2},             {"STAGES", "2,3,4,5,6", "stages", 4},
-             {"SPLIT", "1,2,4,8", "split_k", 1},           {"SWIZZLE", "1,2,4,8", "other", 1}};
+    knobs = {{"BLOCK_M", "32,64,128,256", "tile_y", 128},
+             {"BLOCK_N", "32,64,128,256", "tile_x", 128},
+             {"BLOCK_K", "8,16,32", "tile_k", 8},
+             {"WARPS_M", "1,2,4", "other", 2},
+             {"WARPS_N", "1,2,4", "other", 2},
+             {"STAGES", "2,3,4,5,6", "stages", 4},
+             {"SPLIT", "1,2,4,8", "split_k", 1},
+             {"SWIZZLE", "1,2,4,8", "other", 1}};
     if (options.allow_3xtf32) knobs.push_back({"F32_PATH", "0,1", "other", 0});
     std::string path = options.allow_3xtf32 ? "F32_PATH" : "0";
     // 16-byte operand loads where the main size's leading dimensions allow them (3xTF32 only: the
@@ -429,13 +438,15 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
         "BLOCK_N >= 32 * WARPS_N",
         "WARPS_M * WARPS_N >= 2",
         "WARPS_M * WARPS_N <= 8",
-        fmt::format("(BLOCK_M / WARPS_M) * (BLOCK_N / WARPS_N) >= 2048 - 1024 * {}", path),  // SIMT: 8x8 per lane
-        fmt::format("BLOCK_K >= 8 + 8 * {}", path),   // the tensor-core path's k-step is 8, its tile 16 or more
+        fmt::format("(BLOCK_M / WARPS_M) * (BLOCK_N / WARPS_N) >= 2048 - 1024 * {}",
+                    path),  // SIMT: 8x8 per lane
+        fmt::format("BLOCK_K >= 8 + 8 * {}",
+                    path),  // the tensor-core path's k-step is 8, its tile 16 or more
         fmt::format("BLOCK_K <= 16 + 16 * {}", path),  // SIMT: 8 or 16
         fmt::format("ALIGN <= 1 + 3 * {}", path),
         "STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 4 <= 163840",
-        fmt::format("BLOCK_M <= {} + 31", m),
-        fmt::format("BLOCK_N <= {} + 31", n),
+        fmt::format("BLOCK_M <= 2 * {} + 32", m),
+        fmt::format("BLOCK_N <= 2 * {} + 32", n),
         fmt::format("(SPLIT - 1) * (SPLIT * BLOCK_K - {}) <= 0", k),
         fmt::format("(SPLIT - 1) * {} * {} <= (SPLIT - 1) * {} * BLOCK_M * BLOCK_N", m, n, waves),
     };
@@ -455,7 +466,8 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
   values["A_TYPE"] = std::string(DataTypeCName(operation.input_type));
   values["B_TYPE"] = std::string(DataTypeCName(operation.input_type));
   values["D_TYPE"] = std::string(DataTypeCName(operation.output_type));
-  values["BIAS_TYPE"] = std::string(DataTypeCName(operation.bias.empty() ? DataType::kF32 : operation.bias_type));
+  values["BIAS_TYPE"] =
+      std::string(DataTypeCName(operation.bias.empty() ? DataType::kF32 : operation.bias_type));
   values["A_CUTLASS"] = CutlassType(operation.input_type);
   values["B_CUTLASS"] = CutlassType(operation.input_type);
   values["D_CUTLASS"] = CutlassType(operation.output_type);
@@ -464,7 +476,8 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
   values["LAYOUT_B"] = operation.transpose_b ? "cutlass::layout::ColumnMajor" : "cutlass::layout::RowMajor";
   values["LEAD_A"] = operation.transpose_a ? "m" : "k";
   values["LEAD_B"] = operation.transpose_b ? "k" : "n";
-  // The fallback's element strides (RunFallback's m, n, k): A(m, k) = a[m * A_ROW + k * A_COL], B(k, n) likewise.
+  // The fallback's element strides (RunFallback's m, n, k): A(m, k) = a[m * A_ROW + k * A_COL], B(k, n)
+  // likewise.
   values["A_ROW"] = operation.transpose_a ? "1" : "k";
   values["A_COL"] = operation.transpose_a ? "m" : "1";
   values["B_ROW"] = operation.transpose_b ? "1" : "n";
@@ -488,8 +501,8 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
   std::string body = seed.family == CutlassGemmFamily::kSm90TmaWgmma ? kSm90 : kSm80F32;
   body = Fill(body, {{"COMMON", kCommon}});
   seed.source = header + KnobLines(knobs, restrictions) + Fill(body, values);
-  seed.notes.push_back(fmt::format("builtin generator: {}; CUTLASS family {} ({} knobs)", operation.Describe(),
-                                   CutlassGemmFamilyName(seed.family), knobs.size()));
+  seed.notes.push_back(fmt::format("builtin generator: {}; CUTLASS family {} ({} knobs)",
+                                   operation.Describe(), CutlassGemmFamilyName(seed.family), knobs.size()));
   if (seed.family == CutlassGemmFamily::kSm80F32 && options.allow_3xtf32) {
     seed.notes.push_back(
         "builtin generator: F32_PATH=1 (3xTF32: f32 operands split into TF32 high and low parts, three "

@@ -33,7 +33,7 @@
 // variant sizes; never the measured main size of an aligned problem).
 //
 // Pruning before anything compiles: restrictions from the problem's shape
-// (no tile dimension beyond the problem rounded up, split-K only when the
+// (no tile dimension beyond twice the problem plus one small tile, split-K only when the
 // tiles fill fewer than two waves of options.sm_count SMs and each split
 // keeps at least one k-tile, shared memory per stage within the SM's), and
 // the schedules' own rules (cooperative needs TILE_M ≥ 128, stream-K needs

@@ -51,9 +51,10 @@ struct CommandParts {
 // The builtin generator's GEMM path: a GEMM-class task (harness/gemm_operation.h)
 // run with --generator builtin and no seed on the command line gets a CUTLASS
 // seed (agents/cutlass_gemm_seed.h), compiled against the nvidia-cutlass
-// wheel unless --cutlass / --cutlass-dir / --include-dir name a tree; its
-// TMA descriptors come through the driver entry point, so dynamic_loading is
-// allowed for the run (the seed is kopt's own code). A task that is not a
+// wheel unless --cutlass / --cutlass-dir / --include-dir name a tree; the
+// sm90 family's TMA descriptors come through the driver entry point
+// (cudaGetDriverEntryPointByVersion), so dynamic_loading is allowed for that
+// run (the seed is kopt's own code; the f32 family imports no such symbol). A task that is not a
 // GEMM, or an operation the families do not cover (a note says why), keeps
 // today's path.
 Status PrepareGemmPath(OptimizeSettings& settings, const TaskSpec& task, CommandParts& parts) {
@@ -73,7 +74,9 @@ Status PrepareGemmPath(OptimizeSettings& settings, const TaskSpec& task, Command
   if (settings.measure.cutlass.empty() && settings.measure.include_directories.empty()) {
     settings.measure.cutlass = kCutlassFromPip;
   }
-  settings.measure.policy_allow.insert(PolicyConstruct::kDynamicLoading);
+  if (seed->family == agents::CutlassGemmFamily::kSm90TmaWgmma) {
+    settings.measure.policy_allow.insert(PolicyConstruct::kDynamicLoading);
+  }
   for (const std::string& note : seed->notes) parts.notes.push_back(note);
   parts.gemm_seed = std::move(*seed);
   return Status::Ok();
@@ -184,8 +187,9 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       ScalarValues scalars = TaskScalarValues(task);
       KOPT_ASSIGN_OR_RETURN(std::vector<agents::TunableSeed> seeds, TunableSeeds(settings, task, scalars));
       if (parts.gemm_seed) {
-        seeds.insert(seeds.begin(), {(fs::path(task.directory) / "builtin" / parts.gemm_seed->file_name).string(),
-                                     parts.gemm_seed->source});
+        seeds.insert(seeds.begin(),
+                     {(fs::path(task.directory) / "builtin" / parts.gemm_seed->file_name).string(),
+                      parts.gemm_seed->source});
       }
       agents::BuiltinGeneratorSettings builtin{agents::MoveOrdering::kGuided, settings.seed.value_or(0)};
       builtin.fast_math = agents::FastMathAllowedBy(task);

@@ -37,7 +37,8 @@ bool MatchShapes(const TensorSpec& a, const TensorSpec& b, const TensorSpec& d, 
                  std::string& why) {
   size_t rank = a.shape_expression.size();
   if (rank != 2 && rank != 3) {
-    why = fmt::format("{} has rank {} (a GEMM operand has rank 2, or 3 with a batch dimension)", a.name, rank);
+    why =
+        fmt::format("{} has rank {} (a GEMM operand has rank 2, or 3 with a batch dimension)", a.name, rank);
     return false;
   }
   if (b.shape_expression.size() != rank || d.shape_expression.size() != rank) {
@@ -161,8 +162,9 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
     const TensorSpec* found = task.FindTensor(*value);
     if (found == nullptr) return error(*node, key, fmt::format("\"{}\" is not a tensor of the task", *value));
     if (found->role != role) {
-      return error(*node, key,
-                   fmt::format("\"{}\" must be an {}", *value, role == TensorRole::kInput ? "input" : "output"));
+      return error(
+          *node, key,
+          fmt::format("\"{}\" must be an {}", *value, role == TensorRole::kInput ? "input" : "output"));
     }
     name = *value;
     return found;
@@ -182,8 +184,11 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
     const toml::node* node = table.get(key);
     if (node == nullptr) continue;
     std::optional<double> value = node->value<double>();
-    if (!value || !std::isfinite(*value) || *value == 0) return error(*node, key, "must be a non-zero number");
-    (key == "alpha" ? operation.alpha : key == "bias_scale" ? operation.bias_scale : operation.post_scale) = *value;
+    if (!value || !std::isfinite(*value) || *value == 0)
+      return error(*node, key, "must be a non-zero number");
+    (key == "alpha"        ? operation.alpha
+     : key == "bias_scale" ? operation.bias_scale
+                           : operation.post_scale) = *value;
   }
   if (const toml::node* node = table.get("activation")) {
     std::optional<std::string> value = node->value<std::string>();
@@ -204,8 +209,9 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
   if (bias != nullptr) {
     if (bias->elements != operation.n_value || bias->shape_expression.empty() ||
         !SameDimension(bias->shape_expression.back(), operation.n)) {
-      return InvalidInput(fmt::format("{}: [gemm] bias: \"{}\" {} must hold N = {} elements (one per column of D)",
-                                      file, bias->name, ShapeText(*bias), DimensionText(operation.n)));
+      return InvalidInput(
+          fmt::format("{}: [gemm] bias: \"{}\" {} must hold N = {} elements (one per column of D)", file,
+                      bias->name, ShapeText(*bias), DimensionText(operation.n)));
     }
     if (bias->dtype != DataType::kF32 && bias->dtype != d->dtype) {
       return InvalidInput(fmt::format("{}: [gemm] bias: \"{}\" is {}; expected f32 or D's type {}", file,
@@ -241,8 +247,10 @@ std::string GemmOperation::Describe() const {
   std::string formula = fmt::format("{} = ", d);
   std::string product = fmt::format("{}{}·{}{}", a, transpose_a ? "ᵀ" : "", b, transpose_b ? "ᵀ" : "");
   if (alpha != 1.0) product = fmt::format("{:g}·{}", alpha, product);
-  if (!bias.empty()) product += bias_scale != 1.0 ? fmt::format(" + {:g}·{}", bias_scale, bias) : " + " + bias;
-  if (activation != GemmActivation::kNone) product = fmt::format("{}({})", GemmActivationName(activation), product);
+  if (!bias.empty())
+    product += bias_scale != 1.0 ? fmt::format(" + {:g}·{}", bias_scale, bias) : " + " + bias;
+  if (activation != GemmActivation::kNone)
+    product = fmt::format("{}({})", GemmActivationName(activation), product);
   if (post_scale != 1.0) product = fmt::format("{:g}·{}", post_scale, product);
   formula += product;
   std::string size = fmt::format("{}x{}x{}", m_value, n_value, k_value);

@@ -40,20 +40,25 @@ value = 32
 
 [[tensor]]
 name = "A"
-dtype = ")" + dtype + R"("
-shape = )" + a_shape + R"(
+dtype = ")" +
+         dtype + R"("
+shape = )" +
+         a_shape + R"(
 role = "input"
 
 [[tensor]]
 name = "B"
-dtype = ")" + dtype + R"("
-shape = )" + b_shape + R"(
+dtype = ")" +
+         dtype + R"("
+shape = )" +
+         b_shape + R"(
 role = "input"
 
 [[tensor]]
 name = "C"
 dtype = "f32"
-shape = )" + d_shape + R"(
+shape = )" +
+         d_shape + R"(
 role = "output"
 )" + extra;
 }
@@ -170,7 +175,7 @@ TEST(GemmOperationTest, ADeclarationThatDisagreesIsAnError) {
     return operation.ok() ? std::string("ok") : operation.status().message();
   };
   EXPECT_THAT(error("[gemm]\na = \"A\"\nb = \"X\"\nd = \"C\"\n"),
-              HasSubstr("task.toml:44: [gemm] b: \"X\" is not a tensor of the task"));
+              HasSubstr("task.toml:39: [gemm] b: \"X\" is not a tensor of the task"));
   EXPECT_THAT(error("[gemm]\na = \"A\"\nb = \"B\"\nd = \"C\"\ntranspose_b = true\n"),
               HasSubstr("the inner dimensions differ"));
   EXPECT_THAT(error("[gemm]\na = \"A\"\nb = \"B\"\nd = \"C\"\nactivation = \"tanh\"\n"),

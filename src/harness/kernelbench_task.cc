@@ -219,8 +219,10 @@ std::string GemmTable(const nlohmann::json& gemm, const std::vector<KernelBenchA
   std::string a = name_of(gemm.value("a", nlohmann::json()));
   std::string b = name_of(gemm.value("b", nlohmann::json()));
   if (a.empty() || b.empty()) return "";
-  std::string table = fmt::format("[gemm]   # the forward pass as the probe followed it (docs/tuning.md \"GEMM tasks\")\n"
-                                  "a = \"{}\"\nb = \"{}\"\nd = \"out\"\n", a, b);
+  std::string table = fmt::format(
+      "[gemm]   # the forward pass as the probe followed it (docs/tuning.md \"GEMM tasks\")\n"
+      "a = \"{}\"\nb = \"{}\"\nd = \"out\"\n",
+      a, b);
   for (const char* key : {"transpose_a", "transpose_b"}) {
     if (gemm.contains(key) && gemm[key].is_boolean() && gemm[key].get<bool>()) {
       table += fmt::format("{} = true\n", key);
@@ -231,8 +233,9 @@ std::string GemmTable(const nlohmann::json& gemm, const std::vector<KernelBenchA
     if (bias.empty()) return "";
     table += fmt::format("bias = \"{}\"\n", bias);
   }
-  std::string activation =
-      gemm.contains("activation") && gemm["activation"].is_string() ? gemm["activation"].get<std::string>() : "";
+  std::string activation = gemm.contains("activation") && gemm["activation"].is_string()
+                               ? gemm["activation"].get<std::string>()
+                               : "";
   if (activation != "none" && activation != "relu" && activation != "gelu") return "";
   if (activation != "none") table += fmt::format("activation = \"{}\"\n", activation);
   double post_scale =
@@ -464,7 +467,8 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
   }
   problem.arguments = std::move(tensors);
   for (auto& scalar : scalars) problem.arguments.push_back(std::move(scalar));
-  if (probe.contains("gemm") && outputs.size() == 1) problem.gemm_table = GemmTable(probe["gemm"], problem.arguments);
+  if (probe.contains("gemm") && outputs.size() == 1)
+    problem.gemm_table = GemmTable(probe["gemm"], problem.arguments);
   return problem;
 }
 

@@ -232,7 +232,7 @@ class MeasureSession::Impl {
   PolicyAllowance policy_allow_;  // the settings' and the task's
   std::string cuobjdump_;         // for the policy's SASS view; "" when not found
   std::unique_ptr<ParallelCompiler> pool_;
-  std::set<std::string> compiled_ahead_;            // hashes sent to CompileAhead
+  std::set<std::string> compiled_ahead_;  // hashes sent to CompileAhead
   std::shared_ptr<std::atomic<size_t>> ahead_in_flight_ = std::make_shared<std::atomic<size_t>>(0);
   CompletionQueue completions_;
   std::string gpu_;  // device name: live, else from the first child
@@ -939,7 +939,9 @@ int64_t MeasureSession::run_id() const {
   return impl_->run_id();
 }
 
-void MeasureSession::CompileAhead(const std::vector<std::string>& sources) { impl_->CompileAhead(sources); }
+void MeasureSession::CompileAhead(const std::vector<std::string>& sources) {
+  impl_->CompileAhead(sources);
+}
 
 Status MeasureSession::AddCandidates(const std::vector<CandidateSource>& candidates) {
   return impl_->AddCandidates(candidates);
