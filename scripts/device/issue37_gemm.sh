@@ -10,7 +10,8 @@
 #               optimize_<task>.json / .md, the run's best.cu.
 #   sizes       each task at three sizes, one of them a multiple of no tile
 #               (bf16: 4096^3, 8192x8192x4096, 3000x5000x4008; f32: 2048^3,
-#               4096^3, 3001x2999x2003): a portfolio of configurations of the
+#               4096^3, 3004x2996x2004: multiples of 4 and of no tile, rows
+#               16-byte aligned, as the bf16 one is): a portfolio of configurations of the
 #               emitted seed (tuning_space_tool gemm-seed / materialize --keys)
 #               plus the optimize step's best.cu, all in one `kopt bench` per
 #               size (the task's checks: every variant size too), then
@@ -23,11 +24,12 @@
 #               (bench/kernelbench_baselines.py --task-baselines), then
 #               `kopt suite --generator builtin` (KB_EVALUATIONS per problem,
 #               default 6): suite.md with the speedups against both.
-#   simulation  a seeded random sample (SAMPLE, default 64) of each example
-#               task's CUTLASS space measured by `kopt bench`, turned into a
+#   simulation  a sub-space of each example task's CUTLASS space (the knobs
+#               narrowed with gemm-seed --values: bf16_subspace, f32_subspace
+#               below) measured exhaustively by `kopt bench`, turned into a
 #               Kernel Tuner cache (tuning_space_tool cache) and replayed
-#               (bench/tuning_simulation: guided vs random at equal budgets):
-#               simulation.md and caches/*.json.
+#               (bench/tuning_simulation: guided vs unguided vs random search
+#               at equal budgets): simulation.md and caches/*.json.
 #
 # Needs, carried from the build machine (scripts/device/package_issue37.sh):
 # .carry/bin/{kopt,kopt-runner,tuning_space_tool,tuning_simulation} with
@@ -46,7 +48,6 @@ export PATH=/usr/local/cuda/bin:$PATH
 STEPS=${STEPS:-optimize sizes kernelbench}
 EVALUATIONS=${EVALUATIONS:-16}
 KB_EVALUATIONS=${KB_EVALUATIONS:-6}
-SAMPLE=${SAMPLE:-64}
 mkdir -p "$OUT"
 summary=$OUT/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
@@ -105,6 +106,12 @@ f32_keys="128,128,8,2,2,4,1,1,0,1 128,128,8,2,2,3,1,1,0,1 256,128,8,4,2,3,1,1,0,
 128,128,16,2,2,4,1,1,1,4 128,128,32,2,2,3,1,1,1,4 256,128,16,4,2,3,1,1,1,4 128,256,16,2,4,3,1,1,1,4
 64,128,16,2,2,4,1,1,1,4 128,128,16,2,2,4,1,1,1,1"
 
+# The sub-spaces the simulation step measures exhaustively (tuning_space_tool gemm-seed --values).
+bf16_subspace="--values TILE_M=128,256 --values TILE_N=128,256 --values TILE_K=64 --values STAGES=0 --values SPLIT=1
+--values RASTER=0 --values SWIZZLE=1,4"
+f32_subspace="--values BLOCK_M=64,128,256 --values BLOCK_N=64,128,256 --values BLOCK_K=8,16 --values WARPS_M=2,4
+--values WARPS_N=2,4 --values STAGES=3,4 --values SPLIT=1 --values SWIZZLE=1"
+
 step_optimize() {
   for task in gemm_bf16 gemm_f32; do
     local start=$SECONDS
@@ -134,7 +141,7 @@ step_sizes() {
     echo "|---|---|---|---|---|---|---|---|"
   } > "$OUT/sizes.md"
   for spec in "gemm_bf16 4096 4096 4096" "gemm_bf16 8192 8192 4096" "gemm_bf16 3000 5000 4008" \
-              "gemm_f32 2048 2048 2048" "gemm_f32 4096 4096 4096" "gemm_f32 3001 2999 2003"; do
+              "gemm_f32 2048 2048 2048" "gemm_f32 4096 4096 4096" "gemm_f32 3004 2996 2004"; do
     set -- $spec
     local task=$1 size=$2x$3x$4 dir keys start=$SECONDS
     dir=$(sized_task "$@")
@@ -196,17 +203,19 @@ step_kernelbench() {
 }
 
 step_simulation() {
-  mkdir -p "$OUT/caches"
+  mkdir -p "$OUT/caches" "$OUT/seeds"
+  local narrow
   for task in gemm_bf16 gemm_f32; do
     local start=$SECONDS
-    mkdir -p "$OUT/seeds"
-    "$tool" gemm-seed "examples/tasks/$task" "$OUT/seeds/$task.cu" | tee -a "$summary"
+    [ "$task" = gemm_bf16 ] && narrow=$bf16_subspace || narrow=$f32_subspace
+    # shellcheck disable=SC2086
+    "$tool" gemm-seed "examples/tasks/$task" "$OUT/seeds/${task}_sub.cu" $narrow | tee -a "$summary"
     rm -rf "$OUT/sample/$task"
-    "$tool" materialize "examples/tasks/$task" "$OUT/seeds/$task.cu" "$OUT/sample/$task" --limit "$SAMPLE" --seed 37 > /dev/null
+    "$tool" materialize "examples/tasks/$task" "$OUT/seeds/${task}_sub.cu" "$OUT/sample/$task" > /dev/null
     "$kopt" bench "examples/tasks/$task" "$OUT/sample/$task"/*.cu -w "$OUT/ws_sample" "${measure[@]}" --seeds 1 \
       --timing-seconds 0.3 --max-noise 0.02 -f json -o "$OUT/sample_$task.json" > "$OUT/sample_$task.log" 2>&1
-    note "sample $task: exit $?, $((SECONDS - start)) s"
-    "$tool" cache "examples/tasks/$task" "$OUT/seeds/$task.cu" "$OUT/sample_$task.json" "$OUT/caches/$task.json" \
+    note "sub-space $task: exit $?, $(ls "$OUT/sample/$task" | wc -l) configurations, $((SECONDS - start)) s"
+    "$tool" cache "examples/tasks/$task" "$OUT/seeds/${task}_sub.cu" "$OUT/sample_$task.json" "$OUT/caches/$task.json" \
       >> "$OUT/simulation.md" 2>> "$OUT/sample_$task.log"
   done
   "$simulation" --repeats 100 --budget 40 "$OUT"/caches/*.json >> "$OUT/simulation.md" 2>&1
