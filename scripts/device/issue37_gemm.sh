@@ -18,12 +18,14 @@
 #               PyTorch's call at the same size timed the same way (cold L2,
 #               TF32 off): sizes.md (best kopt / PyTorch per size) and the
 #               bench JSON reports.
-#   kernelbench the KernelBench GEMM-class problems (13 of level 1, 3 of level 2;
+#   kernelbench the KernelBench GEMM-class problems (12 of level 1, 3 of level 2;
 #               all recognised by kopt's import probe) imported, their eager
 #               and TF32-allowed PyTorch baselines timed
 #               (bench/kernelbench_baselines.py --task-baselines), then
-#               `kopt suite --generator builtin` (KB_EVALUATIONS per problem,
-#               default 6): suite.md with the speedups against both.
+#               `kopt suite --generator builtin` over every GPU of the host
+#               (KB_EVALUATIONS per problem, default 6; KB_SECONDS per call,
+#               default 540: call the step again on the warm machine to
+#               resume): suite.md with the speedups against both.
 #   simulation  a sub-space of each example task's CUTLASS space (the knobs
 #               narrowed with gemm-seed --values: bf16_subspace, f32_subspace
 #               below) measured exhaustively by `kopt bench`, turned into a
@@ -37,10 +39,11 @@
 # when the wheel is not installed here), .carry/KernelBench/level{1,2} for the
 # kernelbench step; nvcc (/usr/local/cuda/bin), python3 with PyTorch.
 # Usage (repository root): OUT=DIR [STEPS="..."] scripts/device/issue37_gemm.sh
-# The optimize and sizes steps take about 4 + 5 minutes on one H100 (16 CPU
-# cores compile); kernelbench about 10; run them as separate calls when the
-# per-call limit is 10 minutes (the workspace under $OUT/ws keeps compiled
-# candidates only within a call: each call builds its own).
+# Estimates (not yet measured): optimize about 4-6 minutes and sizes about 5
+# on one H100 with 16 CPU cores compiling; kernelbench about 15 on one GPU,
+# 5 on four; simulation about 6. Run them as separate calls under the
+# 10-minute limit; WORK keeps workspaces (compile caches, runs) between calls
+# while the machine stays warm.
 set -u
 : "${OUT:?set OUT to the results folder}"
 root=$PWD
@@ -48,7 +51,10 @@ export PATH=/usr/local/cuda/bin:$PATH
 STEPS=${STEPS:-optimize sizes kernelbench}
 EVALUATIONS=${EVALUATIONS:-16}
 KB_EVALUATIONS=${KB_EVALUATIONS:-6}
-mkdir -p "$OUT"
+# Workspaces and imported tasks live under WORK (an ignored folder of the repository, kept while
+# the machine stays warm), results under OUT.
+WORK=${WORK:-$root/out/issue37}
+mkdir -p "$OUT" "$WORK"
 summary=$OUT/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { note "no GPU: skipped"; exit 77; }
@@ -116,14 +122,14 @@ step_optimize() {
   for task in gemm_bf16 gemm_f32; do
     local start=$SECONDS
     "$kopt" optimize "examples/tasks/$task" --generator builtin --max-evaluations "$EVALUATIONS" --seed 37 \
-      -w "$OUT/ws_$task" "${measure[@]}" --timing-seconds 0.5 -f json -q \
+      -w "$WORK/ws_$task" "${measure[@]}" --timing-seconds 0.5 -f json -q \
       > "$OUT/optimize_$task.json" 2> "$OUT/optimize_$task.log"
     note "optimize $task: exit $?, $((SECONDS - start)) s"
-    "$kopt" report -w "$OUT/ws_$task" -f md > "$OUT/optimize_$task.md" 2>> "$OUT/optimize_$task.log"
-    cp "$OUT"/ws_"$task"/runs/*/best.cu "$OUT/best_$task.cu" 2> /dev/null
+    "$kopt" report -w "$WORK/ws_$task" -f md > "$OUT/optimize_$task.md" 2>> "$OUT/optimize_$task.log"
+    cp "$WORK"/ws_"$task"/runs/*/best.cu "$OUT/best_$task.cu" 2> /dev/null
     grep -m3 -i "builtin generator\|best" "$OUT/optimize_$task.md" | tee -a "$summary"
     # Compile cost: every compile the run made (seconds; cache hits included) from the workspace.
-    python3 - "$OUT/ws_$task/kopt.db" << 'PY' | tee -a "$summary"
+    python3 - "$WORK/ws_$task/kopt.db" << 'PY' | tee -a "$summary"
 import sqlite3, statistics, sys
 rows = sqlite3.connect(sys.argv[1]).execute("SELECT seconds, status FROM compiles").fetchall()
 slow = [s for s, _ in rows if s > 2]
@@ -154,7 +160,7 @@ step_sizes() {
     done
     local extra=""
     [ -f "$OUT/best_$task.cu" ] && extra="$OUT/best_$task.cu"
-    "$kopt" bench "$dir" $valid $extra -w "$OUT/ws_sizes" "${measure[@]}" --timing-seconds 1 --max-noise 0.01 \
+    "$kopt" bench "$dir" $valid $extra -w "$WORK/ws_sizes" "${measure[@]}" --timing-seconds 1 --max-noise 0.01 \
       -f json -o "$OUT/bench_${task}_$size.json" > "$OUT/bench_${task}_$size.log" 2>&1
     note "bench $task $size: exit $?, $(echo $valid $extra | wc -w) candidates, $((SECONDS - start)) s"
     python3 bench/gemm_torch_baseline.py "$task" "$2" "$3" "$4" > "$OUT/torch_${task}_$size.json" 2>> "$OUT/sizes.log"
@@ -190,16 +196,23 @@ step_kernelbench() {
     problems+=("$kb/level1/$name.py")
   done
   for name in 63_Gemm_ReLU_Divide 76_Gemm_Add_ReLU 86_Matmul_Divide_GELU; do problems+=("$kb/level2/$name.py"); done
-  "$kopt" task import-kernelbench "${problems[@]}" --out "$OUT/kb_tasks" --force > "$OUT/kb_import.log" 2>&1
-  note "import: exit $?, $(ls "$OUT/kb_tasks" | wc -l) tasks, $(grep -l '^\[gemm\]' "$OUT"/kb_tasks/*/task.toml | wc -l) with [gemm]"
-  python3 bench/kernelbench_baselines.py --task-baselines --out "$OUT/kb_baselines" \
-    --budget-seconds "${BASELINE_SECONDS:-120}" "$OUT"/kb_tasks/*/ > "$OUT/kb_baselines.log" 2>&1
-  note "baselines: exit $?, $((SECONDS - start)) s"
-  "$kopt" suite "$OUT/kb_tasks" --name issue37 --workspace "$OUT/kb_ws" --devices "${DEVICES:-0}" \
-    --generator builtin --seed 37 --max-evaluations "$KB_EVALUATIONS" --max-seconds 240 \
+  if [ ! -d "$WORK/kb_tasks" ]; then
+    "$kopt" task import-kernelbench "${problems[@]}" --out "$WORK/kb_tasks" > "$OUT/kb_import.log" 2>&1
+    note "import: exit $?, $(ls "$WORK/kb_tasks" | wc -l) tasks, $(grep -l '^\[gemm\]' "$WORK"/kb_tasks/*/task.toml | wc -l) with [gemm]"
+    python3 bench/kernelbench_baselines.py --task-baselines --out "$WORK/kb_baselines" \
+      --budget-seconds "${BASELINE_SECONDS:-120}" "$WORK"/kb_tasks/*/ > "$OUT/kb_baselines.log" 2>&1
+    note "baselines: exit $?, $((SECONDS - start)) s"
+  fi
+  # All GPUs of the host, one problem each at a time; run the step again (same WORK, machine still
+  # warm) to go on where a time limit stopped it: kopt suite resumes what has not ended.
+  local devices
+  devices=${DEVICES:-$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)}
+  timeout "${KB_SECONDS:-540}" "$kopt" suite "$WORK/kb_tasks" --name issue37 --workspace "$WORK/kb_ws" \
+    --devices "$devices" --generator builtin --seed 37 --max-evaluations "$KB_EVALUATIONS" --max-seconds 300 \
     -f md -o "$OUT/suite.md" -- "${measure[@]}" --timing-seconds 0.5 > "$OUT/kb_suite.log" 2>&1
-  note "suite: exit $?, $((SECONDS - start)) s"
-  tail -n 30 "$OUT/suite.md" | tee -a "$summary"
+  note "suite: exit $?, $((SECONDS - start)) s (exit 124: the time limit; run the step again to resume)"
+  "$kopt" suite status -w "$WORK/kb_ws" --name issue37 -f md -o "$OUT/suite_status.md" >> "$OUT/kb_suite.log" 2>&1
+  tail -n 30 "$OUT/suite.md" "$OUT/suite_status.md" 2> /dev/null | tee -a "$summary"
 }
 
 step_simulation() {
@@ -212,7 +225,7 @@ step_simulation() {
     "$tool" gemm-seed "examples/tasks/$task" "$OUT/seeds/${task}_sub.cu" $narrow | tee -a "$summary"
     rm -rf "$OUT/sample/$task"
     "$tool" materialize "examples/tasks/$task" "$OUT/seeds/${task}_sub.cu" "$OUT/sample/$task" > /dev/null
-    "$kopt" bench "examples/tasks/$task" "$OUT/sample/$task"/*.cu -w "$OUT/ws_sample" "${measure[@]}" --seeds 1 \
+    "$kopt" bench "examples/tasks/$task" "$OUT/sample/$task"/*.cu -w "$WORK/ws_sample" "${measure[@]}" --seeds 1 \
       --timing-seconds 0.3 --max-noise 0.02 -f json -o "$OUT/sample_$task.json" > "$OUT/sample_$task.log" 2>&1
     note "sub-space $task: exit $?, $(ls "$OUT/sample/$task" | wc -l) configurations, $((SECONDS - start)) s"
     "$tool" cache "examples/tasks/$task" "$OUT/seeds/${task}_sub.cu" "$OUT/sample_$task.json" "$OUT/caches/$task.json" \
