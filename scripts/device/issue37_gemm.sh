@@ -165,7 +165,7 @@ step_sizes() {
     note "bench $task $size: exit $?, $(echo $valid $extra | wc -w) candidates, $((SECONDS - start)) s"
     python3 bench/gemm_torch_baseline.py "$task" "$2" "$3" "$4" > "$OUT/torch_${task}_$size.json" 2>> "$OUT/sizes.log"
     python3 - "$OUT/bench_${task}_$size.json" "$OUT/torch_${task}_$size.json" "$task" "$size" << 'PY' | tee -a "$OUT/sizes.md"
-import json, os, sys
+import json, os, re, sys
 bench, torch, task, size = sys.argv[1:5]
 try:
     entries = json.load(open(bench)).get("candidates", [])
@@ -175,13 +175,24 @@ def median_us(entry):
     timing = entry.get("timing") or {}
     median = timing.get("median") or {}
     return median.get("value") * 1e6 if isinstance(median, dict) and median.get("value") else None
-verified = [(median_us(e), os.path.basename(e.get("path") or e.get("name", ""))) for e in entries
+def f32_path(entry):  # the configuration's F32_PATH (0 SIMT, 1 3xTF32), from its kopt:config line
+    try:
+        first = open(entry.get("path") or "").readline()
+    except OSError:
+        return None
+    match = re.search(r"F32_PATH=(\d)", first)
+    return int(match.group(1)) if match else None
+verified = [(median_us(e), os.path.basename(e.get("path") or e.get("name", "")), f32_path(e)) for e in entries
             if e.get("status") == "ok" and median_us(e)]
 ref = json.load(open(torch)) if os.path.exists(torch) and os.path.getsize(torch) else {}
-best = min(verified) if verified else (None, "none verified")
-ratio = f"{best[0] / ref['median_us']:.3f}" if best[0] and ref.get("median_us") else "?"
-print(f"| {task} | {size} | {best[1]} | {best[0] or 0:.1f} | {ref.get('call', '?')} | {ref.get('median_us', 0):.1f} | "
-      f"{ratio} | {len(verified)} of {len(entries)} |")
+def row(label, rows):
+    best = min(rows) if rows else (None, "none verified", None)
+    ratio = f"{best[0] / ref['median_us']:.3f}" if best[0] and ref.get("median_us") else "?"
+    print(f"| {task}{label} | {size} | {best[1]} | {best[0] or 0:.1f} | {ref.get('call', '?')} | "
+          f"{ref.get('median_us', 0):.1f} | {ratio} | {len(rows)} of {len(entries)} |")
+row("", verified)
+if task == "gemm_f32":  # the pure-FFMA (SIMT) configurations alone, for a strict TF32-off reading
+    row(" (SIMT only)", [v for v in verified if v[2] == 0])
 PY
   done
 }

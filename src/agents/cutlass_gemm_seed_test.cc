@@ -135,7 +135,7 @@ TEST(CutlassGemmSeedTest, F32TasksGetTheSm80FamilyWithTf32Off) {
   TuningSpace space = SpaceOf(task, *seed);
   EXPECT_EQ(
       space.Describe(space.Default()),
-      "BLOCK_M=128 BLOCK_N=128 BLOCK_K=8 WARPS_M=2 WARPS_N=2 STAGES=4 SPLIT=1 SWIZZLE=1 F32_PATH=0 ALIGN=1");
+      "BLOCK_M=128 BLOCK_N=128 BLOCK_K=16 WARPS_M=2 WARPS_N=2 STAGES=4 SPLIT=1 SWIZZLE=1 F32_PATH=1 ALIGN=4");
   for (const Configuration& configuration : space.Enumerate(1u << 20)) {
     int64_t path = ValueOf(space, configuration, "F32_PATH");
     int64_t warp_m = ValueOf(space, configuration, "BLOCK_M") / ValueOf(space, configuration, "WARPS_M");
@@ -153,7 +153,10 @@ TEST(CutlassGemmSeedTest, F32TasksGetTheSm80FamilyWithTf32Off) {
   simt_only.allow_3xtf32 = false;
   Result<CutlassGemmSeed> strict = EmitCutlassGemmSeed(task, Operation(task), simt_only);
   ASSERT_TRUE(strict.ok());
-  EXPECT_EQ(SpaceOf(task, *strict).dimensions(), 9u);  // no F32_PATH; ALIGN only 1
+  TuningSpace strict_space = SpaceOf(task, *strict);
+  EXPECT_EQ(strict_space.dimensions(), 9u);  // no F32_PATH; ALIGN only 1
+  EXPECT_EQ(strict_space.Describe(strict_space.Default()),
+            "BLOCK_M=128 BLOCK_N=128 BLOCK_K=8 WARPS_M=2 WARPS_N=2 STAGES=4 SPLIT=1 SWIZZLE=1 ALIGN=1");
   // Leading dimensions that are not multiples of 4: no vector loads to try.
   TaskSpec odd = GemmTask("f32", 1000, 777, 333);
   Result<CutlassGemmSeed> unaligned = EmitCutlassGemmSeed(odd, Operation(odd), CutlassSeedOptions{});
@@ -230,8 +233,9 @@ TEST(CutlassGemmSeedTest, TheBuiltinGeneratorTunesIt) {
 }
 
 // One emitted candidate compiles with nvcc against the nvidia-cutlass wheel's
-// headers (skipped without nvcc or the wheel). The f32 family's default: the
-// quicker of the two (about 15 s of CPU; the sm90 family takes about 50 s).
+// headers (skipped without nvcc or the wheel): the f32 family's default
+// (3xTF32; at 1000 x 777 x 333 with single-element loads), the quicker of the
+// two families (about 15 s of CPU; the sm90 family takes about 50 s).
 TEST(CutlassGemmSeedTest, TheDefaultF32CandidateCompilesWithNvcc) {
   std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
   Result<std::string> nvcc = FindNvcc(*runner, std::getenv("KOPT_NVCC"));

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "agents/builtin_generator.h"
 #include "agents/cutlass_gemm_seed.h"
@@ -194,7 +195,10 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
       agents::BuiltinGeneratorSettings builtin{agents::MoveOrdering::kGuided, settings.seed.value_or(0)};
       builtin.fast_math = agents::FastMathAllowedBy(task);
       // CUTLASS instantiations compile for tens of seconds: the next moves compile while the GPU measures.
-      if (parts.gemm_seed) builtin.compile_ahead = 3;
+      // As many as the compile pool runs at once (MeasureSession::CompileAhead drops the rest).
+      if (parts.gemm_seed) {
+        builtin.compile_ahead = std::clamp<size_t>(std::thread::hardware_concurrency(), 3, 32);
+      }
       if (settings.objective == Objective::kTimeEnergy) {
         parts.notes.push_back(
             fmt::format("builtin generator, time+energy: energy moves (fast_math knobs) {}: {}",

@@ -415,7 +415,7 @@ void MeasureSession::Impl::Submit(size_t index) {
 void MeasureSession::Impl::CompileAhead(const std::vector<std::string>& sources) {
   if (finished_ || pool_ == nullptr) return;
   for (const std::string& source : sources) {
-    if (ahead_in_flight_->load() >= pool_->thread_count()) return;
+    if (ahead_in_flight_->load() + 1 >= pool_->thread_count()) return;  // one thread stays for real ones
     std::string hash = Sha256Hex(source);
     if (!compiled_ahead_.insert(hash).second) continue;
     Result<std::string> stored = workspace_->StoreCandidate(source, "", "compile-ahead");

@@ -210,8 +210,8 @@ class MeasureSession {
   // stored as the workspace's content-addressed copy, the path a later
   // MeasureCandidate of the same source compiles, so its compile is a cache
   // hit. Nothing is measured or recorded; a source already sent is skipped,
-  // and at most as many run at once as the pool has threads (the rest are
-  // dropped, not queued: a real candidate must never wait behind a guess).
+  // and at most one fewer than the pool has threads run at once (the rest
+  // are dropped, not queued: a real candidate never waits behind a guess).
   void CompileAhead(const std::vector<std::string>& sources);
 
   // Ends the session: measures what is pending, re-times the reference when

@@ -379,6 +379,7 @@ TEST_F(MeasureSessionTest, CandidatesGivenAsSourceOneAtATimeShareOneReference) {
 // A source compiled ahead (a generator's guess of its next candidate) is in
 // the compile cache when it is measured: one nvcc run for it, none repeated.
 TEST_F(MeasureSessionTest, ASourceCompiledAheadIsACacheHitWhenMeasured) {
+  settings_.jobs = 3;  // two guesses at once, a thread kept for real candidates
   std::unique_ptr<MeasureSession> session = Open();
   ASSERT_TRUE(session->MeasureReference().ok());
   size_t before = children_.CompileCount();
