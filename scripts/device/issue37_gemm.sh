@@ -119,6 +119,7 @@ f32_subspace="--values BLOCK_M=64,128,256 --values BLOCK_N=64,128,256 --values B
 --values WARPS_N=2,4 --values STAGES=3,4 --values SPLIT=1 --values SWIZZLE=1"
 
 step_optimize() {
+  local best
   for task in gemm_bf16 gemm_f32; do
     local start=$SECONDS
     "$kopt" optimize "examples/tasks/$task" --generator builtin --max-evaluations "$EVALUATIONS" --seed 37 \
@@ -126,7 +127,8 @@ step_optimize() {
       > "$OUT/optimize_$task.json" 2> "$OUT/optimize_$task.log"
     note "optimize $task: exit $?, $((SECONDS - start)) s"
     "$kopt" report -w "$WORK/ws_$task" -f md > "$OUT/optimize_$task.md" 2>> "$OUT/optimize_$task.log"
-    cp "$WORK"/ws_"$task"/runs/*/best.cu "$OUT/best_$task.cu" 2> /dev/null
+    best=$(ls -t "$WORK"/ws_"$task"/runs/*/best.cu 2> /dev/null | head -n 1)  # the latest run's
+    [ -n "$best" ] && cp "$best" "$WORK/best_$task.cu" && cp "$best" "$OUT/best_$task.cu"
     grep -m3 -i "builtin generator\|best" "$OUT/optimize_$task.md" | tee -a "$summary"
     # Compile cost: every compile the run made (seconds; cache hits included) from the workspace.
     python3 - "$WORK/ws_$task/kopt.db" << 'PY' | tee -a "$summary"
@@ -159,7 +161,7 @@ step_sizes() {
         && valid="$valid $OUT/configs/$task/${task}__$(echo "$key" | tr , _).cu"
     done
     local extra=""
-    [ -f "$OUT/best_$task.cu" ] && extra="$OUT/best_$task.cu"
+    [ -f "$WORK/best_$task.cu" ] && extra="$WORK/best_$task.cu"  # the optimize step's, same machine
     "$kopt" bench "$dir" $valid $extra -w "$WORK/ws_sizes" "${measure[@]}" --timing-seconds 1 --max-noise 0.01 \
       -f json -o "$OUT/bench_${task}_$size.json" > "$OUT/bench_${task}_$size.log" 2>&1
     note "bench $task $size: exit $?, $(echo $valid $extra | wc -w) candidates, $((SECONDS - start)) s"
