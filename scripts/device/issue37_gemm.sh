@@ -38,7 +38,8 @@
 # .carry/lib, .carry/cutlass.tar.xz (the nvidia-cutlass wheel's headers, used
 # when the wheel is not installed here), .carry/KernelBench/level{1,2} for the
 # kernelbench step; nvcc (/usr/local/cuda/bin), python3 with PyTorch.
-# Usage (repository root): OUT=DIR [STEPS="..."] scripts/device/issue37_gemm.sh
+# Usage (repository root): OUT=DIR [STEPS="..."] [TASKS="gemm_bf16 gemm_f32"] scripts/device/issue37_gemm.sh
+# (TASKS limits the optimize and sizes steps to some of the two example tasks.)
 # Estimates (not yet measured): optimize about 4-6 minutes and sizes about 5
 # on one H100 with 16 CPU cores compiling; kernelbench about 15 on one GPU,
 # 5 on four; simulation about 6. Run them as separate calls under the
@@ -120,7 +121,7 @@ f32_subspace="--values BLOCK_M=64,128,256 --values BLOCK_N=64,128,256 --values B
 
 step_optimize() {
   local best
-  for task in gemm_bf16 gemm_f32; do
+  for task in ${TASKS:-gemm_bf16 gemm_f32}; do
     local start=$SECONDS
     "$kopt" optimize "examples/tasks/$task" --generator builtin --max-evaluations "$EVALUATIONS" --seed 37 \
       -w "$WORK/ws_$task" "${measure[@]}" --timing-seconds 0.5 -f json -q \
@@ -151,6 +152,7 @@ step_sizes() {
   for spec in "gemm_bf16 4096 4096 4096" "gemm_bf16 8192 8192 4096" "gemm_bf16 3000 5000 4008" \
               "gemm_f32 2048 2048 2048" "gemm_f32 4096 4096 4096" "gemm_f32 3004 2996 2004"; do
     set -- $spec
+    case " ${TASKS:-gemm_bf16 gemm_f32} " in *" $1 "*) ;; *) continue ;; esac
     local task=$1 size=$2x$3x$4 dir keys start=$SECONDS
     dir=$(sized_task "$@")
     [ "$task" = gemm_bf16 ] && keys=$bf16_keys || keys=$f32_keys

@@ -441,7 +441,6 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
         "BLOCK_M >= 32 * WARPS_M",
         "BLOCK_N <= 64 * WARPS_N",
         "BLOCK_N >= 32 * WARPS_N",
-        "WARPS_M * WARPS_N >= 2",
         "WARPS_M * WARPS_N <= 8",
         fmt::format("(BLOCK_M / WARPS_M) * (BLOCK_N / WARPS_N) >= 2048 - 1024 * {}",
                     path),  // SIMT: 8x8 per lane
@@ -450,8 +449,8 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
         fmt::format("BLOCK_K <= 16 + 16 * {}", path),  // SIMT: 8 or 16
         fmt::format("ALIGN <= 1 + 3 * {}", path),
         "STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 4 <= 163840",
-        fmt::format("BLOCK_M <= 2 * {} + 32", m),
-        fmt::format("BLOCK_N <= 2 * {} + 32", n),
+        fmt::format("BLOCK_M <= 2 * {} + 64", m),
+        fmt::format("BLOCK_N <= 2 * {} + 64", n),
         fmt::format("(SPLIT - 1) * (SPLIT * BLOCK_K - {}) <= 0", k),
         fmt::format("(SPLIT - 1) * {} * {} <= (SPLIT - 1) * {} * BLOCK_M * BLOCK_N", m, n, waves),
     };

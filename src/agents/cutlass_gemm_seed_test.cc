@@ -178,6 +178,23 @@ TEST(CutlassGemmSeedTest, TheProblemShapePrunesTilesAndSplits) {
   EXPECT_TRUE(split);
 }
 
+// The pruning never empties a space: a 1 x 1 x 1 problem keeps configurations in every family.
+TEST(CutlassGemmSeedTest, TinyProblemsKeepConfigurations) {
+  for (const char* dtype : {"bf16", "f32"}) {
+    for (bool tf32 : {true, false}) {
+      TaskSpec task = GemmTask(dtype, 1, 1, 1);
+      CutlassSeedOptions options;
+      options.allow_3xtf32 = tf32;
+      Result<CutlassGemmSeed> seed = EmitCutlassGemmSeed(task, Operation(task), options);
+      ASSERT_TRUE(seed.ok()) << seed.status().message();
+      Result<TuningSpace> space =
+          TuningSpace::FromSource(seed->source, seed->file_name, TaskScalarValues(task));
+      ASSERT_TRUE(space.ok()) << dtype << ": " << space.status().message();
+      EXPECT_FALSE(space->Enumerate(1u << 20).empty());
+    }
+  }
+}
+
 TEST(CutlassGemmSeedTest, FusedEpilogueAndLayouts) {
   TaskSpec task = GemmTask("f32", 128, 64, 256);
   GemmOperation operation = Operation(task);
