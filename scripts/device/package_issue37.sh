@@ -21,7 +21,7 @@ for level in level1 level2; do
   if [ -d "$source/KernelBench/$level" ]; then
     cp "$source/KernelBench/$level"/*.py ".carry/KernelBench/$level/"
   else
-    git --git-dir="$source" archive HEAD "KernelBench/$level" | tar -x -C .carry --strip-components=1
+    git --git-dir="$source" archive HEAD "KernelBench/$level" | tar -x -C .carry/KernelBench --strip-components=1
   fi
 done
 du -sh .carry/cutlass.tar.xz .carry/KernelBench
