@@ -418,11 +418,12 @@ void MeasureSession::Impl::CompileAhead(const std::vector<std::string>& sources)
     if (ahead_in_flight_->load() + 1 >= pool_->thread_count()) return;  // one thread stays for real ones
     std::string hash = Sha256Hex(source);
     if (!compiled_ahead_.insert(hash).second) continue;
-    Result<std::string> stored = workspace_->StoreCandidate(source, "", "compile-ahead");
-    if (!stored.ok()) continue;
+    // The file a later StoreCandidate of the same source writes (content-addressed), without its
+    // database row: a guess is not a candidate until it is measured.
+    if (!workspace_->WriteArtifact("candidates/" + hash + ".cu", source).ok()) continue;
     ++*ahead_in_flight_;
     std::shared_ptr<std::atomic<size_t>> in_flight = ahead_in_flight_;
-    pool_->Submit(plan_.task, workspace_->directory() + "/candidates/" + *stored + ".cu",
+    pool_->Submit(plan_.task, workspace_->directory() + "/candidates/" + hash + ".cu",
                   [in_flight](const std::string&, const Result<CompileResult>&) { --*in_flight; });
   }
 }

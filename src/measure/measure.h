@@ -207,7 +207,7 @@ class MeasureSession {
   Result<MeasurementEntry> MeasureCandidate(const std::string& source, const std::string& name);
   // Compiles `sources` into the compile cache on the session's pool, ahead
   // of their measurement (agents GeneratedCandidate::compile_ahead): each is
-  // stored as the workspace's content-addressed copy, the path a later
+  // written as the workspace's content-addressed copy (no database row), the path a later
   // MeasureCandidate of the same source compiles, so its compile is a cache
   // hit. Nothing is measured or recorded; a source already sent is skipped,
   // and at most one fewer than the pool has threads run at once (the rest
