@@ -4,10 +4,19 @@
 // Kernel Tuner cache (an exhaustively measured space for the simulation
 // fixtures) plus one row of the quality table.
 //
-//   tuning_space_tool materialize TASK_DIR TUNABLE.cu OUT_DIR [--limit N] [--seed S]
+//   tuning_space_tool materialize TASK_DIR TUNABLE.cu OUT_DIR [--limit N] [--seed S] [--keys "K1 K2 ..."]
 //       writes OUT_DIR/<stem>__<v1>_<v2>....cu for every valid configuration
-//       (a seeded random subset of N when there are more; default 10000);
+//       (a seeded random subset of N when there are more; default 10000;
+//       with --keys only those configurations, Kernel Tuner keys such as
+//       "128,256,64,2,1,0,2,0,1,0,1", each checked against the space);
 //       prints the number written.
+//   tuning_space_tool gemm-seed TASK_DIR OUT.cu [--sm-count N] [--no-3xtf32] [--values NAME=V1,V2...]...
+//       writes the builtin generator's CUTLASS seed of a GEMM-class task
+//       (agents/cutlass_gemm_seed.h; docs/tuning.md "GEMM tasks") and prints
+//       the recognised operation and the number of valid configurations.
+//       --values narrows a knob to some of its values (a sub-space small
+//       enough to measure exhaustively, for the simulation; a default left
+//       outside becomes the first value).
 //   tuning_space_tool cache TASK_DIR TUNABLE.cu BENCH.json OUT_CACHE.json [--budget N]
 //       reads a `kopt bench -f json` report (kopt.bench/1) that measured the
 //       materialized files (and any hand-written candidates), writes the
@@ -24,11 +33,15 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "agents/cutlass_gemm_seed.h"
 #include "agents/tuning_replay.h"
 #include "core/file_io.h"
+#include "harness/gemm_operation.h"
 #include "harness/task_spec.h"
 #include "harness/tunable_sidecar.h"
 #include "harness/tuning_space.h"
@@ -54,13 +67,27 @@ Status Materialize(const std::vector<std::string>& arguments) {
     return InvalidInput("usage: materialize TASK_DIR TUNABLE.cu OUT_DIR [--limit N] [--seed S]");
   uint64_t limit = 10000;
   uint64_t seed = 1;
+  std::string keys;
   for (size_t i = 3; i + 1 < arguments.size(); i += 2) {
     if (arguments[i] == "--limit") limit = std::stoull(arguments[i + 1]);
     if (arguments[i] == "--seed") seed = std::stoull(arguments[i + 1]);
+    if (arguments[i] == "--keys") keys = arguments[i + 1];
   }
   KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(arguments[0]));
   KOPT_ASSIGN_OR_RETURN(TuningSpace space, LoadSpace(task, arguments[1]));
-  std::vector<Configuration> all = space.Enumerate(1 << 20);
+  std::vector<Configuration> all;
+  if (!keys.empty()) {
+    std::istringstream words(keys);
+    for (std::string key; words >> key;) {
+      KOPT_ASSIGN_OR_RETURN(Configuration configuration, space.ParseKey(key));
+      if (!space.Contains(configuration)) {
+        return InvalidInput(fmt::format("--keys: {} breaks a restriction of the space", key));
+      }
+      all.push_back(configuration);
+    }
+  } else {
+    all = space.Enumerate(1 << 20);
+  }
   if (all.size() > limit) {
     std::mt19937_64 generator(seed);
     std::shuffle(all.begin(), all.end(), generator);
@@ -76,6 +103,48 @@ Status Materialize(const std::vector<std::string>& arguments) {
     KOPT_RETURN_IF_ERROR(WriteFileAtomically(path, space.Materialize(configuration)));
   }
   fmt::print("{}\n", all.size());
+  return Status::Ok();
+}
+
+Status WriteGemmSeed(const std::vector<std::string>& arguments) {
+  if (arguments.size() < 2)
+    return InvalidInput(
+        "usage: gemm-seed TASK_DIR OUT.cu [--sm-count N] [--no-3xtf32] [--values NAME=V1,V2...]");
+  agents::CutlassSeedOptions options;
+  std::vector<std::pair<std::string, std::string>> narrowed;
+  for (size_t i = 2; i < arguments.size(); ++i) {
+    if (arguments[i] == "--sm-count" && i + 1 < arguments.size())
+      options.sm_count = std::stoi(arguments[++i]);
+    if (arguments[i] == "--no-3xtf32") options.allow_3xtf32 = false;
+    if (arguments[i] == "--values" && i + 1 < arguments.size()) {
+      std::string spec = arguments[++i];
+      size_t equals = spec.find('=');
+      if (equals == std::string::npos) return InvalidInput("--values expects NAME=V1,V2,...");
+      narrowed.emplace_back(spec.substr(0, equals), spec.substr(equals + 1));
+    }
+  }
+  KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(arguments[0]));
+  KOPT_ASSIGN_OR_RETURN(std::optional<GemmOperation> operation, RecognizeGemmTask(task));
+  if (!operation) return InvalidInput(fmt::format("{}: not recognised as a GEMM-class task", arguments[0]));
+  KOPT_ASSIGN_OR_RETURN(agents::CutlassGemmSeed seed, agents::EmitCutlassGemmSeed(task, *operation, options));
+  for (const auto& [name, values] : narrowed) {
+    std::regex tune("// kopt:tune " + name + " values=[0-9,]+ ");
+    if (!std::regex_search(seed.source, tune)) return InvalidInput(fmt::format("--values: no knob {}", name));
+    seed.source = std::regex_replace(seed.source, tune, "// kopt:tune " + name + " values=" + values + " ");
+    std::smatch guard;
+    std::regex define("#ifndef " + name + "\n#define " + name + " (-?[0-9]+)\n");
+    if (std::regex_search(seed.source, guard, define) &&
+        ("," + values + ",").find("," + guard[1].str() + ",") == std::string::npos) {
+      seed.source = std::regex_replace(
+          seed.source, define,
+          "#ifndef " + name + "\n#define " + name + " " + values.substr(0, values.find(',')) + "\n");
+    }
+  }
+  KOPT_RETURN_IF_ERROR(WriteFileAtomically(arguments[1], seed.source));
+  KOPT_ASSIGN_OR_RETURN(TuningSpace space,
+                        TuningSpace::FromSource(seed.source, arguments[1], TaskScalarValues(task)));
+  fmt::print("{}: {}, {} valid configurations of {}\n", arguments[1], operation->Describe(),
+             space.Enumerate(1 << 20).size(), space.CartesianSize());
   return Status::Ok();
 }
 
@@ -209,6 +278,7 @@ int main(int argc, char** argv) {
   arguments.erase(arguments.begin());
   kopt::Status status = command == "materialize" ? kopt::Materialize(arguments)
                         : command == "cache"     ? kopt::WriteCache(arguments)
+                        : command == "gemm-seed" ? kopt::WriteGemmSeed(arguments)
                                                  : kopt::InvalidInput("unknown command " + command);
   if (!status.ok()) {
     std::fprintf(stderr, "tuning_space_tool: %s\n", status.message().c_str());

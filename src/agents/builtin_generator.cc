@@ -95,9 +95,18 @@ Result<GeneratedCandidate> BuiltinGenerator::Generate(const GenerationRequest& r
     moves = InitialMoves(request, generator);
   }
   std::optional<Configuration> parent = ConfigurationOf(request.parent_source);
-  for (const Move& move : moves) {
-    if (!Served(move.configuration) && space_.Contains(move.configuration))
-      return Serve(request, parent, move);
+  for (size_t index = 0; index < moves.size(); ++index) {
+    const Move& move = moves[index];
+    if (Served(move.configuration) || !space_.Contains(move.configuration)) continue;
+    GeneratedCandidate candidate = Serve(request, parent, move);
+    std::set<std::string> ahead = {candidate.answer_id};
+    for (size_t next = index + 1; next < moves.size() && ahead.size() <= settings_.compile_ahead; ++next) {
+      const Configuration& configuration = moves[next].configuration;
+      if (Served(configuration) || !space_.Contains(configuration)) continue;
+      if (!ahead.insert(space_.Key(configuration)).second) continue;
+      candidate.compile_ahead.push_back(space_.Materialize(configuration));
+    }
+    return candidate;
   }
   if (std::optional<Move> random = RandomMove(generator)) return Serve(request, parent, *random);
   if (std::optional<Move> next = NextInEnumeration()) return Serve(request, parent, *next);

@@ -73,6 +73,10 @@ struct BuiltinGeneratorSettings {
   // Whether the task's tolerance admits the fast paths (agents/energy_moves.h
   // FastMathAllowedBy); decides the energy moves under time+energy.
   FastMathAllowance fast_math = {false, "the task's tolerance was not given to the generator"};
+  // How many of the moves that follow the served one go out as
+  // GeneratedCandidate::compile_ahead (0: none). The GEMM path (slow CUTLASS
+  // compiles) sets it; the moves are those of the same request, in order.
+  size_t compile_ahead = 0;
 };
 
 class BuiltinGenerator final : public CandidateGenerator {

@@ -81,6 +81,11 @@ struct GeneratedCandidate {
   std::string reason;     // what the generator says motivated it ("scripted: v2_vec4.cu")
   std::string message;    // why there is no source (kNoCode / kExhausted)
   std::string answer_id;  // the generator's own id of what it served ("" when none), see MarkServed
+  // Sources the generator expects to serve next (not candidates): the loop
+  // compiles them ahead into the compile cache while the GPU measures this
+  // one (MeasureSession::CompileAhead), so that a slow compile (a CUTLASS
+  // instantiation) is a cache hit when its turn comes. Empty: nothing.
+  std::vector<std::string> compile_ahead;
   // The LLM exchange when there was one (for the run's record).
   std::vector<PromptRecord> prompts;
   std::string response_text;  // the raw answer (untrusted): the final one after any tool rounds

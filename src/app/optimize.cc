@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "agents/builtin_generator.h"
+#include "agents/cutlass_gemm_seed.h"
 #include "agents/energy_moves.h"
 #include "agents/explanation_feedback.h"
 #include "agents/llm_generator.h"
@@ -18,6 +20,7 @@
 #include "core/file_io.h"
 #include "harness/compiler.h"
 #include "harness/cutlass_tree.h"
+#include "harness/gemm_operation.h"
 #include "harness/kernelbench_task.h"
 #include "harness/task_baselines.h"
 #include "harness/tunable_sidecar.h"
@@ -42,7 +45,44 @@ struct CommandParts {
   std::unique_ptr<llm::ChatClient> client;
   std::unique_ptr<agents::CandidateGenerator> generator;
   std::vector<std::string> notes;
+  // The builtin generator's GEMM path (docs/tuning.md "GEMM tasks"): the
+  // CUTLASS seed emitted for a recognised GEMM task, tuned before TASK/tunable/.
+  std::optional<agents::CutlassGemmSeed> gemm_seed;
 };
+
+// The builtin generator's GEMM path: a GEMM-class task (harness/gemm_operation.h)
+// run with --generator builtin and no seed on the command line gets a CUTLASS
+// seed (agents/cutlass_gemm_seed.h), compiled against the nvidia-cutlass
+// wheel unless --cutlass / --cutlass-dir / --include-dir name a tree; the
+// sm90 family's TMA descriptors come through the driver entry point
+// (cudaGetDriverEntryPointByVersion), so dynamic_loading is allowed for that
+// run (the seed is kopt's own code; the f32 family imports no such symbol). A task that is not a
+// GEMM, or an operation the families do not cover (a note says why), keeps
+// today's path.
+Status PrepareGemmPath(OptimizeSettings& settings, const TaskSpec& task, CommandParts& parts) {
+  if (settings.generator != agents::GeneratorKind::kBuiltin || !settings.seed_candidate_paths.empty()) {
+    return Status::Ok();
+  }
+  KOPT_ASSIGN_OR_RETURN(std::optional<GemmOperation> operation, RecognizeGemmTask(task));
+  if (!operation) return Status::Ok();
+  agents::CutlassSeedOptions options;
+  if (!settings.measure.arch.empty()) options.architecture = settings.measure.arch;
+  Result<agents::CutlassGemmSeed> seed = agents::EmitCutlassGemmSeed(task, *operation, options);
+  if (!seed.ok()) {
+    parts.notes.push_back(fmt::format("builtin generator: {}; no CUTLASS seed: {}", operation->Describe(),
+                                      seed.status().message()));
+    return Status::Ok();
+  }
+  if (settings.measure.cutlass.empty() && settings.measure.include_directories.empty()) {
+    settings.measure.cutlass = kCutlassFromPip;
+  }
+  if (seed->family == agents::CutlassGemmFamily::kSm90TmaWgmma) {
+    settings.measure.policy_allow.insert(PolicyConstruct::kDynamicLoading);
+  }
+  for (const std::string& note : seed->notes) parts.notes.push_back(note);
+  parts.gemm_seed = std::move(*seed);
+  return Status::Ok();
+}
 
 Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std::string& architecture) {
   agents::ProgrammerTask programmer;
@@ -148,8 +188,18 @@ Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, Com
     case agents::GeneratorKind::kBuiltin: {
       ScalarValues scalars = TaskScalarValues(task);
       KOPT_ASSIGN_OR_RETURN(std::vector<agents::TunableSeed> seeds, TunableSeeds(settings, task, scalars));
+      if (parts.gemm_seed) {
+        seeds.insert(seeds.begin(),
+                     {(fs::path(task.directory) / "builtin" / parts.gemm_seed->file_name).string(),
+                      parts.gemm_seed->source});
+      }
       agents::BuiltinGeneratorSettings builtin{agents::MoveOrdering::kGuided, settings.seed.value_or(0)};
       builtin.fast_math = agents::FastMathAllowedBy(task);
+      // CUTLASS instantiations compile for tens of seconds: the next moves compile while the GPU measures.
+      // As many as the compile pool runs at once (MeasureSession::CompileAhead drops the rest).
+      if (parts.gemm_seed) {
+        builtin.compile_ahead = std::clamp<size_t>(std::thread::hardware_concurrency(), 3, 32);
+      }
       if (settings.objective == Objective::kTimeEnergy) {
         parts.notes.push_back(
             fmt::format("builtin generator, time+energy: energy moves (fast_math knobs) {}: {}",
@@ -270,6 +320,7 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   // A malformed baselines.json stops the run before any GPU time is spent (the report divides by it).
   KOPT_RETURN_IF_ERROR(ReadTaskBaselines(settings.task_directory).status());
   CommandParts parts;
+  KOPT_RETURN_IF_ERROR(PrepareGemmPath(settings, task, parts));
   KOPT_ASSIGN_OR_RETURN(parts.cutlass,
                         ResolveIncludeDirectories(settings.measure, *environment.measure.command_runner));
   KOPT_RETURN_IF_ERROR(MakeGenerator(settings, task, parts));

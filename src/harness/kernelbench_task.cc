@@ -195,6 +195,61 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return text + "]";
 }
 
+// The [gemm] table of the probe's "gemm" record (a matrix product of two
+// arguments with its epilogue, kernelbench_probe.py "GEMM recognition"), the
+// operands named as the task names them; "" when a reference is not one of
+// the arguments or a field is malformed (then the task is simply not declared
+// a GEMM).
+std::string GemmTable(const nlohmann::json& gemm, const std::vector<KernelBenchArgument>& arguments) {
+  if (!gemm.is_object()) return "";
+  auto name_of = [&](const nlohmann::json& ref) -> std::string {
+    if (!ref.is_object()) return "";
+    for (const KernelBenchArgument& argument : arguments) {
+      if (ref.contains("input") && ref["input"].is_number_integer() && argument.source == "input" &&
+          argument.position == ref["input"].get<int>() && argument.role == "input") {
+        return argument.name;
+      }
+      if (ref.contains("parameter") && ref["parameter"].is_string() && argument.source == "parameter" &&
+          argument.parameter == ref["parameter"].get<std::string>()) {
+        return argument.name;
+      }
+    }
+    return "";
+  };
+  std::string a = name_of(gemm.value("a", nlohmann::json()));
+  std::string b = name_of(gemm.value("b", nlohmann::json()));
+  if (a.empty() || b.empty()) return "";
+  std::string table = fmt::format(
+      "[gemm]   # the forward pass as the probe followed it (docs/tuning.md \"GEMM tasks\")\n"
+      "a = \"{}\"\nb = \"{}\"\nd = \"out\"\n",
+      a, b);
+  for (const char* key : {"transpose_a", "transpose_b"}) {
+    if (gemm.contains(key) && gemm[key].is_boolean() && gemm[key].get<bool>()) {
+      table += fmt::format("{} = true\n", key);
+    }
+  }
+  if (gemm.contains("bias") && !gemm["bias"].is_null()) {
+    std::string bias = name_of(gemm["bias"]);
+    if (bias.empty()) return "";
+    table += fmt::format("bias = \"{}\"\n", bias);
+  }
+  std::string activation = gemm.contains("activation") && gemm["activation"].is_string()
+                               ? gemm["activation"].get<std::string>()
+                               : "";
+  if (activation != "none" && activation != "relu" && activation != "gelu") return "";
+  if (activation != "none") table += fmt::format("activation = \"{}\"\n", activation);
+  double post_scale =
+      gemm.contains("post_scale") && gemm["post_scale"].is_number() ? gemm["post_scale"].get<double>() : 1.0;
+  if (post_scale != 1.0 && (activation == "gelu" || post_scale < 0)) return "";  // GemmOperation's rule
+  for (const char* key : {"alpha", "bias_scale", "post_scale"}) {
+    if (!gemm.contains(key) || !gemm[key].is_number()) continue;
+    double value = gemm[key].get<double>();
+    if (!std::isfinite(value) || value == 0) return "";
+    if (value != 1.0) table += fmt::format("{} = {}\n", key, TomlNumber(value));
+  }
+  return table + "\n";
+}
+
 std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportOptions& options) {
   std::string toml = fmt::format(
       "# Imported by `kopt task import-kernelbench` from {} (docs/kernelbench.md).\n"
@@ -244,6 +299,7 @@ std::string TaskToml(const KernelBenchProblem& problem, const KernelBenchImportO
         "f32 = { rtol = 1e-3, atol = 1e-3 }\nf16 = { rtol = 1e-2, atol = 1e-2 }\n"
         "bf16 = { rtol = 1e-2, atol = 1e-2 }\n\n";
   }
+  toml += problem.gemm_table;
   toml += "[check]\nseeds = 5     # KernelBench's num_correct_trials; kopt draws fresh seeds every run\n";
   return toml;
 }
@@ -411,6 +467,8 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
   }
   problem.arguments = std::move(tensors);
   for (auto& scalar : scalars) problem.arguments.push_back(std::move(scalar));
+  if (probe.contains("gemm") && outputs.size() == 1)
+    problem.gemm_table = GemmTable(probe["gemm"], problem.arguments);
   return problem;
 }
 

@@ -84,6 +84,10 @@ struct KernelBenchProblem {
   // FLOPs of the matrix products the stand-in followed (2 per multiply-add;
   // 0: none or not counted): a lower bound, written as the task's `flops`.
   double matmul_flops = 0;
+  // The forward pass as one GEMM with a fusable epilogue, when the stand-in
+  // followed it (the probe's "gemm" record): written as task.toml's [gemm]
+  // table (harness/gemm_operation.h). Empty when not recognised.
+  std::string gemm_table;
 };
 
 // The task name for a problem file: "kb_level1_88_MinGPTNewGelu" ("kb_" and

@@ -9,6 +9,7 @@
 
 #include "core/fake_command_runner_test_util.h"
 #include "fixture_reader.h"
+#include "harness/gemm_operation.h"
 #include "harness/task_spec.h"
 
 namespace kopt {
@@ -214,6 +215,18 @@ TEST_F(KernelBenchProbe, ReadsProblemsWithoutPyTorch) {
   ASSERT_TRUE(task.ok()) << task.status().message();
   ASSERT_TRUE(task->flops.has_value());
   EXPECT_DOUBLE_EQ(*task->flops, 4194304.0);
+  // The probe followed Linear(bias=False) + bias + relu: task.toml declares the GEMM with its epilogue.
+  EXPECT_THAT(FileOf(*files, "task.toml"),
+              HasSubstr("a = \"x\"\nb = \"gemm_weight\"\nd = \"out\"\ntranspose_b = true\nbias = \"bias\"\n"
+                        "activation = \"relu\"\n"));
+  auto operation = RecognizeGemm(*task, FileOf(*files, "task.toml"), "task.toml");
+  ASSERT_TRUE(operation.ok()) << operation.status().message();
+  ASSERT_TRUE(operation->has_value());
+  EXPECT_EQ((*operation)->m_value, 64);
+  EXPECT_EQ((*operation)->n_value, 128);
+  EXPECT_EQ((*operation)->k_value, 256);
+  EXPECT_EQ((*operation)->activation, GemmActivation::kRelu);
+  EXPECT_TRUE(relu->gemm_table.empty());  // an activation alone is no GEMM
   EXPECT_DOUBLE_EQ(relu->matmul_flops, 0.0);
   auto scale = Probe("scale_small.py");
   ASSERT_TRUE(scale.ok()) << scale.status().message();

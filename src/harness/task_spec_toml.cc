@@ -602,8 +602,8 @@ Status ResolveVariants(const TaskTomlReader& reader, ParsedTask& parsed) {
 Result<TaskSpec> ParseTaskToml(std::string_view text, std::string_view file_name) {
   KOPT_ASSIGN_OR_RETURN(toml::table root, ParseTomlDocument(text, file_name));
   TaskTomlReader reader(file_name);
-  KOPT_RETURN_IF_ERROR(
-      reader.CheckKeys(root, "", {"task", "tensor", "scalar", "tolerance", "variant", "check", "policy"}));
+  KOPT_RETURN_IF_ERROR(reader.CheckKeys(
+      root, "", {"task", "tensor", "scalar", "tolerance", "variant", "check", "policy", "gemm"}));
   ParsedTask parsed;
   std::set<std::string> names;
   KOPT_RETURN_IF_ERROR(ReadTaskTable(reader, root, parsed));

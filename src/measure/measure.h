@@ -208,6 +208,14 @@ class MeasureSession {
   // (the compile error text in `detail`, the kind in `failure`).
   Result<MeasurementEntry> MeasureCandidate(const CandidateSource& candidate);
   Result<MeasurementEntry> MeasureCandidate(const std::string& source, const std::string& name);
+  // Compiles `sources` into the compile cache on the session's pool, ahead
+  // of their measurement (agents GeneratedCandidate::compile_ahead): each is
+  // written as the workspace's content-addressed copy (no database row), the path a later
+  // MeasureCandidate of the same source compiles, so its compile is a cache
+  // hit. Nothing is measured or recorded; a source already sent is skipped,
+  // and at most one fewer than the pool has threads run at once (the rest
+  // are dropped, not queued: a real candidate never waits behind a guess).
+  void CompileAhead(const std::vector<std::string>& sources);
 
   // Ends the session: measures what is pending, re-times the reference when
   // some candidate was measured now (timing on; not a PyTorch bridge

@@ -193,6 +193,22 @@ void MeasureSession::Impl::Submit(size_t index) {
                 });
 }
 
+void MeasureSession::Impl::CompileAhead(const std::vector<std::string>& sources) {
+  if (finished_ || pool_ == nullptr) return;
+  for (const std::string& source : sources) {
+    if (ahead_in_flight_->load() + 1 >= pool_->thread_count()) return;  // one thread stays for real ones
+    std::string hash = Sha256Hex(source);
+    if (!compiled_ahead_.insert(hash).second) continue;
+    // The file a later StoreCandidate of the same source writes (content-addressed), without its
+    // database row: a guess is not a candidate until it is measured.
+    if (!workspace_->WriteArtifact("candidates/" + hash + ".cu", source).ok()) continue;
+    ++*ahead_in_flight_;
+    std::shared_ptr<std::atomic<size_t>> in_flight = ahead_in_flight_;
+    pool_->Submit(plan_.task, workspace_->directory() + "/candidates/" + hash + ".cu",
+                  [in_flight](const std::string&, const Result<CompileResult>&) { --*in_flight; });
+  }
+}
+
 Status MeasureSession::Impl::AddCandidates(const std::vector<CandidateSource>& candidates) {
   if (finished_) return Internal("MeasureSession: AddCandidates after Finish");
   std::set<std::string> batch;
@@ -308,6 +324,10 @@ const std::string& MeasureSession::architecture() const {
 }
 int64_t MeasureSession::run_id() const {
   return impl_->run_id();
+}
+
+void MeasureSession::CompileAhead(const std::vector<std::string>& sources) {
+  impl_->CompileAhead(sources);
 }
 
 Status MeasureSession::AddCandidates(const std::vector<CandidateSource>& candidates) {

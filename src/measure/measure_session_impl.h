@@ -11,6 +11,7 @@
 // CompletionQueue.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -101,6 +102,7 @@ class MeasureSession::Impl {
 
   Status Begin(const std::string& task_directory);
   Status AddCandidates(const std::vector<CandidateSource>& candidates);
+  void CompileAhead(const std::vector<std::string>& sources);
   Result<MeasurementEntry> MeasureReference();
   Result<std::vector<MeasurementEntry>> MeasurePending(size_t first);
   Result<MeasurementReport> Finish();
@@ -141,6 +143,8 @@ class MeasureSession::Impl {
   PolicyAllowance policy_allow_;  // the settings' and the task's
   std::string cuobjdump_;         // for the policy's SASS view; "" when not found
   std::unique_ptr<ParallelCompiler> pool_;
+  std::set<std::string> compiled_ahead_;  // hashes sent to CompileAhead
+  std::shared_ptr<std::atomic<size_t>> ahead_in_flight_ = std::make_shared<std::atomic<size_t>>(0);
   measure_session::CompletionQueue completions_;
   std::string gpu_;  // device name: live, else from the first child
   std::optional<bool> reference_ok_;

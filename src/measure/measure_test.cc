@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 #include <vector>
 
 #include "core/file_io.h"
@@ -372,6 +374,38 @@ TEST_F(MeasureSessionTest, CandidatesGivenAsSourceOneAtATimeShareOneReference) {
   EXPECT_DOUBLE_EQ(*report->reference_drift, 0.0);
   EXPECT_THAT(progress_, ::testing::Contains("measuring fast"));
   EXPECT_TRUE(ReferenceVerdict(*report).ok());
+}
+
+// A source compiled ahead (a generator's guess of its next candidate) is in
+// the compile cache when it is measured: one nvcc run for it, none repeated.
+TEST_F(MeasureSessionTest, ASourceCompiledAheadIsACacheHitWhenMeasured) {
+  settings_.jobs = 3;  // two guesses at once, a thread kept for real candidates
+  std::unique_ptr<MeasureSession> session = Open();
+  ASSERT_TRUE(session->MeasureReference().ok());
+  size_t before = children_.CompileCount();
+  session->CompileAhead({"// FAST ahead 1\n", "// FAST ahead 2\n", "// FAST ahead 1\n"});
+  for (int wait = 0; wait < 1000 && children_.CompileCount() < before + 2; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(children_.CompileCount(), before + 2) << "the repeated source is sent once";
+  // The compile's cache entry appears when its nvcc run has finished.
+  fs::path cache = workspace_ / "compile-cache";
+  auto entries = [&] {
+    size_t count = 0;
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(cache, error)) {
+      count += entry.is_directory() && entry.path().filename().string().size() == 64;
+    }
+    return count;
+  };
+  for (int wait = 0; wait < 1000 && entries() < 3; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Result<MeasurementEntry> measured = session->MeasureCandidate("// FAST ahead 2\n", "n2");
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  EXPECT_EQ(measured->status, MeasureStatus::kOk);
+  EXPECT_TRUE(measured->compile_cached);
+  EXPECT_EQ(children_.CompileCount(), before + 2) << "measuring it compiled nothing";
 }
 
 TEST_F(MeasureSessionTest, CandidatesWriteIntoSealedChannelMemoryAndThePulledChannelStaysTheDefault) {

@@ -273,6 +273,8 @@ Status OptimizationRun::EvaluateNode(NodeId node, size_t device_index, std::uniq
   }
   exhausted_in_a_row_ = 0;
   KOPT_RETURN_IF_ERROR(StoreSource(node, candidate.source));
+  // What the generator expects to serve next compiles while this one is measured.
+  if (!candidate.compile_ahead.empty()) sessions_[device_index]->CompileAhead(candidate.compile_ahead);
   std::string key = SourceTranspositionKey(candidate.source);
   if (std::optional<NodeId> owner = state_.tree.FindTransposition(key); owner && *owner != node) {
     state_.record(node).message = fmt::format("same source as n{}: not measured again", *owner);

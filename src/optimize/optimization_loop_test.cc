@@ -8,17 +8,21 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "agents/llm_generator.h"
 #include "agents/prompt_template.h"
 #include "agents/scripted_generator.h"
 #include "analysis/tool_test_support.h"
 #include "core/file_io.h"
+#include "core/sha256.h"
 #include "core/subprocess.h"
 #include "llm/client_factory.h"
 #include "llm/local_llm_server_test_util.h"
@@ -184,6 +188,97 @@ TEST_F(OptimizationLoopTest, FindsTheFastestCandidateAndWritesBestCu) {
   EXPECT_EQ(generator.requests[1].parent_id, 1);
   ASSERT_TRUE(generator.requests[1].parent_time_seconds.has_value());
   EXPECT_DOUBLE_EQ(*generator.requests[1].parent_time_seconds, 80e-6);
+}
+
+// The system runner, recording which candidate each nvcc run compiled (the last quoted
+// #include of the wrapper it was given).
+class NvccRecordingRunner : public CommandRunner {
+ public:
+  explicit NvccRecordingRunner(std::unique_ptr<CommandRunner> inner) : inner_(std::move(inner)) {}
+  Result<CommandResult> Run(const CommandSpec& spec) override {
+    if (!spec.argv.empty() && fs::path(spec.argv[0]).filename() == "nvcc") {
+      for (const std::string& argument : spec.argv) {
+        if (!argument.ends_with(".cu")) continue;
+        std::ifstream wrapper(argument);
+        std::string included;
+        for (std::string line; std::getline(wrapper, line);) {
+          if (line.starts_with("#include \"")) included = line;
+        }
+        std::lock_guard lock(mutex_);
+        compiled.push_back(included);
+      }
+    }
+    return inner_->Run(spec);
+  }
+  std::string FindProgram(const std::string& program) override { return inner_->FindProgram(program); }
+  std::vector<std::string> Compiled() {
+    std::lock_guard lock(mutex_);
+    return compiled;
+  }
+  std::vector<std::string> compiled;
+
+ private:
+  std::mutex mutex_;
+  std::unique_ptr<CommandRunner> inner_;
+};
+
+// A generator that names its next answer as one to compile ahead, then serves it.
+class AheadGenerator : public agents::CandidateGenerator {
+ public:
+  agents::GeneratorKind kind() const override { return agents::GeneratorKind::kBuiltin; }
+  Result<agents::GeneratedCandidate> Generate(const agents::GenerationRequest&) override {
+    agents::GeneratedCandidate candidate;
+    candidate.outcome = agents::GenerationOutcome::kSource;
+    candidate.answer_id = std::to_string(served_);
+    if (served_++ == 0) {
+      candidate.source = Candidate("timed_80");
+      candidate.compile_ahead = {next_source};
+    } else {
+      candidate.source = next_source;
+      // What nvcc had compiled of it by the time it is served (its file name is its hash).
+      std::string hash = Sha256Hex(next_source);
+      for (int wait = 0; wait < 200 && CompiledCount(hash) == 0; ++wait) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      compiled_before_served = CompiledCount(hash);
+    }
+    return candidate;
+  }
+  size_t CompiledCount(const std::string& hash) const {
+    size_t count = 0;
+    for (const std::string& compiled : runner->Compiled()) count += compiled.find(hash) != std::string::npos;
+    return count;
+  }
+  NvccRecordingRunner* runner = nullptr;
+  size_t compiled_before_served = 0;
+  const std::string next_source = Candidate("timed_40") + "static int compiled_ahead;\n";
+
+ private:
+  int served_ = 0;
+};
+
+// The loop compiles what the generator expects to serve next while it measures the current
+// candidate: when that source's turn comes, its compile is a cache hit.
+TEST_F(OptimizationLoopTest, WhatTheGeneratorNamesIsCompiledAheadIntoTheCache) {
+  AheadGenerator generator;
+  auto recording = std::make_unique<NvccRecordingRunner>(std::move(runner_));
+  NvccRecordingRunner* runner = recording.get();
+  generator.runner = runner;
+  runner_ = std::move(recording);
+  environment_.measure.command_runner = runner_.get();
+  settings_.budget.max_evaluations = 2;
+  settings_.measure.jobs = 3;  // two threads for guesses, one kept for real candidates
+  Result<RunState> state = Run(generator);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  ASSERT_EQ(state->usage.evaluations, 2);
+  EXPECT_EQ(state->tree.node(2).status, NodeStatus::kVerified);
+  std::string hash = state->record(2).source_hash;
+  ASSERT_FALSE(hash.empty());
+  // nvcc ran once for node 2's source (ahead of its turn); its own compile was a cache hit.
+  size_t runs = 0;
+  for (const std::string& compiled : runner->compiled) runs += compiled.find(hash) != std::string::npos;
+  EXPECT_EQ(runs, 1u) << "node 2 was compiled ahead, not when served";
+  EXPECT_EQ(generator.compiled_before_served, 1u) << "compiled while node 1 was measured";
 }
 
 TEST_F(OptimizationLoopTest, NoGpuFailsBeforeTheWorkspaceIsCreated) {

@@ -135,7 +135,7 @@ class Tensor:
 
     @property
     def T(self):
-        return self._like(list(reversed(self._shape)))
+        return mark(self._like(list(reversed(self._shape))), transposed(self))
 
     def _like(self, shape=None, dtype=None):
         return Tensor(self._shape if shape is None else shape, dtype or self.dtype)
@@ -143,6 +143,8 @@ class Tensor:
     # -- conversions: keep the distribution
     def _same(self, dtype=None):
         t = Tensor(self._shape, dtype or self.dtype, self.init)
+        if t.dtype is self.dtype:
+            mark(t, getattr(self, "_kopt_src", None))
         return t
 
     def to(self, *args, **kwargs):
@@ -194,6 +196,12 @@ class Tensor:
                         "stddev": self.init["stddev"] * abs(scale)}
         t = self._like()
         t.init = init
+        g = gemm_of(self)
+        if g and shift == 0 and isinstance(scale, (int, float)) and scale != 0:
+            if g["activation"] == "none":  # a scale before any activation scales the product and the bias
+                mark(t, dict(g, alpha=g["alpha"] * scale, bias_scale=g["bias_scale"] * scale))
+            elif g["activation"] == "relu" and scale > 0:  # folds back into alpha and the bias scale
+                mark(t, dict(g, post_scale=g["post_scale"] * scale))
         return t
 
     def _binary(self, other, name):
@@ -210,7 +218,10 @@ class Tensor:
         if not isinstance(other, Tensor):
             raise Unmodelled(f"{name} of a tensor and {type(other).__name__}")
         dtype = self.dtype if self.dtype.is_floating_point or not other.dtype.is_floating_point else other.dtype
-        return Tensor(broadcast(self._shape, other._shape), dtype)
+        result = Tensor(broadcast(self._shape, other._shape), dtype)
+        if name == "add":
+            mark(result, add_bias(self, other) or add_bias(other, self))
+        return result
 
     def __add__(self, o):
         return self._binary(o, "add")
@@ -350,18 +361,24 @@ def matmul(a, b):
         return Tensor(sb[:-2] + sb[-1:], a.dtype)
     if sa[-1] != sb[-2]:
         raise ProbeError(f"matmul of shapes {sa} and {sb}: inner dimensions {sa[-1]} and {sb[-2]} differ")
-    return Tensor(broadcast(sa[:-2], sb[:-2]) + [sa[-2], sb[-1]], a.dtype)
+    result = Tensor(broadcast(sa[:-2], sb[:-2]) + [sa[-2], sb[-1]], a.dtype)
+    la, lb = leaf_of(a), leaf_of(b)
+    if la and lb and len(sa) == len(sb) and len(sa) in (2, 3) and sa[:-2] == sb[:-2]:
+        mark(result, {"kind": "gemm", "a": la["ref"], "transpose_a": la["t"], "b": lb["ref"],
+                      "transpose_b": lb["t"], "bias": None, "activation": "none", "alpha": 1.0,
+                      "bias_scale": 1.0, "post_scale": 1.0})
+    return result
 
 
 def transpose(x, d0, d1):
     s = list(x._shape)
     d0, d1 = norm_dim(d0, len(s)), norm_dim(d1, len(s))
     s[d0], s[d1] = s[d1], s[d0]
-    return x._like(s)
+    return mark(x._like(s), transposed(x) if {d0, d1} == {len(s) - 2, len(s) - 1} else None)
 
 
 def t(x):
-    return x._like(list(reversed(x._shape)))
+    return mark(x._like(list(reversed(x._shape))), transposed(x))
 
 
 def permute(x, *dims):
@@ -418,7 +435,70 @@ def cat(tensors, dim=0):
 
 def linear(x, weight, bias=None):
     MATMUL_FLOPS[0] += 2 * math.prod(x._shape[:-1]) * weight._shape[0] * weight._shape[1]
-    return Tensor(x._shape[:-1] + [weight._shape[0]], x.dtype)
+    result = Tensor(x._shape[:-1] + [weight._shape[0]], x.dtype)
+    lx, lw = leaf_of(x), leaf_of(weight)
+    lbias = leaf_of(bias) if bias is not None else None
+    if lx and lw and x.dim() == 2 and weight.dim() == 2 and (bias is None or (lbias and not lbias["t"])):
+        mark(result, {"kind": "gemm", "a": lx["ref"], "transpose_a": lx["t"], "b": lw["ref"],
+                      "transpose_b": not lw["t"], "bias": lbias["ref"] if lbias else None,
+                      "activation": "none", "alpha": 1.0, "bias_scale": 1.0, "post_scale": 1.0})
+    return result
+
+
+# ---------------------------------------------------------------- GEMM recognition
+# Which tensors come straight from a forward argument or a parameter (a "leaf", maybe transposed), and
+# whether the forward pass is one matrix product of two of them with an epilogue the builtin
+# generator's CUTLASS path fuses: post_scale * act(alpha * op(a) @ op(b) + bias) (docs/tuning.md
+# "GEMM tasks"). Every other operation makes a tensor without a mark, so anything else in the forward
+# pass leaves the output unrecognised.
+
+
+def mark(t, src):
+    if src is not None and isinstance(t, Tensor):
+        t._kopt_src = src
+    return t
+
+
+def leaf_of(t):
+    src = getattr(t, "_kopt_src", None) if isinstance(t, Tensor) else None
+    return src if src and src.get("kind") == "leaf" else None
+
+
+def gemm_of(t):
+    src = getattr(t, "_kopt_src", None) if isinstance(t, Tensor) else None
+    return src if src and src.get("kind") == "gemm" else None
+
+
+def transposed(x):
+    leaf = leaf_of(x)
+    return dict(leaf, t=not leaf["t"]) if leaf and x.dim() == 2 else None
+
+
+def add_bias(product, other):
+    g, leaf = gemm_of(product), leaf_of(other)
+    if not g or not leaf or leaf["t"] or g["bias"] is not None or g["activation"] != "none":
+        return None
+    if product.dim() != 2 or other._shape not in ([product._shape[-1]],
+                                                                             [1, product._shape[-1]]):
+        return None
+    return dict(g, bias=leaf["ref"], bias_scale=1.0)
+
+
+def activation(x, name):
+    """relu / gelu (erf form) after a product: the mark moves on when the epilogue can fuse it."""
+    result = x._like()
+    g = gemm_of(x)
+    if not g or g["activation"] != "none":
+        return result
+    return mark(result, dict(g, activation=name))
+
+
+def relu(x, *a, **k):
+    return activation(x, "relu")
+
+
+def gelu(x, approximate="none", *a, **k):
+    return activation(x, "gelu") if approximate == "none" else x._like()
 
 
 def loss(a, b=None, *args, reduction="mean", **k):
@@ -457,6 +537,7 @@ TENSOR_FUNCTIONS.update({
     "type_as": lambda x, o: x._same(o.dtype), "diag": None,
 })
 TENSOR_FUNCTIONS = {k: v for k, v in TENSOR_FUNCTIONS.items() if v is not None}
+TENSOR_FUNCTIONS.update({"relu": relu, "gelu": gelu})
 
 
 def functional_table():
@@ -598,7 +679,7 @@ class Linear(Module):
             self.bias = Parameter(Tensor([out_features], init=uniform_bound(in_features)))
 
     def forward(self, x):
-        return linear(x, self.weight)
+        return linear(x, self.weight, self.__dict__.get("_params", {}).get("bias"))
 
 
 class Activation(Module):
@@ -646,6 +727,11 @@ def make_nn():
                  "Hardtanh Hardsigmoid Hardswish Softmax LogSoftmax Dropout Identity Tanhshrink "
                  "Hardshrink Softshrink LogSigmoid Threshold").split():
         setattr(nn, name, type(name, (Activation,), {}))
+    nn.ReLU = type("ReLU", (Activation,), {"forward": lambda self, x, *a, **k: relu(x)})
+    nn.GELU = type("GELU", (Activation,), {
+        "__init__": lambda self, approximate="none", *a, **k: (Activation.__init__(self),
+                                                              setattr(self, "approximate", approximate))[0],
+        "forward": lambda self, x, *a, **k: gelu(x, self.approximate)})
     for name in ("LayerNorm", "RMSNorm"):
         setattr(nn, name, type(name, (Norm,), {}))
     for name in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d"):
@@ -835,11 +921,19 @@ def probe_stand_in(path, source):
     try:
         model = ns["Model"](*init_inputs)
         record["parameters"] = [dict(describe_tensor(p), name=n) for n, p in model.named_parameters()]
+        for i, v in enumerate(inputs):
+            mark(v, {"kind": "leaf", "ref": {"input": i}, "t": False})
+        for n, p in model.named_parameters():
+            mark(p, {"kind": "leaf", "ref": {"parameter": n}, "t": False})
         MATMUL_FLOPS[0] = 0
-        record["outputs"] = outputs_of(model(*inputs))
+        result = model(*inputs)
+        record["outputs"] = outputs_of(result)
         record["shapes_from"] = "stand-in"
         if MATMUL_FLOPS[0] > 0:
             record["matmul_flops"] = MATMUL_FLOPS[0]
+        g = gemm_of(result)
+        if g and not isinstance(result, (list, tuple)):
+            record["gemm"] = {k: v for k, v in g.items() if k != "kind"}
     except Unmodelled as e:
         record["unmodelled"] = str(e)
     except ProbeError as e:
