@@ -2,40 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
-
+#include "agents/scripted_chat_client_test_util.h"
 #include "analysis/diagnose.h"
 #include "core/fake_command_runner_test_util.h"
 #include "profile/profile_loader.h"
 
 namespace kopt::agents {
 namespace {
-
-// Answers from a script, in order; records every request.
-class ScriptedChatClient : public llm::ChatClient {
- public:
-  void Answer(std::string content, std::string finish_reason = "stop") {
-    llm::ChatResponse response;
-    response.choices.push_back({std::move(content), std::move(finish_reason)});
-    response.model = "fake-model-1";
-    response.usage = {100, 20};
-    script_.push_back(std::move(response));
-  }
-  void Fail(Status status) { script_.push_back(std::move(status)); }
-
-  Result<llm::ChatResponse> Complete(const llm::ChatRequest& request) override {
-    requests.push_back(request);
-    if (script_.empty()) return Internal("the test script has no more answers");
-    Result<llm::ChatResponse> next = std::move(script_.front());
-    script_.pop_front();
-    return next;
-  }
-
-  std::vector<llm::ChatRequest> requests;
-
- private:
-  std::deque<Result<llm::ChatResponse>> script_;
-};
 
 Diagnosis DiagnoseUncoalescedLoads() {
   ProfileSources options;

@@ -1,7 +1,8 @@
 // The plan of a whole program, or of a collection of programs (`kopt plan`):
 // where the GPU time goes, which findings save the most whole-program time,
 // the kernels that share a root cause grouped, and the suggestions ranked
-// across kernels. Plain data over diagnoses (analysis/diagnose.h); no LLM.
+// across kernels. Plain data over diagnoses (analysis/diagnose.h); no LLM
+// (the optional narrative is filled by explain/plan_narrative.h).
 //
 // The model (docs/plan.md). A program's time T is the sum of its kernels'
 // launch durations (KernelDiagnosis::launches.total_duration_ns; ncu
@@ -24,10 +25,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/diagnosis.h"
+#include "analysis/narrative.h"
 
 namespace kopt {
 
@@ -88,6 +91,10 @@ struct ProgramPlan {
   size_t kernels_listed = 0;           // how many of `kernels` the report lists (max_kernels)
   double total_ns = 0;                 // Σ over the programs, ns
   std::vector<std::string> notes;
+  // `kopt plan --llm`: the narrative over the whole plan, every number checked
+  // against it (explain/plan_narrative.h); empty without --llm. Never set by
+  // BuildProgramPlan.
+  std::optional<Narrative> narrative;
 };
 
 // `diagnoses` borrowed for the call only; one per program (profile).

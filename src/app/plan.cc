@@ -5,7 +5,9 @@
 
 #include "analysis/diagnose.h"
 #include "analysis/program_plan.h"
+#include "core/file_io.h"
 #include "explain/explain.h"
+#include "explain/plan_narrative.h"
 #include "explain/profile_request.h"
 #include "report/program_plan_renderer.h"
 #include "report/report_output.h"
@@ -76,9 +78,12 @@ Result<std::vector<Diagnosis>> DiagnosePrograms(const PlanCommandOptions& option
   return diagnoses;
 }
 
-Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out) {
+Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log) {
   KOPT_ASSIGN_OR_RETURN(ReportFormat format,
                         ResolveReportFormat(options.format, options.output_path, kPlanFormats));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, {options.config_path, options.llm.config_path,
+                                                                     options.llm.record_path, options.llm.replay_path}));
+  KOPT_RETURN_IF_ERROR(CheckLlmConfiguration(options.llm));
   KOPT_ASSIGN_OR_RETURN(std::vector<Diagnosis> diagnoses, DiagnosePrograms(options, runner));
   std::vector<const Diagnosis*> programs;
   for (const Diagnosis& diagnosis : diagnoses) programs.push_back(&diagnosis);
@@ -86,6 +91,11 @@ Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::os
   plan_options.max_findings = options.max_findings;
   plan_options.max_kernels = options.max_kernels;
   ProgramPlan plan = BuildProgramPlan(programs, plan_options);
+  if (options.llm.narrative) {
+    StreamLogSink llm_log(log);
+    LlmSession session = LlmSession::Open(options.llm, options.llm.verbose ? &llm_log : nullptr);
+    plan.narrative = NarratePlan(session, plan);
+  }
   return WriteReport(RenderProgramPlan(plan, format), options.output_path, out);
 }
 

@@ -8,6 +8,12 @@
 // diagnosed, and the plan built and rendered (term, md, json `kopt.plan/1`,
 // html). Bad input (no target, an unreadable profile) is InvalidInput or
 // NotFound naming the path.
+//
+// With `llm.narrative` (`--llm`, the same options and [llm] configuration as
+// `kopt explain --llm`), the plan gets a narrative over the whole set,
+// every number checked against the plan (explain/plan_narrative.h). A bad
+// --llm-config is InvalidInput before any work; anything else the LLM does
+// only costs the narrative (its section says why), never the command.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +24,7 @@
 #include "analysis/diagnosis.h"
 #include "core/status.h"
 #include "core/subprocess.h"
+#include "explain/llm_session.h"
 
 namespace kopt {
 
@@ -30,6 +37,7 @@ struct PlanCommandOptions {
   std::string config_path;   // tool configuration (analysis/tool_config.h)
   size_t max_findings = 20;  // ranked findings listed (0: all)
   size_t max_kernels = 20;   // kernels listed under "where the time goes" (0: all)
+  LlmSettings llm;           // --llm, --llm-config, --llm-record, --llm-replay, --verbose
 };
 
 // The profiles the targets name, one per program, in order.
@@ -38,6 +46,7 @@ Result<std::vector<std::string>> ExpandPlanTargets(const std::vector<std::string
 // Loads and diagnoses every program of `options.targets`.
 Result<std::vector<Diagnosis>> DiagnosePrograms(const PlanCommandOptions& options, CommandRunner& runner);
 
-Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out);
+// `log` receives the LLM exchanges (redacted) with llm.verbose.
+Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log);
 
 }  // namespace kopt

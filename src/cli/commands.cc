@@ -99,6 +99,26 @@ bool ColorWanted(const std::string& when) {
 }
 
 // The live-collection options `kopt explain` and `kopt diff` share (analysis/collection_settings.h).
+// --llm (its help names what the numbers are checked against), --llm-config,
+// --llm-record and --llm-replay: the narrative options explain, diff and plan
+// share (docs/llm.md). --verbose stays each command's own.
+void AddLlmNarrativeOptions(CLI::App& command, LlmSettings& llm, const std::string& llm_help) {
+  command.add_flag("--llm", llm.narrative, llm_help);
+  command.add_option("--llm-config", llm.config_path, "LLM configuration (TOML, [llm] table; docs/llm.md)");
+  auto* record =
+      command.add_option("--llm-record", llm.record_path, "Record every LLM exchange to this transcript (JSON lines)");
+  command
+      .add_option("--llm-replay", llm.replay_path, "Answer LLM calls from this transcript only (no network, no key)")
+      ->excludes(record);
+}
+
+// The configuration and transcript options mean nothing without --llm.
+Status CheckLlmOptionsNeedLlm(const LlmSettings& llm) {
+  bool llm_options = !llm.config_path.empty() || !llm.record_path.empty() || !llm.replay_path.empty();
+  if (llm_options && !llm.narrative) return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
+  return Status::Ok();
+}
+
 void AddCollectionOptions(CLI::App& command, CollectionSettings& settings) {
   command
       .add_option(
@@ -177,17 +197,9 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
       "Kernel source (.cu) for the hypotheses and the LLM (default: TARGET when it is a .cu file)");
   command.add_flag("--hypotheses", options->settings.hypotheses,
                    "Predict bottlenecks from the source, SASS and ptxas report, then confirm or refute them");
-  command.add_flag(
-      "--llm", options->settings.llm.narrative,
+  AddLlmNarrativeOptions(
+      command, options->settings.llm,
       "Add a narrative written by an LLM, every number checked against the evidence (docs/explain-llm.md)");
-  command.add_option("--llm-config", options->settings.llm.config_path,
-                     "LLM configuration (TOML, [llm] table; docs/llm.md)");
-  auto* record = command.add_option("--llm-record", options->settings.llm.record_path,
-                                    "Record every LLM exchange to this transcript (JSON lines)");
-  command
-      .add_option("--llm-replay", options->settings.llm.replay_path,
-                  "Answer LLM calls from this transcript only (no network, no key)")
-      ->excludes(record);
   command.footer(
       "A program to profile may follow --: kopt explain [OPTIONS] -- PROGRAM [ARGS...]\n\nExamples:\n  kopt "
       "explain tests/fixtures/h200/uncoalesced_loads/raw.csv\n"
@@ -205,12 +217,7 @@ std::function<Status()> DeclareExplain(CLI::App& command, const std::vector<std:
     if (!options->settings.profile.target.empty() && !options->settings.profile.program_argv.empty()) {
       return InvalidInput("explain takes a TARGET or a program after --, not both");
     }
-    bool llm_options = !options->settings.llm.config_path.empty() ||
-                       !options->settings.llm.record_path.empty() ||
-                       !options->settings.llm.replay_path.empty();
-    if (llm_options && !options->settings.llm.narrative) {
-      return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
-    }
+    KOPT_RETURN_IF_ERROR(CheckLlmOptionsNeedLlm(options->settings.llm));
     // --timeline none: no timeline run for a live collection (a CSV's timeline file stays "none").
     if (options->settings.profile.timeline_path == "none")
       options->settings.profile.collection.timeline = false;
@@ -245,26 +252,14 @@ std::function<Status()> DeclareDiff(CLI::App& command, const std::vector<std::st
                      "Tool configuration (TOML): threshold overrides");
   AddCollectionOptions(command, options->settings.profile.collection);
   command.add_flag("--verbose,-v", options->settings.llm.verbose, "With --llm: log every LLM call to stderr");
-  command.add_flag("--llm", options->settings.llm.narrative,
-                   "Add a narrative written by an LLM, every number checked against the comparison");
-  command.add_option("--llm-config", options->settings.llm.config_path,
-                     "LLM configuration (TOML, [llm] table)");
-  auto* record =
-      command.add_option("--llm-record", options->settings.llm.record_path, "Record every LLM exchange");
-  command
-      .add_option("--llm-replay", options->settings.llm.replay_path,
-                  "Answer LLM calls from this transcript only")
-      ->excludes(record);
+  AddLlmNarrativeOptions(command, options->settings.llm,
+                         "Add a narrative written by an LLM, every number checked against the comparison");
   command.footer(
       "Examples:\n  kopt diff before.csv after.csv\n  kopt diff ref/raw.csv cand/raw.csv -f html -o "
       "diff.html\n"
       "  kopt diff a.csv b.csv --pair 'reduce_pass1=#0'");
   return [options]() {
-    bool llm_options = !options->settings.llm.config_path.empty() ||
-                       !options->settings.llm.record_path.empty() ||
-                       !options->settings.llm.replay_path.empty();
-    if (llm_options && !options->settings.llm.narrative)
-      return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
+    KOPT_RETURN_IF_ERROR(CheckLlmOptionsNeedLlm(options->settings.llm));
     auto runner = MakeSystemCommandRunner();
     return RunDiff(*options, *runner, std::cout, std::cerr);
   };
@@ -285,11 +280,17 @@ std::function<Status()> DeclarePlan(CLI::App& command, const std::vector<std::st
       ->capture_default_str();
   command.add_option("--max-kernels", options->max_kernels, "Kernels listed by time (0: all)")
       ->capture_default_str();
+  command.add_flag("--verbose,-v", options->llm.verbose, "With --llm: log every LLM call to stderr");
+  AddLlmNarrativeOptions(command, options->llm,
+                         "Add a narrative over the whole plan written by an LLM, every number checked against "
+                         "the plan (docs/plan.md)");
   command.footer(
-      "Examples:\n  kopt plan model_forward_backward.csv\n  kopt plan profiles/ -f html -o plan.html");
+      "Examples:\n  kopt plan model_forward_backward.csv\n  kopt plan profiles/ -f html -o plan.html\n"
+      "  kopt plan profiles/ --llm --llm-config llm.toml");
   return [options]() {
+    KOPT_RETURN_IF_ERROR(CheckLlmOptionsNeedLlm(options->llm));
     auto runner = MakeSystemCommandRunner();
-    return RunPlan(*options, *runner, std::cout);
+    return RunPlan(*options, *runner, std::cout, std::cerr);
   };
 }
 

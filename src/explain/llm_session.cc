@@ -102,6 +102,19 @@ LlmSession LlmSession::Open(const LlmSettings& settings, llm::LogSink* log) {
   return session;
 }
 
+LlmSession LlmSession::WithClient(std::unique_ptr<llm::ChatClient> client, std::string prompt_directory) {
+  LlmSession session;
+  session.client_ = std::move(client);
+  session.prompt_directory_ = std::move(prompt_directory);
+  return session;
+}
+
+LlmSession LlmSession::Unavailable(std::string failure) {
+  LlmSession session;
+  session.failure_ = OneLine(failure);
+  return session;
+}
+
 agents::HypothesisSet PredictHypothesesFor(const Profile& profile, const KernelSource& source,
                                            const LlmSession* session) {
   agents::HypothesisInputs inputs;

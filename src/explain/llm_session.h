@@ -59,6 +59,11 @@ class LlmSession {
   // Builds the client from --llm-config, the environment, --llm-record and
   // --llm-replay; `log` gets the --verbose lines (may be null).
   static LlmSession Open(const LlmSettings& settings, llm::LogSink* log);
+  // A session over a client the caller built (tests; a caller with its own
+  // client): `prompt_directory` holds the templates.
+  static LlmSession WithClient(std::unique_ptr<llm::ChatClient> client, std::string prompt_directory);
+  // A session without a client: every narrative is missing because of `failure` (one line).
+  static LlmSession Unavailable(std::string failure);
 
   llm::ChatClient* client() const { return client_.get(); }  // null when unavailable
   const std::string& prompt_directory() const { return prompt_directory_; }

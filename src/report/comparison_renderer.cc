@@ -229,24 +229,7 @@ void WriteComparisonBody(TextDocument& doc, const ProfileComparison& comparison,
 }
 
 void WriteNarrative(TextDocument& doc, const std::optional<Narrative>& narrative) {
-  if (!narrative) return;
-  doc.Heading("Narrative (LLM; every number checked against the comparison)");
-  if (!narrative->present()) {
-    doc.Paragraph("No narrative: " + narrative->missing_reason);
-    return;
-  }
-  for (const NarrativeBlock& block : SplitNarrative(narrative->text)) {
-    if (block.kind == NarrativeBlockKind::kHeading)
-      doc.Subheading(block.text);
-    else if (block.kind == NarrativeBlockKind::kBullet || block.kind == NarrativeBlockKind::kNumbered)
-      doc.Bullet(block.marker.empty() ? block.text : block.marker + " " + block.text);
-    else
-      doc.Paragraph(block.text);
-  }
-  doc.Paragraph(ClaimSummary(*narrative));
-  std::string regeneration = RegenerationText(*narrative);
-  if (!regeneration.empty()) doc.Paragraph(regeneration);
-  doc.Paragraph(NarrativeProvenance(*narrative));
+  WriteNarrativeSection(doc, "Narrative (LLM; every number checked against the comparison)", narrative);
 }
 
 Json AttributionJson(const TimeAttribution& attribution) {

@@ -309,27 +309,6 @@ Json ClaimJson(const NumericClaim& claim) {
   return json;
 }
 
-Json NarrativeJson(const Narrative& narrative) {
-  Json json;
-  json["text"] = OptionalText(narrative.text);
-  json["missing_reason"] = OptionalText(narrative.missing_reason);
-  json["model"] = OptionalText(narrative.model);
-  json["prompt_templates"] = Json::array();
-  for (const PromptTemplateUse& use : narrative.templates) {
-    json["prompt_templates"].push_back(Json{{"id", use.id}, {"version", use.version}, {"sha256", use.hash}});
-  }
-  json["regenerated"] = narrative.regenerated;
-  json["first_attempt_unsupported"] = StringList(narrative.first_attempt_unsupported);
-  json["regeneration_error"] = OptionalText(narrative.regeneration_error);
-  json["unsupported_claims"] = Quantity(static_cast<double>(narrative.UnsupportedCount()), "claim");
-  json["claims"] = Json::array();
-  for (const NumericClaim& claim : narrative.claims) json["claims"].push_back(ClaimJson(claim));
-  json["input_tokens"] = Quantity(static_cast<double>(narrative.input_tokens), "token");
-  json["output_tokens"] = Quantity(static_cast<double>(narrative.output_tokens), "token");
-  json["replayed"] = narrative.replayed;
-  return json;
-}
-
 Json HypothesisJson(const HypothesisOutcome& hypothesis) {
   Json json;
   json["prediction"] = hypothesis.prediction;
@@ -358,6 +337,28 @@ class JsonRenderer : public Renderer {
 
 }  // namespace
 
+nlohmann::ordered_json NarrativeToJson(const Narrative& narrative) {
+  using Json = nlohmann::ordered_json;
+  Json json;
+  json["text"] = OptionalText(narrative.text);
+  json["missing_reason"] = OptionalText(narrative.missing_reason);
+  json["model"] = OptionalText(narrative.model);
+  json["prompt_templates"] = Json::array();
+  for (const PromptTemplateUse& use : narrative.templates) {
+    json["prompt_templates"].push_back(Json{{"id", use.id}, {"version", use.version}, {"sha256", use.hash}});
+  }
+  json["regenerated"] = narrative.regenerated;
+  json["first_attempt_unsupported"] = StringList(narrative.first_attempt_unsupported);
+  json["regeneration_error"] = OptionalText(narrative.regeneration_error);
+  json["unsupported_claims"] = Quantity(static_cast<double>(narrative.UnsupportedCount()), "claim");
+  json["claims"] = Json::array();
+  for (const NumericClaim& claim : narrative.claims) json["claims"].push_back(ClaimJson(claim));
+  json["input_tokens"] = Quantity(static_cast<double>(narrative.input_tokens), "token");
+  json["output_tokens"] = Quantity(static_cast<double>(narrative.output_tokens), "token");
+  json["replayed"] = narrative.replayed;
+  return json;
+}
+
 nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis) {
   Json json;
   json["schema_version"] = std::string(kJsonSchemaVersion);
@@ -383,7 +384,7 @@ nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis) {
       json["hypotheses"].push_back(HypothesisJson(hypothesis));
     }
   }
-  json["narrative"] = diagnosis.narrative ? NarrativeJson(*diagnosis.narrative) : Json(nullptr);
+  json["narrative"] = diagnosis.narrative ? NarrativeToJson(*diagnosis.narrative) : Json(nullptr);
   if (!diagnosis.collection_phases.empty()) {  // live collection only (schema 1.6)
     json["collection_phases"] = Json::array();
     for (const PhaseTiming& phase : diagnosis.collection_phases) {

@@ -18,6 +18,11 @@ nlohmann::ordered_json DiagnosisToJson(const Diagnosis& diagnosis);
 // One kernel of the document (its "kernels" entry).
 nlohmann::ordered_json KernelDiagnosisToJson(const KernelDiagnosis& kernel);
 
+// A narrative (`--llm`) as explain's "narrative" object: text, missing_reason,
+// model, prompt_templates, the regeneration, every claim with the evidence it
+// matched (docs/json-schema.md). `kopt plan` writes the same object.
+nlohmann::ordered_json NarrativeToJson(const Narrative& narrative);
+
 // {"value": v, "unit": "u"}; a non-finite value is written as null.
 nlohmann::ordered_json JsonQuantity(double value, std::string_view unit);
 

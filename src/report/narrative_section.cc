@@ -139,4 +139,25 @@ std::string HypothesisOriginText(const HypothesisOutcome& hypothesis) {
   return text;
 }
 
+void WriteNarrativeSection(TextDocument& doc, std::string_view heading, const std::optional<Narrative>& narrative) {
+  if (!narrative) return;
+  doc.Heading(heading);
+  if (!narrative->present()) {
+    doc.Paragraph("No narrative: " + narrative->missing_reason);
+    return;
+  }
+  for (const NarrativeBlock& block : SplitNarrative(narrative->text)) {
+    if (block.kind == NarrativeBlockKind::kHeading)
+      doc.Subheading(block.text);
+    else if (block.kind == NarrativeBlockKind::kBullet || block.kind == NarrativeBlockKind::kNumbered)
+      doc.Bullet(block.marker.empty() ? block.text : block.marker + " " + block.text);
+    else
+      doc.Paragraph(block.text);
+  }
+  doc.Paragraph(ClaimSummary(*narrative));
+  std::string regeneration = RegenerationText(*narrative);
+  if (!regeneration.empty()) doc.Paragraph(regeneration);
+  doc.Paragraph(NarrativeProvenance(*narrative));
+}
+
 }  // namespace kopt

@@ -8,11 +8,13 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analysis/narrative.h"
+#include "report/text_document.h"
 
 namespace kopt {
 
@@ -41,6 +43,12 @@ std::string NarrativeProvenance(const Narrative& narrative);
 
 // "regenerated once: the first answer had unsupported numbers (3.5×)"; empty when not regenerated.
 std::string RegenerationText(const Narrative& narrative);
+
+// The narrative section of a term/md/html report (TextDocument): `heading`,
+// then the narrative's blocks, the claim summary, the regeneration line and the
+// provenance; or "No narrative: <reason>". Nothing when `narrative` is empty
+// (no --llm). Used by the diff, versions, sweep and plan reports.
+void WriteNarrativeSection(TextDocument& doc, std::string_view heading, const std::optional<Narrative>& narrative);
 
 // The evidence of a hypothesis as "metric = value unit; …" (the first four rows, then "… N more").
 std::string HypothesisEvidenceText(const HypothesisOutcome& hypothesis);

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/quantity_format.h"
+#include "report/json_renderer.h"
 #include "report/markup_escape.h"
+#include "report/narrative_section.h"
 #include "report/text_document.h"
 
 namespace kopt {
@@ -82,6 +84,8 @@ std::string RenderJson(const ProgramPlan& plan) {
                                        {"mean_program_share", group.mean_program_share},
                                        {"suggestion", group.suggestion}});
   }
+  // Explain's narrative object (report/json_renderer.h); null without --llm.
+  document["narrative"] = plan.narrative ? json(NarrativeToJson(*plan.narrative)) : json(nullptr);
   return document.dump(2) + "\n";
 }
 
@@ -186,6 +190,7 @@ std::string RenderProgramPlan(const ProgramPlan& plan, ReportFormat format) {
     document.Heading("Notes");
     for (const std::string& note : plan.notes) document.Bullet(note);
   }
+  WriteNarrativeSection(document, "Narrative (LLM; every number checked against the plan)", plan.narrative);
   return document.str();
 }
 
