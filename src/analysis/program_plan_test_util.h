@@ -19,7 +19,7 @@ inline Finding MakeFinding(const std::string& tool, double gain, const std::stri
 }
 
 inline KernelDiagnosis MakeKernel(const std::string& name, double total_ns, long long launches,
-                           std::vector<Finding> findings) {
+                                  std::vector<Finding> findings) {
   KernelDiagnosis kernel;
   kernel.kernel_name = name;
   kernel.launches.count = launches;

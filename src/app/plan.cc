@@ -78,11 +78,13 @@ Result<std::vector<Diagnosis>> DiagnosePrograms(const PlanCommandOptions& option
   return diagnoses;
 }
 
-Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log) {
+Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out,
+               std::ostream& log) {
   KOPT_ASSIGN_OR_RETURN(ReportFormat format,
                         ResolveReportFormat(options.format, options.output_path, kPlanFormats));
-  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(options.output_path, {options.config_path, options.llm.config_path,
-                                                                     options.llm.record_path, options.llm.replay_path}));
+  KOPT_RETURN_IF_ERROR(CheckOutputIsNotAnInput(
+      options.output_path,
+      {options.config_path, options.llm.config_path, options.llm.record_path, options.llm.replay_path}));
   KOPT_RETURN_IF_ERROR(CheckLlmConfiguration(options.llm));
   KOPT_ASSIGN_OR_RETURN(std::vector<Diagnosis> diagnoses, DiagnosePrograms(options, runner));
   std::vector<const Diagnosis*> programs;

@@ -47,6 +47,7 @@ Result<std::vector<std::string>> ExpandPlanTargets(const std::vector<std::string
 Result<std::vector<Diagnosis>> DiagnosePrograms(const PlanCommandOptions& options, CommandRunner& runner);
 
 // `log` receives the LLM exchanges (redacted) with llm.verbose.
-Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out, std::ostream& log);
+Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out,
+               std::ostream& log);
 
 }  // namespace kopt

@@ -105,17 +105,19 @@ bool ColorWanted(const std::string& when) {
 void AddLlmNarrativeOptions(CLI::App& command, LlmSettings& llm, const std::string& llm_help) {
   command.add_flag("--llm", llm.narrative, llm_help);
   command.add_option("--llm-config", llm.config_path, "LLM configuration (TOML, [llm] table; docs/llm.md)");
-  auto* record =
-      command.add_option("--llm-record", llm.record_path, "Record every LLM exchange to this transcript (JSON lines)");
+  auto* record = command.add_option("--llm-record", llm.record_path,
+                                    "Record every LLM exchange to this transcript (JSON lines)");
   command
-      .add_option("--llm-replay", llm.replay_path, "Answer LLM calls from this transcript only (no network, no key)")
+      .add_option("--llm-replay", llm.replay_path,
+                  "Answer LLM calls from this transcript only (no network, no key)")
       ->excludes(record);
 }
 
 // The configuration and transcript options mean nothing without --llm.
 Status CheckLlmOptionsNeedLlm(const LlmSettings& llm) {
   bool llm_options = !llm.config_path.empty() || !llm.record_path.empty() || !llm.replay_path.empty();
-  if (llm_options && !llm.narrative) return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
+  if (llm_options && !llm.narrative)
+    return InvalidInput("--llm-config, --llm-record and --llm-replay need --llm");
   return Status::Ok();
 }
 
@@ -281,9 +283,10 @@ std::function<Status()> DeclarePlan(CLI::App& command, const std::vector<std::st
   command.add_option("--max-kernels", options->max_kernels, "Kernels listed by time (0: all)")
       ->capture_default_str();
   command.add_flag("--verbose,-v", options->llm.verbose, "With --llm: log every LLM call to stderr");
-  AddLlmNarrativeOptions(command, options->llm,
-                         "Add a narrative over the whole plan written by an LLM, every number checked against "
-                         "the plan (docs/plan.md)");
+  AddLlmNarrativeOptions(
+      command, options->llm,
+      "Add a narrative over the whole plan written by an LLM, every number checked against "
+      "the plan (docs/plan.md)");
   command.footer(
       "Examples:\n  kopt plan model_forward_backward.csv\n  kopt plan profiles/ -f html -o plan.html\n"
       "  kopt plan profiles/ --llm --llm-config llm.toml");

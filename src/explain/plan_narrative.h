@@ -17,6 +17,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "analysis/narrative.h"
 #include "analysis/program_plan.h"

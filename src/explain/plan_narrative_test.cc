@@ -13,33 +13,34 @@ namespace {
 
 // 1 ms: gemm 800 µs (80%, low_occupancy 10%), softmax 150 µs (uncoalesced_loads 60%,
 // low_occupancy 50%), layernorm 50 µs (healthy).
-ProgramPlan SamplePlan() {
+ProgramPlan NarratedPlan() {
   static const Diagnosis program = plan_test::Program();
   return BuildProgramPlan({&program}, PlanOptions{});
 }
 
-std::string PromptDirectory() {
+std::string PlanPromptDirectory() {
   return std::string(KOPT_FIXTURE_DIR) + "/../../prompts";
 }
 
 // Every number a narrative may cite about the plan, as NarrateDigest checks it.
-agents::EvidenceSet EvidenceOf(const std::string& digest) {
+agents::EvidenceSet PlanEvidenceOf(const std::string& digest) {
   agents::EvidenceSet evidence;
   evidence.AddNumbersIn("plan report", digest);
   return evidence;
 }
 
 TEST(PlanNarrativeTest, DigestCarriesTimeByKernelRankedSavingsAndGroups) {
-  std::string digest = PlanDigest(SamplePlan());
-  for (const char* expected : {"Where the time goes", "gemm", "800 µs", "80%",  // time by kernel
-                               "Findings ranked by whole-program time saved", "uncoalesced_loads",
-                               "90 µs", "9%",                                    // the top saving
-                               "Root causes shared across kernels", "low_occupancy", "155 µs"}) {
+  std::string digest = PlanDigest(NarratedPlan());
+  for (const char* expected :
+       {"Where the time goes", "gemm", "800 µs", "80%",                                     // time by kernel
+        "Findings ranked by whole-program time saved", "uncoalesced_loads", "90 µs", "9%",  // the top saving
+        "Root causes shared across kernels", "low_occupancy", "155 µs"}) {
     EXPECT_NE(digest.find(expected), std::string::npos) << expected << " not in\n" << digest;
   }
-  agents::EvidenceSet evidence = EvidenceOf(digest);
+  agents::EvidenceSet evidence = PlanEvidenceOf(digest);
   std::vector<NumericClaim> claims = agents::CheckNumericClaims(
-      "`gemm` holds 80% of the time; `uncoalesced_loads` saves 90 µs, `low_occupancy` 155 µs in all.", evidence);
+      "`gemm` holds 80% of the time; `uncoalesced_loads` saves 90 µs, `low_occupancy` 155 µs in all.",
+      evidence);
   ASSERT_EQ(claims.size(), 3u);
   for (const NumericClaim& claim : claims) EXPECT_TRUE(claim.supported) << claim.text;
   claims = agents::CheckNumericClaims("fixing both gives 42.5 µs back, a 3.5× program speed-up", evidence);
@@ -49,18 +50,19 @@ TEST(PlanNarrativeTest, DigestCarriesTimeByKernelRankedSavingsAndGroups) {
 }
 
 TEST(PlanNarrativeTest, DigestLeavesThePlansOwnNarrativeOut) {
-  ProgramPlan plan = SamplePlan();
+  ProgramPlan plan = NarratedPlan();
   std::string without = PlanDigest(plan);
   plan.narrative = Narrative{};
   plan.narrative->text = "an earlier narrative saying 77 ms";
   EXPECT_EQ(PlanDigest(plan), without);
 }
 
-constexpr const char* kFirst =
+constexpr const char* kPlanFirstAnswer =
     "## Where the time goes\n`gemm` holds 80% of the time.\n"
     "## What to fix first\n1. `uncoalesced_loads` in `softmax` saves 90 µs (9% of the program).\n"
-    "## Shared root causes\n- `low_occupancy` spans `gemm` and `softmax` and saves 155 µs; all fixed, 3.5× faster.";
-constexpr const char* kSecond =
+    "## Shared root causes\n- `low_occupancy` spans `gemm` and `softmax` and saves 155 µs; all fixed, 3.5× "
+    "faster.";
+constexpr const char* kPlanSecondAnswer =
     "## Where the time goes\n`gemm` holds 80% of the time.\n"
     "## What to fix first\n1. `uncoalesced_loads` in `softmax` saves 90 µs.\n"
     "## Shared root causes\n- `low_occupancy` saves 155 µs; the whole program gets 2.5× faster.";
@@ -68,10 +70,10 @@ constexpr const char* kSecond =
 TEST(PlanNarrativeTest, UnsupportedNumberIsRegeneratedOnceThenMarked) {
   auto client = std::make_unique<agents::ScriptedChatClient>();
   agents::ScriptedChatClient& script = *client;
-  script.Answer(kFirst);
-  script.Answer(kSecond);
-  LlmSession session = LlmSession::WithClient(std::move(client), PromptDirectory());
-  ProgramPlan plan = SamplePlan();
+  script.Answer(kPlanFirstAnswer);
+  script.Answer(kPlanSecondAnswer);
+  LlmSession session = LlmSession::WithClient(std::move(client), PlanPromptDirectory());
+  ProgramPlan plan = NarratedPlan();
   Narrative narrative = NarratePlan(session, plan);
 
   ASSERT_TRUE(narrative.present()) << narrative.missing_reason;
@@ -98,8 +100,8 @@ TEST(PlanNarrativeTest, AllSupportedNeedsOneCall) {
   auto client = std::make_unique<agents::ScriptedChatClient>();
   agents::ScriptedChatClient& script = *client;
   script.Answer("## Where the time goes\n`gemm` holds 80% of the 1 ms.");
-  LlmSession session = LlmSession::WithClient(std::move(client), PromptDirectory());
-  Narrative narrative = NarratePlan(session, SamplePlan());
+  LlmSession session = LlmSession::WithClient(std::move(client), PlanPromptDirectory());
+  Narrative narrative = NarratePlan(session, NarratedPlan());
   ASSERT_TRUE(narrative.present()) << narrative.missing_reason;
   EXPECT_EQ(script.requests.size(), 1u);
   EXPECT_FALSE(narrative.regenerated);
@@ -109,7 +111,7 @@ TEST(PlanNarrativeTest, AllSupportedNeedsOneCall) {
 
 TEST(PlanNarrativeTest, NoClientIsAMissingNarrativeNotAnError) {
   LlmSession session = LlmSession::Unavailable("no LLM narrative: connection refused");
-  Narrative narrative = NarratePlan(session, SamplePlan());
+  Narrative narrative = NarratePlan(session, NarratedPlan());
   EXPECT_FALSE(narrative.present());
   EXPECT_EQ(narrative.missing_reason, "no LLM narrative: connection refused");
 }
@@ -117,8 +119,8 @@ TEST(PlanNarrativeTest, NoClientIsAMissingNarrativeNotAnError) {
 TEST(PlanNarrativeTest, LlmErrorIsAMissingNarrative) {
   auto client = std::make_unique<agents::ScriptedChatClient>();
   client->Fail(Unavailable("HTTP 503 after 3 attempts"));
-  LlmSession session = LlmSession::WithClient(std::move(client), PromptDirectory());
-  Narrative narrative = NarratePlan(session, SamplePlan());
+  LlmSession session = LlmSession::WithClient(std::move(client), PlanPromptDirectory());
+  Narrative narrative = NarratePlan(session, NarratedPlan());
   EXPECT_FALSE(narrative.present());
   EXPECT_NE(narrative.missing_reason.find("503"), std::string::npos) << narrative.missing_reason;
 }

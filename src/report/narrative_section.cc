@@ -139,7 +139,8 @@ std::string HypothesisOriginText(const HypothesisOutcome& hypothesis) {
   return text;
 }
 
-void WriteNarrativeSection(TextDocument& doc, std::string_view heading, const std::optional<Narrative>& narrative) {
+void WriteNarrativeSection(TextDocument& doc, std::string_view heading,
+                           const std::optional<Narrative>& narrative) {
   if (!narrative) return;
   doc.Heading(heading);
   if (!narrative->present()) {

@@ -48,7 +48,8 @@ std::string RegenerationText(const Narrative& narrative);
 // then the narrative's blocks, the claim summary, the regeneration line and the
 // provenance; or "No narrative: <reason>". Nothing when `narrative` is empty
 // (no --llm). Used by the diff, versions, sweep and plan reports.
-void WriteNarrativeSection(TextDocument& doc, std::string_view heading, const std::optional<Narrative>& narrative);
+void WriteNarrativeSection(TextDocument& doc, std::string_view heading,
+                           const std::optional<Narrative>& narrative);
 
 // The evidence of a hypothesis as "metric = value unit; …" (the first four rows, then "… N more").
 std::string HypothesisEvidenceText(const HypothesisOutcome& hypothesis);

@@ -9,13 +9,13 @@
 namespace kopt {
 namespace {
 
-ProgramPlan SamplePlan() {
+ProgramPlan RenderedPlan() {
   static const Diagnosis program = plan_test::Program();
   return BuildProgramPlan({&program}, PlanOptions{});
 }
 
 // A checked narrative as the plan narrative writes it: one claim left unsupported, and markup to escape.
-Narrative SampleNarrative() {
+Narrative PlanNarrativeSample() {
   Narrative narrative;
   narrative.text =
       "## Where the time goes\n`gemm` holds 80% of the time <script>x</script>.\n"
@@ -31,10 +31,10 @@ Narrative SampleNarrative() {
   return narrative;
 }
 
-constexpr const char* kHeading = "Narrative (LLM; every number checked against the plan)";
+constexpr const char* kPlanNarrativeHeading = "Narrative (LLM; every number checked against the plan)";
 
 TEST(ProgramPlanRendererTest, NoNarrativeWithoutLlm) {
-  ProgramPlan plan = SamplePlan();
+  ProgramPlan plan = RenderedPlan();
   EXPECT_EQ(RenderProgramPlan(plan, ReportFormat::kTerminal).find("Narrative"), std::string::npos);
   nlohmann::json json = nlohmann::json::parse(RenderProgramPlan(plan, ReportFormat::kJson));
   EXPECT_EQ(json["schema"], "kopt.plan/1.1");
@@ -43,16 +43,17 @@ TEST(ProgramPlanRendererTest, NoNarrativeWithoutLlm) {
 }
 
 TEST(ProgramPlanRendererTest, NarrativeFollowsThePlanInEveryTextFormat) {
-  ProgramPlan plan = SamplePlan();
-  plan.narrative = SampleNarrative();
+  ProgramPlan plan = RenderedPlan();
+  plan.narrative = PlanNarrativeSample();
   for (ReportFormat format : {ReportFormat::kTerminal, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
     std::string text = RenderProgramPlan(plan, format);
-    size_t heading = text.find(kHeading);
+    size_t heading = text.find(kPlanNarrativeHeading);
     ASSERT_NE(heading, std::string::npos) << ReportFormatName(format);
     EXPECT_GT(heading, text.find("Root causes shared across kernels")) << "after the deterministic plan";
     EXPECT_NE(text.find("Where the time goes", heading), std::string::npos);
     EXPECT_NE(text.find("[unsupported]", heading), std::string::npos);
-    EXPECT_NE(text.find("2 numbers checked against the evidence: 1 supported, 1 unsupported"), std::string::npos)
+    EXPECT_NE(text.find("2 numbers checked against the evidence: 1 supported, 1 unsupported"),
+              std::string::npos)
         << text.substr(heading);
     EXPECT_NE(text.find("fake-model-1", heading), std::string::npos);
   }
@@ -62,7 +63,7 @@ TEST(ProgramPlanRendererTest, NarrativeFollowsThePlanInEveryTextFormat) {
 }
 
 TEST(ProgramPlanRendererTest, MissingNarrativeSaysWhy) {
-  ProgramPlan plan = SamplePlan();
+  ProgramPlan plan = RenderedPlan();
   plan.narrative = Narrative{};
   plan.narrative->missing_reason = "no LLM narrative: connection refused";
   std::string text = RenderProgramPlan(plan, ReportFormat::kTerminal);
@@ -70,8 +71,8 @@ TEST(ProgramPlanRendererTest, MissingNarrativeSaysWhy) {
 }
 
 TEST(ProgramPlanRendererTest, JsonCarriesExplainsNarrativeObject) {
-  ProgramPlan plan = SamplePlan();
-  plan.narrative = SampleNarrative();
+  ProgramPlan plan = RenderedPlan();
+  plan.narrative = PlanNarrativeSample();
   nlohmann::json json = nlohmann::json::parse(RenderProgramPlan(plan, ReportFormat::kJson));
   const nlohmann::json& narrative = json["narrative"];
   EXPECT_EQ(narrative["text"], plan.narrative->text);
