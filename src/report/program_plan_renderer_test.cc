@@ -51,7 +51,8 @@ TEST(ProgramPlanRendererTest, NarrativeFollowsThePlanInEveryTextFormat) {
     ASSERT_NE(heading, std::string::npos) << ReportFormatName(format);
     EXPECT_GT(heading, text.find("Root causes shared across kernels")) << "after the deterministic plan";
     EXPECT_NE(text.find("Where the time goes", heading), std::string::npos);
-    EXPECT_NE(text.find("[unsupported]", heading), std::string::npos);
+    EXPECT_NE(text.find("unsupported", text.find("2.5", heading)), std::string::npos)
+        << ReportFormatName(format);
     EXPECT_NE(text.find("2 numbers checked against the evidence: 1 supported, 1 unsupported"),
               std::string::npos)
         << text.substr(heading);
