@@ -10,6 +10,7 @@
 
 #include "core/file_io.h"
 #include "core/interrupt.h"
+#include "core/nvcc.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "harness/candidate_flags.h"
@@ -21,7 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::string_view kDefaultNvcc = "/usr/local/cuda/bin/nvcc";
 constexpr std::string_view kResultSchema = "kopt.compile/1";
 
 double SecondsSince(Clock::time_point start) {
@@ -124,26 +124,6 @@ std::vector<std::string> IncludeFlags(const std::vector<std::string>& directorie
   return flags;
 }
 
-Result<std::string> FindNvcc(CommandRunner& runner, const char* environment_value) {
-  if (environment_value && *environment_value) {
-    std::string found = runner.FindProgram(environment_value);
-    if (found.empty()) {
-      return NotFound(fmt::format("KOPT_NVCC={}: not an executable program; expected the path of nvcc",
-                                  environment_value));
-    }
-    return found;
-  }
-  std::string found = runner.FindProgram("nvcc");
-  if (found.empty()) found = runner.FindProgram(std::string(kDefaultNvcc));
-  if (found.empty()) {
-    return NotFound(
-        fmt::format("nvcc not found (searched KOPT_NVCC, PATH, {}); install the CUDA toolkit or set "
-                    "KOPT_NVCC to nvcc's path",
-                    kDefaultNvcc));
-  }
-  return found;
-}
-
 bool OutputShowsMissingEntryPoint(std::string_view compiler_output, std::string_view entry) {
   std::vector<std::string_view> lines = SplitLines(compiler_output);
   for (size_t index = 0; index < lines.size(); ++index) {
@@ -164,32 +144,13 @@ bool OutputShowsMissingEntryPoint(std::string_view compiler_output, std::string_
   return false;
 }
 
-namespace {
-
-// The nvcc flag for `architecture`: "-arch=sm_80" builds sm_80 SASS and
-// compute_80 PTX. For an architecture-specific target ("sm_90a", "sm_100f")
-// -arch= would also build PTX for the plain compute_90 beside them: a second
-// preprocessing and front-end pass, about a quarter of a small candidate's
-// compile, for code that could only run on
-// other GPUs; kopt runs what it builds on the GPU it was built for. So the
-// same SASS and PTX of the target itself, and nothing else.
-std::string ArchitectureFlag(const std::string& architecture) {
-  bool specific = architecture.size() > 3 && architecture.starts_with("sm_") &&
-                  (architecture.back() == 'a' || architecture.back() == 'f');
-  if (!specific) return "-arch=" + architecture;
-  std::string compute = "compute_" + architecture.substr(3);
-  return "-gencode=arch=" + compute + ",code=[" + architecture + "," + compute + "]";
-}
-
-}  // namespace
-
 Compiler::Compiler(CommandRunner& runner, CompilerOptions options, std::string nvcc_path,
                    std::string nvcc_version)
     : runner_(runner),
       options_(std::move(options)),
       nvcc_path_(std::move(nvcc_path)),
       nvcc_version_(std::move(nvcc_version)) {
-  flags_ = {"-O3",     "-std=c++17", "-lineinfo",  ArchitectureFlag(options_.architecture),
+  flags_ = {"-O3",     "-std=c++17", "-lineinfo",  NvccArchitectureFlag(options_.architecture),
             "-cudart", "shared",     "-Xcompiler", "-fPIC",
             "-shared", "-Xlinker",   "-z,defs"};
   flags_.insert(flags_.end(), options_.extra_flags.begin(), options_.extra_flags.end());
@@ -203,14 +164,7 @@ Result<std::unique_ptr<Compiler>> Compiler::Create(CommandRunner& runner, Compil
   if (nvcc.empty()) {
     KOPT_ASSIGN_OR_RETURN(nvcc, FindNvcc(runner, std::getenv("KOPT_NVCC")));
   }
-  CommandSpec spec;
-  spec.argv = {nvcc, "--version"};
-  spec.timeout_seconds = 60;
-  KOPT_ASSIGN_OR_RETURN(CommandResult version, runner.Run(spec));
-  if (!version.Succeeded()) {
-    return Unavailable(fmt::format("{} --version failed ({}): {}", nvcc, DescribeCommandEnd(version, 60),
-                                   version.stderr_text));
-  }
+  KOPT_ASSIGN_OR_RETURN(std::string version, QueryNvccVersion(runner, nvcc));
   std::error_code error;
   options.cache_directory = fs::absolute(options.cache_directory, error).lexically_normal().string();
   fs::create_directories(options.cache_directory, error);
@@ -219,7 +173,7 @@ Result<std::unique_ptr<Compiler>> Compiler::Create(CommandRunner& runner, Compil
         fmt::format("compile cache {}: cannot create it: {}", options.cache_directory, error.message()));
   }
   RemoveStaleTemporaryDirectories(options.cache_directory);
-  return std::unique_ptr<Compiler>(new Compiler(runner, std::move(options), nvcc, version.stdout_text));
+  return std::unique_ptr<Compiler>(new Compiler(runner, std::move(options), nvcc, std::move(version)));
 }
 
 std::string Compiler::CacheKey(const std::string& wrapper, const std::string& candidate,
@@ -313,13 +267,12 @@ Result<CompileResult> Compiler::RunNvcc(const TaskSpec& task, const std::string&
   spec.working_directory = temporary;
   spec.timeout_seconds = options_.timeout_seconds;
   spec.max_output_bytes = size_t{16} << 20;
-  Clock::time_point start = Clock::now();
-  Result<CommandResult> run = runner_.Run(spec);
-  double seconds = SecondsSince(start);
-  if (!run.ok()) {
+  Result<NvccRun> nvcc_run = kopt::RunNvcc(runner_, spec);
+  if (!nvcc_run.ok()) {
     discard();
-    return run.status().WithContext("running nvcc");
+    return nvcc_run.status().WithContext("running nvcc");
   }
+  const CommandResult* run = &nvcc_run->result;
   std::string entry = options_.cache_directory + "/" + key;
   CompileResult result;
   // Not the candidate's verdict, so not cached: load or a crashed tool, or kopt interrupted (nvcc catches
@@ -333,8 +286,8 @@ Result<CompileResult> Compiler::RunNvcc(const TaskSpec& task, const std::string&
   } else {
     result = ClassifyFinishedCompile(task, *run, temporary + "/candidate.so");
   }
-  result.command_line = CommandLineForDisplay(spec.argv);
-  result.compile_seconds = seconds;
+  result.command_line = nvcc_run->command_line;
+  result.compile_seconds = nvcc_run->seconds;
   result.cache_key = key;
   result.cache_entry = entry;
   if (no_verdict) return result;

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/nvcc.h"  // FindNvcc, for the callers that find nvcc as Compiler::Create does
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "harness/task_spec.h"
@@ -62,11 +63,6 @@ struct CompilerOptions {
 // "-I<dir>" for each directory, in order (CompilerOptions::extra_flags of a
 // candidate that includes CUTLASS or other headers: --include-dir, --cutlass).
 std::vector<std::string> IncludeFlags(const std::vector<std::string>& directories);
-
-// nvcc's location: `environment_value` (the value of KOPT_NVCC, may be null
-// or empty), else nvcc on PATH, else /usr/local/cuda/bin/nvcc. NotFound
-// (with the places searched) when none is executable.
-Result<std::string> FindNvcc(CommandRunner& runner, const char* environment_value);
 
 // True when failed compiler output says the entry point is missing or has
 // another signature: a C-linkage conflict or incompatible declaration naming

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/file_io.h"
+#include "core/nvcc.h"
 #include "core/text.h"
 #include "measure/calibrate_bench_source.h"
 #include "profile/ncu_csv.h"
@@ -173,7 +174,7 @@ Result<CalibrationResult> RunCalibration(const CalibrationSettings& settings,
   if (Status status = WriteFileAtomically(source.string(), std::string(CalibrateBenchSource())); !status.ok())
     return status;
   CommandSpec build;
-  build.argv = {nvcc, "-O3", "-arch=native", source.string(), "-o", binary.string()};
+  build.argv = {nvcc, "-O3", NvccArchitectureFlag("native"), source.string(), "-o", binary.string()};
   build.timeout_seconds = settings.timeout_seconds;
   auto built = RunChecked(runner, build, "nvcc (building the calibration microbenchmarks)");
   if (!built.ok()) return built.status();

@@ -5,6 +5,7 @@
 #include <regex>
 #include <system_error>
 
+#include "core/nvcc.h"
 #include "core/text.h"
 #include "profile/collector_support.h"
 #include "profile/ptxas_report.h"
@@ -56,23 +57,10 @@ Result<std::string> CompileSource(const std::string& source_path, const fs::path
   argv.insert(argv.end(), {"-o", binary_path.string(), source_path});
   Progress(options, "building " + fs::path(source_path).filename().string() + " (nvcc)");
   PhaseTimer::Scope phase(options.phases, "build (nvcc)");
-  KOPT_ASSIGN_OR_RETURN(CommandResult result, runner.Run(ToolCommand(argv, options)));
+  KOPT_ASSIGN_OR_RETURN(NvccRun run, RunNvcc(runner, ToolCommand(argv, options)));
   phase.Stop();
-  std::string command = CommandLineForDisplay(argv);
-  if (result.timed_out) {
-    return WorkFailed("nvcc timed out after " + FormatSeconds(options.timeout_seconds) + " s compiling " +
-                      Quoted(source_path) + "\n$ " + command);
-  }
-  if (!result.Succeeded()) {
-    return WorkFailed(Quoted(source_path) + " does not compile (nvcc " + DescribeCommandEnd(result, 0) +
-                      ")\n$ " + command + "\n" + std::string(TrimWhitespace(CombinedOutput(result))));
-  }
-  std::error_code error;
-  if (!fs::exists(binary_path, error)) {
-    return WorkFailed("nvcc reported success but wrote no program at " + Quoted(binary_path.string()) +
-                      "\n$ " + command);
-  }
-  return result.stderr_text;
+  KOPT_RETURN_IF_ERROR(CheckNvccBuild(run, source_path, binary_path, options.timeout_seconds));
+  return run.result.stderr_text;
 }
 
 void AttachPtxasReport(std::string_view ptxas_text, const fs::path& ptxas_path, Profile& profile,
@@ -132,18 +120,6 @@ Result<std::string> ArchitectureForComputeCapability(std::string_view compute_ca
   std::string architecture = "sm_" + match[1].str() + match[2].str();
   if (architecture == "sm_90") architecture += "a";
   return architecture;
-}
-
-Result<std::string> GencodeFlagFor(std::string_view architecture) {
-  using collector::Quoted;
-  static const std::regex pattern(R"(sm_([0-9]{2,3}[a-z]?))");
-  std::string text(architecture);
-  std::smatch match;
-  if (!std::regex_match(text, match, pattern)) {
-    return InvalidInput("architecture " + Quoted(text) +
-                        " is not of the form sm_<digits>[suffix] such as sm_90a");
-  }
-  return "-gencode=arch=compute_" + match[1].str() + ",code=sm_" + match[1].str();
 }
 
 Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeout_seconds) {

@@ -1,8 +1,9 @@
 // Building a .cu file for live collection and asking which GPU it is for:
 // nvcc (-O3 -lineinfo, the local GPU's architecture, the ptxas resource
 // report), the ptxas report attached, and the GPU query through nvidia-smi.
-// AttachSassListing, ArchitectureForComputeCapability, GencodeFlagFor and
-// DetectLocalArchitecture are for any caller; the rest (namespace
+// AttachSassListing, ArchitectureForComputeCapability and
+// DetectLocalArchitecture are for any caller (GencodeFlagFor, the flag that
+// CompileSource builds with, is core/nvcc.h's); the rest (namespace
 // kopt::collector) is the collector's own.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/nvcc.h"  // GencodeFlagFor, RunNvcc, CheckNvccBuild
 #include "core/status.h"
 #include "core/subprocess.h"
 #include "profile/collection_options.h"
@@ -29,10 +31,6 @@ void AttachSassListing(const std::filesystem::path& binary_path, const std::file
 // "9.0" → "sm_90a" (Hopper's wgmma/TMA features need the 'a' target), "8.6" →
 // "sm_86", "10.0" → "sm_100". An unrecognised text is InvalidInput.
 Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability);
-
-// "-gencode=arch=compute_90a,code=sm_90a" for "sm_90a"; InvalidInput unless
-// the architecture looks like sm_<digits>[suffix].
-Result<std::string> GencodeFlagFor(std::string_view architecture);
 
 // The architecture of the first GPU that nvidia-smi lists (`nvidia-smi
 // --query-gpu=compute_cap --format=csv,noheader`). No nvidia-smi, a failing
