@@ -9,13 +9,5 @@ set -euo pipefail
 build=${1:-build}
 source=${2:-/work/.mirror/ScalingIntelligence+KernelBench/repo}
 BINARIES="src/kopt src/kopt-runner" "$(dirname "${BASH_SOURCE[0]}")/../package_for_device.sh" "$build"
-rm -rf .carry/KernelBench
-for level in level1 level2 level3; do
-  mkdir -p ".carry/KernelBench/$level"
-  if [ -d "$source/KernelBench/$level" ]; then
-    cp "$source/KernelBench/$level"/*.py ".carry/KernelBench/$level/"
-  else
-    git --git-dir="$source" archive HEAD "KernelBench/$level" | tar -x -C .carry/KernelBench --strip-components=1
-  fi
-done
+"$(dirname "${BASH_SOURCE[0]}")/carry_kernelbench.sh" "$source" level1 level2 level3
 echo "packed $(find .carry/KernelBench -name '*.py' | wc -l) KernelBench problems into .carry/KernelBench"

@@ -15,13 +15,5 @@ BINARIES="src/kopt src/kopt-runner bench/tuning_space_tool bench/tuning_simulati
   "$(dirname "${BASH_SOURCE[0]}")/../package_for_device.sh" "$build"
 cutlass=$(python3 -c "import importlib.util as u, os; print(os.path.join(os.path.dirname(u.find_spec('cutlass_library').origin), 'source'))")
 tar -C "$cutlass" -cJf .carry/cutlass.tar.xz include tools/util/include
-rm -rf .carry/KernelBench
-for level in level1 level2; do
-  mkdir -p ".carry/KernelBench/$level"
-  if [ -d "$source/KernelBench/$level" ]; then
-    cp "$source/KernelBench/$level"/*.py ".carry/KernelBench/$level/"
-  else
-    git --git-dir="$source" archive HEAD "KernelBench/$level" | tar -x -C .carry/KernelBench --strip-components=1
-  fi
-done
+"$(dirname "${BASH_SOURCE[0]}")/carry_kernelbench.sh" "$source" level1 level2
 du -sh .carry/cutlass.tar.xz .carry/KernelBench
