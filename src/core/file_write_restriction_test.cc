@@ -22,16 +22,10 @@
 #include <functional>
 #include <string>
 
+#include "core/forked_child_test_util.h"
+
 namespace kopt {
 namespace {
-
-int InChild(const std::function<int()>& body) {
-  pid_t child = fork();
-  if (child == 0) _exit(body());
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 bool KernelHasLandlock() {
   return syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) >= 1;

@@ -19,17 +19,10 @@
 #include <string>
 #include <thread>
 
+#include "core/forked_child_test_util.h"
+
 namespace kopt {
 namespace {
-
-// Runs `body` in a forked child; returns its exit code (or 128 + signal).
-int InChild(const std::function<int()>& body) {
-  pid_t child = fork();
-  if (child == 0) _exit(body());
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 bool DeniedWithPermission(long result) {
   return result == -1 && errno == EPERM;
