@@ -9,8 +9,9 @@ Prints JSON {"task", "call", "m", "n", "k", "median_us", "samples"}; exits 3 wit
 Usage: gemm_torch_baseline.py gemm_bf16|gemm_f32 M N K [--samples N]
 """
 import json
-import statistics
 import sys
+
+from torch_baselines import cold_median_us  # bench/: the same cold-L2 timing
 
 
 def main():
@@ -40,19 +41,8 @@ def main():
         a = torch.rand(m, k, device=dev).to(torch.bfloat16)
         b = torch.rand(k, n, device=dev).to(torch.bfloat16)
         call, fn = "torch.matmul + f32 cast", lambda: torch.matmul(a, b).float()
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(samples):
-        flush.fill_(1.0)
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)
-    json.dump({"task": task, "call": call, "m": m, "n": n, "k": k, "median_us": statistics.median(times),
+    json.dump({"task": task, "call": call, "m": m, "n": n, "k": k,
+               "median_us": cold_median_us(torch, fn, flush, samples),
                "samples": samples}, sys.stdout)
     print()
     return 0
