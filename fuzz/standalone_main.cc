@@ -2,6 +2,7 @@
 // given on the command line, then `--mutations N` deterministic mutations of
 // them (byte flips, truncations, insertions of interesting bytes, splices).
 // Exits non-zero only if the target crashes (which ends the process anyway).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -63,6 +64,8 @@ int main(int argc, char** argv) {
       for (const auto& entry : std::filesystem::recursive_directory_iterator(path)) {
         if (entry.is_regular_file()) files.push_back(entry.path());
       }
+      // The directory's order is the filesystem's: sorted, every machine runs the same mutations.
+      std::sort(files.begin(), files.end());
     } else {
       files.push_back(path);
     }

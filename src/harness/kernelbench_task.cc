@@ -457,11 +457,11 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
     const nlohmann::json& output = outputs[i];
     std::string where = outputs.size() == 1 ? "forward() output" : fmt::format("forward() output {}", i);
     if (!output.is_object()) return bad(where + ": not described");
-    nlohmann::json output_shape = output["shape"];
+    nlohmann::json output_shape = output.value("shape", nlohmann::json());
     if (output_shape.is_array() && !output_shape.empty()) {
       KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, where));
     }
-    KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output["dtype"], where));
+    KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output.value("dtype", nlohmann::json()), where));
     KOPT_ASSIGN_OR_RETURN(out.torch_dtype, TorchDtypeOf(output, out.dtype, where));
     tensors.push_back(std::move(out));
   }
