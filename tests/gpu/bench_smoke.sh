@@ -6,6 +6,7 @@
 # sample under lazy module loading) and a sandbox the driver cannot start under.
 #
 # Usage: tests/gpu/bench_smoke.sh KOPT REPOSITORY_ROOT   (ctest `gpu_bench_smoke`)
+# BENCH_SMOKE_TIMEOUT_S: the limit of each run (default 120 s).
 # Exit status: 77 (skipped) without an NVIDIA GPU; 0 when both runs pass; 1 otherwise.
 set -u
 kopt=${1:?usage: bench_smoke.sh KOPT REPOSITORY_ROOT}
@@ -13,17 +14,18 @@ root=${2:?usage: bench_smoke.sh KOPT REPOSITORY_ROOT}
 command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+limit=${BENCH_SMOKE_TIMEOUT_S:-120}
 status=0
 for mode in default off; do
   environment=()
   [ "$mode" = off ] && environment=(KOPT_RUNNER_SANDBOX=off)
-  env "${environment[@]}" timeout 120 "$kopt" bench "$root/examples/tasks/saxpy" --workspace "$work/$mode" \
+  env "${environment[@]}" timeout "$limit" "$kopt" bench "$root/examples/tasks/saxpy" --workspace "$work/$mode" \
     -f json -o "$work/$mode.json" > "$work/$mode.log" 2>&1
   code=$?
   timed=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sum(1 for e in [r['reference']]+r['candidates'] if e['timing']))" \
     "$work/$mode.json" 2>/dev/null || echo 0)
   if [ "$code" -ne 0 ] || [ "$timed" -lt 2 ]; then
-    echo "FAIL sandbox $mode: exit $code ($([ $code = 124 ] && echo 'timed out after 120 s' || echo 'see below')), $timed entries timed"
+    echo "FAIL sandbox $mode: exit $code ($([ $code = 124 ] && echo "timed out after $limit s" || echo 'see below')), $timed entries timed"
     tail -n 15 "$work/$mode.log"
     status=1
   else
