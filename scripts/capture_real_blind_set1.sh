@@ -4,6 +4,8 @@
 # with Nsight Compute as they run.
 #
 #   scripts/capture_real_blind_set1.sh [PROGRAM_ID ...]     run from the repository root, on the GPU machine
+#   scripts/capture_real_blind_set1.sh --build-only [ID ...]  builds and disassembles only (no GPU needed):
+#                                                            checks a prepared snapshot before GPU time is spent
 #
 # Needs the public source beside the repository, in the ignored folder .realcode/ (no internet on the GPU
 # machine; the snapshot is carried there). Prepare it on a machine that has the fetched mirror:
@@ -30,6 +32,8 @@
 # (the .ncu-rep reports), $OUT/real1_summary.txt. OUT defaults to ./out. GPU clocks are never changed.
 set -uo pipefail
 
+BUILD_ONLY=0
+if [[ ${1:-} == --build-only ]]; then BUILD_ONLY=1; shift; fi
 [[ -f examples/blind_set_real1/labels.toml ]] || { echo "$0: run from the repository root" >&2; exit 2; }
 SNAPSHOT=${REALCODE_DIR:-$PWD/.realcode/HeCBench}
 [[ -d $SNAPSHOT/src ]] || {
@@ -92,6 +96,11 @@ while IFS=$'\t' read -r path build; do
   while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
 done < <(cut -f2,3 "$W/plan.tsv" | sort -u)
 wait
+if ((BUILD_ONLY)); then
+  failed=$(cut -f2 "$W/plan.tsv" | sort -u | while read -r path; do [[ -x $W/tree/$path/main ]] || echo "$path"; done)
+  echo "build only: $(cut -f2 "$W/plan.tsv" | sort -u | wc -l) programs, failed: ${failed:-none} ($(elapsed) s)"
+  [[ -z $failed ]]; exit
+fi
 
 echo "== ncu --set full ($(elapsed) s)"
 while IFS=$'\t' read -r id path build run regex skip count; do
