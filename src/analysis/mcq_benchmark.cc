@@ -6,8 +6,11 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
+
+#include "analysis/metric_glossary.h"
 
 namespace kopt {
 namespace {
@@ -72,13 +75,12 @@ void AddPrimaryLimiter(const std::vector<LabelledProfile>& profiles, size_t inde
   question.id = fmt::format("{}/{}/primary_limiter", profile.set, KernelName(profile));
   question.kind = McqKind::kPrimaryLimiter;
   question.profiles = {index};
-  question.stem =
-      fmt::format("What limits the kernel {} most (its primary bottleneck)?", KernelName(profile));
+  question.stem = fmt::format("What limits the kernel {} most (its primary bottleneck)?", KernelAlias(index));
   if (Finish(OptionOf(profile.label), candidates, random, question)) questions.push_back(std::move(question));
 }
 
-void AddChangeEffectAndMetric(const std::vector<LabelledProfile>& profiles, size_t index,
-                              std::mt19937_64& random, std::vector<McqQuestion>& questions) {
+void AddChangeEffectAndEvidenceProblem(const std::vector<LabelledProfile>& profiles, size_t index,
+                                       std::mt19937_64& random, std::vector<McqQuestion>& questions) {
   const LabelledProfile& profile = profiles[index];
   const Finding* finding = FindingOf(profile, profile.label);
   if (finding == nullptr) return;
@@ -100,7 +102,7 @@ void AddChangeEffectAndMetric(const std::vector<LabelledProfile>& profiles, size
     question.kind = McqKind::kChangeEffect;
     question.profiles = {index};
     question.stem = fmt::format("On the kernel {}, you apply this change: {}. What should it do?",
-                                KernelName(profile), finding->recommendations.front().change);
+                                KernelAlias(index), finding->recommendations.front().change);
     if (Finish(finding->recommendations.front().expected_effect, effects, random, question)) {
       questions.push_back(std::move(question));
     }
@@ -108,12 +110,82 @@ void AddChangeEffectAndMetric(const std::vector<LabelledProfile>& profiles, size
   if (!finding->evidence.empty()) {
     const Evidence& evidence = finding->evidence.front();
     McqQuestion question;
+    question.id = fmt::format("{}/{}/evidence_problem", profile.set, KernelName(profile));
+    question.kind = McqKind::kEvidenceProblem;
+    question.profiles = {index};
+    question.stem = fmt::format("On the kernel {}, the measurement {} is the evidence of which problem?",
+                                KernelAlias(index), evidence.metric);
+    if (Finish(finding->title, titles, random, question)) questions.push_back(std::move(question));
+  }
+}
+
+// The counters cited as evidence on the kernel, the label's finding first, in order.
+std::vector<std::string> CitedMetrics(const LabelledProfile& profile) {
+  std::vector<std::string> cited;
+  const KernelDiagnosis* kernel = KernelOf(profile);
+  if (kernel == nullptr) return cited;
+  auto add = [&](const Finding& finding) {
+    for (const Evidence& evidence : finding.evidence) {
+      if (std::find(cited.begin(), cited.end(), evidence.metric) == cited.end())
+        cited.push_back(evidence.metric);
+    }
+  };
+  if (const Finding* label = FindingOf(profile, profile.label)) add(*label);
+  for (const Finding& finding : kernel->findings) add(finding);
+  return cited;
+}
+
+std::string UnitPrefix(const std::string& base) {
+  size_t separator = base.find("__");
+  return separator == std::string::npos ? base : base.substr(0, separator + 2);
+}
+
+// Descriptions of other counters under `metric`'s suffix: those of the same unit (sm__, lts__, ...)
+// first, the ones cited on the kernel before the rest of the glossary in the seed's order; then other
+// units' (not gpu__'s, whose single unit reads differently).
+std::vector<std::string> OtherMeanings(const std::string& metric, const std::vector<std::string>& cited,
+                                       std::mt19937_64& random) {
+  MetricNameParts parts = SplitMetricName(metric);
+  std::vector<std::string> bases;
+  for (const std::string& other : cited) bases.push_back(SplitMetricName(other).base);
+  std::vector<std::string> rest;
+  for (const MetricCounter& counter : MetricCounters()) rest.emplace_back(counter.name);
+  std::shuffle(rest.begin(), rest.end(), random);
+  bases.insert(bases.end(), rest.begin(), rest.end());
+  std::string prefix = UnitPrefix(parts.base);
+  std::vector<std::string> same_unit, other_unit;
+  for (const std::string& base : bases) {
+    if (base == parts.base) continue;
+    std::optional<std::string> meaning = DescribeMetric(base + parts.suffix);
+    if (!meaning) continue;
+    if (UnitPrefix(base) == prefix) {
+      same_unit.push_back(*meaning);
+    } else if (UnitPrefix(base) != "gpu__") {
+      other_unit.push_back(*meaning);
+    }
+  }
+  same_unit.insert(same_unit.end(), other_unit.begin(), other_unit.end());
+  return same_unit;
+}
+
+void AddMetricMeaning(const std::vector<LabelledProfile>& profiles, size_t index, std::mt19937_64& random,
+                      std::set<std::string>& asked, std::vector<McqQuestion>& questions) {
+  const LabelledProfile& profile = profiles[index];
+  std::vector<std::string> cited = CitedMetrics(profile);
+  for (const std::string& metric : cited) {
+    std::optional<std::string> meaning = DescribeMetric(metric);
+    if (!meaning || !asked.insert(profile.set + "|" + metric).second) continue;
+    McqQuestion question;
     question.id = fmt::format("{}/{}/metric_meaning", profile.set, KernelName(profile));
     question.kind = McqKind::kMetricMeaning;
     question.profiles = {index};
-    question.stem = fmt::format("On the kernel {}, the measurement {} is the evidence of which problem?",
-                                KernelName(profile), evidence.metric);
-    if (Finish(finding->title, titles, random, question)) questions.push_back(std::move(question));
+    question.stem =
+        fmt::format("The kernel {} was profiled with Nsight Compute. What does its metric {} measure?",
+                    KernelAlias(index), metric);
+    if (Finish(*meaning, OtherMeanings(metric, cited, random), random, question)) {
+      questions.push_back(std::move(question));
+    }
+    return;
   }
 }
 
@@ -150,7 +222,7 @@ void AddFasterVersions(const std::vector<LabelledProfile>& profiles, const McqGe
           "Two kernels were measured on the same GPU: A = {} and B = {}. Which one takes longer per launch, "
           "and "
           "what limits it?",
-          KernelName(first), KernelName(second));
+          KernelAlias(members[a]), KernelAlias(members[a + 1]));
       std::string right = fmt::format("{}, limited by {}", slower_name, OptionOf(slower.label));
       std::vector<std::string> wrong = {
           fmt::format("{}, limited by {}", slower_name, wrong_limiter),
@@ -166,11 +238,36 @@ void AddFasterVersions(const std::vector<LabelledProfile>& profiles, const McqGe
 
 }  // namespace
 
+std::string KernelAlias(size_t index) {
+  return fmt::format("kernel_{:03}", index + 1);
+}
+
+std::string PseudonymiseKernelName(std::string text, const LabelledProfile& profile, size_t index) {
+  const KernelDiagnosis* kernel = KernelOf(profile);
+  if (kernel == nullptr || kernel->function_name.empty()) return text;
+  const std::string& name = kernel->function_name;
+  const std::string alias = KernelAlias(index);
+  auto is_identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at)) {
+    size_t end = at + name.size();
+    bool whole =
+        (at == 0 || !is_identifier(text[at - 1])) && (end == text.size() || !is_identifier(text[end]));
+    if (!whole) {
+      at = end;
+      continue;
+    }
+    text.replace(at, name.size(), alias);
+    at += alias.size();
+  }
+  return text;
+}
+
 std::string_view McqKindName(McqKind kind) {
   switch (kind) {
     case McqKind::kPrimaryLimiter: return "primary_limiter";
     case McqKind::kFasterVersion: return "faster_version";
     case McqKind::kChangeEffect: return "change_effect";
+    case McqKind::kEvidenceProblem: return "evidence_problem";
     case McqKind::kMetricMeaning: return "metric_meaning";
   }
   return "unknown";
@@ -180,9 +277,11 @@ std::vector<McqQuestion> GenerateMcqQuestions(const std::vector<LabelledProfile>
                                               const McqGenerationOptions& options) {
   std::mt19937_64 random(options.seed);
   std::vector<McqQuestion> questions;
+  std::set<std::string> asked_metrics;  // "set|metric"
   for (size_t i = 0; i < profiles.size(); ++i) {
     AddPrimaryLimiter(profiles, i, random, questions);
-    AddChangeEffectAndMetric(profiles, i, random, questions);
+    AddChangeEffectAndEvidenceProblem(profiles, i, random, questions);
+    AddMetricMeaning(profiles, i, random, asked_metrics, questions);
   }
   AddFasterVersions(profiles, options, random, questions);
   return questions;

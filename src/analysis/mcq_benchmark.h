@@ -13,10 +13,20 @@
 //  - change effect: "If you apply <the label's recommended change>, what should
 //    happen?" — the finding's own expected effect against three other
 //    findings' expected effects;
-//  - metric meaning: what a metric the label's finding cites as evidence
-//    measures — the finding's title against three other findings' titles.
+//  - evidence problem: which problem a metric the label's finding cites as
+//    evidence points to — the finding's title against three other findings'
+//    titles;
+//  - metric meaning: what an Nsight Compute counter cited as evidence on the
+//    kernel measures (analysis/metric_glossary.h) — its description against
+//    those of three other counters of the same shape with the same roll-up and
+//    sub-metric (so the suffix gives nothing away), counters cited on the same
+//    kernel first; each counter once per set.
 // Option order is shuffled by a seeded generator: the same labelled set and
-// seed give the same questions.
+// seed give the same questions. A stem never names a kernel by its function
+// name (fixtures are often named after their bottleneck, which would give the
+// answer away): profile i is KernelAlias(i), and every context shown with a
+// question passes through PseudonymiseKernelName. Question ids keep the real
+// names, for the reader of the results.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -39,9 +49,9 @@ struct LabelledProfile {
   const Diagnosis* diagnosis = nullptr;   // borrowed
 };
 
-enum class McqKind { kPrimaryLimiter, kFasterVersion, kChangeEffect, kMetricMeaning };
-std::string_view McqKindName(
-    McqKind kind);  // "primary_limiter", "faster_version", "change_effect", "metric_meaning"
+enum class McqKind { kPrimaryLimiter, kFasterVersion, kChangeEffect, kEvidenceProblem, kMetricMeaning };
+// "primary_limiter", "faster_version", "change_effect", "evidence_problem", "metric_meaning"
+std::string_view McqKindName(McqKind kind);
 
 struct McqQuestion {
   std::string id;  // "<set>/<kernel>/<kind>"
@@ -60,6 +70,13 @@ struct McqGenerationOptions {
 
 std::vector<McqQuestion> GenerateMcqQuestions(const std::vector<LabelledProfile>& profiles,
                                               const McqGenerationOptions& options);
+
+// "kernel_001" for profile 0: how stems name the kernel of profiles[index].
+std::string KernelAlias(size_t index);
+
+// `text` with every whole-identifier occurrence of the profile's kernel
+// function name replaced by KernelAlias(index).
+std::string PseudonymiseKernelName(std::string text, const LabelledProfile& profile, size_t index);
 
 // The Wilson score interval of `successes` of `trials` at z (1.96: 95 %);
 // {0, 1} when trials is 0.

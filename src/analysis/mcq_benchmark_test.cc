@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "analysis/metric_glossary.h"
+
 namespace kopt {
 namespace {
 
@@ -58,6 +60,65 @@ TEST(McqBenchmarkTest, EveryQuestionHasFourDistinctOptionsAndTheLabelIsRight) {
   EXPECT_NE(std::find(first.options.begin(), first.options.end(), "tail_effect"), first.options.end());
   // Same seed, same questions; another seed shuffles.
   EXPECT_EQ(GenerateMcqQuestions(profiles, McqGenerationOptions{})[0].options, first.options);
+}
+
+TEST(McqBenchmarkTest, MetricMeaningAsksEachCitedCounterOncePerSetWithSameSuffixDistractors) {
+  auto with_evidence = [](const std::string& name, const std::vector<std::string>& metrics) {
+    Diagnosis diagnosis = WithFindings(name, {"low_occupancy_registers"});
+    diagnosis.kernels[0].findings[0].evidence.clear();
+    for (const std::string& metric : metrics)
+      diagnosis.kernels[0].findings[0].evidence.push_back({metric, 1, "", ">=", 0});
+    return diagnosis;
+  };
+  std::vector<Diagnosis> diagnoses = {
+      with_evidence("k0", {"stall share: barrier", "sm__warps_active.avg.pct_of_peak_sustained_active"}),
+      with_evidence("k1", {"sm__warps_active.avg.pct_of_peak_sustained_active", "launch__grid_size"}),
+      with_evidence("k2", {"not_a_counter.sum"})};
+  std::vector<LabelledProfile> profiles;
+  for (size_t i = 0; i < diagnoses.size(); ++i)
+    profiles.push_back(
+        {"p" + std::to_string(i), "set", "low_occupancy_registers", std::nullopt, &diagnoses[i]});
+  std::vector<McqQuestion> meaning;
+  for (McqQuestion& question : GenerateMcqQuestions(profiles, McqGenerationOptions{}))
+    if (question.kind == McqKind::kMetricMeaning) meaning.push_back(question);
+  ASSERT_EQ(meaning.size(), 2u) << "k0's counter, then k1's first counter not yet asked; k2 has none";
+  EXPECT_NE(meaning[0].stem.find("sm__warps_active.avg.pct_of_peak_sustained_active"), std::string::npos);
+  EXPECT_EQ(meaning[0].options[meaning[0].correct],
+            DescribeMetric("sm__warps_active.avg.pct_of_peak_sustained_active").value());
+  for (const std::string& option : meaning[0].options)  // every distractor under the same roll-up
+    EXPECT_NE(option.find("averaged over"), std::string::npos) << option;
+  EXPECT_NE(meaning[1].stem.find("launch__grid_size"), std::string::npos);
+  for (const std::string& option : meaning[1].options)  // attributes against attributes
+    EXPECT_EQ(option.find("over the"), std::string::npos) << option;
+  EXPECT_EQ(McqKindName(McqKind::kMetricMeaning), "metric_meaning");
+  EXPECT_EQ(McqKindName(McqKind::kEvidenceProblem), "evidence_problem");
+}
+
+// Fixture kernels are often named after their bottleneck: no stem may carry the name, and a context
+// passes through PseudonymiseKernelName.
+TEST(McqBenchmarkTest, StemsNameKernelsByAliasNeverByFunctionName) {
+  std::vector<Diagnosis> diagnoses = {WithFindings("uncoalesced_loads", {"uncoalesced_loads", "tail_effect"}),
+                                      WithFindings("barrier_stalls", {"barrier_stalls"}),
+                                      WithFindings("tail_effect", {"tail_effect"}),
+                                      WithFindings("launch_overhead", {"launch_overhead"})};
+  std::vector<std::string> labels = {"uncoalesced_loads", "barrier_stalls", "tail_effect", "launch_overhead"};
+  std::vector<double> times = {100, 10, 50, 300};
+  std::vector<LabelledProfile> profiles;
+  for (size_t i = 0; i < labels.size(); ++i)
+    profiles.push_back({"p" + std::to_string(i), "set", labels[i], times[i], &diagnoses[i]});
+  std::vector<McqQuestion> questions = GenerateMcqQuestions(profiles, McqGenerationOptions{});
+  ASSERT_FALSE(questions.empty());
+  for (const McqQuestion& question : questions) {
+    for (size_t index : question.profiles) {
+      EXPECT_EQ(question.stem.find(labels[index] + " "), std::string::npos) << question.stem;
+      EXPECT_NE(question.stem.find(KernelAlias(index)), std::string::npos) << question.stem;
+    }
+  }
+  EXPECT_EQ(KernelAlias(0), "kernel_001");
+  EXPECT_EQ(
+      PseudonymiseKernelName("void barrier_stalls(float*) ran; barrier_stalls_v2 and xbarrier_stalls stay",
+                             profiles[1], 1),
+      "void kernel_002(float*) ran; barrier_stalls_v2 and xbarrier_stalls stay");
 }
 
 TEST(McqBenchmarkTest, WilsonIntervalMatchesTheFormula) {

@@ -252,6 +252,7 @@ Status RunEvalMcq(const EvalMcqOptions& options, CommandRunner& runner, std::ost
       }
       text += "\n";
     }
+    for (size_t index : question.profiles) text = PseudonymiseKernelName(text, inputs[index], index);
     return text;
   };
 
