@@ -12,6 +12,7 @@
 #include "core/parent_death.h"
 #include "core/process_sandbox.h"
 #include "measure/bench_verdict.h"
+#include "measure/measure_plan.h"
 #include "measure/output_prejudge.h"
 
 namespace kopt {
@@ -81,11 +82,11 @@ ChildOutcome Judge(const runner::RunnerRequest& request, ChildRun& run, const Co
 
 }  // namespace
 
-Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::string& artifact_stem,
+Result<ChildRun> RunnerClient::Run(const runner::RunnerRequest& request, const std::string& artifact_stem,
                                    MeasurementKey& key, const ChildExpectations& expected,
                                    const OutputFrames* expected_frames) {
-  nlohmann::json wire = request;
-  wire["output_fd"] = kOutputChannelFd;
+  runner::RunnerRequest child_request = request;
+  child_request.output_fd = kOutputChannelFd;
   ChannelMemory memory = std::move(channel_memory_);
   const runner::OutputChannelKind channel = memory.descriptor() >= 0 ? runner::OutputChannelKind::kMemory
                                             : channel_pull_ && !pull_refused_once_
@@ -93,14 +94,11 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
                                                 : runner::OutputChannelKind::kPipe;
   const bool use_memory = channel == runner::OutputChannelKind::kMemory;
   const bool use_pull = channel == runner::OutputChannelKind::kPull;
-  wire["output_memory"] = use_memory;
-  wire["output_pull"] = use_pull;
+  child_request.output_channel = channel;
   ParentPhases phases;
   phases.channel = std::string(runner::OutputChannelKindName(channel));
   phases.prepare = std::exchange(prepare_seconds_, 0.0);
-  Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(wire, "runner request");
-  if (!parsed.ok())
-    return Internal("kopt bug: the runner request does not read back: " + parsed.status().message());
+  KOPT_ASSIGN_OR_RETURN(nlohmann::json wire, RunnerRequestWire(child_request));
   std::string directory = "runs/" + std::to_string(run_id_) + "/";
   KOPT_ASSIGN_OR_RETURN(std::string request_path,
                         workspace_.WriteArtifact(directory + artifact_stem + ".request.json", wire.dump(2)));
@@ -114,7 +112,7 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   spec.kill_grace_seconds = 2;
   spec.max_output_bytes = size_t{64} << 20;
   spec.channel_fd = kOutputChannelFd;
-  spec.expected_channel_bytes = ExpectedOutputBytes(*parsed, expected.l2_bytes);
+  spec.expected_channel_bytes = ExpectedOutputBytes(child_request, expected.l2_bytes);
   spec.channel_storage = use_memory ? nullptr : channel_storage_;
   spec.channel_memory_fd = memory.descriptor();
   spec.channel_pull = use_pull;
@@ -125,7 +123,7 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   // A candidate's frames are compared while they arrive (measure/output_prejudge.h); the judge below decides.
   std::optional<OutputPrejudge> prejudge;
   if (use_pull && expected_frames != nullptr) {
-    prejudge.emplace(*parsed, *expected_frames);
+    prejudge.emplace(child_request, *expected_frames);
     spec.on_channel = [&prejudge](std::string_view bytes) { prejudge->Received(bytes); };
     spec.before_channel_moves = [&prejudge] { prejudge->Moving(); };
   }
@@ -189,7 +187,8 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   auto judge_started = Clock::now();
   ChildExpectations expectations = expected;
   if (expectations.l2_bytes == 0 && run.events.device) expectations.l2_bytes = run.events.device->l2_bytes;
-  run.outcome = Judge(*parsed, run, *result, token, frames, expected_frames, expectations, &precomputed);
+  run.outcome =
+      Judge(child_request, run, *result, token, frames, expected_frames, expectations, &precomputed);
   phases.judge = since(judge_started);
   auto store_started = Clock::now();
   // The parent's comparisons are stored beside the child's events (resume reads them back).

@@ -72,6 +72,13 @@ struct RunnerTask {
   std::vector<TensorDecl> tensors;
   std::vector<ScalarDecl> scalars;
   std::map<Dtype, Tolerance> tolerances;  // all dtypes the task's tensors use
+  // The resolved task's fields the runner does not read (docs/task-format.md, "The resolved task as
+  // JSON"), carried so that a request names the whole task it ran: written when present, read back
+  // when of their type (otherwise absent, never an error).
+  std::optional<std::string> description;
+  std::optional<double> min_bytes;
+  std::optional<int64_t> check_seeds;
+  std::optional<double> flops;
   // The tolerance for `dtype`: the task's, else the default of task-format.md.
   Tolerance ToleranceFor(Dtype dtype) const;
 };
