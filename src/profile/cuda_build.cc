@@ -42,7 +42,8 @@ Status RequireNvcc(CommandRunner& runner, const CollectionOptions& options) {
 Result<std::string> ChooseArchitecture(const CollectionOptions& options, CommandRunner& runner) {
   if (!options.architecture.empty()) return options.architecture;
   PhaseTimer::Scope phase(options.phases, "GPU query (nvidia-smi)");
-  return DetectLocalArchitecture(runner, std::min(options.timeout_seconds, kNvidiaSmiTimeoutSeconds));
+  return DetectLocalArchitecture(runner, std::min(options.timeout_seconds, kNvidiaSmiTimeoutSeconds),
+                                 options.query_gpus ? options.query_gpus : QueryLiveGpus);
 }
 
 // Compiles; returns nvcc's stderr, which holds the ptxas report.
@@ -122,7 +123,10 @@ Result<std::string> ArchitectureForComputeCapability(std::string_view compute_ca
   return architecture;
 }
 
-Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeout_seconds) {
+namespace {
+
+// The architecture of the first GPU nvidia-smi lists; Unavailable "no NVIDIA GPU found: …" otherwise.
+Result<std::string> NvidiaSmiArchitecture(CommandRunner& runner, double timeout_seconds) {
   using namespace collector;
   if (runner.FindProgram("nvidia-smi").empty()) {
     return Unavailable(NoGpuMessage("nvidia-smi (from the NVIDIA driver) is not on PATH"));
@@ -146,6 +150,25 @@ Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeou
                                     " where a compute capability such as 9.0 was expected"));
   }
   return architecture;
+}
+
+// The architecture of the first GPU the driver query returns.
+Result<std::string> DriverArchitecture(const std::function<Result<std::vector<GpuSpec>>()>& driver_query) {
+  if (!driver_query) return Unavailable("no CUDA driver query");
+  KOPT_ASSIGN_OR_RETURN(std::vector<GpuSpec> gpus, driver_query());
+  if (gpus.empty()) return Unavailable("the CUDA driver lists no GPU");
+  return ArchitectureForComputeCapability(gpus.front().compute_capability);
+}
+
+}  // namespace
+
+Result<std::string> DetectLocalArchitecture(
+    CommandRunner& runner, double timeout_seconds,
+    const std::function<Result<std::vector<GpuSpec>>()>& driver_query) {
+  Result<std::string> listed = NvidiaSmiArchitecture(runner, timeout_seconds);
+  if (listed.ok()) return listed;
+  Result<std::string> driver = DriverArchitecture(driver_query);
+  return driver.ok() ? driver : listed;
 }
 
 }  // namespace kopt
