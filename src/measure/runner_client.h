@@ -88,6 +88,13 @@ class RunnerClient {
   }
 
  private:
+  // The channel the next child gets: `memory` when it holds any, else pulled unless refused, else the pipe.
+  runner::OutputChannelKind ChannelFor(const ChannelMemory& memory) const;
+  // The command that starts kopt-runner on `request_path` with the run token and `request`'s channel.
+  CommandSpec ChildCommand(const runner::RunnerRequest& request, const std::string& request_path,
+                           const std::string& token, const ChannelMemory& memory,
+                           const ChildExpectations& expected) const;
+
   CommandRunner& command_runner_;
   std::string runner_program_;
   Workspace& workspace_;
