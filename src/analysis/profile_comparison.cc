@@ -215,22 +215,167 @@ KernelComparison CompareKernels(const KernelLaunch& before, const KernelDiagnosi
   return comparison;
 }
 
+namespace {
+
+// Every launch counts in the totals: a kernel's group total where it has one.
+double TotalDuration(const Diagnosis& diagnosis) {
+  double sum = 0;
+  for (const KernelDiagnosis& kernel : diagnosis.kernels)
+    sum += kernel.launches.count > 1 && kernel.launches.total_duration_ns ? *kernel.launches.total_duration_ns
+                                                                          : kernel.roofline.duration_ns;
+  return sum;
+}
+
+// The profile's kernels as Diagnose diagnoses them: each group of launches with the same kernel
+// name and configuration once (analysis/launch_timeline.h GroupLaunches, its kernels in the groups'
+// order), on the group's median-duration launch; the group's launches are repeats.
+struct KernelGroups {
+  const Profile& profile;
+  std::vector<LaunchGroup> groups;
+  explicit KernelGroups(const Profile& given) : profile(given), groups(GroupLaunches(given.launches)) {}
+  const KernelLaunch& Representative(size_t group) const {
+    return profile.launches[groups[group].representative];
+  }
+  size_t GroupOf(size_t launch) const {
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (std::find(groups[g].members.begin(), groups[g].members.end(), launch) != groups[g].members.end())
+        return g;
+    return groups.size();
+  }
+  // Per launch: whether its kernel is `used`.
+  std::vector<bool> UsedLaunches(const std::vector<bool>& used) const {
+    std::vector<bool> result(profile.launches.size());
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t member : groups[g].members) result[member] = used[g];
+    return result;
+  }
+};
+
+// Kernels (groups) paired: by hand, by name and configuration, by name, the one left on each side.
+struct KernelPairing {
+  std::vector<std::pair<size_t, size_t>> pairs;  // kernel (group) indices
+  std::vector<std::string> how;
+  std::vector<bool> used_before, used_after;
+  void Add(size_t b, size_t a, std::string match) {
+    used_before[b] = used_after[a] = true;
+    pairs.emplace_back(b, a);
+    how.push_back(std::move(match));
+  }
+};
+
+Result<KernelPairing> PairKernels(const KernelGroups& before, const KernelGroups& after,
+                                  const std::vector<KernelPairSpec>& by_hand) {
+  KernelPairing pairing;
+  pairing.used_before.resize(before.groups.size());
+  pairing.used_after.resize(after.groups.size());
+  // A hand-made pair resolves among launches of kernels not yet paired.
+  for (const KernelPairSpec& spec : by_hand) {
+    KOPT_ASSIGN_OR_RETURN(
+        size_t b, Resolve(spec.before, before.profile, before.UsedLaunches(pairing.used_before), "BEFORE"));
+    KOPT_ASSIGN_OR_RETURN(
+        size_t a, Resolve(spec.after, after.profile, after.UsedLaunches(pairing.used_after), "AFTER"));
+    pairing.Add(before.GroupOf(b), after.GroupOf(a),
+                fmt::format("by hand (--pair {}={})", spec.before, spec.after));
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t b = 0; b < before.groups.size(); ++b) {
+      if (pairing.used_before[b]) continue;
+      const KernelLaunch& old_launch = before.Representative(b);
+      for (size_t a = 0; a < after.groups.size(); ++a) {
+        if (pairing.used_after[a]) continue;
+        const KernelLaunch& new_launch = after.Representative(a);
+        if (old_launch.FunctionName() != new_launch.FunctionName()) continue;
+        if (pass == 0 && !SameConfiguration(old_launch, new_launch)) continue;
+        pairing.Add(b, a, pass == 0 ? "same kernel name and launch configuration" : "same kernel name");
+        break;
+      }
+    }
+  }
+  const auto left = [](const std::vector<bool>& used) { return std::count(used.begin(), used.end(), false); };
+  if (left(pairing.used_before) == 1 && left(pairing.used_after) == 1) {
+    size_t b = std::find(pairing.used_before.begin(), pairing.used_before.end(), false) -
+               pairing.used_before.begin();
+    size_t a =
+        std::find(pairing.used_after.begin(), pairing.used_after.end(), false) - pairing.used_after.begin();
+    pairing.Add(b, a, "the one kernel left on each side (different names)");
+  }
+  return pairing;
+}
+
+// Kernel b before against kernel a after, on their representatives, with their repeats for the ±.
+KernelComparison ComparePair(const KernelGroups& before, const KernelGroups& after,
+                             const ProfileComparison& result, size_t b, size_t a, const std::string& match,
+                             const ComparisonOptions& options) {
+  AttributionRepeats repeats;
+  for (size_t member : before.groups[b].members) repeats.before.push_back(&before.profile.launches[member]);
+  for (size_t member : after.groups[a].members) repeats.after.push_back(&after.profile.launches[member]);
+  const KernelLaunch& x = before.Representative(b);
+  const KernelLaunch& y = after.Representative(a);
+  KernelComparison comparison = CompareKernels(x, result.before.kernels[b], y, result.after.kernels[a],
+                                               options.moved_metric_limit, repeats);
+  comparison.before_index = b;
+  comparison.after_index = a;
+  comparison.match = match;
+  if (!SameConfiguration(x, y)) {
+    comparison.notes.insert(comparison.notes.begin(),
+                            fmt::format("launch configuration changed: grid {} → {}, block {} → {}",
+                                        Dims(x.grid), Dims(y.grid), Dims(x.block), Dims(y.block)));
+  }
+  if (x.FunctionName() != y.FunctionName()) {
+    comparison.notes.insert(comparison.notes.begin(),
+                            fmt::format("different kernels: {} → {}", x.FunctionName(), y.FunctionName()));
+  }
+  if (repeats.before.size() > 1 || repeats.after.size() > 1) {
+    comparison.notes.push_back(fmt::format(
+        "{} launches before, {} after of the same kernel and configuration: compared on each side's "
+        "median-duration launch; all of them give the terms' ±",
+        repeats.before.size(), repeats.after.size()));
+  }
+  return comparison;
+}
+
+// The kernels left unpaired, and a note naming them.
+void NoteUnmatched(const KernelGroups& before, const KernelGroups& after, const KernelPairing& pairing,
+                   ProfileComparison& result) {
+  for (size_t b = 0; b < pairing.used_before.size(); ++b)
+    if (!pairing.used_before[b]) result.unmatched_before.push_back(b);
+  for (size_t a = 0; a < pairing.used_after.size(); ++a)
+    if (!pairing.used_after[a]) result.unmatched_after.push_back(a);
+  if (result.unmatched_before.empty() && result.unmatched_after.empty()) return;
+  std::vector<std::string> names;
+  for (size_t b : result.unmatched_before)
+    names.push_back(fmt::format("before #{} {}", before.groups[b].members.front(),
+                                before.Representative(b).FunctionName()));
+  for (size_t a : result.unmatched_after)
+    names.push_back(
+        fmt::format("after #{} {}", after.groups[a].members.front(), after.Representative(a).FunctionName()));
+  result.notes.push_back(fmt::format(
+      "{} kernel launch{} could not be matched by name ({}); pair them by hand with --pair BEFORE=AFTER "
+      "(a name regex or #N); the totals compare every launch",
+      names.size(), names.size() == 1 ? "" : "es", fmt::join(names, "; ")));
+}
+
+// Related: some kernel before and some kernel after share their name or a word of it.
+bool AnyRelatedKernels(const KernelGroups& before, const KernelGroups& after) {
+  bool related = false;
+  for (size_t b = 0; b < before.groups.size(); ++b) {
+    for (size_t a = 0; a < after.groups.size(); ++a) {
+      related = related || RelatedKernelNames(before.Representative(b).FunctionName(),
+                                              after.Representative(a).FunctionName());
+    }
+  }
+  return related;
+}
+
+}  // namespace
+
 Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& after,
                                           const ComparisonOptions& options) {
   ProfileComparison result;
   result.before = Diagnose(before, options.diagnose);
   result.after = Diagnose(after, options.diagnose);
-  // Every launch counts in the totals: a kernel's group total where it has one.
-  const auto total = [](const Diagnosis& diagnosis) {
-    double sum = 0;
-    for (const KernelDiagnosis& kernel : diagnosis.kernels)
-      sum += kernel.launches.count > 1 && kernel.launches.total_duration_ns
-                 ? *kernel.launches.total_duration_ns
-                 : kernel.roofline.duration_ns;
-    return sum;
-  };
-  result.total_before_ns = total(result.before);
-  result.total_after_ns = total(result.after);
+  result.total_before_ns = TotalDuration(result.before);
+  result.total_after_ns = TotalDuration(result.after);
   const std::string& device_before = result.before.device_name;
   const std::string& device_after = result.after.device_name;
   result.same_device = device_before == device_after;
@@ -241,131 +386,22 @@ Result<ProfileComparison> CompareProfiles(const Profile& before, const Profile& 
         device_before.empty() ? "an unknown device" : device_before,
         device_after.empty() ? "an unknown device" : device_after));
   }
-
-  // Kernels are paired, not launches: Diagnose diagnoses each group of launches with the same
-  // kernel name and configuration once (analysis/launch_timeline.h GroupLaunches, its kernels in
-  // the groups' order), on the group's median-duration launch; the group's launches are repeats.
-  const std::vector<LaunchGroup> groups_before = GroupLaunches(before.launches);
-  const std::vector<LaunchGroup> groups_after = GroupLaunches(after.launches);
-  const auto group_of = [](const std::vector<LaunchGroup>& groups, size_t launch) {
-    for (size_t g = 0; g < groups.size(); ++g)
-      if (std::find(groups[g].members.begin(), groups[g].members.end(), launch) != groups[g].members.end())
-        return g;
-    return groups.size();
-  };
-  const auto representative = [](const Profile& profile, const std::vector<LaunchGroup>& groups,
-                                 size_t g) -> const KernelLaunch& {
-    return profile.launches[groups[g].representative];
-  };
-  std::vector<bool> used_before(groups_before.size()), used_after(groups_after.size());
-  // A hand-made pair resolves among launches of kernels not yet paired.
-  const auto used_launches = [](const std::vector<LaunchGroup>& groups, const std::vector<bool>& used,
-                                size_t launches) {
-    std::vector<bool> result(launches);
-    for (size_t g = 0; g < groups.size(); ++g)
-      for (size_t member : groups[g].members) result[member] = used[g];
-    return result;
-  };
-  std::vector<std::pair<size_t, size_t>> pairs;  // kernel (group) indices
-  std::vector<std::string> how;
-  auto add = [&](size_t b, size_t a, std::string match) {
-    used_before[b] = used_after[a] = true;
-    pairs.emplace_back(b, a);
-    how.push_back(std::move(match));
-  };
-  for (const KernelPairSpec& spec : options.pairs) {
-    KOPT_ASSIGN_OR_RETURN(
-        size_t b, Resolve(spec.before, before,
-                          used_launches(groups_before, used_before, before.launches.size()), "BEFORE"));
-    KOPT_ASSIGN_OR_RETURN(
-        size_t a,
-        Resolve(spec.after, after, used_launches(groups_after, used_after, after.launches.size()), "AFTER"));
-    add(group_of(groups_before, b), group_of(groups_after, a),
-        fmt::format("by hand (--pair {}={})", spec.before, spec.after));
-  }
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t b = 0; b < groups_before.size(); ++b) {
-      if (used_before[b]) continue;
-      const KernelLaunch& old_launch = representative(before, groups_before, b);
-      for (size_t a = 0; a < groups_after.size(); ++a) {
-        if (used_after[a]) continue;
-        const KernelLaunch& new_launch = representative(after, groups_after, a);
-        if (old_launch.FunctionName() != new_launch.FunctionName()) continue;
-        if (pass == 0 && !SameConfiguration(old_launch, new_launch)) continue;
-        add(b, a, pass == 0 ? "same kernel name and launch configuration" : "same kernel name");
-        break;
-      }
-    }
-  }
-  const auto left = [](const std::vector<bool>& used) { return std::count(used.begin(), used.end(), false); };
-  if (left(used_before) == 1 && left(used_after) == 1) {
-    size_t b = std::find(used_before.begin(), used_before.end(), false) - used_before.begin();
-    size_t a = std::find(used_after.begin(), used_after.end(), false) - used_after.begin();
-    add(b, a, "the one kernel left on each side (different names)");
-  }
-
-  for (size_t k = 0; k < pairs.size(); ++k) {
-    auto [b, a] = pairs[k];
-    AttributionRepeats repeats;
-    for (size_t member : groups_before[b].members) repeats.before.push_back(&before.launches[member]);
-    for (size_t member : groups_after[a].members) repeats.after.push_back(&after.launches[member]);
-    const KernelLaunch& x = representative(before, groups_before, b);
-    const KernelLaunch& y = representative(after, groups_after, a);
-    KernelComparison comparison = CompareKernels(x, result.before.kernels[b], y, result.after.kernels[a],
-                                                 options.moved_metric_limit, repeats);
-    comparison.before_index = b;
-    comparison.after_index = a;
-    comparison.match = how[k];
-    if (!SameConfiguration(x, y)) {
-      comparison.notes.insert(comparison.notes.begin(),
-                              fmt::format("launch configuration changed: grid {} → {}, block {} → {}",
-                                          Dims(x.grid), Dims(y.grid), Dims(x.block), Dims(y.block)));
-    }
-    if (x.FunctionName() != y.FunctionName()) {
-      comparison.notes.insert(comparison.notes.begin(),
-                              fmt::format("different kernels: {} → {}", x.FunctionName(), y.FunctionName()));
-    }
-    if (repeats.before.size() > 1 || repeats.after.size() > 1) {
-      comparison.notes.push_back(fmt::format(
-          "{} launches before, {} after of the same kernel and configuration: compared on each side's "
-          "median-duration launch; all of them give the terms' ±",
-          repeats.before.size(), repeats.after.size()));
-    }
-    result.pairs.push_back(std::move(comparison));
+  // Kernels are paired, not launches.
+  const KernelGroups groups_before(before), groups_after(after);
+  KOPT_ASSIGN_OR_RETURN(KernelPairing pairing, PairKernels(groups_before, groups_after, options.pairs));
+  for (size_t k = 0; k < pairing.pairs.size(); ++k) {
+    auto [b, a] = pairing.pairs[k];
+    result.pairs.push_back(ComparePair(groups_before, groups_after, result, b, a, pairing.how[k], options));
   }
   std::sort(
       result.pairs.begin(), result.pairs.end(),
       [](const KernelComparison& p, const KernelComparison& q) { return p.before_index < q.before_index; });
-  for (size_t b = 0; b < used_before.size(); ++b)
-    if (!used_before[b]) result.unmatched_before.push_back(b);
-  for (size_t a = 0; a < used_after.size(); ++a)
-    if (!used_after[a]) result.unmatched_after.push_back(a);
-  if (!result.unmatched_before.empty() || !result.unmatched_after.empty()) {
-    std::vector<std::string> names;
-    for (size_t b : result.unmatched_before)
-      names.push_back(fmt::format("before #{} {}", groups_before[b].members.front(),
-                                  representative(before, groups_before, b).FunctionName()));
-    for (size_t a : result.unmatched_after)
-      names.push_back(fmt::format("after #{} {}", groups_after[a].members.front(),
-                                  representative(after, groups_after, a).FunctionName()));
-    result.notes.push_back(fmt::format(
-        "{} kernel launch{} could not be matched by name ({}); pair them by hand with --pair BEFORE=AFTER "
-        "(a name regex or #N); the totals compare every launch",
-        names.size(), names.size() == 1 ? "" : "es", fmt::join(names, "; ")));
-  }
+  NoteUnmatched(groups_before, groups_after, pairing, result);
   if (result.pairs.empty()) {
     result.notes.push_back("no kernel pairs: only the total time and each profile's diagnosis are compared");
   }
-  // Related: some kernel before and some kernel after share their name or a word of it.
-  bool related = false;
-  for (size_t b = 0; b < groups_before.size(); ++b) {
-    for (size_t a = 0; a < groups_after.size(); ++a) {
-      related = related || RelatedKernelNames(representative(before, groups_before, b).FunctionName(),
-                                              representative(after, groups_after, a).FunctionName());
-    }
-  }
-  result.unrelated_kernels =
-      options.pairs.empty() && !related && !groups_before.empty() && !groups_after.empty();
+  result.unrelated_kernels = options.pairs.empty() && !AnyRelatedKernels(groups_before, groups_after) &&
+                             !groups_before.groups.empty() && !groups_after.groups.empty();
   if (result.unrelated_kernels) {
     result.notes.insert(
         result.notes.begin(),

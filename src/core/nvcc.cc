@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdio>
 #include <regex>
 #include <system_error>
 
@@ -12,16 +11,6 @@
 
 namespace kopt {
 namespace {
-
-std::string QuotedText(std::string_view text) {
-  return "'" + std::string(text) + "'";
-}
-
-std::string ShortSeconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
-}
 
 // stdout, a line break when it lacks one and stderr follows, then stderr.
 std::string StdoutThenStderr(const CommandResult& result) {
@@ -65,7 +54,7 @@ Result<std::string> GencodeFlagFor(std::string_view architecture) {
   std::string text(architecture);
   std::smatch match;
   if (!std::regex_match(text, match, pattern)) {
-    return InvalidInput("architecture " + QuotedText(text) +
+    return InvalidInput("architecture " + SingleQuoted(text) +
                         " is not of the form sm_<digits>[suffix] such as sm_90a");
   }
   return "-gencode=arch=compute_" + match[1].str() + ",code=sm_" + match[1].str();
@@ -95,17 +84,17 @@ Result<NvccRun> RunNvcc(CommandRunner& runner, const CommandSpec& spec) {
 Status CheckNvccBuild(const NvccRun& run, std::string_view source_path,
                       const std::filesystem::path& output_path, double timeout_seconds) {
   if (run.result.timed_out) {
-    return WorkFailed("nvcc timed out after " + ShortSeconds(timeout_seconds) + " s compiling " +
-                      QuotedText(source_path) + "\n$ " + run.command_line);
+    return WorkFailed("nvcc timed out after " + SecondsText(timeout_seconds) + " s compiling " +
+                      SingleQuoted(source_path) + "\n$ " + run.command_line);
   }
   if (!run.result.Succeeded()) {
-    return WorkFailed(QuotedText(source_path) + " does not compile (nvcc " +
+    return WorkFailed(SingleQuoted(source_path) + " does not compile (nvcc " +
                       DescribeCommandEnd(run.result, 0) + ")\n$ " + run.command_line + "\n" +
                       std::string(TrimWhitespace(StdoutThenStderr(run.result))));
   }
   std::error_code error;
   if (!std::filesystem::exists(output_path, error)) {
-    return WorkFailed("nvcc reported success but wrote no program at " + QuotedText(output_path.string()) +
+    return WorkFailed("nvcc reported success but wrote no program at " + SingleQuoted(output_path.string()) +
                       "\n$ " + run.command_line);
   }
   return Status::Ok();

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace kopt {
@@ -246,6 +247,16 @@ std::string Abbreviate(std::string_view text, size_t max_chars) {
   if (text.size() <= max_chars) return std::string(text);
   if (max_chars == 0) return "";
   return std::string(text.substr(0, max_chars - 1)) + "…";
+}
+
+std::string SingleQuoted(std::string_view text) {
+  return "'" + std::string(text) + "'";
+}
+
+std::string SecondsText(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
 }
 
 }  // namespace kopt

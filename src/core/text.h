@@ -71,4 +71,11 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string_view
 // Shortens `text` to at most `max_chars` characters, marking the cut with "…".
 std::string Abbreviate(std::string_view text, size_t max_chars);
 
+// 'text': a name in a message (a path, a program, a regex), as it is: nothing escaped.
+std::string SingleQuoted(std::string_view text);
+
+// A number of seconds as printf's "%g" writes it, without a unit ("0.5", "600", "1e-05"): a
+// time limit in a message.
+std::string SecondsText(double seconds);
+
 }  // namespace kopt

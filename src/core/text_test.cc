@@ -40,6 +40,19 @@ TEST(LooksBinary, DetectsNulAndInvalidUtf8) {
   EXPECT_TRUE(LooksBinary("\xff\xfe\x01"));
 }
 
+TEST(SingleQuoted, QuotesAsIs) {
+  EXPECT_EQ(SingleQuoted("app.cu"), "'app.cu'");
+  EXPECT_EQ(SingleQuoted(""), "''");
+  EXPECT_EQ(SingleQuoted("it's \"x\""), "'it's \"x\"'");
+}
+
+TEST(SecondsText, PrintsShortestGeneralForm) {
+  EXPECT_EQ(SecondsText(600), "600");
+  EXPECT_EQ(SecondsText(0.5), "0.5");
+  EXPECT_EQ(SecondsText(1e-5), "1e-05");
+  EXPECT_EQ(SecondsText(2.25), "2.25");
+}
+
 TEST(Abbreviate, CutsLongText) {
   EXPECT_EQ(Abbreviate("short", 10), "short");
   EXPECT_EQ(Abbreviate("abcdefghij", 5), "abcd…");

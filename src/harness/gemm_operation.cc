@@ -135,49 +135,53 @@ std::optional<GemmOperation> Detect(const TaskSpec& task) {
   return found;
 }
 
-Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, std::string_view file) {
-  auto error = [&](const toml::node& node, std::string_view key, std::string text) {
-    return InvalidInput(fmt::format("{}:{}: [gemm] {}: {}", file, TomlLine(node), key, text));
-  };
+Status GemmKeyError(std::string_view file, const toml::node& node, std::string_view key, std::string text) {
+  return InvalidInput(fmt::format("{}:{}: [gemm] {}: {}", file, TomlLine(node), key, text));
+}
+
+Status CheckGemmKeys(const toml::table& table, std::string_view file) {
   static const std::set<std::string, std::less<>> kKeys = {
       "a", "b", "d", "bias", "transpose_a", "transpose_b", "activation", "alpha", "bias_scale", "post_scale"};
   for (const auto& [key, node] : table) {
     if (!kKeys.contains(key.str())) {
-      return error(node, key.str(),
-                   "unknown key; expected a, b, d, bias, transpose_a, transpose_b, activation, alpha, "
-                   "bias_scale or post_scale");
+      return GemmKeyError(file, node, key.str(),
+                          "unknown key; expected a, b, d, bias, transpose_a, transpose_b, activation, alpha, "
+                          "bias_scale or post_scale");
     }
   }
-  GemmOperation operation;
-  operation.declared = true;
-  auto tensor = [&](std::string_view key, TensorRole role, bool required,
-                    std::string& name) -> Result<const TensorSpec*> {
-    const toml::node* node = table.get(key);
-    if (node == nullptr) {
-      if (!required) return static_cast<const TensorSpec*>(nullptr);
-      return InvalidInput(fmt::format("{}: [gemm]: missing key \"{}\" (a tensor name)", file, key));
-    }
-    std::optional<std::string> value = node->value<std::string>();
-    if (!value) return error(*node, key, "must be a string (a tensor name)");
-    const TensorSpec* found = task.FindTensor(*value);
-    if (found == nullptr) return error(*node, key, fmt::format("\"{}\" is not a tensor of the task", *value));
-    if (found->role != role) {
-      return error(
-          *node, key,
-          fmt::format("\"{}\" must be an {}", *value, role == TensorRole::kInput ? "input" : "output"));
-    }
-    name = *value;
-    return found;
-  };
-  KOPT_ASSIGN_OR_RETURN(const TensorSpec* a, tensor("a", TensorRole::kInput, true, operation.a));
-  KOPT_ASSIGN_OR_RETURN(const TensorSpec* b, tensor("b", TensorRole::kInput, true, operation.b));
-  KOPT_ASSIGN_OR_RETURN(const TensorSpec* d, tensor("d", TensorRole::kOutput, true, operation.d));
-  KOPT_ASSIGN_OR_RETURN(const TensorSpec* bias, tensor("bias", TensorRole::kInput, false, operation.bias));
+  return Status::Ok();
+}
+
+// The tensor `key` names (its name into `name`), of `role`; null when absent and not `required`.
+Result<const TensorSpec*> DeclaredTensor(const TaskSpec& task, const toml::table& table,
+                                         std::string_view file, std::string_view key, TensorRole role,
+                                         bool required, std::string& name) {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) {
+    if (!required) return static_cast<const TensorSpec*>(nullptr);
+    return InvalidInput(fmt::format("{}: [gemm]: missing key \"{}\" (a tensor name)", file, key));
+  }
+  std::optional<std::string> value = node->value<std::string>();
+  if (!value) return GemmKeyError(file, *node, key, "must be a string (a tensor name)");
+  const TensorSpec* found = task.FindTensor(*value);
+  if (found == nullptr)
+    return GemmKeyError(file, *node, key, fmt::format("\"{}\" is not a tensor of the task", *value));
+  if (found->role != role) {
+    return GemmKeyError(
+        file, *node, key,
+        fmt::format("\"{}\" must be an {}", *value, role == TensorRole::kInput ? "input" : "output"));
+  }
+  name = *value;
+  return found;
+}
+
+// transpose_a / transpose_b, alpha / bias_scale / post_scale and activation, where given.
+Status ReadGemmSettings(const toml::table& table, std::string_view file, GemmOperation& operation) {
   for (std::string_view key : {"transpose_a", "transpose_b"}) {
     const toml::node* node = table.get(key);
     if (node == nullptr) continue;
     std::optional<bool> value = node->value<bool>();
-    if (!value) return error(*node, key, "must be true or false");
+    if (!value) return GemmKeyError(file, *node, key, "must be true or false");
     (key == "transpose_a" ? operation.transpose_a : operation.transpose_b) = *value;
   }
   for (std::string_view key : {"alpha", "bias_scale", "post_scale"}) {
@@ -185,7 +189,7 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
     if (node == nullptr) continue;
     std::optional<double> value = node->value<double>();
     if (!value || !std::isfinite(*value) || *value == 0)
-      return error(*node, key, "must be a non-zero number");
+      return GemmKeyError(file, *node, key, "must be a non-zero number");
     (key == "alpha"        ? operation.alpha
      : key == "bias_scale" ? operation.bias_scale
                            : operation.post_scale) = *value;
@@ -199,13 +203,14 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
         known = true;
       }
     }
-    if (!known) return error(*node, "activation", "must be \"none\", \"relu\" or \"gelu\"");
+    if (!known) return GemmKeyError(file, *node, "activation", "must be \"none\", \"relu\" or \"gelu\"");
   }
-  std::string why;
-  if (Status types = CheckTypes(*a, *b, *d, operation, why); !types.ok()) {
-    return InvalidInput(fmt::format("{}: [gemm]: {}", file, why));
-  }
-  if (!MatchShapes(*a, *b, *d, operation, why)) return InvalidInput(fmt::format("{}: [gemm]: {}", file, why));
+  return Status::Ok();
+}
+
+// The bias holds N elements of f32 or D's type (its type into `operation`); the post scale folds.
+Status CheckEpilogue(const TensorSpec* bias, const TensorSpec& d, std::string_view file,
+                     GemmOperation& operation) {
   if (bias != nullptr) {
     if (bias->elements != operation.n_value || bias->shape_expression.empty() ||
         !SameDimension(bias->shape_expression.back(), operation.n)) {
@@ -213,9 +218,9 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
           fmt::format("{}: [gemm] bias: \"{}\" {} must hold N = {} elements (one per column of D)", file,
                       bias->name, ShapeText(*bias), DimensionText(operation.n)));
     }
-    if (bias->dtype != DataType::kF32 && bias->dtype != d->dtype) {
+    if (bias->dtype != DataType::kF32 && bias->dtype != d.dtype) {
       return InvalidInput(fmt::format("{}: [gemm] bias: \"{}\" is {}; expected f32 or D's type {}", file,
-                                      bias->name, DataTypeName(bias->dtype), DataTypeName(d->dtype)));
+                                      bias->name, DataTypeName(bias->dtype), DataTypeName(d.dtype)));
     }
     operation.bias_type = bias->dtype;
   }
@@ -229,6 +234,28 @@ Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, s
     return InvalidInput(
         fmt::format("{}: [gemm] post_scale: a negative scale after relu does not fold into alpha", file));
   }
+  return Status::Ok();
+}
+
+Result<GemmOperation> Declared(const TaskSpec& task, const toml::table& table, std::string_view file) {
+  KOPT_RETURN_IF_ERROR(CheckGemmKeys(table, file));
+  GemmOperation operation;
+  operation.declared = true;
+  KOPT_ASSIGN_OR_RETURN(const TensorSpec* a,
+                        DeclaredTensor(task, table, file, "a", TensorRole::kInput, true, operation.a));
+  KOPT_ASSIGN_OR_RETURN(const TensorSpec* b,
+                        DeclaredTensor(task, table, file, "b", TensorRole::kInput, true, operation.b));
+  KOPT_ASSIGN_OR_RETURN(const TensorSpec* d,
+                        DeclaredTensor(task, table, file, "d", TensorRole::kOutput, true, operation.d));
+  KOPT_ASSIGN_OR_RETURN(const TensorSpec* bias,
+                        DeclaredTensor(task, table, file, "bias", TensorRole::kInput, false, operation.bias));
+  KOPT_RETURN_IF_ERROR(ReadGemmSettings(table, file, operation));
+  std::string why;
+  if (Status types = CheckTypes(*a, *b, *d, operation, why); !types.ok()) {
+    return InvalidInput(fmt::format("{}: [gemm]: {}", file, why));
+  }
+  if (!MatchShapes(*a, *b, *d, operation, why)) return InvalidInput(fmt::format("{}: [gemm]: {}", file, why));
+  KOPT_RETURN_IF_ERROR(CheckEpilogue(bias, *d, file, operation));
   return operation;
 }
 

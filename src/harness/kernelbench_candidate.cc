@@ -102,9 +102,10 @@ bool IsKernelBenchCandidatePath(const std::string& path) {
 
 namespace {
 
-Result<std::string> Convert(const std::string& candidate_path, const std::string& task_directory,
-                            CommandRunner& runner, const std::string& python) {
-  std::string record_path = (fs::path(task_directory) / "kernelbench.json").string();
+// The task's kernelbench.json record (kopt.kernelbench.task/1); InvalidInput when the task was not
+// imported from KernelBench.
+Result<nlohmann::json> ReadTaskRecord(const std::string& candidate_path, const std::string& task_directory,
+                                      const std::string& record_path) {
   std::error_code error;
   if (!fs::exists(record_path, error)) {
     return InvalidInput(
@@ -117,9 +118,19 @@ Result<std::string> Convert(const std::string& candidate_path, const std::string
   if (!record.is_object() || !record["arguments"].is_array()) {
     return InvalidInput(record_path + ": not a kopt.kernelbench.task/1 record");
   }
-  KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(task_directory));
+  return record;
+}
+
+// The problem's Model.forward arguments as the record lists them.
+struct ProblemArguments {
   std::vector<const nlohmann::json*> forward_inputs;  // by forward position
   std::string output_name;
+};
+
+// InvalidInput when the model has parameters: a ModelNew holding its own weights cannot take them.
+Result<ProblemArguments> ProblemArgumentsOf(const nlohmann::json& record, const std::string& candidate_path,
+                                            const TaskSpec& task) {
+  ProblemArguments arguments;
   for (const nlohmann::json& argument : record["arguments"]) {
     std::string source = argument.value("source", "");
     if (source == "parameter") {
@@ -129,16 +140,20 @@ Result<std::string> Convert(const std::string& candidate_path, const std::string
                       "its own weights cannot take; write a native .cu candidate (entry {})",
                       candidate_path, argument.value("parameter", "?"), task.entry));
     }
-    if (source == "output") output_name = argument.value("name", "");
+    if (source == "output") arguments.output_name = argument.value("name", "");
     if (source == "input") {
       size_t position = static_cast<size_t>(argument.value("position", 0));
-      if (forward_inputs.size() <= position) forward_inputs.resize(position + 1, nullptr);
-      forward_inputs[position] = &argument;
+      if (arguments.forward_inputs.size() <= position) arguments.forward_inputs.resize(position + 1, nullptr);
+      arguments.forward_inputs[position] = &argument;
     }
   }
-  const TensorSpec* output = task.FindTensor(output_name);
-  if (output == nullptr) return InvalidInput(record_path + ": no output argument");
+  return arguments;
+}
 
+// The candidate as the reader script sees it (kopt.kernelbench.candidate/1): its load_inline
+// sources, the function ModelNew.forward calls and that call's arguments.
+Result<nlohmann::json> ReadCandidate(const std::string& candidate_path, const nlohmann::json& record,
+                                     CommandRunner& runner, const std::string& python) {
   CommandSpec spec;
   spec.argv = {python, "-c", std::string(KernelBenchCandidateScript()), candidate_path,
                record.value("init_inputs", nlohmann::json::array()).dump()};
@@ -161,11 +176,19 @@ Result<std::string> Convert(const std::string& candidate_path, const std::string
   if (!candidate.is_object() || candidate.value("schema", "") != "kopt.kernelbench.candidate/1") {
     return Internal(candidate_path + ": the candidate reader gave no kopt.kernelbench.candidate/1 record");
   }
+  return candidate;
+}
+
+// The arguments of the entry point's call of the candidate's function: constants, scalars by name,
+// tensors wrapped for the shim.
+Result<std::string> CallArguments(const nlohmann::json& candidate, const ProblemArguments& problem,
+                                  const TaskSpec& task, const std::string& candidate_path,
+                                  const std::string& record_path) {
   size_t forward_count = candidate["forward_parameters"].size();
-  if (forward_count != forward_inputs.size()) {
+  if (forward_count != problem.forward_inputs.size()) {
     return InvalidInput(
         fmt::format("{}: ModelNew.forward takes {} arguments; the problem's Model.forward takes {}",
-                    candidate_path, forward_count, forward_inputs.size()));
+                    candidate_path, forward_count, problem.forward_inputs.size()));
   }
   std::string call_arguments;
   for (const nlohmann::json& argument : candidate["arguments"]) {
@@ -175,7 +198,8 @@ Result<std::string> Convert(const std::string& candidate_path, const std::string
       continue;
     }
     size_t index = argument.value("index", size_t{0});
-    const nlohmann::json* input = index < forward_inputs.size() ? forward_inputs[index] : nullptr;
+    const nlohmann::json* input =
+        index < problem.forward_inputs.size() ? problem.forward_inputs[index] : nullptr;
     if (input == nullptr)
       return InvalidInput(candidate_path + ": forward passes an argument the problem lacks");
     std::string name = input->value("name", "");
@@ -188,6 +212,13 @@ Result<std::string> Convert(const std::string& candidate_path, const std::string
     call_arguments += fmt::format("kopt_shim::Wrap({}, {}, kopt_shim::ScalarType::{})", name,
                                   ShapeList(tensor->shape), ShimType(tensor->dtype));
   }
+  return call_arguments;
+}
+
+// The one .cu: the shim, the load_inline sources and the task's entry point calling the candidate.
+std::string ConvertedSource(const std::string& candidate_path, const nlohmann::json& candidate,
+                            const TaskSpec& task, const TensorSpec& output,
+                            const std::string& call_arguments) {
   std::string cpp, cuda;
   for (const auto& text : candidate["extension"]["cpp_sources"]) cpp += WithoutTorchIncludes(text) + "\n";
   for (const auto& text : candidate["extension"]["cuda_sources"]) cuda += WithoutTorchIncludes(text) + "\n";
@@ -209,8 +240,22 @@ Result<std::string> Convert(const std::string& candidate_path, const std::string
       "  scope.Deliver(result, {}, kopt_shim::ScalarType::{});\n"
       "}}\n",
       fs::path(candidate_path).filename().string(), candidate.value("function", ""), shim, cpp, cuda,
-      prototype, output->name, output->bytes, candidate.value("function", ""), call_arguments,
-      ShapeList(output->shape), ShimType(output->dtype));
+      prototype, output.name, output.bytes, candidate.value("function", ""), call_arguments,
+      ShapeList(output.shape), ShimType(output.dtype));
+}
+
+Result<std::string> Convert(const std::string& candidate_path, const std::string& task_directory,
+                            CommandRunner& runner, const std::string& python) {
+  std::string record_path = (fs::path(task_directory) / "kernelbench.json").string();
+  KOPT_ASSIGN_OR_RETURN(nlohmann::json record, ReadTaskRecord(candidate_path, task_directory, record_path));
+  KOPT_ASSIGN_OR_RETURN(TaskSpec task, LoadTask(task_directory));
+  KOPT_ASSIGN_OR_RETURN(ProblemArguments problem, ProblemArgumentsOf(record, candidate_path, task));
+  const TensorSpec* output = task.FindTensor(problem.output_name);
+  if (output == nullptr) return InvalidInput(record_path + ": no output argument");
+  KOPT_ASSIGN_OR_RETURN(nlohmann::json candidate, ReadCandidate(candidate_path, record, runner, python));
+  KOPT_ASSIGN_OR_RETURN(std::string call_arguments,
+                        CallArguments(candidate, problem, task, candidate_path, record_path));
+  return ConvertedSource(candidate_path, candidate, task, *output, call_arguments);
 }
 
 }  // namespace

@@ -363,12 +363,123 @@ std::string KernelBenchTaskName(const KernelBenchProblem& problem) {
 
 namespace {
 
+Status ProbeError(const std::string& path, const std::string& what) {
+  return InvalidInput(fmt::format("{}: {}", path, what));
+}
+
+// get_inputs()[index] (described by the probe) as a tensor or a scalar argument named `name`.
+// `input` is a copy: its missing keys read as null.
+Result<KernelBenchArgument> ProbeInput(nlohmann::json input, size_t index, std::string name,
+                                       const std::string& path, const KernelBenchImportOptions& options) {
+  std::string where = fmt::format("get_inputs()[{}]", index);
+  KernelBenchArgument argument;
+  argument.name = std::move(name);
+  argument.position = static_cast<int>(index);
+  argument.source = "input";
+  std::string kind = input.value("kind", "");
+  if (kind == "tensor") {
+    argument.role = "input";
+    KOPT_ASSIGN_OR_RETURN(argument.shape, ShapeOf(input["shape"], where));
+    KOPT_ASSIGN_OR_RETURN(argument.dtype, DtypeOf(input["dtype"], where));
+    argument.init = InitFor(argument, input["init"], options, argument.note);
+    if (input.contains("init_note") && argument.note.empty())
+      argument.note = input["init_note"].get<std::string>();
+    KOPT_ASSIGN_OR_RETURN(argument.torch_dtype, TorchDtypeOf(input, argument.dtype, where));
+    return argument;
+  }
+  if (kind == "float" || kind == "int" || kind == "bool") {
+    const nlohmann::json& value = input["value"];
+    bool fits = kind == "float" ? value.is_number()
+                : kind == "int" ? value.is_number_integer()
+                                : value.is_boolean();
+    if (!fits) return ProbeError(path, fmt::format("{}: a {} without a {} value", where, kind, kind));
+    argument.role = "scalar";
+    argument.dtype = kind == "float" ? "f64" : "i64";
+    argument.value = kind == "bool" ? nlohmann::json(input["value"].get<bool>() ? 1 : 0) : input["value"];
+    return argument;
+  }
+  return ProbeError(path, fmt::format("{} is a {}: a kopt task takes tensors and numbers", where,
+                                      kind.empty() ? "?" : kind));
+}
+
+// get_inputs(): tensors and scalars, named after forward's parameters where the probe knows them.
+Status AddProbeInputs(nlohmann::json& probe, const std::string& path, const KernelBenchImportOptions& options,
+                      std::set<std::string>& taken, std::vector<KernelBenchArgument>& tensors,
+                      std::vector<KernelBenchArgument>& scalars) {
+  nlohmann::json inputs = probe["inputs"];
+  nlohmann::json names = probe["input_names"];
+  if (!inputs.is_array() || inputs.empty()) return ProbeError(path, "get_inputs() returned no inputs");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    nlohmann::json input = inputs[i];
+    if (!input.is_object()) return ProbeError(path, fmt::format("get_inputs()[{}]: not described", i));
+    std::string raw = names.is_array() && i < names.size() && names[i].is_string()
+                          ? names[i].get<std::string>()
+                          : fmt::format("in{}", i);
+    KOPT_ASSIGN_OR_RETURN(KernelBenchArgument argument,
+                          ProbeInput(std::move(input), i, SafeName(raw, taken), path, options));
+    (argument.role == "scalar" ? scalars : tensors).push_back(std::move(argument));
+  }
+  return Status::Ok();
+}
+
+// The model's parameters, as input tensors.
+Status AddProbeParameters(const nlohmann::json& probe, const std::string& path,
+                          const KernelBenchImportOptions& options, std::set<std::string>& taken,
+                          std::vector<KernelBenchArgument>& tensors) {
+  nlohmann::json parameters = probe.value("parameters", nlohmann::json::array());
+  if (!parameters.is_array()) return ProbeError(path, "parameters: expected a list");
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    nlohmann::json parameter = parameters[i];
+    if (!parameter.is_object()) return ProbeError(path, fmt::format("parameters[{}]: not described", i));
+    std::string where = fmt::format("parameters[{}]", i);
+    KernelBenchArgument argument;
+    argument.parameter = parameter.value("name", "");
+    if (argument.parameter.empty()) return ProbeError(path, where + ": no name");
+    argument.name = SafeName(argument.parameter, taken);
+    argument.role = "input";
+    argument.source = "parameter";
+    KOPT_ASSIGN_OR_RETURN(argument.shape, ShapeOf(parameter["shape"], where));
+    KOPT_ASSIGN_OR_RETURN(argument.dtype, DtypeOf(parameter["dtype"], where));
+    argument.init = InitFor(argument, parameter["init"], options, argument.note);
+    tensors.push_back(std::move(argument));
+  }
+  return Status::Ok();
+}
+
+// forward()'s outputs (at most 16): one is `out`; several are out0, out1, ... in forward's order.
+Status AddProbeOutputs(const nlohmann::json& outputs, const std::string& path, std::set<std::string>& taken,
+                       std::vector<KernelBenchArgument>& tensors) {
+  if (!outputs.is_array() || outputs.empty()) return ProbeError(path, "forward() returns no tensor");
+  if (outputs.size() > 16) {
+    return ProbeError(
+        path, fmt::format("forward() returns {} tensors: kopt imports problems with at most 16 outputs",
+                          outputs.size()));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    KernelBenchArgument out;
+    out.name = outputs.size() == 1 ? "out" : SafeName(fmt::format("out{}", i), taken);
+    out.role = "output";
+    out.source = "output";
+    out.position = outputs.size() == 1 ? -1 : static_cast<int>(i);  // the index in forward's tuple
+    const nlohmann::json& output = outputs[i];
+    std::string where = outputs.size() == 1 ? "forward() output" : fmt::format("forward() output {}", i);
+    if (!output.is_object()) return ProbeError(path, where + ": not described");
+    nlohmann::json output_shape = output.value("shape", nlohmann::json());
+    if (output_shape.is_array() && !output_shape.empty()) {
+      KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, where));
+    }
+    KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output.value("dtype", nlohmann::json()), where));
+    KOPT_ASSIGN_OR_RETURN(out.torch_dtype, TorchDtypeOf(output, out.dtype, where));
+    tensors.push_back(std::move(out));
+  }
+  return Status::Ok();
+}
+
 Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::string& path,
                                       const KernelBenchImportOptions& options) {
   nlohmann::json probe = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  auto bad = [&](const std::string& what) { return InvalidInput(fmt::format("{}: {}", path, what)); };
   if (!probe.is_object() || probe.value("schema", "") != kProbeSchema) {
-    return bad(fmt::format("the probe did not answer with a {} object", kProbeSchema));
+    return ProbeError(path, fmt::format("the probe did not answer with a {} object", kProbeSchema));
   }
   KernelBenchProblem problem;
   problem.path = path;
@@ -383,88 +494,12 @@ Result<KernelBenchProblem> ParseProbe(std::string_view json_text, const std::str
       std::isfinite(probe["matmul_flops"].get<double>()) && probe["matmul_flops"].get<double>() > 0) {
     problem.matmul_flops = probe["matmul_flops"].get<double>();
   }
-  nlohmann::json inputs = probe["inputs"];
-  nlohmann::json names = probe["input_names"];
-  if (!inputs.is_array() || inputs.empty()) return bad("get_inputs() returned no inputs");
   std::set<std::string> taken = {"out"};
   std::vector<KernelBenchArgument> tensors, scalars;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    nlohmann::json input = inputs[i];
-    if (!input.is_object()) return bad(fmt::format("get_inputs()[{}]: not described", i));
-    std::string where = fmt::format("get_inputs()[{}]", i);
-    std::string raw = names.is_array() && i < names.size() && names[i].is_string()
-                          ? names[i].get<std::string>()
-                          : fmt::format("in{}", i);
-    KernelBenchArgument argument;
-    argument.name = SafeName(raw, taken);
-    argument.position = static_cast<int>(i);
-    argument.source = "input";
-    std::string kind = input.value("kind", "");
-    if (kind == "tensor") {
-      argument.role = "input";
-      KOPT_ASSIGN_OR_RETURN(argument.shape, ShapeOf(input["shape"], where));
-      KOPT_ASSIGN_OR_RETURN(argument.dtype, DtypeOf(input["dtype"], where));
-      argument.init = InitFor(argument, input["init"], options, argument.note);
-      if (input.contains("init_note") && argument.note.empty())
-        argument.note = input["init_note"].get<std::string>();
-      KOPT_ASSIGN_OR_RETURN(argument.torch_dtype, TorchDtypeOf(input, argument.dtype, where));
-      tensors.push_back(std::move(argument));
-    } else if (kind == "float" || kind == "int" || kind == "bool") {
-      const nlohmann::json& value = input["value"];
-      bool fits = kind == "float" ? value.is_number()
-                  : kind == "int" ? value.is_number_integer()
-                                  : value.is_boolean();
-      if (!fits) return bad(fmt::format("{}: a {} without a {} value", where, kind, kind));
-      argument.role = "scalar";
-      argument.dtype = kind == "float" ? "f64" : "i64";
-      argument.value = kind == "bool" ? nlohmann::json(input["value"].get<bool>() ? 1 : 0) : input["value"];
-      scalars.push_back(std::move(argument));
-    } else {
-      return bad(
-          fmt::format("{} is a {}: a kopt task takes tensors and numbers", where, kind.empty() ? "?" : kind));
-    }
-  }
-  nlohmann::json parameters = probe.value("parameters", nlohmann::json::array());
-  if (!parameters.is_array()) return bad("parameters: expected a list");
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    nlohmann::json parameter = parameters[i];
-    if (!parameter.is_object()) return bad(fmt::format("parameters[{}]: not described", i));
-    std::string where = fmt::format("parameters[{}]", i);
-    KernelBenchArgument argument;
-    argument.parameter = parameter.value("name", "");
-    if (argument.parameter.empty()) return bad(where + ": no name");
-    argument.name = SafeName(argument.parameter, taken);
-    argument.role = "input";
-    argument.source = "parameter";
-    KOPT_ASSIGN_OR_RETURN(argument.shape, ShapeOf(parameter["shape"], where));
-    KOPT_ASSIGN_OR_RETURN(argument.dtype, DtypeOf(parameter["dtype"], where));
-    argument.init = InitFor(argument, parameter["init"], options, argument.note);
-    tensors.push_back(std::move(argument));
-  }
+  KOPT_RETURN_IF_ERROR(AddProbeInputs(probe, path, options, taken, tensors, scalars));
+  KOPT_RETURN_IF_ERROR(AddProbeParameters(probe, path, options, taken, tensors));
   nlohmann::json outputs = probe["outputs"];
-  if (!outputs.is_array() || outputs.empty()) return bad("forward() returns no tensor");
-  if (outputs.size() > 16) {
-    return bad(fmt::format("forward() returns {} tensors: kopt imports problems with at most 16 outputs",
-                           outputs.size()));
-  }
-  // One output is `out`; several are out0, out1, ... in forward's order.
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    KernelBenchArgument out;
-    out.name = outputs.size() == 1 ? "out" : SafeName(fmt::format("out{}", i), taken);
-    out.role = "output";
-    out.source = "output";
-    out.position = outputs.size() == 1 ? -1 : static_cast<int>(i);  // the index in forward's tuple
-    const nlohmann::json& output = outputs[i];
-    std::string where = outputs.size() == 1 ? "forward() output" : fmt::format("forward() output {}", i);
-    if (!output.is_object()) return bad(where + ": not described");
-    nlohmann::json output_shape = output.value("shape", nlohmann::json());
-    if (output_shape.is_array() && !output_shape.empty()) {
-      KOPT_ASSIGN_OR_RETURN(out.shape, ShapeOf(output_shape, where));
-    }
-    KOPT_ASSIGN_OR_RETURN(out.dtype, DtypeOf(output.value("dtype", nlohmann::json()), where));
-    KOPT_ASSIGN_OR_RETURN(out.torch_dtype, TorchDtypeOf(output, out.dtype, where));
-    tensors.push_back(std::move(out));
-  }
+  KOPT_RETURN_IF_ERROR(AddProbeOutputs(outputs, path, taken, tensors));
   problem.arguments = std::move(tensors);
   for (auto& scalar : scalars) problem.arguments.push_back(std::move(scalar));
   if (probe.contains("gemm") && outputs.size() == 1)

@@ -125,14 +125,17 @@ const runner::OutputVerdict* PrecomputedOutputs::Find(const std::string& name, D
   return found == verdicts_.end() ? nullptr : &found->second;
 }
 
-ParentVerdict JudgeOutputs(const runner::RunnerRequest& request, const RunnerEvents& events,
-                           const OutputFrames& got, const OutputFrames& expected,
-                           const PrecomputedOutputs* precomputed) {
-  ParentVerdict verdict;
-  RoundJudge judge{got, expected, verdict, precomputed};
-  // The correctness rounds, in the order the child ran them.
-  // Per check round, per written tensor: the buffers compared (for constant_output).
-  std::vector<std::vector<std::span<const std::byte>>> got_by_round, expected_by_round;
+namespace {
+
+// Per main-size check round, per written tensor: the buffers compared (for constant_output).
+struct MainRounds {
+  std::vector<std::vector<std::span<const std::byte>>> got, expected;
+};
+
+// The correctness rounds, in the order the child ran them: each one's check event in the verdict.
+MainRounds JudgeCheckRounds(const runner::RunnerRequest& request, const RunnerEvents& events,
+                            RoundJudge& judge) {
+  MainRounds main;
   for (const runner::OutputsEvent& event : events.outputs) {
     if (judge.failed()) break;
     if (event.round != "check" && event.round != "variant") continue;
@@ -156,75 +159,91 @@ ParentVerdict JudgeOutputs(const runner::RunnerRequest& request, const RunnerEve
                                                     &check, message, &mine, &theirs);
     if (judge.failed()) break;
     check.passed = !kind.has_value();
-    verdict.checks.push_back(check);
+    judge.verdict.checks.push_back(check);
     if (kind) {
       judge.Fail(*kind, variant ? fmt::format("size variant {}: {}", event.index, message) : message);
       break;
     }
     if (!variant) {
-      got_by_round.push_back(std::move(mine));
-      expected_by_round.push_back(std::move(theirs));
+      main.got.push_back(std::move(mine));
+      main.expected.push_back(std::move(theirs));
     }
   }
-  // constant_output over the main-size rounds, per written tensor.
-  if (!judge.failed() && got_by_round.size() >= 2) {
-    size_t written = 0;
-    for (const runner::TensorDecl& tensor : request.task.tensors) {
-      if (!tensor.IsWritten()) continue;
-      std::vector<std::span<const std::byte>> mine, theirs;
-      for (size_t round = 0; round < got_by_round.size(); ++round) {
-        mine.push_back(got_by_round[round][written]);
-        theirs.push_back(expected_by_round[round][written]);
-      }
-      if (runner::IsConstantOutput(mine, theirs)) {
-        judge.Fail(FailureKind::kConstantOutput,
-                   fmt::format("output \"{}\" was identical for all {} seeds while the reference's changed",
-                               tensor.name, got_by_round.size()));
-        break;
-      }
-      ++written;
+  return main;
+}
+
+// constant_output over the main-size rounds, per written tensor.
+void JudgeConstantOutput(const runner::RunnerTask& task, const MainRounds& main, RoundJudge& judge) {
+  if (main.got.size() < 2) return;
+  size_t written = 0;
+  for (const runner::TensorDecl& tensor : task.tensors) {
+    if (!tensor.IsWritten()) continue;
+    std::vector<std::span<const std::byte>> mine, theirs;
+    for (size_t round = 0; round < main.got.size(); ++round) {
+      mine.push_back(main.got[round][written]);
+      theirs.push_back(main.expected[round][written]);
+    }
+    if (runner::IsConstantOutput(mine, theirs)) {
+      judge.Fail(FailureKind::kConstantOutput,
+                 fmt::format("output \"{}\" was identical for all {} seeds while the reference's changed",
+                             tensor.name, main.got.size()));
+      return;
+    }
+    ++written;
+  }
+}
+
+// The verified timed samples, then the round after timing.
+void JudgeTimedOutputs(const runner::RunnerRequest& request, const RunnerEvents& events,
+                       const OutputFrames& expected, RoundJudge& judge) {
+  const runner::TimingEvent& timing = *events.timing;
+  std::set<int64_t> expected_sets;
+  for (const auto& [key, payload] : expected.frames()) {
+    if (key.round == "set") expected_sets.insert(key.index);
+  }
+  if (timing.verified.empty() && request.timing && request.timing->verified_samples > 0) {
+    judge.Fail(FailureKind::kProtocolViolation, "the timing event lists no verified timed sample");
+  }
+  for (size_t index = 0; index < timing.verified.size() && !judge.failed(); ++index) {
+    const runner::VerifiedSample& sample = timing.verified[index];
+    if (!expected_sets.contains(sample.set)) {
+      judge.Fail(FailureKind::kProtocolViolation,
+                 fmt::format("verified sample {} names input set {}, which the run does not have",
+                             sample.sample, sample.set));
+      break;
+    }
+    std::string message;
+    std::optional<FailureKind> kind = judge.Compare(request.task, "timed", static_cast<int64_t>(index), "set",
+                                                    sample.set, nullptr, message, nullptr, nullptr);
+    if (kind) {
+      judge.Fail(
+          FailureKind::kStaleOutput,
+          fmt::format("timed sample {} (input set {}), checked after it ran, gave old, unwritten or wrong "
+                      "outputs: {}",
+                      sample.sample, sample.set, message));
     }
   }
-  // The verified timed samples, then the round after timing.
-  if (!judge.failed() && events.timing) {
-    const runner::TimingEvent& timing = *events.timing;
-    std::set<int64_t> expected_sets;
-    for (const auto& [key, payload] : expected.frames()) {
-      if (key.round == "set") expected_sets.insert(key.index);
-    }
-    if (timing.verified.empty() && request.timing && request.timing->verified_samples > 0) {
-      judge.Fail(FailureKind::kProtocolViolation, "the timing event lists no verified timed sample");
-    }
-    for (size_t index = 0; index < timing.verified.size() && !judge.failed(); ++index) {
-      const runner::VerifiedSample& sample = timing.verified[index];
-      if (!expected_sets.contains(sample.set)) {
-        judge.Fail(FailureKind::kProtocolViolation,
-                   fmt::format("verified sample {} names input set {}, which the run does not have",
-                               sample.sample, sample.set));
-        break;
-      }
-      std::string message;
-      std::optional<FailureKind> kind = judge.Compare(request.task, "timed", static_cast<int64_t>(index),
-                                                      "set", sample.set, nullptr, message, nullptr, nullptr);
-      if (kind) {
-        judge.Fail(
-            FailureKind::kStaleOutput,
-            fmt::format("timed sample {} (input set {}), checked after it ran, gave old, unwritten or wrong "
-                        "outputs: {}",
-                        sample.sample, sample.set, message));
-      }
-    }
-    if (!judge.failed() && FindRound(events, "fresh", 0)) {
-      std::string message;
-      std::optional<FailureKind> kind =
-          judge.Compare(request.task, "fresh", 0, "fresh", 0, nullptr, message, nullptr, nullptr);
-      if (kind) {
-        judge.Fail(
-            FailureKind::kStaleOutput,
-            "after timing, fresh inputs in the timed buffers gave old or unwritten outputs: " + message);
-      }
+  if (!judge.failed() && FindRound(events, "fresh", 0)) {
+    std::string message;
+    std::optional<FailureKind> kind =
+        judge.Compare(request.task, "fresh", 0, "fresh", 0, nullptr, message, nullptr, nullptr);
+    if (kind) {
+      judge.Fail(FailureKind::kStaleOutput,
+                 "after timing, fresh inputs in the timed buffers gave old or unwritten outputs: " + message);
     }
   }
+}
+
+}  // namespace
+
+ParentVerdict JudgeOutputs(const runner::RunnerRequest& request, const RunnerEvents& events,
+                           const OutputFrames& got, const OutputFrames& expected,
+                           const PrecomputedOutputs* precomputed) {
+  ParentVerdict verdict;
+  RoundJudge judge{got, expected, verdict, precomputed};
+  MainRounds main = JudgeCheckRounds(request, events, judge);
+  if (!judge.failed()) JudgeConstantOutput(request.task, main, judge);
+  if (!judge.failed() && events.timing) JudgeTimedOutputs(request, events, expected, judge);
   if (!judge.failed() && events.done_ok.value_or(false)) {
     std::string missing = MissingRounds(request, events);
     if (!missing.empty()) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -173,48 +174,58 @@ Status WriteEnergyProbeTask(const EnergyProbe& probe, const std::string& directo
   return WriteFileAtomically((fs::path(directory) / "reference.cu").string(), EnergyProbeSource(probe));
 }
 
-Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergySubject>& subjects,
-                                                       const EnergyCalibrationSettings& settings,
-                                                       const EnergyCalibrationEnvironment& environment,
-                                                       std::vector<std::string>& notes) {
-  if (!environment.command_runner) return Internal("kopt bug: energy calibration without a command runner");
-  // One measurement session per task: its reference and its candidates.
-  std::map<std::string, std::vector<const EnergySubject*>> by_task;
-  std::vector<std::string> task_order;
+namespace {
+
+// The subjects grouped by task directory, the tasks in the order they first appear.
+std::vector<std::pair<std::string, std::vector<const EnergySubject*>>> SubjectsByTask(
+    const std::vector<EnergySubject>& subjects) {
+  std::vector<std::pair<std::string, std::vector<const EnergySubject*>>> groups;
   for (const EnergySubject& subject : subjects) {
-    if (!by_task.contains(subject.task_directory)) task_order.push_back(subject.task_directory);
-    by_task[subject.task_directory].push_back(&subject);
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [&](const auto& entry) { return entry.first == subject.task_directory; });
+    if (group == groups.end()) group = groups.insert(groups.end(), {subject.task_directory, {}});
+    group->second.push_back(&subject);
   }
-  MeasureSettings measure;
-  measure.workspace = (fs::path(settings.work_directory) / "workspace").string();
-  measure.energy = true;
-  measure.arch = settings.architecture;
-  measure.device = settings.device;
-  measure.timeout_seconds = settings.timeout_seconds;
-  MeasureEnvironment measure_environment;
-  measure_environment.command_runner = environment.command_runner;
-  measure_environment.query_gpus = environment.query_gpus;
-  measure_environment.runner_program = environment.runner_program;
-  std::string architecture = settings.architecture;
-  if (architecture.empty() && environment.query_gpus) {
-    auto gpus = environment.query_gpus();
-    if (gpus.ok() && static_cast<size_t>(settings.device) < gpus->size()) {
-      auto derived =
-          ArchitectureForComputeCapability((*gpus)[static_cast<size_t>(settings.device)].compute_capability);
-      if (derived.ok()) architecture = *derived;
-    }
+  return groups;
+}
+
+// The architecture to compile the subjects for ahead: the settings', else that of the GPU
+// `settings.device`; "" when neither is known.
+std::string AheadArchitecture(const EnergyCalibrationSettings& settings,
+                              const EnergyCalibrationEnvironment& environment) {
+  if (!settings.architecture.empty() || !environment.query_gpus) return settings.architecture;
+  auto gpus = environment.query_gpus();
+  if (!gpus.ok() || static_cast<size_t>(settings.device) >= gpus->size()) return "";
+  auto derived =
+      ArchitectureForComputeCapability((*gpus)[static_cast<size_t>(settings.device)].compute_capability);
+  return derived.ok() ? *derived : "";
+}
+
+// Measures and profiles the subjects one task at a time (one measurement session per task: its
+// reference and its candidates), collecting the samples and the notes on subjects not sampled.
+class EnergySampler {
+ public:
+  EnergySampler(size_t total, const EnergyCalibrationSettings& settings,
+                const EnergyCalibrationEnvironment& environment, std::vector<std::string>& notes)
+      : total_(total), settings_(settings), environment_(environment), notes_(notes) {
+    measure_.workspace = (fs::path(settings.work_directory) / "workspace").string();
+    measure_.energy = true;
+    measure_.arch = settings.architecture;
+    measure_.device = settings.device;
+    measure_.timeout_seconds = settings.timeout_seconds;
+    measure_environment_.command_runner = environment.command_runner;
+    measure_environment_.query_gpus = environment.query_gpus;
+    measure_environment_.runner_program = environment.runner_program;
   }
-  if (!architecture.empty()) {
-    if (environment.progress) environment.progress(fmt::format("compiling {} kernels", subjects.size()));
-    CompileAhead(subjects, architecture, measure.workspace, *environment.command_runner);
-  }
-  std::vector<EnergySample> samples;
-  size_t done = 0;
-  for (const std::string& task_directory : task_order) {
+
+  const std::string& workspace() const { return measure_.workspace; }
+  std::vector<EnergySample> TakeSamples() { return std::move(samples_); }
+
+  Status SampleTask(const std::string& task_directory, const std::vector<const EnergySubject*>& subjects) {
     KOPT_ASSIGN_OR_RETURN(MeasureTask task, LoadMeasureTask(task_directory));
     std::vector<CandidateSource> candidates;
     const EnergySubject* reference_subject = nullptr;
-    for (const EnergySubject* subject : by_task[task_directory]) {
+    for (const EnergySubject* subject : subjects) {
       if (subject->candidate_path.empty() && subject->source.empty()) {
         reference_subject = subject;
         continue;
@@ -224,20 +235,50 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
           {fs::path(subject->name).filename().string() + "_" + std::to_string(candidates.size()),
            subject->candidate_path, source});
     }
-    if (environment.progress)
-      environment.progress(fmt::format("measuring {} ({}/{})", task_directory, done + 1, subjects.size()));
-    auto report = Measure(measure, measure_environment, task, candidates);
+    Progress(fmt::format("measuring {} ({}/{})", task_directory, done_ + 1, total_));
+    auto report = Measure(measure_, measure_environment_, task, candidates);
     if (!report.ok()) {
-      notes.push_back(fmt::format("{}: not sampled: {}", task_directory, report.status().message()));
-      done += by_task[task_directory].size();
-      continue;
+      notes_.push_back(fmt::format("{}: not sampled: {}", task_directory, report.status().message()));
+      done_ += subjects.size();
+      return Status::Ok();
     }
+    KOPT_ASSIGN_OR_RETURN(NcuProfilerSettings profiler, ProfilerSettings(task_directory, task, *report));
+    KOPT_ASSIGN_OR_RETURN(std::unique_ptr<CandidateProfiler> made,
+                          MakeNcuCandidateProfiler(profiler, *environment_.command_runner));
+    TaskProfiling profiling{task, fs::path(profiler.work_directory), *made};
+    if (reference_subject)
+      SampleOne(profiling, *reference_subject, report->reference, "reference", task.spec.reference_source);
+    size_t index = 0;
+    for (const EnergySubject* subject : subjects) {
+      if (subject == reference_subject) continue;
+      if (index < report->candidates.size())
+        SampleOne(profiling, *subject, report->candidates[index], candidates[index].name,
+                  candidates[index].source);
+      ++index;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct TaskProfiling {
+    const MeasureTask& task;
+    fs::path work_directory;
+    CandidateProfiler& profiler;
+  };
+
+  void Progress(const std::string& text) const {
+    if (environment_.progress) environment_.progress(text);
+  }
+
+  // The profiler of one task's subjects: the energy model's metrics over 16 launches.
+  Result<NcuProfilerSettings> ProfilerSettings(const std::string& task_directory, const MeasureTask& task,
+                                               const MeasurementReport& report) const {
     NcuProfilerSettings profiler;
     profiler.task_directory = task_directory;
-    profiler.work_directory = (fs::path(settings.work_directory) / "profiles" / task.spec.name).string();
-    profiler.cache_directory = (fs::path(measure.workspace) / "compile-cache").string();
-    profiler.architecture = report->architecture;
-    profiler.runner_program = environment.runner_program;
+    profiler.work_directory = (fs::path(settings_.work_directory) / "profiles" / task.spec.name).string();
+    profiler.cache_directory = (fs::path(measure_.workspace) / "compile-cache").string();
+    profiler.architecture = report.architecture;
+    profiler.runner_program = environment_.runner_program;
     if (profiler.runner_program.empty()) {
       KOPT_ASSIGN_OR_RETURN(profiler.runner_program, FindRunnerProgram());
     }
@@ -247,34 +288,51 @@ Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergyS
     // does, so no input is in L2 when a launch starts (a 12 MB saxpy reads DRAM in every window).
     profiler.cache_control = "all";
     profiler.launch_count = 16;
-    profiler.timeout_seconds = settings.timeout_seconds;
-    KOPT_ASSIGN_OR_RETURN(std::unique_ptr<CandidateProfiler> made,
-                          MakeNcuCandidateProfiler(profiler, *environment.command_runner));
-    // `source`: the text the session measured (the reference's, or the candidate's as read above).
-    auto sample_one = [&](const EnergySubject& subject, const MeasurementEntry& entry,
-                          const std::string& file_name, const std::string& source) {
-      ++done;
-      if (environment.progress)
-        environment.progress(fmt::format("profiling {} ({}/{})", subject.name, done, subjects.size()));
-      std::vector<std::string> profile_notes;
-      Result<Profile> profile = Unavailable("not profiled");
-      if (auto earlier = EarlierProfile(fs::path(profiler.work_directory) / file_name, source, task.spec))
-        profile = std::move(*earlier);
-      else
-        profile = made->ProfileCandidate({file_name, source, settings.device}, profile_notes);
-      if (auto sample = SampleOf(subject.name, entry, profile, notes)) samples.push_back(std::move(*sample));
-    };
-    if (reference_subject)
-      sample_one(*reference_subject, report->reference, "reference", task.spec.reference_source);
-    size_t index = 0;
-    for (const EnergySubject* subject : by_task[task_directory]) {
-      if (subject == reference_subject) continue;
-      if (index < report->candidates.size())
-        sample_one(*subject, report->candidates[index], candidates[index].name, candidates[index].source);
-      ++index;
-    }
+    profiler.timeout_seconds = settings_.timeout_seconds;
+    return profiler;
   }
-  return samples;
+
+  // One measured subject profiled (or its earlier profile reused) and sampled. `source`: the text the
+  // session measured (the reference's, or the candidate's as read).
+  void SampleOne(const TaskProfiling& profiling, const EnergySubject& subject, const MeasurementEntry& entry,
+                 const std::string& file_name, const std::string& source) {
+    ++done_;
+    Progress(fmt::format("profiling {} ({}/{})", subject.name, done_, total_));
+    std::vector<std::string> profile_notes;
+    Result<Profile> profile = Unavailable("not profiled");
+    if (auto earlier = EarlierProfile(profiling.work_directory / file_name, source, profiling.task.spec))
+      profile = std::move(*earlier);
+    else
+      profile = profiling.profiler.ProfileCandidate({file_name, source, settings_.device}, profile_notes);
+    if (auto sample = SampleOf(subject.name, entry, profile, notes_)) samples_.push_back(std::move(*sample));
+  }
+
+  size_t total_;
+  const EnergyCalibrationSettings& settings_;
+  const EnergyCalibrationEnvironment& environment_;
+  std::vector<std::string>& notes_;
+  MeasureSettings measure_;
+  MeasureEnvironment measure_environment_;
+  std::vector<EnergySample> samples_;
+  size_t done_ = 0;
+};
+
+}  // namespace
+
+Result<std::vector<EnergySample>> MeasureEnergySamples(const std::vector<EnergySubject>& subjects,
+                                                       const EnergyCalibrationSettings& settings,
+                                                       const EnergyCalibrationEnvironment& environment,
+                                                       std::vector<std::string>& notes) {
+  if (!environment.command_runner) return Internal("kopt bug: energy calibration without a command runner");
+  EnergySampler sampler(subjects.size(), settings, environment, notes);
+  std::string architecture = AheadArchitecture(settings, environment);
+  if (!architecture.empty()) {
+    if (environment.progress) environment.progress(fmt::format("compiling {} kernels", subjects.size()));
+    CompileAhead(subjects, architecture, sampler.workspace(), *environment.command_runner);
+  }
+  for (const auto& [task_directory, task_subjects] : SubjectsByTask(subjects))
+    KOPT_RETURN_IF_ERROR(sampler.SampleTask(task_directory, task_subjects));
+  return sampler.TakeSamples();
 }
 
 Result<EnergyCalibrationResult> RunEnergyCalibration(const EnergyCalibrationSettings& settings,

@@ -45,6 +45,7 @@
 #include "harness/task_spec.h"
 #include "hw/gpu_spec.h"
 #include "measure/measurement_report.h"
+#include "runner_protocol/runner_request.h"
 
 namespace kopt {
 
@@ -100,8 +101,9 @@ struct MeasureSettings {
   // kPull: the parent copies each piece from the child's memory itself
   // (core/channel_pull.h), on several threads, into memory reused from child
   // to child (the pipe again where the kernel refuses those reads).
-  // Every check is the same either way; not part of the settings hash.
-  enum class OutputChannel { kPipe, kMemory, kPull };
+  // Every check is the same either way; not part of the settings hash. One enum from the command
+  // line to the runner: the request's (runner_protocol/runner_request.h, RunnerRequest::output_channel).
+  using OutputChannel = runner::OutputChannelKind;
   OutputChannel output_channel = OutputChannel::kPull;
   // Constructs candidates may use besides the task's [policy] allow
   // (harness/candidate_policy.h; --allow ID). A candidate using any other

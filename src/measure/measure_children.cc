@@ -68,12 +68,9 @@ size_t MeasureSession::Impl::CandidateChannelBytes() {
   options.check = true;
   options.energy = false;
   options.role = runner::RunnerRole::kCandidate;
-  Result<json> request =
+  runner::RunnerRequest request =
       BuildRunnerRequest(settings_, plan_, "candidate.so", items_[0]->compile->value().library_path, options);
-  if (!request.ok()) return 0;  // RunnerClient reports the same error when the child is built
-  Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(*request, "runner request");
-  if (!parsed.ok()) return 0;
-  return ExpectedOutputBytes(*parsed, l2_bytes_);
+  return ExpectedOutputBytes(request, l2_bytes_);
 }
 
 Result<bool> MeasureSession::Impl::TryResume(Item& item, const MeasurementKey& key) {
@@ -154,8 +151,8 @@ Status MeasureSession::Impl::Run(Item& item, const ChildPlan& child) {
   request_options.timing = child.timing;
   request_options.energy = child.timing && child.energy;
   request_options.role = is_reference ? runner::RunnerRole::kReference : runner::RunnerRole::kCandidate;
-  KOPT_ASSIGN_OR_RETURN(json request, BuildRunnerRequest(settings_, plan_, item.compile->value().library_path,
-                                                         reference.library_path, request_options));
+  runner::RunnerRequest request = BuildRunnerRequest(settings_, plan_, item.compile->value().library_path,
+                                                     reference.library_path, request_options);
   ChildExpectations expected;
   expected.check_rounds = child.check ? plan_.seeds.size() + plan_.task.variants.size() : 0;
   expected.timing = child.timing;
@@ -259,9 +256,8 @@ Status MeasureSession::Impl::RemeasureBelowFloor(Item& item, const ChildRun& fir
     request_options.check = false;
     request_options.energy = false;
     request_options.role = role;
-    KOPT_ASSIGN_OR_RETURN(json request,
-                          BuildRunnerRequest(settings_, fresh, item.compile->value().library_path,
-                                             reference.library_path, request_options));
+    runner::RunnerRequest request = BuildRunnerRequest(settings_, fresh, item.compile->value().library_path,
+                                                       reference.library_path, request_options);
     MeasurementKey key{item.entry.hash, gpu_, report_.settings_hash, stem};
     RunnerClient client(*environment_.command_runner, plan_.runner_program, *workspace_, report_.run_id,
                         settings_.timeout_seconds);

@@ -21,6 +21,11 @@ runner::TimingRequest TimingSettings(const MeasureSettings& settings) {
   return timing;
 }
 
+// As the runner reads it: an integer scalar's float_value is its value too.
+runner::ScalarDecl ScalarDeclFor(const ScalarSpec& scalar) {
+  return {scalar.name, scalar.type, scalar.integer_value, scalar.AsDouble()};
+}
+
 }  // namespace
 
 json MeasurementSettingsJson(const MeasureSettings& settings, const MeasurePlan& plan) {
@@ -64,11 +69,41 @@ uint64_t MeasurePlan::FreshSeed() const {
   return runner::TimingSetSeed(seeds.empty() ? 0 : seeds.back(), -3);
 }
 
-Result<json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
-                                const std::string& candidate_library, const std::string& reference_library,
-                                const RunnerRequestOptions& options) {
+runner::RunnerTask RunnerTaskFor(const TaskSpec& task) {
+  runner::RunnerTask runner_task;
+  runner_task.name = task.name;
+  runner_task.entry = task.entry;
+  for (const TensorSpec& tensor : task.tensors)
+    runner_task.tensors.push_back({tensor.name, tensor.dtype, tensor.shape, tensor.role, tensor.init});
+  for (const ScalarSpec& scalar : task.scalars) runner_task.scalars.push_back(ScalarDeclFor(scalar));
+  for (int index = 0; index < kDataTypeCount; ++index)
+    runner_task.tolerances[static_cast<DataType>(index)] = task.tolerances[index];
+  runner_task.description = task.description;
+  runner_task.min_bytes = task.min_bytes;
+  runner_task.check_seeds = task.check_seeds;
+  runner_task.flops = task.flops;
+  return runner_task;
+}
+
+std::vector<runner::CheckVariant> CheckVariantsFor(const TaskSpec& task) {
+  std::vector<runner::CheckVariant> variants;
+  for (const VariantSpec& variant : task.variants) {
+    runner::CheckVariant& check = variants.emplace_back();
+    for (const ScalarSpec& scalar : variant.scalars) check.scalars.push_back(ScalarDeclFor(scalar));
+    for (size_t index = 0; index < task.tensors.size() && index < variant.shapes.size(); ++index)
+      check.shapes[task.tensors[index].name] = variant.shapes[index];
+  }
+  return variants;
+}
+
+runner::RunnerRequest BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
+                                         const std::string& candidate_library,
+                                         const std::string& reference_library,
+                                         const RunnerRequestOptions& options) {
   runner::RunnerRequest request;
   request.role = options.role;
+  request.task = RunnerTaskFor(plan.task);
+  if (options.check_variants) request.check_variants = CheckVariantsFor(plan.task);
   request.timing_seed = plan.TimingSeed();
   request.fresh_seed = plan.FreshSeed();
   request.candidate_library = candidate_library;
@@ -83,9 +118,11 @@ Result<json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePl
   request.cpu_seconds = settings.timeout_seconds * std::max(2u, std::thread::hardware_concurrency());
   if (settings.time && options.timing) request.timing = TimingSettings(settings);
   if (options.energy) request.energy = runner::EnergyRequest{};
+  return request;
+}
+
+Result<json> RunnerRequestWire(const runner::RunnerRequest& request) {
   json wire = runner::RunnerRequestToJson(request);
-  wire["task"] = plan.task.ToJson();
-  wire["check_variants"] = options.check_variants ? plan.task.VariantsToJson() : json::array();
   Result<runner::RunnerRequest> read_back = runner::RunnerRequestFromJson(wire, "runner request");
   if (!read_back.ok()) {
     return Internal("kopt bug: the runner request does not read back: " + read_back.status().message());

@@ -45,15 +45,26 @@ struct RunnerRequestOptions {
   runner::RunnerRole role = runner::RunnerRole::kCandidate;  // which library the child loads
 };
 
+// The resolved task as the runner reads it: TaskSpec::ToJson's fields typed, every dtype's tolerance.
+runner::RunnerTask RunnerTaskFor(const TaskSpec& task);
+// The task's variants as the request's check_variants (TaskSpec::VariantsToJson's, typed).
+std::vector<runner::CheckVariant> CheckVariantsFor(const TaskSpec& task);
+
 // The kopt-runner request (docs/harness-protocol.md §3) for one child:
 // timing as the settings say unless `options` turns it off, correctness
-// rounds, their variants and energy as `options` say; callers change nothing
-// in the result but the channel fields RunnerClient sets; `options.role` says which library the child loads.
-// Internal error when the request does not read back (TaskSpec and the runner's types disagree: a kopt bug).
-Result<nlohmann::json> BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
-                                          const std::string& candidate_library,
-                                          const std::string& reference_library,
-                                          const RunnerRequestOptions& options);
+// rounds, their variants and energy as `options` say; `options.role` says
+// which library the child loads. The typed request is what callers pass on
+// and edit (RunnerClient sets the output channel); it becomes JSON once, in
+// RunnerRequestWire, when the child's request file is written.
+runner::RunnerRequest BuildRunnerRequest(const MeasureSettings& settings, const MeasurePlan& plan,
+                                         const std::string& candidate_library,
+                                         const std::string& reference_library,
+                                         const RunnerRequestOptions& options);
+
+// The request as the child reads it (runner::RunnerRequestToJson). Internal
+// error when it does not read back (TaskSpec and the runner's types disagree:
+// a kopt bug).
+Result<nlohmann::json> RunnerRequestWire(const runner::RunnerRequest& request);
 
 // The roofline floor (TaskFloorSeconds, from the ceilings the task's
 // tolerances allow) is in measure/bench_verdict.h.

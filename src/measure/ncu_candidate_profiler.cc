@@ -73,7 +73,7 @@ class NcuCandidateProfiler : public CandidateProfiler {
     options.check = true;
     options.check_variants = false;
     KOPT_ASSIGN_OR_RETURN(nlohmann::json request,
-                          BuildRunnerRequest(measure, plan, library, library, options));
+                          RunnerRequestWire(BuildRunnerRequest(measure, plan, library, library, options)));
     std::string path = (directory / "profile_request.json").string();
     KOPT_RETURN_IF_ERROR(WriteFileAtomically(path, request.dump(1)));
     return path;

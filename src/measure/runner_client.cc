@@ -12,6 +12,7 @@
 #include "core/parent_death.h"
 #include "core/process_sandbox.h"
 #include "measure/bench_verdict.h"
+#include "measure/measure_plan.h"
 #include "measure/output_prejudge.h"
 
 namespace kopt {
@@ -81,30 +82,66 @@ ChildOutcome Judge(const runner::RunnerRequest& request, ChildRun& run, const Co
 
 }  // namespace
 
-Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::string& artifact_stem,
-                                   MeasurementKey& key, const ChildExpectations& expected,
-                                   const OutputFrames* expected_frames) {
-  nlohmann::json wire = request;
-  wire["output_fd"] = kOutputChannelFd;
-  ChannelMemory memory = std::move(channel_memory_);
-  const runner::OutputChannelKind channel = memory.descriptor() >= 0 ? runner::OutputChannelKind::kMemory
-                                            : channel_pull_ && !pull_refused_once_
-                                                ? runner::OutputChannelKind::kPull
-                                                : runner::OutputChannelKind::kPipe;
-  const bool use_memory = channel == runner::OutputChannelKind::kMemory;
-  const bool use_pull = channel == runner::OutputChannelKind::kPull;
-  wire["output_memory"] = use_memory;
-  wire["output_pull"] = use_pull;
-  ParentPhases phases;
-  phases.channel = std::string(runner::OutputChannelKindName(channel));
-  phases.prepare = std::exchange(prepare_seconds_, 0.0);
-  Result<runner::RunnerRequest> parsed = runner::RunnerRequestFromJson(wire, "runner request");
-  if (!parsed.ok())
-    return Internal("kopt bug: the runner request does not read back: " + parsed.status().message());
-  std::string directory = "runs/" + std::to_string(run_id_) + "/";
-  KOPT_ASSIGN_OR_RETURN(std::string request_path,
-                        workspace_.WriteArtifact(directory + artifact_stem + ".request.json", wire.dump(2)));
-  std::string token = NewRunToken();
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The child's events: a child that was killed or died may have been cut off in the middle of a line,
+// so what it finished sending counts, the torn tail not.
+RunnerEvents CompleteEvents(const CommandResult& result) {
+  std::string_view complete_lines = result.stdout_text;
+  if (result.timed_out || result.signaled)
+    complete_lines = complete_lines.substr(0, complete_lines.rfind('\n') + 1);
+  return ParseRunnerEvents(complete_lines);
+}
+
+// The frames the child sent: an error when it broke its channel (`channel_broken`); from channel
+// memory, sealed first, else from the bytes the runner received (a torn tail dropped when the child
+// ended abnormally).
+Result<OutputFrames> ReceiveFrames(CommandResult& result, ChannelMemory& memory, bool use_memory,
+                                   const std::string& channel_broken, size_t max_channel_bytes) {
+  if (!channel_broken.empty()) return InvalidInput("output channel: " + channel_broken);
+  if (!use_memory)
+    return OutputFrames::Parse(std::move(result.channel_bytes), result.timed_out || result.signaled);
+  // The child has ended; whatever it (or anything it started) can still do
+  // to the memory ends here, or the seal fails and the child is rejected.
+  KOPT_ASSIGN_OR_RETURN(std::shared_ptr<const SealedBytes> sealed, memory.Seal(max_channel_bytes));
+  return OutputFrames::ParseMemory(std::move(sealed));
+}
+
+// Keeps the child's stdout and stderr as artifacts beside its request (`path_stem`: runs/<id>/<stem>).
+Status WriteChildOutput(Workspace& workspace, const std::string& path_stem, const CommandResult& result) {
+  KOPT_RETURN_IF_ERROR(workspace.WriteArtifact(path_stem + ".stdout", result.stdout_text).status());
+  return workspace.WriteArtifact(path_stem + ".stderr", result.stderr_text).status();
+}
+
+// The child's events, then the parent's checks: stored together with the outcome, in one transaction.
+std::vector<StoredEvent> EventRecords(const RunnerEvents& events) {
+  std::vector<StoredEvent> records;
+  records.reserve(events.events.size() + events.checks.size());
+  for (const nlohmann::json& event : events.events)
+    records.push_back({event.value("event", "unknown"), event});
+  // The parent's comparisons are stored beside the child's events (resume reads them back).
+  for (const runner::CheckEvent& check : events.checks)
+    records.push_back({"check", runner::RunnerEventToJson(check)});
+  return records;
+}
+
+}  // namespace
+
+runner::OutputChannelKind RunnerClient::ChannelFor(const ChannelMemory& memory) const {
+  if (memory.descriptor() >= 0) return runner::OutputChannelKind::kMemory;
+  return channel_pull_ && !pull_refused_once_ ? runner::OutputChannelKind::kPull
+                                              : runner::OutputChannelKind::kPipe;
+}
+
+CommandSpec RunnerClient::ChildCommand(const runner::RunnerRequest& request, const std::string& request_path,
+                                       const std::string& token, const ChannelMemory& memory,
+                                       const ChildExpectations& expected) const {
   CommandSpec spec;
   spec.argv = {runner_program_, request_path};
   spec.environment = {{"NVIDIA_TF32_OVERRIDE", "0"},
@@ -114,18 +151,37 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   spec.kill_grace_seconds = 2;
   spec.max_output_bytes = size_t{64} << 20;
   spec.channel_fd = kOutputChannelFd;
-  spec.expected_channel_bytes = ExpectedOutputBytes(*parsed, expected.l2_bytes);
-  spec.channel_storage = use_memory ? nullptr : channel_storage_;
+  spec.expected_channel_bytes = ExpectedOutputBytes(request, expected.l2_bytes);
+  spec.channel_storage =
+      request.output_channel == runner::OutputChannelKind::kMemory ? nullptr : channel_storage_;
   spec.channel_memory_fd = memory.descriptor();
-  spec.channel_pull = use_pull;
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
+  spec.channel_pull = request.output_channel == runner::OutputChannelKind::kPull;
+  return spec;
+}
+
+Result<ChildRun> RunnerClient::Run(const runner::RunnerRequest& request, const std::string& artifact_stem,
+                                   MeasurementKey& key, const ChildExpectations& expected,
+                                   const OutputFrames* expected_frames) {
+  runner::RunnerRequest child_request = request;
+  child_request.output_fd = kOutputChannelFd;
+  ChannelMemory memory = std::move(channel_memory_);
+  const runner::OutputChannelKind channel = ChannelFor(memory);
+  const bool use_memory = channel == runner::OutputChannelKind::kMemory;
+  const bool use_pull = channel == runner::OutputChannelKind::kPull;
+  child_request.output_channel = channel;
+  ParentPhases phases;
+  phases.channel = std::string(runner::OutputChannelKindName(channel));
+  phases.prepare = std::exchange(prepare_seconds_, 0.0);
+  KOPT_ASSIGN_OR_RETURN(nlohmann::json wire, RunnerRequestWire(child_request));
+  std::string directory = "runs/" + std::to_string(run_id_) + "/";
+  KOPT_ASSIGN_OR_RETURN(std::string request_path,
+                        workspace_.WriteArtifact(directory + artifact_stem + ".request.json", wire.dump(2)));
+  std::string token = NewRunToken();
+  CommandSpec spec = ChildCommand(child_request, request_path, token, memory, expected);
   // A candidate's frames are compared while they arrive (measure/output_prejudge.h); the judge below decides.
   std::optional<OutputPrejudge> prejudge;
   if (use_pull && expected_frames != nullptr) {
-    prejudge.emplace(*parsed, *expected_frames);
+    prejudge.emplace(child_request, *expected_frames);
     spec.on_channel = [&prejudge](std::string_view bytes) { prejudge->Received(bytes); };
     spec.before_channel_moves = [&prejudge] { prejudge->Moving(); };
   }
@@ -135,7 +191,7 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   PrecomputedOutputs precomputed = prejudge ? prejudge->Finish() : PrecomputedOutputs();
   phases.prejudged = static_cast<int64_t>(precomputed.size());
   std::string channel_broken;
-  const double seconds = since(started);
+  const double seconds = SecondsSince(started);
   if (!result.ok()) {
     return result.status().WithContext("cannot start kopt-runner (" + runner_program_ +
                                        "; set KOPT_RUNNER to its path)");
@@ -159,50 +215,27 @@ Result<ChildRun> RunnerClient::Run(const nlohmann::json& request, const std::str
   }
   ChildRun run;
   run.seconds = seconds;
-  // A child that was killed or died may have been cut off in the middle of a
-  // line or a frame: what it finished sending still counts, the torn tail not.
-  bool ended_abnormally = result->timed_out || result->signaled;
-  std::string_view complete_lines = result->stdout_text;
-  if (ended_abnormally) complete_lines = complete_lines.substr(0, complete_lines.rfind('\n') + 1);
-  run.events = ParseRunnerEvents(complete_lines);
+  run.events = CompleteEvents(*result);
   if (key.gpu.empty() && run.events.device) key.gpu = run.events.device->name;
-  // The child's events, then the parent's checks and outcome: stored together below, in one transaction.
-  std::vector<StoredEvent> records;
-  records.reserve(run.events.events.size() + run.events.outputs.size());
-  for (const nlohmann::json& event : run.events.events)
-    records.push_back({event.value("event", "unknown"), event});
-  KOPT_RETURN_IF_ERROR(
-      workspace_.WriteArtifact(directory + artifact_stem + ".stdout", result->stdout_text).status());
-  KOPT_RETURN_IF_ERROR(
-      workspace_.WriteArtifact(directory + artifact_stem + ".stderr", result->stderr_text).status());
+  KOPT_RETURN_IF_ERROR(WriteChildOutput(workspace_, directory + artifact_stem, *result));
   auto receive_started = Clock::now();
-  auto receive = [&]() -> Result<OutputFrames> {
-    if (!channel_broken.empty()) return InvalidInput("output channel: " + channel_broken);
-    if (!use_memory) return OutputFrames::Parse(std::move(result->channel_bytes), ended_abnormally);
-    // The child has ended; whatever it (or anything it started) can still do
-    // to the memory ends here, or the seal fails and the child is rejected.
-    KOPT_ASSIGN_OR_RETURN(std::shared_ptr<const SealedBytes> sealed, memory.Seal(spec.max_channel_bytes));
-    return OutputFrames::ParseMemory(std::move(sealed));
-  };
-  Result<OutputFrames> frames = receive();
-  phases.receive = since(receive_started);
+  Result<OutputFrames> frames =
+      ReceiveFrames(*result, memory, use_memory, channel_broken, spec.max_channel_bytes);
+  phases.receive = SecondsSince(receive_started);
   auto judge_started = Clock::now();
   ChildExpectations expectations = expected;
   if (expectations.l2_bytes == 0 && run.events.device) expectations.l2_bytes = run.events.device->l2_bytes;
-  run.outcome = Judge(*parsed, run, *result, token, frames, expected_frames, expectations, &precomputed);
-  phases.judge = since(judge_started);
+  run.outcome =
+      Judge(child_request, run, *result, token, frames, expected_frames, expectations, &precomputed);
+  phases.judge = SecondsSince(judge_started);
   auto store_started = Clock::now();
-  // The parent's comparisons are stored beside the child's events (resume reads them back).
-  for (const runner::CheckEvent& check : run.events.checks) {
-    records.push_back({"check", runner::RunnerEventToJson(check)});
-  }
   if (frames.ok()) run.frames = std::move(frames).value();
   run.end = DescribeCommandEnd(*result, timeout_seconds_);
   // A child killed by an interrupt of kopt has no verdict: never a complete outcome that resume reuses.
   bool complete = run.outcome.complete() && !run.below_floor && !InterruptRequested();
   KOPT_RETURN_IF_ERROR(workspace_.RecordMeasurement(
-      run_id_, key, records, OutcomeToJson(run.outcome, run.end, run.seconds), complete));
-  phases.store = since(store_started);
+      run_id_, key, EventRecords(run.events), OutcomeToJson(run.outcome, run.end, run.seconds), complete));
+  phases.store = SecondsSince(store_started);
   run.phases = phases;
   return run;
 }

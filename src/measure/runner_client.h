@@ -21,6 +21,7 @@
 #include "measure/measurement_report.h"
 #include "runner_protocol/output_frames.h"
 #include "runner_protocol/runner_events_parser.h"
+#include "runner_protocol/runner_request.h"
 #include "store/workspace.h"
 
 namespace kopt {
@@ -48,7 +49,9 @@ class RunnerClient {
   RunnerClient(CommandRunner& command_runner, std::string runner_program, Workspace& workspace,
                int64_t run_id, double timeout_seconds);
 
-  // Runs one child. `artifact_stem` names the files under runs/<id>/
+  // Runs one child on `request` (measure_plan.h BuildRunnerRequest) with this client's output channel
+  // set in it (output_fd, output_channel); the request file is its JSON. `artifact_stem` names the files
+  // under runs/<id>/
   // ("saxpy_vec4.candidate"). `key.gpu` may be empty: it is then taken from
   // the child's device event (and stays empty when none came). Errors: the
   // runner could not be started (NotFound/Unavailable), or the workspace
@@ -61,8 +64,9 @@ class RunnerClient {
   // child's; null: the child's own, for a reference child) by JudgeOutputs,
   // its timing by CheckTimingClaims and the floor. The parent's check events
   // are stored with the child's.
-  Result<ChildRun> Run(const nlohmann::json& request, const std::string& artifact_stem, MeasurementKey& key,
-                       const ChildExpectations& expected, const OutputFrames* expected_frames);
+  Result<ChildRun> Run(const runner::RunnerRequest& request, const std::string& artifact_stem,
+                       MeasurementKey& key, const ChildExpectations& expected,
+                       const OutputFrames* expected_frames);
 
   // Memory the next children receive their output channel into
   // (CommandSpec::channel_storage; borrowed; null: new memory each time).
@@ -84,6 +88,13 @@ class RunnerClient {
   }
 
  private:
+  // The channel the next child gets: `memory` when it holds any, else pulled unless refused, else the pipe.
+  runner::OutputChannelKind ChannelFor(const ChannelMemory& memory) const;
+  // The command that starts kopt-runner on `request_path` with the run token and `request`'s channel.
+  CommandSpec ChildCommand(const runner::RunnerRequest& request, const std::string& request_path,
+                           const std::string& token, const ChannelMemory& memory,
+                           const ChildExpectations& expected) const;
+
   CommandRunner& command_runner_;
   std::string runner_program_;
   Workspace& workspace_;

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/phase_timer.h"
+#include "core/status.h"
+#include "hw/gpu_spec.h"
 #include "profile/ncu_progress.h"
 
 namespace kopt {
@@ -79,6 +81,9 @@ struct CollectionOptions {
   // disassembly, the timeline run, ncu, the exports and reading the pages, each
   // recorded as a phase. Null: nothing recorded.
   PhaseTimer* phases = nullptr;
+  // The CUDA driver's answer to which GPUs this machine has: the fallback of the GPU query
+  // (cuda_build.h DetectLocalArchitecture). Null: QueryLiveGpus (hw/gpu_spec.h); tests pass a fake.
+  std::function<Result<std::vector<GpuSpec>>()> query_gpus;
 };
 
 }  // namespace kopt

@@ -1,7 +1,6 @@
 // What the live collector's files share (collector_support.h).
 #include "profile/collector_support.h"
 
-#include <cstdio>
 #include <fstream>
 #include <system_error>
 
@@ -58,16 +57,6 @@ std::string ErrorLinesSection(std::string_view output) {
   return Section("ncu reported", JoinLines(MarkedLines(output, "==ERROR==")));
 }
 
-std::string Quoted(std::string_view text) {
-  return "'" + std::string(text) + "'";
-}
-
-std::string FormatSeconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
-}
-
 size_t NonBlankLineCount(std::string_view text) {
   size_t count = 0;
   for (std::string_view line : SplitLines(text)) count += TrimWhitespace(line).empty() ? 0 : 1;
@@ -79,7 +68,7 @@ Status WriteTextFile(const fs::path& path, std::string_view text) {
   stream.write(text.data(), static_cast<std::streamsize>(text.size()));
   stream.close();
   if (!stream)
-    return WorkFailed("cannot write " + Quoted(path.string()) + " (is the work directory writable?)");
+    return WorkFailed("cannot write " + SingleQuoted(path.string()) + " (is the work directory writable?)");
   return Status::Ok();
 }
 
@@ -90,7 +79,7 @@ Result<fs::path> PrepareWorkDirectory(const CollectionOptions& options) {
   std::error_code error;
   fs::create_directories(options.work_directory, error);
   if (error || !fs::is_directory(options.work_directory)) {
-    return WorkFailed("cannot create the work directory " + Quoted(options.work_directory) + ": " +
+    return WorkFailed("cannot create the work directory " + SingleQuoted(options.work_directory) + ": " +
                       (error ? error.message() : "a file of that name exists"));
   }
   return fs::path(options.work_directory);
@@ -117,7 +106,7 @@ std::string NcuInstallAdvice() {
 
 Status RequireNcu(CommandRunner& runner, const CollectionOptions& options, std::string_view purpose) {
   if (!runner.FindProgram(options.ncu).empty()) return Status::Ok();
-  return Unavailable("Nsight Compute's command-line profiler " + Quoted(options.ncu) +
+  return Unavailable("Nsight Compute's command-line profiler " + SingleQuoted(options.ncu) +
                      " was not found on PATH; " + std::string(purpose) + " needs it. " + NcuInstallAdvice() +
                      ".");
 }

@@ -36,12 +36,6 @@ std::string Section(std::string_view label, std::string_view lines);
 // Section "ncu reported" with ncu's ==ERROR== lines of `output`.
 std::string ErrorLinesSection(std::string_view output);
 
-// 'text', for names in messages.
-std::string Quoted(std::string_view text);
-
-// "%g" of `seconds`.
-std::string FormatSeconds(double seconds);
-
 size_t NonBlankLineCount(std::string_view text);
 
 // Writes `text` to `path` (truncating); WorkFailed naming the path when it cannot.

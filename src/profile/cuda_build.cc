@@ -32,7 +32,7 @@ std::string NoGpuMessage(std::string_view detail, std::string_view tool_output) 
 
 Status RequireNvcc(CommandRunner& runner, const CollectionOptions& options) {
   if (!runner.FindProgram(options.nvcc).empty()) return Status::Ok();
-  return Unavailable("the CUDA compiler " + Quoted(options.nvcc) +
+  return Unavailable("the CUDA compiler " + SingleQuoted(options.nvcc) +
                      " was not found on PATH; building a .cu file needs it. Install the CUDA toolkit "
                      "(https://developer.nvidia.com/cuda-downloads) and put its bin directory (usually "
                      "/usr/local/cuda/bin) on PATH. Without a GPU machine, "
@@ -42,7 +42,8 @@ Status RequireNvcc(CommandRunner& runner, const CollectionOptions& options) {
 Result<std::string> ChooseArchitecture(const CollectionOptions& options, CommandRunner& runner) {
   if (!options.architecture.empty()) return options.architecture;
   PhaseTimer::Scope phase(options.phases, "GPU query (nvidia-smi)");
-  return DetectLocalArchitecture(runner, std::min(options.timeout_seconds, kNvidiaSmiTimeoutSeconds));
+  return DetectLocalArchitecture(runner, std::min(options.timeout_seconds, kNvidiaSmiTimeoutSeconds),
+                                 options.query_gpus ? options.query_gpus : QueryLiveGpus);
 }
 
 // Compiles; returns nvcc's stderr, which holds the ptxas report.
@@ -82,7 +83,7 @@ void AttachSassListing(const std::filesystem::path& binary_path, const std::file
   using namespace collector;
   namespace fs = std::filesystem;
   if (runner.FindProgram(options.cuobjdump).empty()) {
-    notes.push_back(Quoted(options.cuobjdump) +
+    notes.push_back(SingleQuoted(options.cuobjdump) +
                     " (CUDA toolkit) not found on PATH: no SASS instruction mix for this profile");
     return;
   }
@@ -110,19 +111,22 @@ void AttachSassListing(const std::filesystem::path& binary_path, const std::file
 }
 
 Result<std::string> ArchitectureForComputeCapability(std::string_view compute_capability) {
-  using collector::Quoted;
   static const std::regex pattern(R"(([0-9]{1,2})\.([0-9]))");
   std::string text(TrimWhitespace(compute_capability));
   std::smatch match;
   if (!std::regex_match(text, match, pattern)) {
-    return InvalidInput("compute capability " + Quoted(text) + " is not of the form MAJOR.MINOR such as 9.0");
+    return InvalidInput("compute capability " + SingleQuoted(text) +
+                        " is not of the form MAJOR.MINOR such as 9.0");
   }
   std::string architecture = "sm_" + match[1].str() + match[2].str();
   if (architecture == "sm_90") architecture += "a";
   return architecture;
 }
 
-Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeout_seconds) {
+namespace {
+
+// The architecture of the first GPU nvidia-smi lists; Unavailable "no NVIDIA GPU found: …" otherwise.
+Result<std::string> NvidiaSmiArchitecture(CommandRunner& runner, double timeout_seconds) {
   using namespace collector;
   if (runner.FindProgram("nvidia-smi").empty()) {
     return Unavailable(NoGpuMessage("nvidia-smi (from the NVIDIA driver) is not on PATH"));
@@ -142,10 +146,29 @@ Result<std::string> DetectLocalArchitecture(CommandRunner& runner, double timeou
   if (first == lines.end()) return Unavailable(NoGpuMessage("nvidia-smi lists no GPU"));
   Result<std::string> architecture = ArchitectureForComputeCapability(*first);
   if (!architecture.ok()) {
-    return Unavailable(NoGpuMessage("nvidia-smi printed " + Quoted(TrimWhitespace(*first)) +
+    return Unavailable(NoGpuMessage("nvidia-smi printed " + SingleQuoted(TrimWhitespace(*first)) +
                                     " where a compute capability such as 9.0 was expected"));
   }
   return architecture;
+}
+
+// The architecture of the first GPU the driver query returns.
+Result<std::string> DriverArchitecture(const std::function<Result<std::vector<GpuSpec>>()>& driver_query) {
+  if (!driver_query) return Unavailable("no CUDA driver query");
+  KOPT_ASSIGN_OR_RETURN(std::vector<GpuSpec> gpus, driver_query());
+  if (gpus.empty()) return Unavailable("the CUDA driver lists no GPU");
+  return ArchitectureForComputeCapability(gpus.front().compute_capability);
+}
+
+}  // namespace
+
+Result<std::string> DetectLocalArchitecture(
+    CommandRunner& runner, double timeout_seconds,
+    const std::function<Result<std::vector<GpuSpec>>()>& driver_query) {
+  Result<std::string> listed = NvidiaSmiArchitecture(runner, timeout_seconds);
+  if (listed.ok()) return listed;
+  Result<std::string> driver = DriverArchitecture(driver_query);
+  return driver.ok() ? driver : listed;
 }
 
 }  // namespace kopt

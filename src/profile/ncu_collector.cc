@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "core/file_io.h"
+#include "core/text.h"
 #include "profile/collector_support.h"
 #include "profile/cuda_build.h"
 #include "profile/ncu_run.h"
@@ -102,7 +103,7 @@ Result<Profile> CollectFromCudaSource(const std::string& cuda_source_path,
   const CollectionOptions options = WithProgressLine(given_options, line);
   std::error_code error;
   if (!fs::is_regular_file(cuda_source_path, error)) {
-    return NotFound("CUDA source " + Quoted(cuda_source_path) + " not found (expected a .cu file)");
+    return NotFound("CUDA source " + SingleQuoted(cuda_source_path) + " not found (expected a .cu file)");
   }
   KOPT_RETURN_IF_ERROR(CheckLaunchSelection(options));
   KOPT_ASSIGN_OR_RETURN(fs::path work_directory, PrepareWorkDirectory(options));

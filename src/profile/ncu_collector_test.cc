@@ -89,6 +89,8 @@ class NcuCollectorTest : public ::testing::Test {
     work_ = root_ / "bundle";
     options_.work_directory = work_.string();
     options_.timeout_seconds = 7;
+    // The GPU query's fallback answers as on a machine without a driver, whatever this one has.
+    options_.query_gpus = [] { return Result<std::vector<GpuSpec>>(Unavailable("no CUDA driver (fake)")); };
     InstallHealthyToolchain();
   }
   void TearDown() override { fs::remove_all(root_); }

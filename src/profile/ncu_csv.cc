@@ -185,10 +185,8 @@ bool IsUnitsRow(const CsvRecord& row, const Layout& layout) {
   return true;
 }
 
-}  // namespace
-
-Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name,
-                                                 std::vector<std::string>* notes) {
+// An empty file or binary data is not a raw page: InvalidInput saying what to export instead.
+Status CheckRawPageText(std::string_view text, std::string_view file_name) {
   if (TrimWhitespace(text).empty()) {
     return InvalidInput(
         fmt::format("{}: the file is empty; expected an Nsight Compute raw-page CSV export "
@@ -202,6 +200,52 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
                     "--print-units base",
                     file_name));
   }
+  return Status::Ok();
+}
+
+// A record with a field per header column; InvalidInput naming its line otherwise.
+Status CheckWidth(const CsvRecord& record, size_t header_width, std::string_view file_name) {
+  if (record.fields.size() == header_width) return Status::Ok();
+  return InvalidInput(
+      fmt::format("{}:{}: {} fields, but the header has {}; expected one field per column "
+                  "(file truncated or edited?)",
+                  file_name, record.line, record.fields.size(), header_width));
+}
+
+// The launch rows of `rest` (starting at line `first_line`), appended to `launches` in order: in
+// pieces parsed on all cores (a 100,000-launch export is half a gigabyte of text).
+Status ReadLaunchRows(std::string_view rest, int first_line, const Layout& layout, size_t header_width,
+                      std::string_view file_name, std::vector<KernelLaunch>& launches) {
+  std::vector<Piece> pieces = SplitAtRecordEnds(rest, first_line, size_t{4} << 20);
+  std::vector<std::vector<KernelLaunch>> parsed(pieces.size());
+  std::vector<Status> statuses(pieces.size());
+  ForEachChunk(pieces.size(), [&](size_t index) {
+    statuses[index] = [&]() -> Status {
+      CsvReader piece_reader(pieces[index].text, file_name, pieces[index].first_line);
+      CsvRecord record;
+      while (true) {
+        KOPT_ASSIGN_OR_RETURN(bool more, piece_reader.Next(record));
+        if (!more) return Status::Ok();
+        if (record.IsBlank()) continue;
+        KOPT_RETURN_IF_ERROR(CheckWidth(record, header_width, file_name));
+        KOPT_ASSIGN_OR_RETURN(KernelLaunch launch, ReadLaunch(record, layout, file_name));
+        parsed[index].push_back(std::move(launch));
+      }
+    }();
+  });
+  for (size_t index = 0; index < pieces.size(); ++index) {
+    KOPT_RETURN_IF_ERROR(statuses[index]);
+    for (KernelLaunch& launch : parsed[index]) launches.push_back(std::move(launch));
+    std::vector<KernelLaunch>().swap(parsed[index]);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::string_view file_name,
+                                                 std::vector<std::string>* notes) {
+  KOPT_RETURN_IF_ERROR(CheckRawPageText(text, file_name));
   std::string storage;  // the text with a program's stdout lines blanked, when it has any
   std::string_view reader_text = BlankUnquotedLines(text, storage).text;
   CsvReader reader(reader_text, file_name);
@@ -221,14 +265,8 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
   do {
     KOPT_ASSIGN_OR_RETURN(has_second, reader.Next(second));
   } while (has_second && second.IsBlank());
-  auto check_width = [&](const CsvRecord& record) -> Status {
-    if (record.fields.size() == header.fields.size()) return Status::Ok();
-    return InvalidInput(
-        fmt::format("{}:{}: {} fields, but the header has {}; expected one field per column "
-                    "(file truncated or edited?)",
-                    file_name, record.line, record.fields.size(), header.fields.size()));
-  };
-  if (has_second) KOPT_RETURN_IF_ERROR(check_width(second));
+  const size_t header_width = header.fields.size();
+  if (has_second) KOPT_RETURN_IF_ERROR(CheckWidth(second, header_width, file_name));
 
   KOPT_ASSIGN_OR_RETURN(Layout layout, PlanColumns(header, nullptr, file_name));
   bool second_is_units = has_second && IsUnitsRow(second, layout);
@@ -243,34 +281,11 @@ Result<std::vector<KernelLaunch>> ParseNcuRawCsv(std::string_view text, std::str
   }
   std::vector<KernelLaunch> launches;
   if (has_second && !second_is_units) {
-    KOPT_RETURN_IF_ERROR(check_width(second));
     KOPT_ASSIGN_OR_RETURN(KernelLaunch launch, ReadLaunch(second, layout, file_name));
     launches.push_back(std::move(launch));
   }
-  // The rows, in pieces parsed on all cores (a 100,000-launch export is half a gigabyte of text).
-  std::string_view rest = reader_text.substr(reader.position());
-  std::vector<Piece> pieces = SplitAtRecordEnds(rest, reader.line(), size_t{4} << 20);
-  std::vector<std::vector<KernelLaunch>> parsed(pieces.size());
-  std::vector<Status> statuses(pieces.size());
-  ForEachChunk(pieces.size(), [&](size_t index) {
-    statuses[index] = [&]() -> Status {
-      CsvReader piece_reader(pieces[index].text, file_name, pieces[index].first_line);
-      CsvRecord record;
-      while (true) {
-        KOPT_ASSIGN_OR_RETURN(bool more, piece_reader.Next(record));
-        if (!more) return Status::Ok();
-        if (record.IsBlank()) continue;
-        KOPT_RETURN_IF_ERROR(check_width(record));
-        KOPT_ASSIGN_OR_RETURN(KernelLaunch launch, ReadLaunch(record, layout, file_name));
-        parsed[index].push_back(std::move(launch));
-      }
-    }();
-  });
-  for (size_t index = 0; index < pieces.size(); ++index) {
-    KOPT_RETURN_IF_ERROR(statuses[index]);
-    for (KernelLaunch& launch : parsed[index]) launches.push_back(std::move(launch));
-    std::vector<KernelLaunch>().swap(parsed[index]);
-  }
+  KOPT_RETURN_IF_ERROR(ReadLaunchRows(reader_text.substr(reader.position()), reader.line(), layout,
+                                      header_width, file_name, launches));
   if (launches.empty()) {
     return InvalidInput(
         fmt::format("{}: the export lists no kernel launch (header{} only); expected one row per "

@@ -26,19 +26,21 @@ bool IsNcuMessageLine(std::string_view line) {
 Status CheckReportFile(const std::string& report_path) {
   std::error_code error;
   if (!fs::exists(report_path, error)) {
-    return NotFound("Nsight Compute report " + Quoted(report_path) + " not found");
+    return NotFound("Nsight Compute report " + SingleQuoted(report_path) + " not found");
   }
   if (!fs::is_regular_file(report_path, error)) {
-    return InvalidInput(Quoted(report_path) + " is not a file; expected an Nsight Compute report (.ncu-rep)");
+    return InvalidInput(SingleQuoted(report_path) +
+                        " is not a file; expected an Nsight Compute report (.ncu-rep)");
   }
   if (fs::file_size(report_path, error) == 0) {
-    return InvalidInput(Quoted(report_path) + " is empty; expected an Nsight Compute report (.ncu-rep)");
+    return InvalidInput(SingleQuoted(report_path) +
+                        " is empty; expected an Nsight Compute report (.ncu-rep)");
   }
   return Status::Ok();
 }
 
 Status NoKernelInReport(const std::string& report_path, std::string_view ncu_output) {
-  return WorkFailed("the report " + Quoted(report_path) +
+  return WorkFailed("the report " + SingleQuoted(report_path) +
                     " contains no kernel: ncu exported no profiled launch from it" +
                     ErrorLinesSection(ncu_output));
 }
@@ -54,14 +56,14 @@ Result<std::string> ExportRawPage(const std::string& report_path, const Collecti
   phase.Stop();
   std::string output = CombinedOutput(result);
   if (result.timed_out) {
-    return WorkFailed("ncu timed out after " + FormatSeconds(options.timeout_seconds) + " s reading " +
-                      Quoted(report_path));
+    return WorkFailed("ncu timed out after " + SecondsText(options.timeout_seconds) + " s reading " +
+                      SingleQuoted(report_path));
   }
   if (!result.Succeeded()) {
     std::string detail = MarkedLines(output, "==ERROR==").empty()
                              ? Section("ncu said", LastLines(output, kOutputTailLines))
                              : ErrorLinesSection(output);
-    return InvalidInput("ncu could not read the report " + Quoted(report_path) + " (" +
+    return InvalidInput("ncu could not read the report " + SingleQuoted(report_path) + " (" +
                         DescribeCommandEnd(result, options.timeout_seconds) +
                         "); expected an Nsight Compute report that this ncu version can open" + detail);
   }
@@ -139,8 +141,8 @@ Result<Profile> ImportNcuReport(const std::string& report_path, const Collection
   using namespace collector;
   KOPT_RETURN_IF_ERROR(CheckReportFile(report_path));
   if (runner.FindProgram(options.ncu).empty()) {
-    return Unavailable("reading " + Quoted(report_path) + " needs Nsight Compute's ncu on PATH (" +
-                       Quoted(options.ncu) +
+    return Unavailable("reading " + SingleQuoted(report_path) + " needs Nsight Compute's ncu on PATH (" +
+                       SingleQuoted(options.ncu) +
                        " was not found); or export on the machine that has it: ncu --import " + report_path +
                        " --csv --page raw --print-units base > r.csv and run kopt explain r.csv. " +
                        NcuInstallAdvice() + ".");

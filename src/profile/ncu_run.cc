@@ -99,7 +99,7 @@ Result<std::vector<std::string>> ResolveProgram(const std::vector<std::string>& 
   if (resolved[0].find('/') != std::string::npos) return resolved;
   std::string path = runner.FindProgram(resolved[0]);
   if (path.empty()) {
-    return NotFound("program " + Quoted(resolved[0]) +
+    return NotFound("program " + SingleQuoted(resolved[0]) +
                     " not found on PATH; for a program in this directory write ./" + resolved[0]);
   }
   resolved[0] = path;
@@ -140,7 +140,8 @@ struct NcuSelection {
 NcuSelection DescribeNcuSelection(const CollectionOptions& options, const SamplingPlan* plan, bool sampling) {
   NcuSelection selection;
   std::vector<std::string> parts;
-  if (!options.kernel_regex.empty()) parts.push_back("kernels matching " + Quoted(options.kernel_regex));
+  if (!options.kernel_regex.empty())
+    parts.push_back("kernels matching " + SingleQuoted(options.kernel_regex));
   if (options.launch_count > 0) {
     parts.push_back(fmt::format("at most {} launches", options.launch_count));
     selection.launches = options.launch_count;
@@ -235,7 +236,7 @@ Result<Profile> ReadNcuResults(const CommandResult& result, const std::string& c
   std::error_code error;
   if (!fs::exists(report_path, error)) {
     return WorkFailed("ncu finished profiling `" + command + "` but wrote no report at " +
-                      Quoted(report_path) + ErrorLinesSection(output) +
+                      SingleQuoted(report_path) + ErrorLinesSection(output) +
                       Section("last lines of output", LastLines(output, kOutputTailLines)));
   }
   AddWarningNotes(output, notes);

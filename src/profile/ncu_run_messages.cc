@@ -66,7 +66,8 @@ std::string ProgramOutputTail(std::string_view output) {
 
 std::string KernelFilterDescription(const CollectionOptions& options) {
   std::vector<std::string> parts;
-  if (!options.kernel_regex.empty()) parts.push_back("kernel name regex " + Quoted(options.kernel_regex));
+  if (!options.kernel_regex.empty())
+    parts.push_back("kernel name regex " + SingleQuoted(options.kernel_regex));
   if (options.launch_skip > 0)
     parts.push_back("skipping " + std::to_string(options.launch_skip) + " launches");
   if (options.launch_count > 0) parts.push_back("launch count " + std::to_string(options.launch_count));
@@ -132,7 +133,7 @@ Status InterpretNcuRun(const CommandResult& result, const std::string& command,
   std::string tail = Section("last lines of output", LastLines(output, kOutputTailLines));
   if (result.timed_out) {
     return WorkFailed(
-        "profiling `" + command + "` under ncu timed out after " + FormatSeconds(options.timeout_seconds) +
+        "profiling `" + command + "` under ncu timed out after " + SecondsText(options.timeout_seconds) +
         " s; ncu replays every profiled launch many times, so select fewer launches (kernel regex, "
         "launch count) or allow more time" +
         tail);

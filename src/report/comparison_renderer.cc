@@ -65,13 +65,9 @@ bool ShownTerm(const AttributionTerm& term, double delta_ns) {
   return term.part.empty() || std::fabs(term.delta_ns) >= 0.01 * std::fabs(delta_ns);
 }
 
-void WritePair(TextDocument& doc, const ProfileComparison& comparison, const KernelComparison& pair,
-               size_t index, const std::string& chart_prefix) {
-  const KernelDiagnosis& before = comparison.before.kernels[pair.before_index];
-  const KernelDiagnosis& after = comparison.after.kernels[pair.after_index];
-  doc.Heading(fmt::format("[{}] {} → {}", index + 1, before.function_name, after.function_name));
-  doc.Paragraph(fmt::format("paired by {}", pair.match));
-  const TimeAttribution& attribution = pair.attribution;
+// The pair's time, class, speed of light and floor side by side (and the roofline shift in HTML).
+void WritePairSummary(TextDocument& doc, const KernelDiagnosis& before, const KernelDiagnosis& after,
+                      const std::string& chart_id) {
   const double delta = after.roofline.duration_ns - before.roofline.duration_ns;
   TextTable summary;
   summary.rows = {{"", "before", "after", "change"}};
@@ -89,98 +85,125 @@ void WritePair(TextDocument& doc, const ProfileComparison& comparison, const Ker
   doc.Blank();
   if (doc.html()) {
     doc.Subheading("Roofline: before (hollow) → after");
-    doc.Chart(RooflineShiftSvg(&before.roofline, after.roofline, fmt::format("{}-{}", chart_prefix, index)));
+    doc.Chart(RooflineShiftSvg(&before.roofline, after.roofline, chart_id));
   }
-  if (attribution.available) {
-    doc.Subheading(fmt::format(
-        "Where the time went: the terms sum to {} (exact); stall shares from {}; ± from {}",
-        SignedDuration(attribution.delta_ns),
-        attribution.stall_source == StallSource::kCounters ? "counter sums" : "ncu's rounded ratios",
-        UncertaintyText(attribution)));
-    TextTable terms;
-    terms.rows = {{"term", "before", "after", "time", "±"}};
-    terms.right_aligned = {false, true, true, true, true};
-    size_t hidden = 0;
-    double hidden_ns = 0;
-    auto flush = [&]() {  // the parts of the factor above too small for a row
-      if (hidden > 0)
-        terms.rows.push_back(
-            {fmt::format("  ({} smaller parts)", hidden), "", "", SignedDuration(hidden_ns), ""});
-      hidden = 0;
-      hidden_ns = 0;
-    };
-    for (const AttributionTerm& term : attribution.terms) {
-      if (term.part.empty()) flush();
-      if (!ShownTerm(term, attribution.delta_ns)) {
-        ++hidden;
-        hidden_ns += term.delta_ns;
-        continue;
-      }
-      terms.rows.push_back({(term.part.empty() ? "" : "  ") + term.label, FactorValue(term.before, term.unit),
-                            FactorValue(term.after, term.unit), SignedDuration(term.delta_ns),
-                            PlusMinus(term.delta_ns, term.uncertainty_ns)});
+}
+
+// The attribution's terms, one row each (parts under 1 % of the change summed per factor), and the
+// measured change.
+TextTable AttributionTable(const TimeAttribution& attribution) {
+  TextTable terms;
+  terms.rows = {{"term", "before", "after", "time", "±"}};
+  terms.right_aligned = {false, true, true, true, true};
+  size_t hidden = 0;
+  double hidden_ns = 0;
+  auto flush = [&]() {  // the parts of the factor above too small for a row
+    if (hidden > 0)
+      terms.rows.push_back(
+          {fmt::format("  ({} smaller parts)", hidden), "", "", SignedDuration(hidden_ns), ""});
+    hidden = 0;
+    hidden_ns = 0;
+  };
+  for (const AttributionTerm& term : attribution.terms) {
+    if (term.part.empty()) flush();
+    if (!ShownTerm(term, attribution.delta_ns)) {
+      ++hidden;
+      hidden_ns += term.delta_ns;
+      continue;
     }
-    flush();
-    terms.rows.push_back({"measured change", Duration(attribution.before_ns), Duration(attribution.after_ns),
-                          SignedDuration(attribution.delta_ns),
-                          PlusMinus(attribution.delta_ns, attribution.change_uncertainty_ns)});
-    doc.Table(terms);
-    doc.Paragraph(fmt::format(
-        "noise: the stall counters' replay against the active-warp total, ρ {} → {}, amounts to {} ({} of "
-        "the "
-        "change); a term marked * is within twice its ±",
-        fmt::format("{:.4f}", attribution.rho_before), fmt::format("{:.4f}", attribution.rho_after),
-        Duration(attribution.pass_mismatch_ns),
-        FormatFraction(
-            attribution.delta_ns != 0 ? attribution.pass_mismatch_ns / std::fabs(attribution.delta_ns) : 0,
-            kStyle)));
-    doc.Blank();
+    terms.rows.push_back({(term.part.empty() ? "" : "  ") + term.label, FactorValue(term.before, term.unit),
+                          FactorValue(term.after, term.unit), SignedDuration(term.delta_ns),
+                          PlusMinus(term.delta_ns, term.uncertainty_ns)});
   }
-  if (!attribution.traffic.empty()) {
-    doc.Subheading("Memory traffic (bytes at the level's peak rate: the change of its floor)");
-    TextTable traffic;
-    traffic.rows = {{"level", "before", "after", "Δ at peak", "Δ at achieved", "achieved before → after"}};
-    traffic.right_aligned = {false, true, true, true, true, true};
-    for (const TrafficChange& level : attribution.traffic) {
-      traffic.rows.push_back({MemoryLevelLabel(level.level), FormatBytes(level.bytes_before, kStyle),
-                              FormatBytes(level.bytes_after, kStyle),
-                              level.peak_bytes_per_second > 0 ? SignedDuration(level.floor_delta_ns) : "n/a",
-                              level.achieved_after > 0 ? SignedDuration(level.at_achieved_ns) : "n/a",
-                              FormatBandwidth(level.achieved_before, kStyle) + " → " +
-                                  FormatBandwidth(level.achieved_after, kStyle)});
-    }
-    doc.Table(traffic);
-    doc.Blank();
+  flush();
+  terms.rows.push_back({"measured change", Duration(attribution.before_ns), Duration(attribution.after_ns),
+                        SignedDuration(attribution.delta_ns),
+                        PlusMinus(attribution.delta_ns, attribution.change_uncertainty_ns)});
+  return terms;
+}
+
+// "Where the time went": the attribution's table and its noise.
+void WriteAttribution(TextDocument& doc, const TimeAttribution& attribution) {
+  doc.Subheading(fmt::format(
+      "Where the time went: the terms sum to {} (exact); stall shares from {}; ± from {}",
+      SignedDuration(attribution.delta_ns),
+      attribution.stall_source == StallSource::kCounters ? "counter sums" : "ncu's rounded ratios",
+      UncertaintyText(attribution)));
+  doc.Table(AttributionTable(attribution));
+  doc.Paragraph(fmt::format(
+      "noise: the stall counters' replay against the active-warp total, ρ {} → {}, amounts to {} ({} of "
+      "the "
+      "change); a term marked * is within twice its ±",
+      fmt::format("{:.4f}", attribution.rho_before), fmt::format("{:.4f}", attribution.rho_after),
+      Duration(attribution.pass_mismatch_ns),
+      FormatFraction(
+          attribution.delta_ns != 0 ? attribution.pass_mismatch_ns / std::fabs(attribution.delta_ns) : 0,
+          kStyle)));
+  doc.Blank();
+}
+
+// The memory traffic per level: bytes, and the change of its floor at peak and achieved rates.
+void WriteTraffic(TextDocument& doc, const std::vector<TrafficChange>& levels) {
+  doc.Subheading("Memory traffic (bytes at the level's peak rate: the change of its floor)");
+  TextTable traffic;
+  traffic.rows = {{"level", "before", "after", "Δ at peak", "Δ at achieved", "achieved before → after"}};
+  traffic.right_aligned = {false, true, true, true, true, true};
+  for (const TrafficChange& level : levels) {
+    traffic.rows.push_back({MemoryLevelLabel(level.level), FormatBytes(level.bytes_before, kStyle),
+                            FormatBytes(level.bytes_after, kStyle),
+                            level.peak_bytes_per_second > 0 ? SignedDuration(level.floor_delta_ns) : "n/a",
+                            level.achieved_after > 0 ? SignedDuration(level.at_achieved_ns) : "n/a",
+                            FormatBandwidth(level.achieved_before, kStyle) + " → " +
+                                FormatBandwidth(level.achieved_after, kStyle)});
   }
-  if (!pair.moved.empty()) {
-    doc.Subheading(fmt::format("Metrics that moved most beyond noise (top {})", pair.moved.size()));
-    TextTable moved;
-    moved.rows = {{"metric", "before", "after", "change", "× noise"}};
-    moved.right_aligned = {false, true, true, true, true};
-    for (const MetricMove& move : pair.moved) {
-      const double base = std::max(std::fabs(move.before), std::fabs(move.after));
-      moved.rows.push_back(
-          {move.metric, FormatMeasurement(move.before, move.unit, kStyle),
-           FormatMeasurement(move.after, move.unit, kStyle),
-           move.before != 0 ? SignedPercent((move.after - move.before) / std::fabs(move.before))
-                            : (base > 0 ? "from 0" : ""),
-           std::isfinite(move.noise_units) ? FormatNumber(move.noise_units, kStyle) : "exact"});
-    }
-    doc.Table(moved);
-    doc.Blank();
+  doc.Table(traffic);
+  doc.Blank();
+}
+
+// The metrics that moved most beyond their noise.
+void WriteMovedMetrics(TextDocument& doc, const std::vector<MetricMove>& moves) {
+  doc.Subheading(fmt::format("Metrics that moved most beyond noise (top {})", moves.size()));
+  TextTable moved;
+  moved.rows = {{"metric", "before", "after", "change", "× noise"}};
+  moved.right_aligned = {false, true, true, true, true};
+  for (const MetricMove& move : moves) {
+    const double base = std::max(std::fabs(move.before), std::fabs(move.after));
+    moved.rows.push_back(
+        {move.metric, FormatMeasurement(move.before, move.unit, kStyle),
+         FormatMeasurement(move.after, move.unit, kStyle),
+         move.before != 0 ? SignedPercent((move.after - move.before) / std::fabs(move.before))
+                          : (base > 0 ? "from 0" : ""),
+         std::isfinite(move.noise_units) ? FormatNumber(move.noise_units, kStyle) : "exact"});
   }
-  if (!pair.launch_changes.empty()) {
-    std::vector<std::string> changes;
-    for (const MetricMove& move : pair.launch_changes) {
-      if (changes.size() == 6) break;
-      changes.push_back(fmt::format("{} {} → {}", move.metric,
-                                    FormatMeasurement(move.before, move.unit, kStyle),
-                                    FormatMeasurement(move.after, move.unit, kStyle)));
-    }
-    doc.Bullet(fmt::format("launch configuration: {} metric{} changed: {}{}", pair.launch_changes.size(),
-                           pair.launch_changes.size() == 1 ? "" : "s", JoinList(changes),
-                           pair.launch_changes.size() > changes.size() ? ", …" : ""));
+  doc.Table(moved);
+  doc.Blank();
+}
+
+// One bullet with the launch configuration's changed metrics (the first six).
+void WriteLaunchChanges(TextDocument& doc, const std::vector<MetricMove>& launch_changes) {
+  std::vector<std::string> changes;
+  for (const MetricMove& move : launch_changes) {
+    if (changes.size() == 6) break;
+    changes.push_back(fmt::format("{} {} → {}", move.metric,
+                                  FormatMeasurement(move.before, move.unit, kStyle),
+                                  FormatMeasurement(move.after, move.unit, kStyle)));
   }
+  doc.Bullet(fmt::format("launch configuration: {} metric{} changed: {}{}", launch_changes.size(),
+                         launch_changes.size() == 1 ? "" : "s", JoinList(changes),
+                         launch_changes.size() > changes.size() ? ", …" : ""));
+}
+
+void WritePair(TextDocument& doc, const ProfileComparison& comparison, const KernelComparison& pair,
+               size_t index, const std::string& chart_prefix) {
+  const KernelDiagnosis& before = comparison.before.kernels[pair.before_index];
+  const KernelDiagnosis& after = comparison.after.kernels[pair.after_index];
+  doc.Heading(fmt::format("[{}] {} → {}", index + 1, before.function_name, after.function_name));
+  doc.Paragraph(fmt::format("paired by {}", pair.match));
+  WritePairSummary(doc, before, after, fmt::format("{}-{}", chart_prefix, index));
+  if (pair.attribution.available) WriteAttribution(doc, pair.attribution);
+  if (!pair.attribution.traffic.empty()) WriteTraffic(doc, pair.attribution.traffic);
+  if (!pair.moved.empty()) WriteMovedMetrics(doc, pair.moved);
+  if (!pair.launch_changes.empty()) WriteLaunchChanges(doc, pair.launch_changes);
   if (!pair.findings.empty()) {
     doc.Subheading("Findings");
     for (const FindingChange& change : pair.findings) {

@@ -692,87 +692,130 @@ std::string AxisValueText(double value) {
   return FormatScaled(value, "", QuantityStyle::kTrimmed);
 }
 
-}  // namespace
-
-std::string LineChartSvg(std::string_view title, std::string_view x_label, std::string_view y_unit,
-                         const std::vector<LineSeries>& series, bool log_x, std::optional<double> y_max) {
-  // Eight hues far apart (no two reds): blue, red, green, amber, violet, cyan, lime, grey.
-  static const std::vector<std::string> kColors = {"#1d4ed8", "#b91c1c", "#15803d", "#a16207",
-                                                   "#7c3aed", "#0891b2", "#65a30d", "#4b5563"};
-  constexpr double kW = 760, kH = 300, kL = 84, kR = 150, kT = 30, kB = 46;
+// Where a line chart's values land: the plot area of a kW × kH chart, x linear or logarithmic
+// from x_low to x_high, y from 0 to y_high.
+struct LineChartFrame {
+  static constexpr double kW = 760, kH = 300, kL = 84, kR = 150, kT = 30, kB = 46;
   double x_low = 1e300, x_high = -1e300, y_high = 0;
-  for (const LineSeries& line : series) {
-    for (auto [px, py] : line.points) {
-      if (log_x && !(px > 0)) continue;
-      if (!std::isfinite(px) || !std::isfinite(py)) continue;
-      x_low = std::min(x_low, px);
-      x_high = std::max(x_high, px);
-      y_high = std::max(y_high, py);
-    }
-  }
-  if (!(x_high >= x_low)) return "";
-  if (y_max) y_high = std::max(y_high, *y_max);
-  if (!(y_high > 0)) y_high = 1;
-  // Round ticks: the smallest step of 1, 2, 2.5 or 5 × 10^k that covers the data in at most five
-  // intervals; the axis ends on the tick above the largest value.
-  const double y_step = RoundTickStep(y_high / 5);
-  y_high = y_step * std::ceil(y_high / y_step * (1 - 1e-9));
-  auto fx = [&](double v) {
+  bool log_x = false;
+  double X(double v) const {
     double a = log_x ? std::log10(x_low) : x_low, b = log_x ? std::log10(x_high) : x_high;
     double t = log_x ? std::log10(v) : v;
     double fraction = b > a ? (t - a) / (b - a) : 0.5;
     return kL + fraction * (kW - kL - kR);
-  };
-  auto fy = [&](double v) { return kH - kB - (v / y_high) * (kH - kT - kB); };
-  std::string svg = fmt::format(
-      "<svg class=\"chart sweep\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
-      "aria-label=\"{2}\" {3}><title>{2}</title><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>",
-      kW, kH, EscapeHtml(title), kFont);
-  svg += fmt::format("<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{}</text>", Number(kL),
-                     EscapeHtml(title));
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#9ca3af\"/>",
-                     Number(kL), Number(kT), Number(kW - kL - kR), Number(kH - kT - kB));
-  for (int tick = 0; tick * y_step <= y_high * (1 + 1e-9); ++tick) {
+  }
+  double Y(double v) const { return kH - kB - (v / y_high) * (kH - kT - kB); }
+};
+
+// The data's extent (points with a non-positive x left out on a log axis); nullopt when no point is drawn.
+std::optional<LineChartFrame> FrameOf(const std::vector<LineSeries>& series, bool log_x) {
+  LineChartFrame frame;
+  frame.log_x = log_x;
+  for (const LineSeries& line : series) {
+    for (auto [px, py] : line.points) {
+      if (log_x && !(px > 0)) continue;
+      if (!std::isfinite(px) || !std::isfinite(py)) continue;
+      frame.x_low = std::min(frame.x_low, px);
+      frame.x_high = std::max(frame.x_high, px);
+      frame.y_high = std::max(frame.y_high, py);
+    }
+  }
+  if (!(frame.x_high >= frame.x_low)) return std::nullopt;
+  return frame;
+}
+
+// The y axis' grid lines and labels, one per `y_step` up to the frame's top.
+std::string YTicksSvg(const LineChartFrame& frame, double y_step, std::string_view y_unit) {
+  using F = LineChartFrame;
+  std::string svg;
+  for (int tick = 0; tick * y_step <= frame.y_high * (1 + 1e-9); ++tick) {
     double value = tick * y_step;
     svg += fmt::format(
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#e5e7eb\"/><text x=\"{3}\" y=\"{4}\" "
         "text-anchor=\"end\" font-size=\"11\" fill=\"#374151\">{5}</text>",
-        Number(kL), Number(fy(value)), Number(kW - kR), Number(kL - 6), Number(fy(value) + 4),
+        Number(F::kL), Number(frame.Y(value)), Number(F::kW - F::kR), Number(F::kL - 6),
+        Number(frame.Y(value) + 4),
         EscapeHtml(y_unit == "%"    ? FormatPercent(value, QuantityStyle::kTrimmed)
                    : y_unit == "ns" ? FormatDuration(value, QuantityStyle::kTrimmed)
                                     : FormatScaled(value, y_unit, QuantityStyle::kTrimmed)));
   }
-  // x ticks at the distinct x values of the first series (at most 10).
+  return svg;
+}
+
+// The x axis' labels at the distinct x values of all series (at most 10), and its title.
+std::string XTicksSvg(const LineChartFrame& frame, const std::vector<LineSeries>& series,
+                      std::string_view x_label) {
+  using F = LineChartFrame;
   std::vector<double> ticks;
   for (const LineSeries& line : series)
     for (auto [px, py] : line.points) ticks.push_back(px);
   std::sort(ticks.begin(), ticks.end());
   ticks.erase(std::unique(ticks.begin(), ticks.end()), ticks.end());
   size_t step = std::max<size_t>(1, (ticks.size() + 9) / 10);
+  std::string svg;
   for (size_t i = 0; i < ticks.size(); i += step) {
-    if (log_x && !(ticks[i] > 0)) continue;
+    if (frame.log_x && !(ticks[i] > 0)) continue;
     svg += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#374151\">{}</text>",
-        Number(fx(ticks[i])), Number(kH - kB + 16), EscapeHtml(AxisValueText(ticks[i])));
+        Number(frame.X(ticks[i])), Number(F::kH - F::kB + 16), EscapeHtml(AxisValueText(ticks[i])));
   }
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{}{}</text>",
-                     Number((kL + kW - kR) / 2), Number(kH - 10), EscapeHtml(x_label),
-                     log_x ? " (log scale)" : "");
+                     Number((F::kL + F::kW - F::kR) / 2), Number(F::kH - 10), EscapeHtml(x_label),
+                     frame.log_x ? " (log scale)" : "");
+  return svg;
+}
+
+// Each series as a line with its points marked and its name at the right, in eight hues far apart
+// (no two reds): blue, red, green, amber, violet, cyan, lime, grey.
+std::string SeriesSvg(const LineChartFrame& frame, const std::vector<LineSeries>& series) {
+  using F = LineChartFrame;
+  static const std::vector<std::string> kColors = {"#1d4ed8", "#b91c1c", "#15803d", "#a16207",
+                                                   "#7c3aed", "#0891b2", "#65a30d", "#4b5563"};
+  std::string svg;
   for (size_t k = 0; k < series.size(); ++k) {
     const std::string& color = kColors[k % kColors.size()];
     std::string path;
     std::string marks;
     for (auto [px, py] : series[k].points) {
-      if ((log_x && !(px > 0)) || !std::isfinite(py)) continue;
-      path += fmt::format("{}{},{}", path.empty() ? "M" : " L", Number(fx(px)), Number(fy(py)));
-      marks += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>", Number(fx(px)),
-                           Number(fy(py)), color);
+      if ((frame.log_x && !(px > 0)) || !std::isfinite(py)) continue;
+      path += fmt::format("{}{},{}", path.empty() ? "M" : " L", Number(frame.X(px)), Number(frame.Y(py)));
+      marks += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>", Number(frame.X(px)),
+                           Number(frame.Y(py)), color);
     }
     svg +=
         fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>{}", path, color, marks);
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>", Number(kW - kR + 10),
-                       Number(kT + 14 + 16 * static_cast<double>(k)), color, EscapeHtml(series[k].name));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>",
+                       Number(F::kW - F::kR + 10), Number(F::kT + 14 + 16 * static_cast<double>(k)), color,
+                       EscapeHtml(series[k].name));
   }
+  return svg;
+}
+
+}  // namespace
+
+std::string LineChartSvg(std::string_view title, std::string_view x_label, std::string_view y_unit,
+                         const std::vector<LineSeries>& series, bool log_x, std::optional<double> y_max) {
+  using F = LineChartFrame;
+  std::optional<LineChartFrame> frame = FrameOf(series, log_x);
+  if (!frame) return "";
+  if (y_max) frame->y_high = std::max(frame->y_high, *y_max);
+  if (!(frame->y_high > 0)) frame->y_high = 1;
+  // Round ticks: the smallest step of 1, 2, 2.5 or 5 × 10^k that covers the data in at most five
+  // intervals; the axis ends on the tick above the largest value.
+  const double y_step = RoundTickStep(frame->y_high / 5);
+  frame->y_high = y_step * std::ceil(frame->y_high / y_step * (1 - 1e-9));
+  std::string svg = fmt::format(
+      "<svg class=\"chart sweep\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
+      "aria-label=\"{2}\" {3}><title>{2}</title><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>",
+      F::kW, F::kH, EscapeHtml(title), kFont);
+  svg += fmt::format("<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{}</text>", Number(F::kL),
+                     EscapeHtml(title));
+  svg +=
+      fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#9ca3af\"/>",
+                  Number(F::kL), Number(F::kT), Number(F::kW - F::kL - F::kR), Number(F::kH - F::kT - F::kB));
+  svg += YTicksSvg(*frame, y_step, y_unit);
+  svg += XTicksSvg(*frame, series, x_label);
+  svg += SeriesSvg(*frame, series);
   return svg + "</svg>";
 }
 

@@ -354,6 +354,18 @@ Result<std::vector<uint64_t>> SeedsFromJson(const FieldReader& reader) {
   return seeds;
 }
 
+// The task's informational fields (RunnerTask::description ...): each kept when of its type.
+void ReadInformational(const json& task_json, RunnerTask& task) {
+  auto find = [&](const char* key) -> const json* {
+    auto found = task_json.find(key);
+    return found == task_json.end() ? nullptr : &*found;
+  };
+  if (const json* value = find("description"); value && value->is_string()) task.description = *value;
+  if (const json* value = find("min_bytes"); value && value->is_number()) task.min_bytes = *value;
+  if (const json* value = find("check_seeds"); value && value->is_number_integer()) task.check_seeds = *value;
+  if (const json* value = find("flops"); value && value->is_number()) task.flops = *value;
+}
+
 Status CheckTaskConsistency(const RunnerTask& task, const FieldReader& reader) {
   if (task.entry.empty()) return reader.Error("task.entry", "expected a non-empty identifier");
   bool any_output = false;
@@ -408,6 +420,7 @@ Result<RunnerTask> RunnerTaskFromJson(const json& value, const std::string& sour
   KOPT_ASSIGN_OR_RETURN(task.scalars, ListFromJson<ScalarDecl>(reader, "scalars", ScalarFromJson));
   KOPT_ASSIGN_OR_RETURN(task.tolerances, TolerancesFromJson(reader));
   KOPT_RETURN_IF_ERROR(CheckTaskConsistency(task, reader));
+  ReadInformational(value, task);
   return task;
 }
 
@@ -515,11 +528,16 @@ nlohmann::json RunnerTaskToJson(const RunnerTask& task) {
   for (const auto& [dtype, tolerance] : task.tolerances) {
     tolerances[std::string(DataTypeName(dtype))] = {{"rtol", tolerance.rtol}, {"atol", tolerance.atol}};
   }
-  return {{"name", task.name},
-          {"entry", task.entry},
-          {"tensors", tensors},
-          {"scalars", scalars},
-          {"tolerances", tolerances}};
+  nlohmann::json json = {{"name", task.name},
+                         {"entry", task.entry},
+                         {"tensors", tensors},
+                         {"scalars", scalars},
+                         {"tolerances", tolerances}};
+  if (task.description) json["description"] = *task.description;
+  if (task.min_bytes) json["min_bytes"] = *task.min_bytes;
+  if (task.check_seeds) json["check_seeds"] = *task.check_seeds;
+  if (task.flops) json["flops"] = *task.flops;
+  return json;
 }
 
 nlohmann::json RunnerRequestToJson(const RunnerRequest& request) {

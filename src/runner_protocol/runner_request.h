@@ -72,6 +72,13 @@ struct RunnerTask {
   std::vector<TensorDecl> tensors;
   std::vector<ScalarDecl> scalars;
   std::map<Dtype, Tolerance> tolerances;  // all dtypes the task's tensors use
+  // The resolved task's fields the runner does not read (docs/task-format.md, "The resolved task as
+  // JSON"), carried so that a request names the whole task it ran: written when present, read back
+  // when of their type (otherwise absent, never an error).
+  std::optional<std::string> description;
+  std::optional<double> min_bytes;
+  std::optional<int64_t> check_seeds;
+  std::optional<double> flops;
   // The tolerance for `dtype`: the task's, else the default of task-format.md.
   Tolerance ToleranceFor(Dtype dtype) const;
 };
@@ -116,7 +123,12 @@ inline constexpr std::string_view kRunnerRequestSchema = "kopt.runner.request/1"
 enum class RunnerRole { kCandidate, kReference };
 std::string_view RunnerRoleName(RunnerRole role);  // "candidate", "reference"
 
-// How a runner's output frames reach the parent (RunnerRequest::output_channel).
+// How a runner's output frames reach the parent (RunnerRequest::output_channel): the one
+// output-channel enum from the command line to the runner. `--output-channel` sets it
+// (MeasureSettings::OutputChannel is this type), the session and RunnerClient choose the child's
+// from it, the request carries it and kopt-runner's OutputChannel (src/runner/output_channel.h)
+// writes through it. On the wire it is two booleans (RunnerRequest::output_channel says which); below
+// the protocol, core's CommandSpec has the mechanisms (channel_memory_fd, channel_pull).
 enum class OutputChannelKind { kPipe, kMemory, kPull };
 std::string_view OutputChannelKindName(OutputChannelKind kind);  // "pipe", "memory", "pull"
 

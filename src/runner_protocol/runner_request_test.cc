@@ -57,6 +57,25 @@ TEST(RunnerRequest, ParsesTheProtocolExample) {
   EXPECT_EQ(request.task.scalars[1].integer_value, 8);  // the task itself is unchanged
 }
 
+TEST(RunnerRequest, KeepsTheTasksInformationalFields) {
+  json request = SoftmaxRequest();
+  request["task"].update(
+      {{"description", "row softmax"}, {"min_bytes", 256.0}, {"check_seeds", 3}, {"flops", 160.0}});
+  Result<RunnerRequest> parsed = RunnerRequestFromJson(request, "request.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->task.description, "row softmax");
+  EXPECT_EQ(parsed->task.check_seeds, 3);
+  EXPECT_EQ(RunnerRequestToJson(*parsed)["task"], request["task"]);
+
+  request["task"].update(
+      {{"description", 5}, {"min_bytes", "many"}, {"check_seeds", 2.5}, {"flops", nullptr}});
+  parsed = RunnerRequestFromJson(request, "request.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_FALSE(parsed->task.description || parsed->task.min_bytes || parsed->task.check_seeds ||
+               parsed->task.flops);
+  EXPECT_FALSE(RunnerRequestToJson(*parsed)["task"].contains("description"));
+}
+
 TEST(RunnerRequest, RoundTripsThroughJson) {
   RunnerRequest request = *RunnerRequestFromJson(SoftmaxRequest(), "request.json");
   request.energy = EnergyRequest{2.0, 0.5};
