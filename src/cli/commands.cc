@@ -565,14 +565,15 @@ std::function<Status()> DeclareOptimize(CLI::App& command, const std::vector<std
   OptimizeSettings& settings = line->options.settings;
   command.add_option("task", line->task, "Task directory (task.toml + reference.cu); optional with --resume");
   command.add_option("seeds", settings.seed_candidate_paths, "Seed candidate .cu files, evaluated first");
-  command.add_option("--generator,-g", line->generator, "Candidate generator: scripted, llm or builtin")
+  command
+      .add_option("--generator,-g", line->generator, "Candidate generator: " + agents::GeneratorNameList())
       ->capture_default_str();
   command.add_option("--script", settings.script_directory,
                      "Scripted generator: directory of .cu files or a script.toml (docs/optimize.md)");
   command
-      .add_option("--search", line->search,
-                  "Search policy: mcts, greedy, beam, random or sampling; auto: greedy for --generator "
-                  "builtin, else mcts")
+      .add_option(
+          "--search", line->search,
+          "Search policy: " + SearchPolicyNameList() + "; auto: greedy for --generator builtin, else mcts")
       ->capture_default_str();
   command
       .add_option("--objective", line->objective, "time, or time+energy (energy breaks ties within noise)")
@@ -704,7 +705,8 @@ std::function<Status()> DeclareSuite(CLI::App& command, const std::vector<std::s
                      "Slurm: another sbatch option, verbatim (repeatable), e.g. --sbatch-option=--mem=64G");
   command.add_option("--env-setup", line->environment_setup,
                      "Slurm: a shell line run in each job first, e.g. 'module load cuda/12.4'");
-  command.add_option("--generator,-g", optimize.generator, "Candidate generator: scripted, llm or builtin")
+  command
+      .add_option("--generator,-g", optimize.generator, "Candidate generator: " + agents::GeneratorNameList())
       ->capture_default_str();
   command.add_option("--script", optimize.script_directory,
                      "Scripted generator's answers (docs/optimize.md)");
