@@ -3,8 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <thread>
 
+#include "agents/cutlass_gemm_seed.h"
+#include "agents/generator_table.h"
 #include "agents/tuning_moves.h"
+#include "harness/task_spec.h"
+#include "harness/tunable_sidecar.h"
 
 namespace kopt::agents {
 namespace {
@@ -335,6 +341,59 @@ Result<std::unique_ptr<BuiltinGenerator>> MakeBuiltinGenerator(const std::vector
                   "(docs/tuning.md) in a "
                   "seed, or put one in TASK/tunable/",
                   tried.empty() ? "" : " among ", fmt::join(tried, ", ")));
+}
+
+namespace {
+
+// The candidate seeds: the run's seed candidates, then TASK/tunable/*.cu in
+// name order (docs/tuning.md), each with its sidecar TOML's declarations
+// when it has one.
+Result<std::vector<TunableSeed>> TunableSeeds(const GeneratorInputs& inputs, const ScalarValues& scalars) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> paths = inputs.seed_candidate_paths;
+  fs::path tunable = fs::path(inputs.task->directory) / "tunable";
+  std::error_code error;
+  if (fs::is_directory(tunable, error)) {
+    std::vector<std::string> found;
+    for (const fs::directory_entry& entry : fs::directory_iterator(tunable, error)) {
+      if (entry.path().extension() == ".cu") found.push_back(entry.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  std::vector<TunableSeed> seeds;
+  for (const std::string& path : paths) {
+    KOPT_ASSIGN_OR_RETURN(std::string source, LoadTunableSource(path, scalars));
+    seeds.push_back({path, std::move(source)});
+  }
+  return seeds;
+}
+
+}  // namespace
+
+Status MakeBuiltinGeneratorParts(const GeneratorInputs& inputs, GeneratorParts& parts) {
+  const TaskSpec& task = *inputs.task;
+  ScalarValues scalars = TaskScalarValues(task);
+  KOPT_ASSIGN_OR_RETURN(std::vector<TunableSeed> seeds, TunableSeeds(inputs, scalars));
+  if (inputs.gemm_seed != nullptr) {
+    seeds.insert(seeds.begin(),
+                 {(std::filesystem::path(task.directory) / "builtin" / inputs.gemm_seed->file_name).string(),
+                  inputs.gemm_seed->source});
+  }
+  BuiltinGeneratorSettings builtin{MoveOrdering::kGuided, inputs.seed.value_or(0)};
+  builtin.fast_math = FastMathAllowedBy(task);
+  // CUTLASS instantiations compile for tens of seconds: the next moves compile while the GPU measures.
+  // As many as the compile pool runs at once (MeasureSession::CompileAhead drops the rest).
+  if (inputs.gemm_seed != nullptr) {
+    builtin.compile_ahead = std::clamp<size_t>(std::thread::hardware_concurrency(), 3, 32);
+  }
+  if (inputs.objective == Objective::kTimeEnergy) {
+    parts.notes.push_back(fmt::format("builtin generator, time+energy: energy moves (fast_math knobs) {}: {}",
+                                      builtin.fast_math.allowed ? "tried" : "not tried",
+                                      builtin.fast_math.reason));
+  }
+  KOPT_ASSIGN_OR_RETURN(parts.generator, MakeBuiltinGenerator(seeds, scalars, builtin));
+  return Status::Ok();
 }
 
 }  // namespace kopt::agents

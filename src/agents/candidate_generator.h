@@ -10,6 +10,8 @@
 //   builtin_generator.h   the diagnosis-guided tuner over a tunable
 //                         candidate's space (docs/tuning.md).
 //
+// generator_table.h lists them with their names and factories.
+//
 // A generator that has nothing to offer for a request says so as data
 // (GenerationOutcome), never as an error: the search closes that branch.
 // Errors (a non-OK Result) are for the run, not the branch: an unreachable
@@ -33,10 +35,9 @@
 
 namespace kopt::agents {
 
-// Which generator a run uses (`--generator`).
+// Which generator a run uses (`--generator`); each has one row of
+// GeneratorTable() (generator_table.h), where its name and factory are.
 enum class GeneratorKind { kLlm, kBuiltin, kScripted };
-std::string_view GeneratorKindName(GeneratorKind kind);  // "llm", "builtin", "scripted"
-Result<GeneratorKind> ParseGeneratorKind(std::string_view text);
 
 // What the search asks for, with everything a programmer would be shown.
 struct GenerationRequest {

@@ -2,9 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "agents/code_extraction.h"
+#include "agents/generator_table.h"
+#include "core/file_io.h"
+#include "harness/cutlass_tree.h"
+#include "harness/kernelbench_task.h"
+#include "harness/task_spec.h"
 
 namespace kopt::agents {
 namespace {
@@ -164,6 +170,41 @@ Result<GeneratedCandidate> LlmGenerator::Generate(const GenerationRequest& reque
   result.outcome = GenerationOutcome::kSource;
   result.source = std::move(code.source);
   return result;
+}
+
+namespace {
+
+Result<ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std::string& architecture) {
+  ProgrammerTask programmer;
+  programmer.name = task.name;
+  programmer.entry_point = task.entry;
+  programmer.entry_signature = EntryPrototype(task);
+  KOPT_ASSIGN_OR_RETURN(programmer.task_toml,
+                        ReadWholeFile((std::filesystem::path(task.directory) / "task.toml").string()));
+  programmer.reference_source = task.reference_source;
+  programmer.architecture = architecture;
+  KOPT_ASSIGN_OR_RETURN(programmer.kernelbench, LoadKernelBenchStatement(task.directory));
+  return programmer;
+}
+
+}  // namespace
+
+Status MakeLlmGeneratorParts(const GeneratorInputs& inputs, GeneratorParts& parts) {
+  KOPT_ASSIGN_OR_RETURN(llm::ChatClient * client, inputs.open_client("--generator llm"));
+  KOPT_ASSIGN_OR_RETURN(std::string prompts, inputs.prompt_directory());
+  KOPT_ASSIGN_OR_RETURN(ProgrammerTask programmer, ProgrammerTaskFor(*inputs.task, inputs.architecture));
+  ProgrammerTools tools;
+  if (inputs.cutlass != nullptr) {
+    KOPT_ASSIGN_OR_RETURN(SourceTree tree, SourceTree::Open(inputs.cutlass->root));
+    parts.source_tree = std::make_unique<SourceTree>(std::move(tree));
+    tools.tree = parts.source_tree.get();
+    tools.tree_description = DescribeCutlassTree(*inputs.cutlass);
+    parts.notes.push_back(
+        fmt::format("the LLM programmer could search {} ({} files; at most {} tool rounds per answer)",
+                    tools.tree_description, tools.tree->file_count(), tools.max_rounds));
+  }
+  parts.generator = std::make_unique<LlmGenerator>(*client, prompts, std::move(programmer), tools);
+  return Status::Ok();
 }
 
 }  // namespace kopt::agents

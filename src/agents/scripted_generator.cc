@@ -7,8 +7,10 @@
 #include <filesystem>
 
 #include "agents/code_extraction.h"
+#include "agents/generator_table.h"
 #include "core/file_io.h"
 #include "core/toml_document.h"
+#include "harness/task_spec.h"
 
 namespace kopt::agents {
 namespace {
@@ -169,6 +171,17 @@ Result<GeneratedCandidate> ScriptedGenerator::Generate(const GenerationRequest& 
   result.outcome = GenerationOutcome::kExhausted;
   result.message = fmt::format("the script has no answer left for mode {}", GenerationModeName(request.mode));
   return result;
+}
+
+Status MakeScriptedGeneratorParts(const GeneratorInputs& inputs, GeneratorParts& parts) {
+  if (inputs.script_directory.empty()) {
+    return InvalidInput(
+        "--generator scripted needs --script DIR (a directory of .cu files or a script.toml; "
+        "docs/optimize.md)");
+  }
+  KOPT_ASSIGN_OR_RETURN(std::vector<ScriptedAnswer> answers, LoadScript(inputs.script_directory));
+  parts.generator = std::make_unique<ScriptedGenerator>(std::move(answers), inputs.task->entry);
+  return Status::Ok();
 }
 
 }  // namespace kopt::agents

@@ -2,28 +2,20 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <thread>
 
-#include "agents/builtin_generator.h"
 #include "agents/cutlass_gemm_seed.h"
-#include "agents/energy_moves.h"
 #include "agents/explanation_feedback.h"
-#include "agents/llm_generator.h"
+#include "agents/generator_table.h"
 #include "agents/prompt_template.h"
-#include "agents/scripted_generator.h"
-#include "agents/source_search_tool.h"
 #include "analysis/profile_comparison.h"
 #include "core/file_io.h"
 #include "harness/compiler.h"
 #include "harness/cutlass_tree.h"
 #include "harness/gemm_operation.h"
-#include "harness/kernelbench_task.h"
 #include "harness/task_baselines.h"
-#include "harness/tunable_sidecar.h"
 #include "llm/client_factory.h"
 #include "llm/config.h"
 #include "optimize/optimization_loop.h"
@@ -40,10 +32,9 @@ namespace fs = std::filesystem;
 
 // What the command builds once and the loop borrows.
 struct CommandParts {
-  std::optional<CutlassTree> cutlass;               // --cutlass / --cutlass-dir, resolved
-  std::unique_ptr<agents::SourceTree> source_tree;  // the LLM programmer's search tool reads it
+  std::optional<CutlassTree> cutlass;  // --cutlass / --cutlass-dir, resolved
   std::unique_ptr<llm::ChatClient> client;
-  std::unique_ptr<agents::CandidateGenerator> generator;
+  agents::GeneratorParts generator;  // borrows the client
   std::vector<std::string> notes;
   // The builtin generator's GEMM path (docs/tuning.md "GEMM tasks"): the
   // CUTLASS seed emitted for a recognised GEMM task, tuned before TASK/tunable/.
@@ -84,43 +75,6 @@ Status PrepareGemmPath(OptimizeSettings& settings, const TaskSpec& task, Command
   return Status::Ok();
 }
 
-Result<agents::ProgrammerTask> ProgrammerTaskFor(const TaskSpec& task, const std::string& architecture) {
-  agents::ProgrammerTask programmer;
-  programmer.name = task.name;
-  programmer.entry_point = task.entry;
-  programmer.entry_signature = EntryPrototype(task);
-  KOPT_ASSIGN_OR_RETURN(programmer.task_toml,
-                        ReadWholeFile((fs::path(task.directory) / "task.toml").string()));
-  programmer.reference_source = task.reference_source;
-  programmer.architecture = architecture;
-  KOPT_ASSIGN_OR_RETURN(programmer.kernelbench, LoadKernelBenchStatement(task.directory));
-  return programmer;
-}
-
-// The builtin generator's candidate seeds: the run's seed candidates, then
-// TASK/tunable/*.cu in name order (docs/tuning.md), each with its sidecar
-// TOML's declarations when it has one.
-Result<std::vector<agents::TunableSeed>> TunableSeeds(const OptimizeSettings& settings, const TaskSpec& task,
-                                                      const ScalarValues& scalars) {
-  std::vector<std::string> paths = settings.seed_candidate_paths;
-  fs::path tunable = fs::path(task.directory) / "tunable";
-  std::error_code error;
-  if (fs::is_directory(tunable, error)) {
-    std::vector<std::string> found;
-    for (const fs::directory_entry& entry : fs::directory_iterator(tunable, error)) {
-      if (entry.path().extension() == ".cu") found.push_back(entry.path().string());
-    }
-    std::sort(found.begin(), found.end());
-    paths.insert(paths.end(), found.begin(), found.end());
-  }
-  std::vector<agents::TunableSeed> seeds;
-  for (const std::string& path : paths) {
-    KOPT_ASSIGN_OR_RETURN(std::string source, LoadTunableSource(path, scalars));
-    seeds.push_back({path, std::move(source)});
-  }
-  return seeds;
-}
-
 // The run's LLM client (the programmer's and the explainer's), made once.
 Status OpenClient(const OptimizeSettings& settings, std::string_view needed_by, CommandParts& parts) {
   if (parts.client) return Status::Ok();
@@ -153,63 +107,25 @@ Status SetExplainer(const OptimizeSettings& settings, CommandParts& parts, Optim
   return Status::Ok();
 }
 
+// The generator of --generator, from its row of agents::GeneratorTable().
 Status MakeGenerator(const OptimizeSettings& settings, const TaskSpec& task, CommandParts& parts) {
-  switch (settings.generator) {
-    case agents::GeneratorKind::kScripted: {
-      if (settings.script_directory.empty()) {
-        return InvalidInput(
-            "--generator scripted needs --script DIR (a directory of .cu files or a script.toml; "
-            "docs/optimize.md)");
-      }
-      KOPT_ASSIGN_OR_RETURN(std::vector<agents::ScriptedAnswer> answers,
-                            agents::LoadScript(settings.script_directory));
-      parts.generator = std::make_unique<agents::ScriptedGenerator>(std::move(answers), task.entry);
-      return Status::Ok();
-    }
-    case agents::GeneratorKind::kLlm: {
-      KOPT_RETURN_IF_ERROR(OpenClient(settings, "--generator llm", parts));
-      KOPT_ASSIGN_OR_RETURN(std::string prompts, PromptDirectory(settings));
-      KOPT_ASSIGN_OR_RETURN(agents::ProgrammerTask programmer,
-                            ProgrammerTaskFor(task, settings.measure.arch));
-      agents::ProgrammerTools tools;
-      if (parts.cutlass.has_value()) {
-        KOPT_ASSIGN_OR_RETURN(agents::SourceTree tree, agents::SourceTree::Open(parts.cutlass->root));
-        parts.source_tree = std::make_unique<agents::SourceTree>(std::move(tree));
-        tools.tree = parts.source_tree.get();
-        tools.tree_description = DescribeCutlassTree(*parts.cutlass);
-        parts.notes.push_back(
-            fmt::format("the LLM programmer could search {} ({} files; at most {} tool rounds per answer)",
-                        tools.tree_description, tools.tree->file_count(), tools.max_rounds));
-      }
-      parts.generator =
-          std::make_unique<agents::LlmGenerator>(*parts.client, prompts, std::move(programmer), tools);
-      return Status::Ok();
-    }
-    case agents::GeneratorKind::kBuiltin: {
-      ScalarValues scalars = TaskScalarValues(task);
-      KOPT_ASSIGN_OR_RETURN(std::vector<agents::TunableSeed> seeds, TunableSeeds(settings, task, scalars));
-      if (parts.gemm_seed) {
-        seeds.insert(seeds.begin(),
-                     {(fs::path(task.directory) / "builtin" / parts.gemm_seed->file_name).string(),
-                      parts.gemm_seed->source});
-      }
-      agents::BuiltinGeneratorSettings builtin{agents::MoveOrdering::kGuided, settings.seed.value_or(0)};
-      builtin.fast_math = agents::FastMathAllowedBy(task);
-      // CUTLASS instantiations compile for tens of seconds: the next moves compile while the GPU measures.
-      // As many as the compile pool runs at once (MeasureSession::CompileAhead drops the rest).
-      if (parts.gemm_seed) {
-        builtin.compile_ahead = std::clamp<size_t>(std::thread::hardware_concurrency(), 3, 32);
-      }
-      if (settings.objective == Objective::kTimeEnergy) {
-        parts.notes.push_back(
-            fmt::format("builtin generator, time+energy: energy moves (fast_math knobs) {}: {}",
-                        builtin.fast_math.allowed ? "tried" : "not tried", builtin.fast_math.reason));
-      }
-      KOPT_ASSIGN_OR_RETURN(parts.generator, agents::MakeBuiltinGenerator(seeds, scalars, builtin));
-      return Status::Ok();
-    }
-  }
-  return Internal("unknown generator");
+  agents::GeneratorInputs inputs;
+  inputs.task = &task;
+  inputs.script_directory = settings.script_directory;
+  inputs.seed_candidate_paths = settings.seed_candidate_paths;
+  inputs.seed = settings.seed;
+  inputs.objective = settings.objective;
+  inputs.architecture = settings.measure.arch;
+  inputs.gemm_seed = parts.gemm_seed ? &*parts.gemm_seed : nullptr;
+  inputs.cutlass = parts.cutlass ? &*parts.cutlass : nullptr;
+  inputs.open_client = [&](std::string_view needed_by) -> Result<llm::ChatClient*> {
+    KOPT_RETURN_IF_ERROR(OpenClient(settings, needed_by, parts));
+    return parts.client.get();
+  };
+  inputs.prompt_directory = [&] { return PromptDirectory(settings); };
+  KOPT_ASSIGN_OR_RETURN(parts.generator, agents::MakeGenerator(settings.generator, inputs));
+  for (const std::string& note : parts.generator.notes) parts.notes.push_back(note);
+  return Status::Ok();
 }
 
 // The ncu profiler when ncu is on PATH, made once the architecture is known.
@@ -326,7 +242,7 @@ Status RunOptimize(const OptimizeOptions& options, const OptimizeCommandEnvironm
   KOPT_RETURN_IF_ERROR(MakeGenerator(settings, task, parts));
   OptimizeEnvironment loop;
   loop.measure = environment.measure;
-  loop.generator = parts.generator.get();
+  loop.generator = parts.generator.generator.get();
   SetProfilerFactory(settings, environment, task, parts, loop);
   KOPT_RETURN_IF_ERROR(SetExplainer(settings, parts, loop));
   loop.render_feedback = [](const Diagnosis& diagnosis) {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "agents/candidate_generator.h"
+#include "agents/generator_table.h"
 #include "core/file_io.h"
 #include "core/terminal_text.h"
 #include "core/toml_document.h"

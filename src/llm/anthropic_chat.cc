@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
+#include "llm/provider_table.h"
 #include "llm/request_key.h"
 #include "llm/tool_json.h"
 
@@ -141,7 +142,7 @@ AttemptOutcome AnthropicChatClient::Attempt(const ChatRequest& request) {
   HttpRequest http = JsonPost(AnthropicEndpoint(config_.base_url),
                               {{"x-api-key", config_.api_key}, {"anthropic-version", "2023-06-01"}},
                               AnthropicRequestBody(request, model), config_);
-  ExchangeContext context{http.url, model, "KOPT_LLM_API_KEY / ANTHROPIC_API_KEY"};
+  ExchangeContext context{http.url, model, KeyVariablesOf(Provider::kAnthropic)};
   std::string where = context.Where();
   return ExchangeJson(
       environment_, http, context,

@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "llm/anthropic_chat.h"
-#include "llm/openai_chat.h"
+#include "llm/provider_table.h"
 #include "llm/response_cache.h"
 #include "llm/retrying_chat.h"
 #include "llm/secret_redactor.h"
@@ -43,11 +42,7 @@ class ComposedChatClient : public ChatClient {
 
 std::unique_ptr<ProviderChatClient> MakeProviderClient(const LlmConfig& config,
                                                        const ProviderEnvironment& environment) {
-  switch (config.provider) {
-    case Provider::kOpenAi: return std::make_unique<OpenAiChatClient>(config, environment);
-    case Provider::kAnthropic: return std::make_unique<AnthropicChatClient>(config, environment);
-  }
-  return nullptr;  // not reached: the switch names every provider
+  return ProviderEntryOf(config.provider).make(config, environment);
 }
 
 namespace {

@@ -44,9 +44,8 @@ struct ClientDependencies {
 Result<std::unique_ptr<ChatClient>> MakeChatClient(const LlmConfig& config,
                                                    const ClientDependencies& dependencies = {});
 
-// The client that speaks `config.provider`'s wire format: a switch over
-// Provider without a default, so a new provider does not compile until it
-// has a client here.
+// The client that speaks `config.provider`'s wire format: its row's factory
+// (provider_table.h).
 std::unique_ptr<ProviderChatClient> MakeProviderClient(const LlmConfig& config,
                                                        const ProviderEnvironment& environment);
 

@@ -5,14 +5,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "fixture_reader.h"
-#include "llm/anthropic_chat.h"
 #include "llm/fake_sleeper_test_util.h"
 #include "llm/local_llm_server_test_util.h"
-#include "llm/openai_chat.h"
 #include "llm/response_cache.h"
 
 namespace kopt::llm {
@@ -188,47 +185,6 @@ TEST_F(ClientFactoryTest, ReplayMissingRequestIsAClearError) {
   EXPECT_THAT(unknown.status().message(), HasSubstr("unknown question"));
   EXPECT_EQ(ledger_.Total().replayed, 1);
   EXPECT_EQ(ledger_.Total().failed_calls, 1);
-}
-
-// Every provider dispatches to the client of its own wire format: none falls
-// through to another provider's.
-TEST(ProviderDispatchTest, EveryProviderGetsItsOwnClient) {
-  LlmConfig config;
-  config.model = "m";
-  config.api_key = kKey;
-  ProviderEnvironment environment{};
-  for (Provider provider : kProviders) {
-    config.provider = provider;
-    config.base_url = std::string(ProviderTraitsOf(provider).default_base_url);
-    std::unique_ptr<ProviderChatClient> client = MakeProviderClient(config, environment);
-    ASSERT_NE(client, nullptr) << ProviderName(provider);
-    bool is_openai = dynamic_cast<OpenAiChatClient*>(client.get()) != nullptr;
-    bool is_anthropic = dynamic_cast<AnthropicChatClient*>(client.get()) != nullptr;
-    EXPECT_EQ(is_openai, provider == Provider::kOpenAi) << ProviderName(provider);
-    EXPECT_EQ(is_anthropic, provider == Provider::kAnthropic) << ProviderName(provider);
-  }
-}
-
-TEST(ProviderDispatchTest, EveryProviderHasDistinctTraits) {
-  std::set<std::string_view> names, urls, keys;
-  for (Provider provider : kProviders) {
-    ProviderTraits traits = ProviderTraitsOf(provider);
-    EXPECT_FALSE(traits.name.empty());
-    EXPECT_TRUE(traits.default_base_url.starts_with("https://")) << traits.name;
-    EXPECT_TRUE(traits.key_variable.ends_with("_API_KEY")) << traits.name;
-    names.insert(traits.name);
-    urls.insert(traits.default_base_url);
-    keys.insert(traits.key_variable);
-    Result<Provider> parsed = ParseProvider(traits.name);
-    ASSERT_TRUE(parsed.ok()) << traits.name;
-    EXPECT_EQ(*parsed, provider);
-  }
-  EXPECT_EQ(names.size(), kProviders.size());
-  EXPECT_EQ(urls.size(), kProviders.size());
-  EXPECT_EQ(keys.size(), kProviders.size());
-  Result<Provider> unknown = ParseProvider("mistral");
-  ASSERT_FALSE(unknown.ok());
-  EXPECT_THAT(unknown.status().message(), HasSubstr("expected openai or anthropic"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/toml_document.h"
+#include "llm/provider_table.h"
 
 namespace kopt::llm {
 namespace {
@@ -180,34 +181,34 @@ Status ApplyEnvironment(const EnvironmentLookup& environment, LlmConfigInputs& i
 }
 
 // The provider when none is named: the one whose name the base URL contains,
-// else the only one whose key variable is set, else OpenAI (the wire format
-// of most compatible servers).
+// else the only one whose key variable is set, else the table's first, OpenAI
+// (the wire format of most compatible servers).
 Provider InferProvider(const LlmConfigInputs& inputs, const EnvironmentLookup& environment) {
-  constexpr Provider kDefault = Provider::kOpenAi;
+  const Provider default_provider = ProviderTable().front().provider;
   if (inputs.provider) return *inputs.provider;
   if (inputs.base_url) {
     std::string url = Lower(*inputs.base_url);
-    for (Provider provider : kProviders) {
-      if (provider != kDefault && url.find(ProviderTraitsOf(provider).name) != std::string::npos)
-        return provider;
+    for (const ProviderEntry& entry : ProviderTable()) {
+      if (entry.provider != default_provider && url.find(entry.name) != std::string::npos)
+        return entry.provider;
     }
-    return kDefault;
+    return default_provider;
   }
   std::optional<Provider> keyed;
   int keys = 0;
-  for (Provider provider : kProviders) {
-    if (NonEmpty(environment, std::string(ProviderTraitsOf(provider).key_variable))) {
-      keyed = provider;
+  for (const ProviderEntry& entry : ProviderTable()) {
+    if (NonEmpty(environment, std::string(entry.key_variable))) {
+      keyed = entry.provider;
       ++keys;
     }
   }
-  return keys == 1 ? *keyed : kDefault;
+  return keys == 1 ? *keyed : default_provider;
 }
 
 std::string ChooseKey(Provider provider, const LlmConfigInputs& inputs,
                       const EnvironmentLookup& environment) {
   if (auto key = NonEmpty(environment, "KOPT_LLM_API_KEY")) return *key;
-  if (auto key = NonEmpty(environment, std::string(ProviderTraitsOf(provider).key_variable))) return *key;
+  if (auto key = NonEmpty(environment, std::string(ProviderEntryOf(provider).key_variable))) return *key;
   return inputs.file_api_key.value_or("");
 }
 
@@ -222,18 +223,6 @@ void ApplyOverrides(const LlmConfigOverrides& overrides, LlmConfigInputs& inputs
 
 }  // namespace
 
-ProviderTraits ProviderTraitsOf(Provider provider) {
-  switch (provider) {
-    case Provider::kOpenAi: return {"openai", "https://api.openai.com", "OPENAI_API_KEY"};
-    case Provider::kAnthropic: return {"anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY"};
-  }
-  return {"", "", ""};  // not reached: the switch names every provider
-}
-
-std::string_view ProviderName(Provider provider) {
-  return ProviderTraitsOf(provider).name;
-}
-
 std::string_view ModeName(LlmMode mode) {
   switch (mode) {
     case LlmMode::kLive: return "live";
@@ -241,20 +230,6 @@ std::string_view ModeName(LlmMode mode) {
     case LlmMode::kReplay: return "replay";
   }
   return "live";
-}
-
-Result<Provider> ParseProvider(std::string_view text) {
-  std::string lower = Lower(text);
-  std::string expected;
-  for (size_t index = 0; index < kProviders.size(); ++index) {
-    std::string_view name = ProviderName(kProviders[index]);
-    if (lower == name) return kProviders[index];
-    expected += std::string(index == 0                       ? ""
-                            : index + 1 == kProviders.size() ? " or "
-                                                             : ", ") +
-                std::string(name);
-  }
-  return InvalidInput(fmt::format("unknown provider \"{}\"; expected {}", text, expected));
 }
 
 Result<LlmMode> ParseMode(std::string_view text) {
@@ -293,7 +268,7 @@ Result<LlmConfig> ResolveLlmConfig(LlmConfigInputs inputs, const EnvironmentLook
   if (inputs.base_url && !inputs.base_url->empty()) {
     config.base_url = TrimTrailingSlashes(*inputs.base_url);
   } else {
-    config.base_url = std::string(ProviderTraitsOf(config.provider).default_base_url);
+    config.base_url = std::string(ProviderEntryOf(config.provider).default_base_url);
   }
   config.api_key = ChooseKey(config.provider, inputs, environment);
   KOPT_RETURN_IF_ERROR(ValidateLlmConfig(config));
@@ -337,7 +312,7 @@ Status ValidateLlmConfig(const LlmConfig& config) {
   if (config.api_key.empty()) {
     return InvalidInput(fmt::format("llm: no API key for {} at {}; set KOPT_LLM_API_KEY or {}",
                                     ProviderName(config.provider), config.base_url,
-                                    ProviderTraitsOf(config.provider).key_variable));
+                                    ProviderEntryOf(config.provider).key_variable));
   }
   return Status::Ok();
 }

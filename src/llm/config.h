@@ -40,7 +40,6 @@
 // Thread safety: values and pure functions.
 #pragma once
 
-#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -51,20 +50,9 @@
 
 namespace kopt::llm {
 
-// The LLM providers. Adding one: its row in ProviderTraitsOf (config.cc) and
-// its client in MakeProviderClient (client_factory.cc), both switches without
-// a default that do not compile (-Werror=switch) until the provider is
-// handled, and its entry in kProviders.
+// The LLM providers; each has one row of ProviderTable() (provider_table.h),
+// where its name, default base URL, key variable and client are.
 enum class Provider { kOpenAi, kAnthropic };
-inline constexpr std::array<Provider, 2> kProviders = {Provider::kOpenAi, Provider::kAnthropic};
-
-// What kopt knows about a provider besides its wire format.
-struct ProviderTraits {
-  std::string_view name;              // "openai": config files, KOPT_LLM_PROVIDER, messages
-  std::string_view default_base_url;  // "https://api.openai.com" when no base_url is set
-  std::string_view key_variable;      // "OPENAI_API_KEY": its own key variable
-};
-ProviderTraits ProviderTraitsOf(Provider provider);
 
 enum class LlmMode {
   kLive,    // talk to the endpoint
@@ -72,10 +60,8 @@ enum class LlmMode {
   kReplay,  // answer from transcript_path only; no key, no network
 };
 
-// "openai" / "anthropic"; "live" / "record" / "replay".
-std::string_view ProviderName(Provider provider);
+// "live" / "record" / "replay".
 std::string_view ModeName(LlmMode mode);
-Result<Provider> ParseProvider(std::string_view text);  // case-insensitive, any of kProviders
 Result<LlmMode> ParseMode(std::string_view text);
 
 struct ModelPrice {

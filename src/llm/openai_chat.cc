@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
+#include "llm/provider_table.h"
 #include "llm/request_key.h"
 #include "llm/tool_json.h"
 
@@ -160,7 +161,7 @@ AttemptOutcome OpenAiChatClient::Attempt(const ChatRequest& request) {
   std::string model = EffectiveModel(request, config_.model);
   HttpRequest http = JsonPost(OpenAiEndpoint(config_.base_url), {{"Authorization", "Bearer " + config_.api_key}},
                               OpenAiRequestBody(request, model), config_);
-  ExchangeContext context{http.url, model, "KOPT_LLM_API_KEY / OPENAI_API_KEY"};
+  ExchangeContext context{http.url, model, KeyVariablesOf(Provider::kOpenAi)};
   std::string where = context.Where();
   return ExchangeJson(
       environment_, http, context,

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llm/provider_table.h"
 #include "llm/tool_json.h"
 
 namespace kopt::llm {

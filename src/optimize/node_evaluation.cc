@@ -3,6 +3,7 @@
 // verdict as an Evaluation, recorded in the tree.
 #include <fmt/format.h>
 
+#include "agents/generator_table.h"
 #include "core/quantity_format.h"
 #include "core/text.h"
 #include "optimize/optimization_run.h"

@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "agents/generator_table.h"
 #include "core/file_io.h"
 #include "core/text.h"
 

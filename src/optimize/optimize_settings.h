@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agents/candidate_generator.h"
+#include "agents/generator_table.h"
 #include "core/status.h"
 #include "measure/measure.h"
 #include "search/reward.h"
@@ -47,7 +48,8 @@ struct OptimizeBudget {
 Status ValidateBudget(const OptimizeBudget& budget);
 
 // The search policy a run gets when the user names none (`--search auto`):
-// greedy for the builtin generator, MCTS for the others. In simulation over
+// the generator's row says (agents/generator_table.h): greedy for the
+// builtin generator, MCTS for the others. In simulation over
 // three exhaustively measured and profiled H200 spaces (bench/results/
 // builtin_tuning/simulation.md), guided moves under greedy reached the
 // optimum within random search's budget on all three, under MCTS on one:
@@ -55,7 +57,7 @@ Status ValidateBudget(const OptimizeBudget& budget);
 // random restarts at the root and per-node child limits spend the budget on
 // exploration that LLM candidates need and configuration moves do not.
 inline SearchPolicyKind DefaultSearchPolicy(agents::GeneratorKind generator) {
-  return generator == agents::GeneratorKind::kBuiltin ? SearchPolicyKind::kGreedy : SearchPolicyKind::kMcts;
+  return agents::GeneratorEntryOf(generator).default_search;
 }
 
 struct OptimizeSettings {
