@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kProfileProperty =
-    R"("profile":{"type":"integer","description":"0 = the first profile, 1 = the second (before/after); default 0"})";
+    R"("profile":{"type":"integer","description":"the profile's index in list_kernels (with two: 0 = before, 1 = after); default 0"})";
 constexpr const char* kKernelProperty =
     R"("kernel":{"type":"string","description":"the kernel's index in list_kernels, or a part of its name"})";
 
@@ -82,6 +82,27 @@ std::string ListKernels(const AskEvidence& evidence) {
     }
   }
   return out;
+}
+
+// One line per program: its kernels and their time.
+std::string ListPrograms(const AskEvidence& evidence) {
+  std::string out;
+  for (size_t p = 0; p < evidence.profiles.size(); ++p) {
+    const Diagnosis& diagnosis = *evidence.profiles[p].diagnosis;
+    double total_ns = 0;
+    for (const KernelDiagnosis& kernel : diagnosis.kernels)
+      total_ns += kernel.launches.total_duration_ns.value_or(0);
+    out += fmt::format("profile {} ({}): {}, {}, {} kernel(s), {} of kernel time\n", p,
+                       evidence.profiles[p].label, diagnosis.source, diagnosis.device_name,
+                       diagnosis.kernels.size(), FormatDuration(total_ns, QuantityStyle::kTrimmed));
+  }
+  return out;
+}
+
+size_t KernelCount(const AskEvidence& evidence) {
+  size_t count = 0;
+  for (const EvidenceProfile& profile : evidence.profiles) count += profile.diagnosis->kernels.size();
+  return count;
 }
 
 // The evidence digest of one kernel: its stage-1 numbers, stalls, findings and hot instructions.
@@ -202,6 +223,12 @@ std::vector<llm::ToolDefinition> EvidenceToolDefinitions(const AskEvidence& evid
     tools.push_back({"read_source", "Lines of the kernel source, numbered (at most 80 per call).",
                      Definition(R"("first_line":{"type":"integer"},"last_line":{"type":"integer"})")});
   }
+  if (!evidence.plan.empty()) {
+    tools.push_back({"read_plan",
+                     "The plan over the programs: where the GPU time goes, the findings ranked by the "
+                     "whole-program time they save (Amdahl), kernels grouped by root cause.",
+                     Definition("")});
+  }
   if (!evidence.comparison.empty()) {
     tools.push_back({"compare",
                      "The comparison of the two profiles: time change attributed to its causes, findings "
@@ -219,6 +246,11 @@ ToolAnswer ExecuteEvidenceTool(const AskEvidence& evidence, const llm::ToolCall&
     return {out, false};
   }
   if (call.name == "read_source") return ReadSource(evidence, arguments, shown);
+  if (call.name == "read_plan") {
+    if (evidence.plan.empty()) return Error("read_plan needs kopt ask --plan");
+    shown.AddNumbersIn("plan", evidence.plan);
+    return {evidence.plan, false};
+  }
   if (call.name == "compare") {
     if (evidence.comparison.empty()) return Error("compare needs two profiles");
     shown.AddNumbersIn("comparison", evidence.comparison);
@@ -238,7 +270,11 @@ ToolAnswer ExecuteEvidenceTool(const AskEvidence& evidence, const llm::ToolCall&
 }
 
 std::string EvidenceOverview(const AskEvidence& evidence, EvidenceSet& shown) {
-  std::string out = "kopt ask evidence (read more with the tools)\n" + ListKernels(evidence);
+  std::string out = "kopt ask evidence (read more with the tools)\n";
+  out += KernelCount(evidence) <= kMaxOverviewKernels
+             ? ListKernels(evidence)
+             : ListPrograms(evidence) + "(list_kernels names every kernel)\n";
+  if (!evidence.plan.empty()) out += "a plan over the programs: read_plan\n";
   if (!evidence.source_file.empty()) out += "kernel source: " + evidence.source_file + " (read_source)\n";
   if (!evidence.comparison.empty()) out += "two profiles: compare gives the comparison\n";
   shown.AddNumbersIn("overview", out);

@@ -9,11 +9,14 @@
 #include "agents/ask_agent.h"
 #include "analysis/diagnose.h"
 #include "analysis/profile_comparison.h"
+#include "analysis/program_plan.h"
 #include "core/file_io.h"
 #include "explain/explain.h"
 #include "explain/llm_session.h"
 #include "explain/profile_request.h"
+#include "explain/program_set.h"
 #include "report/comparison_renderer.h"
+#include "report/program_plan_renderer.h"
 #include "report/report_format.h"
 #include "report/report_output.h"
 
@@ -29,42 +32,51 @@ constexpr std::array<ReportFormat, 3> kAskFormats = {ReportFormat::kTerminal, Re
 
 // The evidence and everything it borrows.
 struct LoadedEvidence {
-  std::vector<Profile> profiles;
-  std::vector<Diagnosis> diagnoses;
+  std::vector<DiagnosedProgram> programs;
   agents::AskEvidence evidence;
 };
 
+Status AddSource(const AskCommandOptions& options, const std::vector<std::string>& targets,
+                 agents::AskEvidence& evidence) {
+  std::string source = options.source_path;
+  if (source.empty() && targets.size() == 1 && fs::path(targets.front()).extension() == ".cu")
+    source = targets.front();
+  if (source.empty()) return Status::Ok();
+  KOPT_ASSIGN_OR_RETURN(evidence.source_text, ReadWholeFile(source));
+  evidence.source_file = fs::path(source).filename().string();
+  return Status::Ok();
+}
+
+// One or two profiles (before and after); with --plan, programs and their plan.
 Result<LoadedEvidence> LoadEvidence(const AskCommandOptions& options, const std::vector<std::string>& targets,
                                     CommandRunner& runner) {
   LoadedEvidence loaded;
   KOPT_ASSIGN_OR_RETURN(DiagnoseOptions diagnose, ResolveDiagnoseOptions(options.gpu, ""));
-  std::vector<std::string> notes;
-  for (const std::string& target : targets) {
-    KOPT_ASSIGN_OR_RETURN(Profile profile,
-                          LoadSelectedProfile(RequestFor(target, options.kernel_regex), runner, notes));
-    Diagnosis diagnosis = Diagnose(profile, diagnose);
-    diagnosis.source = target;
-    loaded.profiles.push_back(std::move(profile));
-    loaded.diagnoses.push_back(std::move(diagnosis));
+  std::vector<std::string> profiles = targets;
+  if (options.plan) {
+    KOPT_ASSIGN_OR_RETURN(profiles, ExpandProgramTargets(targets, "kopt ask --plan"));
   }
-  if (targets.size() == 2) {
+  KOPT_ASSIGN_OR_RETURN(loaded.programs, DiagnosePrograms(profiles, options.kernel_regex, diagnose, runner));
+  if (options.plan) {
+    std::vector<const Diagnosis*> diagnoses;
+    for (const DiagnosedProgram& program : loaded.programs) diagnoses.push_back(&program.diagnosis);
+    loaded.evidence.plan =
+        RenderProgramPlan(BuildProgramPlan(diagnoses, PlanOptions{}), ReportFormat::kMarkdown);
+  } else if (profiles.size() == 2) {
     ComparisonOptions comparison_options;
     comparison_options.diagnose = diagnose;
     Result<ProfileComparison> comparison =
-        CompareProfiles(loaded.profiles[0], loaded.profiles[1], comparison_options);
+        CompareProfiles(loaded.programs[0].profile, loaded.programs[1].profile, comparison_options);
     if (comparison.ok()) loaded.evidence.comparison = ComparisonDigest(*comparison, 12);
   }
   const char* labels[] = {"before", "after"};
-  for (size_t i = 0; i < targets.size(); ++i) {
-    loaded.evidence.profiles.push_back(
-        {targets.size() == 2 ? labels[i] : "profile", &loaded.profiles[i], &loaded.diagnoses[i]});
+  for (DiagnosedProgram& program : loaded.programs) {
+    std::string label = options.plan           ? "program"
+                        : profiles.size() == 2 ? labels[loaded.evidence.profiles.size()]
+                                               : "profile";
+    loaded.evidence.profiles.push_back({label, &program.profile, &program.diagnosis});
   }
-  std::string source = options.source_path;
-  if (source.empty() && fs::path(targets.front()).extension() == ".cu") source = targets.front();
-  if (!source.empty()) {
-    KOPT_ASSIGN_OR_RETURN(loaded.evidence.source_text, ReadWholeFile(source));
-    loaded.evidence.source_file = fs::path(source).filename().string();
-  }
+  KOPT_RETURN_IF_ERROR(AddSource(options, targets, loaded.evidence));
   return loaded;
 }
 
@@ -122,9 +134,14 @@ Status RunAsk(const AskCommandOptions& options, CommandRunner& runner, std::istr
     question = targets.back();
     targets.pop_back();
   }
-  if (targets.empty() || targets.size() > 2) {
+  if (options.plan && targets.empty()) {
     return InvalidInput(
-        "kopt ask: expected one or two profiles (or a .cu file), then the question in quotes");
+        "kopt ask --plan: expected programs (profiles or directories of them), then the question");
+  }
+  if (!options.plan && (targets.empty() || targets.size() > 2)) {
+    return InvalidInput(
+        "kopt ask: expected one or two profiles (or a .cu file), then the question in quotes (--plan: any "
+        "number of programs)");
   }
   if (question.empty() && !options.interactive) {
     return InvalidInput("kopt ask: expected a question after the profile(s), or --interactive");

@@ -1,10 +1,9 @@
 // `kopt ask TARGET [TARGET2] "QUESTION"`: an LLM agent answers a question
 // about a profile (or two: before and after, or a kernel source profiled
-// live) from the evidence, reading it through tools (agents/ask_agent.h,
-// agents/evidence_tools.h), every number of the answer checked against what
-// it read; `--interactive` keeps the conversation for follow-up questions
-// read from standard input, one per line, until an empty line or end of
-// input. Transcripts: --llm-record / --llm-replay (llm/transcript.h).
+// live; with --plan, any number of programs and their `kopt plan`) from the evidence, reading it through
+// tools (agents/ask_agent.h, agents/evidence_tools.h), every number of the answer checked against what it
+// read; `--interactive` keeps the conversation for follow-up questions read from standard input, one per
+// line, until an empty line or end of input. Transcripts: --llm-record / --llm-replay (llm/transcript.h).
 //
 // Output: term (question, answer, the tool calls, the check), md, or JSON
 // `kopt.ask/1` (docs/ask.md). Errors: no question, a target that cannot be
@@ -27,6 +26,9 @@ struct AskCommandOptions {
   // (may be absent with `interactive`).
   std::vector<std::string> arguments;
   bool interactive = false;
+  // The targets are programs as `kopt plan` reads them (explain/program_set.h; any number), and the
+  // agent can also read their plan (read_plan).
+  bool plan = false;
   std::string source_path;      // the kernel source the tools may read; empty: TARGET when it is a .cu
   std::string format = "term";  // term | md | json
   std::string output_path;      // empty: `out`

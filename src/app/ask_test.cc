@@ -125,6 +125,45 @@ TEST_F(AskTest, TheTenQuestionsAreAnsweredFromTheEvidence) {
   }
 }
 
+// --plan: 44 programs (46 kernels) of the H200 fixture sets; the overview lists programs, the agent reads the
+// plan, and the numbers it quotes from it are supported while one it makes up is not.
+TEST_F(AskTest, PlanModeAnswersFromThePlanOfManyPrograms) {
+  int call_number = 0;
+  Enqueue({{"tools", json::array({json::array({"read_plan", json::object()})})}}, call_number);
+  Enqueue({{"answer", "Fix atomic_contention first: 3.23 ms of its 3.68 ms can be saved."}}, call_number);
+  AskCommandOptions options;
+  options.plan = true;
+  options.arguments = {RepositoryPath("tests/fixtures/h200"), RepositoryPath("tests/fixtures/h200_blind"),
+                       "Which kernel should I fix first?"};
+  options.format = "json";
+  Status status = Run(options);
+  ASSERT_TRUE(status.ok()) << status.message();
+  std::vector<llm::testing::ReceivedRequest> requests = server_.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  json first = json::parse(requests[0].body);
+  EXPECT_THAT(first["tools"].dump(), HasSubstr("read_plan"));
+  std::string overview = first["messages"].dump();
+  EXPECT_THAT(overview, HasSubstr("(list_kernels names every kernel)"));
+  EXPECT_THAT(overview, HasSubstr("a plan over the programs: read_plan"));
+  EXPECT_THAT(overview, ::testing::Not(HasSubstr("top finding")));  // programs, not every kernel
+  EXPECT_THAT(ToolResults(), HasSubstr("44 program(s)"));
+  json answer = json::parse(out_)["answers"][0];
+  EXPECT_EQ(answer["unsupported"], 0) << answer.dump(2);
+  EXPECT_THAT(answer["tool_calls"][0].get<std::string>(), ::testing::StartsWith("read_plan"));
+}
+
+TEST_F(AskTest, PlanModeNeedsPrograms) {
+  AskCommandOptions options;
+  options.plan = true;
+  options.arguments = {"Which kernel should I fix first?"};
+  Status status = Run(options);
+  EXPECT_EQ(status.kind(), ErrorKind::kInvalidInput);
+  EXPECT_THAT(status.message(), HasSubstr("kopt ask --plan: expected programs"));
+  options.arguments = {RepositoryPath("tests/fixtures/h200/README.md"), RepositoryPath("src"), "Why?"};
+  status = Run(options);
+  EXPECT_EQ(status.kind(), ErrorKind::kInvalidInput) << status.message();
+}
+
 TEST_F(AskTest, InteractiveFollowUpsContinueTheConversation) {
   int call_number = 0;
   Enqueue({{"tools", json::array({json::array({"read_metrics", {{"contains", "gpu__time_duration"}}})})}},

@@ -1,13 +1,10 @@
 // `kopt plan TARGET...`: the prioritized plan of a program with many kernels,
 // or of a collection of programs (docs/plan.md; analysis/program_plan.h).
 //
-// Each TARGET is one program's profile (anything `kopt explain` reads: a CSV
-// export, a bundle directory, an .ncu-rep report), or a directory of them
-// (its bundle subdirectories when it has any, else its *.csv and *.ncu-rep
-// files, in name order, each one program). Every profile is loaded, its launches selected by --kernel,
-// diagnosed, and the plan built and rendered (term, md, json `kopt.plan/1`,
-// html). Bad input (no target, an unreadable profile) is InvalidInput or
-// NotFound naming the path.
+// TARGETs are programs as explain/program_set.h reads them; every profile is
+// loaded, its launches selected by --kernel, diagnosed, and the plan built and rendered (term, md, json
+// `kopt.plan/1`, html). Bad input (no target, an unreadable profile) is InvalidInput or NotFound naming the
+// path.
 //
 // With `llm.narrative` (`--llm`, the same options and [llm] configuration as
 // `kopt explain --llm`), the plan gets a narrative over the whole set,
@@ -39,12 +36,6 @@ struct PlanCommandOptions {
   size_t max_kernels = 20;   // kernels listed under "where the time goes" (0: all)
   LlmSettings llm;           // --llm, --llm-config, --llm-record, --llm-replay, --verbose
 };
-
-// The profiles the targets name, one per program, in order.
-Result<std::vector<std::string>> ExpandPlanTargets(const std::vector<std::string>& targets);
-
-// Loads and diagnoses every program of `options.targets`.
-Result<std::vector<Diagnosis>> DiagnosePrograms(const PlanCommandOptions& options, CommandRunner& runner);
 
 // `log` receives the LLM exchanges (redacted) with llm.verbose.
 Status RunPlan(const PlanCommandOptions& options, CommandRunner& runner, std::ostream& out,

@@ -14,8 +14,11 @@ CommandAction DeclareAsk(CLI::App& command, const std::vector<std::string>&) {
   auto options = std::make_shared<AskCommandOptions>();
   command
       .add_option("arguments", options->arguments,
-                  "One or two profiles (or a .cu file), then the question in quotes")
+                  "One or two profiles (or a .cu file), then the question in quotes; with --plan, programs")
       ->required();
+  command.add_flag("--plan", options->plan,
+                   "The targets are programs as kopt plan reads them (profiles or directories of them); the "
+                   "agent also reads their plan");
   command.add_flag("--interactive,-i", options->interactive,
                    "Then read follow-up questions from standard input, one per line (an empty line ends)");
   command.add_option("--source", options->source_path,
@@ -34,7 +37,8 @@ CommandAction DeclareAsk(CLI::App& command, const std::vector<std::string>&) {
       ->excludes(record);
   command.footer(
       "Examples:\n  kopt ask bundle/ \"is it worth moving this to tensor cores?\"\n"
-      "  kopt ask before.csv after.csv \"why is the new version slower?\"\n  kopt ask raw.csv -i");
+      "  kopt ask before.csv after.csv \"why is the new version slower?\"\n  kopt ask raw.csv -i\n"
+      "  kopt ask --plan profiles/ \"which kernel should I fix first?\"");
   return [options]() {
     auto runner = MakeSystemCommandRunner();
     return RunAsk(*options, *runner, std::cin, std::cout, std::cerr);

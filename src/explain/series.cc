@@ -13,6 +13,7 @@
 #include "core/file_io.h"
 #include "core/parallel_chunks.h"
 #include "core/text.h"
+#include "explain/program_set.h"
 #include "profile/profile_loader.h"
 #include "report/comparison_renderer.h"
 
@@ -25,11 +26,6 @@ bool HasGlob(const std::string& text) {
   return text.find_first_of("*?[") != std::string::npos;
 }
 
-bool IsBundle(const fs::path& path) {
-  std::error_code error;
-  return fs::is_directory(path, error) && fs::exists(path / "raw.csv", error);
-}
-
 // Companion files of a bundle or export that are not profiles.
 bool IsCompanion(const fs::path& path) {
   const std::string name = path.filename().string();
@@ -40,7 +36,7 @@ bool IsCompanion(const fs::path& path) {
 // the file's name with its parent directory's.
 std::string ParameterSource(const std::string& path) {
   fs::path p(path);
-  if (IsBundle(p)) return p.filename().string();
+  if (IsProfileBundle(p)) return p.filename().string();
   if (p.filename() == "raw.csv") return p.parent_path().filename().string();
   return (p.parent_path().filename() / p.filename()).string();
 }
@@ -151,7 +147,7 @@ bool IsSeriesRequest(const ProfileRequest& profile, const SeriesRequest& series)
   if (profile.target.empty()) return false;
   if (HasGlob(profile.target) && !fs::exists(profile.target)) return true;
   std::error_code error;
-  return fs::is_directory(profile.target, error) && !IsBundle(profile.target);
+  return fs::is_directory(profile.target, error) && !IsProfileBundle(profile.target);
 }
 
 Result<std::vector<std::string>> ExpandProfileTargets(const std::vector<std::string>& targets) {
@@ -164,17 +160,18 @@ Result<std::vector<std::string>> ExpandProfileTargets(const std::vector<std::str
       if (glob(target.c_str(), 0, nullptr, &matches) == 0) {
         for (size_t i = 0; i < matches.gl_pathc; ++i) {
           fs::path path(matches.gl_pathv[i]);
-          if (IsBundle(path) || (fs::is_regular_file(path, error) && !IsCompanion(path)))
+          if (IsProfileBundle(path) || (fs::is_regular_file(path, error) && !IsCompanion(path)))
             found.push_back(path.string());
         }
       }
       globfree(&matches);
-    } else if (fs::is_directory(target, error) && !IsBundle(target)) {
+    } else if (fs::is_directory(target, error) && !IsProfileBundle(target)) {
       fs::directory_iterator entries(target, error);
       if (error) return InvalidInput(fmt::format("{}: cannot be read: {}", target, error.message()));
       for (const auto& entry : entries) {
         const fs::path& path = entry.path();
-        if (IsBundle(path) || (entry.is_regular_file() && path.extension() == ".csv" && !IsCompanion(path)) ||
+        if (IsProfileBundle(path) ||
+            (entry.is_regular_file() && path.extension() == ".csv" && !IsCompanion(path)) ||
             (entry.is_regular_file() && path.extension() == ".ncu-rep"))
           found.push_back(path.string());
       }
