@@ -361,9 +361,10 @@ std::string_view CutlassGemmFamilyName(CutlassGemmFamily family) {
   return "unknown";
 }
 
-Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOperation& operation,
-                                            const CutlassSeedOptions& options) {
-  CutlassGemmSeed seed;
+namespace {
+
+// The CUTLASS family for the operation's types, or why none fits this run.
+Result<CutlassGemmFamily> FamilyFor(const GemmOperation& operation, const CutlassSeedOptions& options) {
   bool sixteen_bit = operation.input_type == DataType::kF16 || operation.input_type == DataType::kBF16;
   if (sixteen_bit) {
     if (options.architecture != "sm_90a") {
@@ -375,88 +376,109 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
       return InvalidInput(
           "the sm90 epilogue adds the bias unscaled: a bias_scale or a post_scale with a bias is not fused");
     }
-    seed.family = CutlassGemmFamily::kSm90TmaWgmma;
-  } else {
-    if (operation.output_type != DataType::kF32 ||
-        (!operation.bias.empty() && operation.bias_type != DataType::kF32)) {
-      return InvalidInput("the CUTLASS f32 GEMM path writes f32 and reads an f32 bias");
-    }
-    seed.family = CutlassGemmFamily::kSm80F32;
+    return CutlassGemmFamily::kSm90TmaWgmma;
   }
-  seed.file_name = fmt::format("cutlass_gemm_{}.cu", CutlassGemmFamilyName(seed.family));
+  if (operation.output_type != DataType::kF32 ||
+      (!operation.bias.empty() && operation.bias_type != DataType::kF32)) {
+    return InvalidInput("the CUTLASS f32 GEMM path writes f32 and reads an f32 bias");
+  }
+  return CutlassGemmFamily::kSm80F32;
+}
 
+// The tunable space: CUTLASS's template parameters as knobs, and the restrictions that prune it.
+struct SeedSpace {
+  std::vector<Knob> knobs;
+  std::vector<std::string> restrictions;
+};
+
+// TMA + wgmma for 16-bit inputs: tiles, cluster, stages, schedule, stream-K / split-K, raster.
+SeedSpace Sm90Space(const GemmOperation& operation, const CutlassSeedOptions& options) {
   const std::string m = Dimension(operation.m);
   const std::string n = Dimension(operation.n);
   const std::string k = Dimension(operation.k);
   const int in_bytes = DataTypeBytes(operation.input_type);
-  std::vector<Knob> knobs;
-  std::vector<std::string> restrictions;
+  SeedSpace space;
+  std::vector<Knob>& knobs = space.knobs;
+  std::vector<std::string>& restrictions = space.restrictions;
   const std::string waves = std::to_string(2 * options.sm_count);
-  if (seed.family == CutlassGemmFamily::kSm90TmaWgmma) {
-    knobs = {{"TILE_M", "64,128,256", "tile_y", 128}, {"TILE_N", "64,128,256", "tile_x", 256},
-             {"TILE_K", "32,64,128", "tile_k", 64},   {"CLUSTER_M", "1,2", "other", 2},
-             {"CLUSTER_N", "1,2", "other", 1},        {"STAGES", "0,2,3,4,5,6,7", "stages", 0},
-             {"SCHEDULE", "1,2", "other", 2},         {"SCHEDULER", "0,1", "other", 0},
-             {"SPLIT", "1,2,4", "split_k", 1},        {"RASTER", "0,1,2", "other", 0},
-             {"SWIZZLE", "1,2,4,8", "other", 1}};
-    restrictions = {
-        "TILE_M >= 64 * SCHEDULE",              // cooperative: two consumer warp groups of 64 rows
-        "TILE_M * TILE_N <= 16384 * SCHEDULE",  // accumulators per consumer warp group
-        "SCHEDULER <= SCHEDULE - 1",            // stream-K runs on the cooperative kernel
-        "SPLIT <= 1 + 3 * SCHEDULER",           // split-K is the stream-K scheduler's mode
-        fmt::format("STAGES * (TILE_M + TILE_N) * TILE_K * {} <= 184320", in_bytes),  // shared memory
-        fmt::format("TILE_K * {} >= 64", in_bytes),  // at least one 64-byte swizzle row per k-tile
-        // No tile beyond twice the problem (a 128-row tile stays for a 64-row problem: the cooperative
-        // kernel and its stream-K / split-K are what a skinny problem needs).
-        fmt::format("TILE_M <= 2 * {} + 64", m),
-        fmt::format("TILE_N <= 2 * {} + 64", n),
-        fmt::format("TILE_K <= {} + 31", k),
-        fmt::format("(SPLIT - 1) * (SPLIT * TILE_K - {}) <= 0", k),  // each split keeps a k-tile
-        fmt::format("(SPLIT - 1) * {} * {} <= (SPLIT - 1) * {} * TILE_M * TILE_N", m, n, waves),
-    };
-  } else {
-    knobs = {{"BLOCK_M", "32,64,128,256", "tile_y", 128},
-             {"BLOCK_N", "32,64,128,256", "tile_x", 128},
-             {"BLOCK_K", "8,16,32", "tile_k", 8},
-             {"WARPS_M", "1,2,4", "other", 2},
-             {"WARPS_N", "1,2,4", "other", 2},
-             {"STAGES", "2,3,4,5,6", "stages", 4},
-             {"SPLIT", "1,2,4,8", "split_k", 1},
-             {"SWIZZLE", "1,2,4,8", "other", 1}};
-    // The default starts on 3xTF32 where it is allowed (about three times the FFMA rate on Hopper's
-    // tensor cores, f32-level error): a k-tile of 16 and, where the rows allow, 16-byte loads.
-    if (options.allow_3xtf32) {
-      knobs.push_back({"F32_PATH", "0,1", "other", 1});
-      knobs[2].value = 16;  // BLOCK_K
-    }
-    std::string path = options.allow_3xtf32 ? "F32_PATH" : "0";
-    // 16-byte operand loads where the main size's leading dimensions allow them (3xTF32 only: the
-    // SIMT mainloop loads single elements); other sizes take the fallback kernel.
-    const int64_t lead_a = operation.transpose_a ? operation.m_value : operation.k_value;
-    const int64_t lead_b = operation.transpose_b ? operation.k_value : operation.n_value;
-    const bool vectors = options.allow_3xtf32 && lead_a % 4 == 0 && lead_b % 4 == 0;
-    knobs.push_back({"ALIGN", vectors ? "1,4" : "1", "vector_width", vectors ? 4 : 1});
-    restrictions = {
-        "BLOCK_M <= 64 * WARPS_M",  // warp tiles of 32 or 64 rows and columns
-        "BLOCK_M >= 32 * WARPS_M",
-        "BLOCK_N <= 64 * WARPS_N",
-        "BLOCK_N >= 32 * WARPS_N",
-        "WARPS_M * WARPS_N <= 8",
-        fmt::format("(BLOCK_M / WARPS_M) * (BLOCK_N / WARPS_N) >= 2048 - 1024 * {}",
-                    path),  // SIMT: 8x8 per lane
-        fmt::format("BLOCK_K >= 8 + 8 * {}",
-                    path),  // the tensor-core path's k-step is 8, its tile 16 or more
-        fmt::format("BLOCK_K <= 16 + 16 * {}", path),  // SIMT: 8 or 16
-        fmt::format("ALIGN <= 1 + 3 * {}", path),
-        "STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 4 <= 163840",
-        fmt::format("BLOCK_M <= 2 * {} + 64", m),
-        fmt::format("BLOCK_N <= 2 * {} + 64", n),
-        fmt::format("(SPLIT - 1) * (SPLIT * BLOCK_K - {}) <= 0", k),
-        fmt::format("(SPLIT - 1) * {} * {} <= (SPLIT - 1) * {} * BLOCK_M * BLOCK_N", m, n, waves),
-    };
-    if (operation.batch) restrictions.push_back("SPLIT == 1");
-  }
+  knobs = {{"TILE_M", "64,128,256", "tile_y", 128}, {"TILE_N", "64,128,256", "tile_x", 256},
+           {"TILE_K", "32,64,128", "tile_k", 64},   {"CLUSTER_M", "1,2", "other", 2},
+           {"CLUSTER_N", "1,2", "other", 1},        {"STAGES", "0,2,3,4,5,6,7", "stages", 0},
+           {"SCHEDULE", "1,2", "other", 2},         {"SCHEDULER", "0,1", "other", 0},
+           {"SPLIT", "1,2,4", "split_k", 1},        {"RASTER", "0,1,2", "other", 0},
+           {"SWIZZLE", "1,2,4,8", "other", 1}};
+  restrictions = {
+      "TILE_M >= 64 * SCHEDULE",              // cooperative: two consumer warp groups of 64 rows
+      "TILE_M * TILE_N <= 16384 * SCHEDULE",  // accumulators per consumer warp group
+      "SCHEDULER <= SCHEDULE - 1",            // stream-K runs on the cooperative kernel
+      "SPLIT <= 1 + 3 * SCHEDULER",           // split-K is the stream-K scheduler's mode
+      fmt::format("STAGES * (TILE_M + TILE_N) * TILE_K * {} <= 184320", in_bytes),  // shared memory
+      fmt::format("TILE_K * {} >= 64", in_bytes),  // at least one 64-byte swizzle row per k-tile
+      // No tile beyond twice the problem (a 128-row tile stays for a 64-row problem: the cooperative
+      // kernel and its stream-K / split-K are what a skinny problem needs).
+      fmt::format("TILE_M <= 2 * {} + 64", m),
+      fmt::format("TILE_N <= 2 * {} + 64", n),
+      fmt::format("TILE_K <= {} + 31", k),
+      fmt::format("(SPLIT - 1) * (SPLIT * TILE_K - {}) <= 0", k),  // each split keeps a k-tile
+      fmt::format("(SPLIT - 1) * {} * {} <= (SPLIT - 1) * {} * TILE_M * TILE_N", m, n, waves),
+  };
+  return space;
+}
 
+// SIMT or 3xTF32 for f32: block and warp tiles, k-tile, stages, split-K, the f32 path, alignment.
+SeedSpace Sm80Space(const GemmOperation& operation, const CutlassSeedOptions& options) {
+  const std::string m = Dimension(operation.m);
+  const std::string n = Dimension(operation.n);
+  const std::string k = Dimension(operation.k);
+  SeedSpace space;
+  std::vector<Knob>& knobs = space.knobs;
+  std::vector<std::string>& restrictions = space.restrictions;
+  const std::string waves = std::to_string(2 * options.sm_count);
+  knobs = {{"BLOCK_M", "32,64,128,256", "tile_y", 128},
+           {"BLOCK_N", "32,64,128,256", "tile_x", 128},
+           {"BLOCK_K", "8,16,32", "tile_k", 8},
+           {"WARPS_M", "1,2,4", "other", 2},
+           {"WARPS_N", "1,2,4", "other", 2},
+           {"STAGES", "2,3,4,5,6", "stages", 4},
+           {"SPLIT", "1,2,4,8", "split_k", 1},
+           {"SWIZZLE", "1,2,4,8", "other", 1}};
+  // The default starts on 3xTF32 where it is allowed (about three times the FFMA rate on Hopper's
+  // tensor cores, f32-level error): a k-tile of 16 and, where the rows allow, 16-byte loads.
+  if (options.allow_3xtf32) {
+    knobs.push_back({"F32_PATH", "0,1", "other", 1});
+    knobs[2].value = 16;  // BLOCK_K
+  }
+  std::string path = options.allow_3xtf32 ? "F32_PATH" : "0";
+  // 16-byte operand loads where the main size's leading dimensions allow them (3xTF32 only: the
+  // SIMT mainloop loads single elements); other sizes take the fallback kernel.
+  const int64_t lead_a = operation.transpose_a ? operation.m_value : operation.k_value;
+  const int64_t lead_b = operation.transpose_b ? operation.k_value : operation.n_value;
+  const bool vectors = options.allow_3xtf32 && lead_a % 4 == 0 && lead_b % 4 == 0;
+  knobs.push_back({"ALIGN", vectors ? "1,4" : "1", "vector_width", vectors ? 4 : 1});
+  restrictions = {
+      "BLOCK_M <= 64 * WARPS_M",  // warp tiles of 32 or 64 rows and columns
+      "BLOCK_M >= 32 * WARPS_M",
+      "BLOCK_N <= 64 * WARPS_N",
+      "BLOCK_N >= 32 * WARPS_N",
+      "WARPS_M * WARPS_N <= 8",
+      fmt::format("(BLOCK_M / WARPS_M) * (BLOCK_N / WARPS_N) >= 2048 - 1024 * {}",
+                  path),  // SIMT: 8x8 per lane
+      fmt::format("BLOCK_K >= 8 + 8 * {}",
+                  path),  // the tensor-core path's k-step is 8, its tile 16 or more
+      fmt::format("BLOCK_K <= 16 + 16 * {}", path),  // SIMT: 8 or 16
+      fmt::format("ALIGN <= 1 + 3 * {}", path),
+      "STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 4 <= 163840",
+      fmt::format("BLOCK_M <= 2 * {} + 64", m),
+      fmt::format("BLOCK_N <= 2 * {} + 64", n),
+      fmt::format("(SPLIT - 1) * (SPLIT * BLOCK_K - {}) <= 0", k),
+      fmt::format("(SPLIT - 1) * {} * {} <= (SPLIT - 1) * {} * BLOCK_M * BLOCK_N", m, n, waves),
+  };
+  if (operation.batch) restrictions.push_back("SPLIT == 1");
+  return space;
+}
+
+// The values the family's template is filled with.
+std::map<std::string, std::string> TemplateValues(const TaskSpec& task, const GemmOperation& operation) {
   // Addressing: leading dimensions of A and B as stored, and the fallback's element strides.
   std::map<std::string, std::string> values;
   values["A"] = operation.a;
@@ -497,6 +519,18 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
   values["EPILOGUE_BETA"] = FloatLiteral(operation.bias_scale * operation.post_scale);
   values["ENTRY"] = EntryDefinition(task);
 
+  return values;
+}
+
+}  // namespace
+
+Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOperation& operation,
+                                            const CutlassSeedOptions& options) {
+  CutlassGemmSeed seed;
+  KOPT_ASSIGN_OR_RETURN(seed.family, FamilyFor(operation, options));
+  seed.file_name = fmt::format("cutlass_gemm_{}.cu", CutlassGemmFamilyName(seed.family));
+  SeedSpace space = seed.family == CutlassGemmFamily::kSm90TmaWgmma ? Sm90Space(operation, options)
+                                                                    : Sm80Space(operation, options);
   std::string header = fmt::format(
       "// kopt builtin generator, GEMM path ({}): {}.\n"
       "// Emitted by agents/cutlass_gemm_seed.cc for task {}; the knobs are CUTLASS's template\n"
@@ -504,9 +538,11 @@ Result<CutlassGemmSeed> EmitCutlassGemmSeed(const TaskSpec& task, const GemmOper
       CutlassGemmFamilyName(seed.family), operation.Describe(), task.name);
   std::string body = seed.family == CutlassGemmFamily::kSm90TmaWgmma ? kSm90 : kSm80F32;
   body = Fill(body, {{"COMMON", kCommon}});
-  seed.source = header + KnobLines(knobs, restrictions) + Fill(body, values);
+  seed.source =
+      header + KnobLines(space.knobs, space.restrictions) + Fill(body, TemplateValues(task, operation));
   seed.notes.push_back(fmt::format("builtin generator: {}; CUTLASS family {} ({} knobs)",
-                                   operation.Describe(), CutlassGemmFamilyName(seed.family), knobs.size()));
+                                   operation.Describe(), CutlassGemmFamilyName(seed.family),
+                                   space.knobs.size()));
   if (seed.family == CutlassGemmFamily::kSm80F32 && options.allow_3xtf32) {
     seed.notes.push_back(
         "builtin generator: F32_PATH=1 (3xTF32: f32 operands split into TF32 high and low parts, three "

@@ -87,7 +87,9 @@ std::string Describe(const SweepSeries& series, const SweepRegime& regime, const
   return text;
 }
 
-void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
+// Rows in parameter order, each with its top finding and limiter; consecutive rows of one limiter
+// form a regime; the change points between regimes and at occupancy steps.
+void FindRegimes(SweepSeries& series, const std::string& parameter) {
   std::stable_sort(series.rows.begin(), series.rows.end(),
                    [](const SweepRow& a, const SweepRow& b) { return a.value < b.value; });
   for (SweepRow& row : series.rows) {
@@ -119,7 +121,38 @@ void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
                     FormatPercent(x, QuantityStyle::kTrimmed), FormatPercent(y, QuantityStyle::kTrimmed),
                     b.occupancy_limiter.empty() ? "" : fmt::format(" (limited by {})", b.occupancy_limiter)));
   }
-  // The objective: same work everywhere → time; else speed of light.
+}
+
+// Why the fastest row of a same-work series wins: its time, and its gap to the next or a tie.
+std::string FastestReason(const SweepSeries& series, size_t best, const std::string& parameter) {
+  const SweepRow& winner = series.rows[best];
+  std::optional<size_t> runner_up;
+  for (size_t i = 0; i < series.rows.size(); ++i) {
+    if (i == best) continue;
+    if (!runner_up || series.rows[i].point.duration_ns < series.rows[*runner_up].point.duration_ns)
+      runner_up = i;
+  }
+  std::string why = fmt::format("{} = {} is fastest: {}", parameter, ValueText(winner.value),
+                                FormatDuration(winner.point.duration_ns, QuantityStyle::kTrimmed));
+  if (!runner_up) return why;
+  const SweepRow& second = series.rows[*runner_up];
+  double gap = 1 - winner.point.duration_ns / second.point.duration_ns;
+  // Launch-to-launch noise of a duration (metric_change.h): a smaller gap is a tie, not a winner.
+  double noise = NoiseOf("gpu__time_duration.sum", "ns").relative;
+  if (gap < noise) {
+    return why +
+           fmt::format(
+               ", tied with {} = {} ({}): {} apart, within the {} a duration varies between runs", parameter,
+               ValueText(second.value), FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed),
+               FormatFraction(gap, QuantityStyle::kTrimmed), FormatFraction(noise, QuantityStyle::kTrimmed));
+  }
+  return why + fmt::format(", {} faster than the next ({} = {}, {})",
+                           FormatFraction(gap, QuantityStyle::kTrimmed), parameter, ValueText(second.value),
+                           FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed));
+}
+
+// The best row by the series' objective (same work everywhere → time; else speed of light) and why.
+void ChooseBest(SweepSeries& series, const std::string& parameter) {
   double work_low = 1e300, work_high = 0;
   for (const SweepRow& row : series.rows) {
     const double work = WorkOf(row.point.kernel.roofline);
@@ -139,40 +172,14 @@ void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
   series.best = best;
   const SweepRow& winner = series.rows[best];
   const RooflineAnalysis& roofline = winner.point.kernel.roofline;
-  std::string why;
-  if (same_work) {
-    std::optional<size_t> runner_up;
-    for (size_t i = 0; i < series.rows.size(); ++i) {
-      if (i == best) continue;
-      if (!runner_up || series.rows[i].point.duration_ns < series.rows[*runner_up].point.duration_ns)
-        runner_up = i;
-    }
-    why = fmt::format("{} = {} is fastest: {}", parameter, ValueText(winner.value),
-                      FormatDuration(winner.point.duration_ns, QuantityStyle::kTrimmed));
-    if (runner_up) {
-      const SweepRow& second = series.rows[*runner_up];
-      double gap = 1 - winner.point.duration_ns / second.point.duration_ns;
-      // Launch-to-launch noise of a duration (metric_change.h): a smaller gap is a tie, not a winner.
-      double noise = NoiseOf("gpu__time_duration.sum", "ns").relative;
-      if (gap < noise) {
-        why += fmt::format(
-            ", tied with {} = {} ({}): {} apart, within the {} a duration varies between runs", parameter,
-            ValueText(second.value), FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed),
-            FormatFraction(gap, QuantityStyle::kTrimmed), FormatFraction(noise, QuantityStyle::kTrimmed));
-      } else {
-        why += fmt::format(", {} faster than the next ({} = {}, {})",
-                           FormatFraction(gap, QuantityStyle::kTrimmed), parameter, ValueText(second.value),
-                           FormatDuration(second.point.duration_ns, QuantityStyle::kTrimmed));
-      }
-    }
-  } else {
-    why = fmt::format(
-        "{} = {} runs closest to a ceiling: {} speed of light in {} (the work grows with {}, so the "
-        "fastest point is not the best)",
-        parameter, ValueText(winner.value),
-        FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
-        FormatDuration(winner.point.duration_ns, QuantityStyle::kTrimmed), parameter);
-  }
+  std::string why =
+      same_work ? FastestReason(series, best, parameter)
+                : fmt::format(
+                      "{} = {} runs closest to a ceiling: {} speed of light in {} (the work grows with {}, "
+                      "so the fastest point is not the best)",
+                      parameter, ValueText(winner.value),
+                      FormatPercent(roofline.speed_of_light_percent, QuantityStyle::kTrimmed),
+                      FormatDuration(winner.point.duration_ns, QuantityStyle::kTrimmed), parameter);
   why += fmt::format("; {}", BottleneckClassName(roofline.bottleneck));
   if (!roofline.busiest_memory_level.empty())
     why += fmt::format(", {} at {} of peak", LevelName(roofline.busiest_memory_level),
@@ -181,6 +188,11 @@ void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
     why += fmt::format(", achieved occupancy {}",
                        FormatPercent(*winner.point.achieved_occupancy_percent, QuantityStyle::kTrimmed));
   series.best_reason = why;
+}
+
+void AnalyzeSeries(SweepSeries& series, const std::string& parameter) {
+  FindRegimes(series, parameter);
+  ChooseBest(series, parameter);
 }
 
 }  // namespace

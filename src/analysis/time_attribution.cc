@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
+#include <utility>
 
 #include "analysis/stalls.h"
 
@@ -310,25 +312,18 @@ std::optional<TimeModel> ReadTimeModel(const KernelLaunch& launch, StallSource p
   return model;
 }
 
-TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaunch& after,
-                                    const RooflineAnalysis& roofline_before,
-                                    const RooflineAnalysis& roofline_after,
-                                    const AttributionRepeats& repeats) {
-  TimeAttribution result;
-  result.before_ns = roofline_before.duration_ns;
-  result.after_ns = roofline_after.duration_ns;
-  result.method =
-      "T = I·S/W · 1/a · o · 1/f per warp scheduler (instructions, active warp-cycles per instruction, "
-      "active warps, active share of elapsed cycles, launch overhead, clock), split by the log-mean Divisia "
-      "index (exact; docs/diff.md); S from the active-warp total, split into stall reasons by their shares "
-      "of the stall counts";
-  for (const auto* launch : {&before, &after}) {
-    for (std::string& name : MissingTimeModelMetrics(*launch)) {
-      if (std::find(result.missing.begin(), result.missing.end(), name) == result.missing.end())
-        result.missing.push_back(std::move(name));
-    }
+namespace {
+
+void AddMissing(std::vector<std::string> names, std::vector<std::string>& missing) {
+  for (std::string& name : names) {
+    if (std::find(missing.begin(), missing.end(), name) == missing.end()) missing.push_back(std::move(name));
   }
-  // Traffic: the levels both profiles measured.
+}
+
+// Traffic: the levels both profiles measured.
+std::vector<TrafficChange> TrafficChanges(const RooflineAnalysis& roofline_before,
+                                          const RooflineAnalysis& roofline_after) {
+  std::vector<TrafficChange> changes;
   for (const MemoryTraffic& level_after : roofline_after.memory) {
     for (const MemoryTraffic& level_before : roofline_before.memory) {
       if (level_before.level != level_after.level) continue;
@@ -343,10 +338,17 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
       if (change.peak_bytes_per_second > 0)
         change.floor_delta_ns = delta_bytes / change.peak_bytes_per_second * 1e9;
       if (change.achieved_after > 0) change.at_achieved_ns = delta_bytes / change.achieved_after * 1e9;
-      result.traffic.push_back(change);
+      changes.push_back(change);
     }
   }
-  // The counter form only when both launches have it: one form for the pair.
+  return changes;
+}
+
+// Both sides' time models in one stall form: the counter form only when both launches have it.
+// Empty when a side lacks its form's metrics (then named in `missing`).
+std::optional<std::pair<TimeModel, TimeModel>> ReadBothTimeModels(const KernelLaunch& before,
+                                                                  const KernelLaunch& after,
+                                                                  std::vector<std::string>& missing) {
   const StallSource source =
       HasStallCounters(before) && HasStallCounters(after) ? StallSource::kCounters : StallSource::kRatios;
   auto model_before = ReadTimeModel(before, source);
@@ -355,44 +357,17 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
     model_before = ReadTimeModel(before, StallSource::kRatios);  // a side could not use its counters
     model_after = ReadTimeModel(after, StallSource::kRatios);
   }
-  if (!model_before || !model_after) {
-    if (source == StallSource::kRatios) {  // a side read in the ratio form it lacks
-      for (const auto* launch : {&before, &after}) {
-        for (std::string& name : MissingRatioMetrics(*launch)) {
-          if (std::find(result.missing.begin(), result.missing.end(), name) == result.missing.end())
-            result.missing.push_back(std::move(name));
-        }
-      }
-    }
-    return result;
+  if (model_before && model_after) return std::make_pair(*model_before, *model_after);
+  if (source == StallSource::kRatios) {  // a side read in the ratio form it lacks
+    for (const auto* launch : {&before, &after}) AddMissing(MissingRatioMetrics(*launch), missing);
   }
-  result.available = true;
-  result.stall_source = model_before->stall_source;
-  if (result.stall_source == StallSource::kCounters) {
-    result.method += "; I, S, W, the active cycles and the shares read from counter sums";
-  } else {
-    result.method += "; the shares read from ncu's per-issue stall ratios (two decimals)";
-  }
-  result.before_ns = model_before->duration_ns;
-  result.after_ns = model_after->duration_ns;
-  result.delta_ns = result.after_ns - result.before_ns;
-  const double time_mean = LogMean(result.after_ns, result.before_ns);
-  const TimeModel& b = *model_before;
-  const TimeModel& a = *model_after;
-  const SideNoise noise_before = NoiseOfSide(b, repeats.before, result.stall_source);
-  const SideNoise noise_after = NoiseOfSide(a, repeats.after, result.stall_source);
-  result.uncertainty_source = noise_before.from_repeats && noise_after.from_repeats
-                                  ? UncertaintySource::kRepeats
-                                  : UncertaintySource::kPassMismatch;
-  result.launches_before = noise_before.launches;
-  result.launches_after = noise_after.launches;
-  const auto uncertainty = [&](const std::string& factor) {
-    return time_mean * std::hypot(noise_before.factor.at(factor), noise_after.factor.at(factor));
-  };
-  result.change_uncertainty_ns = uncertainty("duration");
-  result.rho_before = b.identity_ratio;
-  result.rho_after = a.identity_ratio;
-  result.pass_mismatch_ns = time_mean * std::fabs(std::log(a.identity_ratio / b.identity_ratio));
+  return std::nullopt;
+}
+
+// The six factors' terms (with the pipes' and stall reasons' parts) of a change whose log-mean time is
+// `time_mean`; returns the factors' sum.
+double AddFactorTerms(const TimeModel& b, const TimeModel& a, double time_mean, const SideNoise& noise_before,
+                      const SideNoise& noise_after, std::vector<AttributionTerm>& terms) {
   // factor, label, unit, before, after, exponent (+1: T grows with it; −1: T shrinks).
   struct Factor {
     const char* factor;
@@ -422,19 +397,67 @@ TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaun
     term.before = factor.before;
     term.after = factor.after;
     term.delta_ns = time_mean * factor.exponent * std::log(factor.after / factor.before);
-    term.uncertainty_ns = uncertainty(factor.factor);
+    term.uncertainty_ns =
+        time_mean * std::hypot(noise_before.factor.at(factor.factor), noise_after.factor.at(factor.factor));
     factor_sum += term.delta_ns;
-    result.terms.push_back(term);
+    terms.push_back(term);
     if (term.factor == "instructions" && !b.pipe_instructions.empty() && !a.pipe_instructions.empty()) {
       AddParts("instructions", "inst", "pipe instructions", b.pipe_instructions, a.pipe_instructions,
                b.instructions_per_scheduler, a.instructions_per_scheduler, time_mean, noise_before,
-               noise_after, result.terms);
+               noise_after, terms);
     }
     if (term.factor == "stalls") {
       AddParts("stalls", "cycle/inst", "stall cycles/inst", b.stall_cycles, a.stall_cycles,
-               b.cycles_per_issue, a.cycles_per_issue, time_mean, noise_before, noise_after, result.terms);
+               b.cycles_per_issue, a.cycles_per_issue, time_mean, noise_before, noise_after, terms);
     }
   }
+  return factor_sum;
+}
+
+}  // namespace
+
+TimeAttribution AttributeTimeChange(const KernelLaunch& before, const KernelLaunch& after,
+                                    const RooflineAnalysis& roofline_before,
+                                    const RooflineAnalysis& roofline_after,
+                                    const AttributionRepeats& repeats) {
+  TimeAttribution result;
+  result.before_ns = roofline_before.duration_ns;
+  result.after_ns = roofline_after.duration_ns;
+  result.method =
+      "T = I·S/W · 1/a · o · 1/f per warp scheduler (instructions, active warp-cycles per instruction, "
+      "active warps, active share of elapsed cycles, launch overhead, clock), split by the log-mean Divisia "
+      "index (exact; docs/diff.md); S from the active-warp total, split into stall reasons by their shares "
+      "of the stall counts";
+  for (const auto* launch : {&before, &after}) AddMissing(MissingTimeModelMetrics(*launch), result.missing);
+  result.traffic = TrafficChanges(roofline_before, roofline_after);
+  std::optional<std::pair<TimeModel, TimeModel>> models = ReadBothTimeModels(before, after, result.missing);
+  if (!models) return result;
+  const TimeModel& b = models->first;
+  const TimeModel& a = models->second;
+  result.available = true;
+  result.stall_source = b.stall_source;
+  if (result.stall_source == StallSource::kCounters) {
+    result.method += "; I, S, W, the active cycles and the shares read from counter sums";
+  } else {
+    result.method += "; the shares read from ncu's per-issue stall ratios (two decimals)";
+  }
+  result.before_ns = b.duration_ns;
+  result.after_ns = a.duration_ns;
+  result.delta_ns = result.after_ns - result.before_ns;
+  const double time_mean = LogMean(result.after_ns, result.before_ns);
+  const SideNoise noise_before = NoiseOfSide(b, repeats.before, result.stall_source);
+  const SideNoise noise_after = NoiseOfSide(a, repeats.after, result.stall_source);
+  result.uncertainty_source = noise_before.from_repeats && noise_after.from_repeats
+                                  ? UncertaintySource::kRepeats
+                                  : UncertaintySource::kPassMismatch;
+  result.launches_before = noise_before.launches;
+  result.launches_after = noise_after.launches;
+  result.change_uncertainty_ns =
+      time_mean * std::hypot(noise_before.factor.at("duration"), noise_after.factor.at("duration"));
+  result.rho_before = b.identity_ratio;
+  result.rho_after = a.identity_ratio;
+  result.pass_mismatch_ns = time_mean * std::fabs(std::log(a.identity_ratio / b.identity_ratio));
+  double factor_sum = AddFactorTerms(b, a, time_mean, noise_before, noise_after, result.terms);
   result.residual_ns = result.delta_ns - factor_sum;
   result.residual_fraction =
       result.delta_ns != 0 ? std::fabs(result.residual_ns) / std::fabs(result.delta_ns) : 0;

@@ -171,37 +171,156 @@ std::string RenderText(const json& results, ReportFormat format) {
   return document.str();
 }
 
+// The labelled profiles loaded and diagnosed; `inputs` borrows the diagnoses.
+struct LabelledSets {
+  std::vector<Labelled> labelled;
+  std::vector<Profile> profiles;
+  std::vector<Diagnosis> diagnoses;
+  std::vector<LabelledProfile> inputs;
+};
+
+Result<LabelledSets> LoadLabelledSets(const std::vector<std::string>& directories, CommandRunner& runner) {
+  LabelledSets sets;
+  KOPT_ASSIGN_OR_RETURN(sets.labelled, FindLabelled(directories));
+  sets.profiles.reserve(sets.labelled.size());
+  sets.diagnoses.reserve(sets.labelled.size());
+  for (const Labelled& entry : sets.labelled) {
+    std::vector<std::string> notes;
+    KOPT_ASSIGN_OR_RETURN(Profile profile,
+                          LoadSelectedProfile(RequestFor(entry.path, entry.kernel_regex), runner, notes));
+    sets.diagnoses.push_back(Diagnose(profile, DiagnoseOptions{}));
+    sets.profiles.push_back(std::move(profile));
+  }
+  for (size_t i = 0; i < sets.labelled.size(); ++i) {
+    const Labelled& entry = sets.labelled[i];
+    sets.inputs.push_back({entry.path, entry.set, entry.label, entry.event_median_us, &sets.diagnoses[i]});
+  }
+  return sets;
+}
+
+// Every question asked in every context over one client: the context shown with a question (kernel
+// names replaced by their aliases), the explanations made once per profile, the tallies and answers.
+class McqScoring {
+ public:
+  McqScoring(const LabelledSets& sets, llm::ChatClient& client, std::string prompt_directory)
+      : sets_(sets), client_(client), prompt_directory_(std::move(prompt_directory)) {}
+
+  Status Ask(agents::McqContext context, const McqQuestion& question) {
+    std::string context_name(agents::McqContextName(context));
+    KOPT_ASSIGN_OR_RETURN(agents::McqReply reply, agents::AskMcq(client_, prompt_directory_, question,
+                                                                 ContextText(context, question)));
+    bool correct = reply.chosen && *reply.chosen == question.correct;
+    for (Tally* tally : {&by_context_[context_name],
+                         &by_kind_[std::string(McqKindName(question.kind)) + "|" + context_name]}) {
+      ++tally->asked;
+      tally->correct += correct ? 1 : 0;
+    }
+    answers_.push_back({{"question", question.id},
+                        {"context", context_name},
+                        {"chosen", reply.chosen ? json(*reply.chosen) : json(nullptr)},
+                        {"correct", correct}});
+    return Status::Ok();
+  }
+
+  // Answers, tallies by context and by kind, and the check of the explanations, into `results`.
+  void AddTo(json& results) const {
+    results["answers"] = answers_;
+    results["by_context"] = json::object();
+    for (const auto& [name, tally] : by_context_) results["by_context"][name] = TallyJson(tally);
+    results["by_kind"] = json::object();
+    for (const auto& [name, tally] : by_kind_) results["by_kind"][name] = TallyJson(tally);
+    results["explanation_check"] = {{"narratives", check_.narratives},
+                                    {"claims", check_.claims},
+                                    {"supported_claims", check_.supported},
+                                    {"names_label", check_.names_label}};
+  }
+
+ private:
+  const Narrative& ExplanationOf(size_t index) {
+    auto found = explanations_.find(index);
+    if (found != explanations_.end()) return found->second;
+    agents::ExplanationOptions explanation_options;
+    explanation_options.prompt_directory = prompt_directory_;
+    const Diagnosis& diagnosis = sets_.diagnoses[index];
+    agents::DigestInputs digest{&diagnosis, agents::HotSpotsFromProfile(sets_.profiles[index], diagnosis), "",
+                                ""};
+    Narrative narrative = agents::ExplanationAgent(client_, explanation_options).Explain(digest);
+    if (narrative.present()) {
+      ++check_.narratives;
+      check_.claims += narrative.claims.size();
+      check_.supported += narrative.claims.size() - narrative.UnsupportedCount();
+      check_.names_label += NamesLabel(narrative, sets_.labelled[index], diagnosis) ? 1 : 0;
+    }
+    return explanations_.emplace(index, std::move(narrative)).first->second;
+  }
+
+  std::string ContextOf(agents::McqContext context, size_t index) {
+    switch (context) {
+      case agents::McqContext::kNone: return std::string();
+      case agents::McqContext::kRaw: return RenderRawMetricTable(sets_.profiles[index]);
+      case agents::McqContext::kDiagnosis:
+        return MakeRenderer(ReportFormat::kFeedback, RenderOptions{})->Render(sets_.diagnoses[index]);
+      case agents::McqContext::kExplanation: {
+        const Narrative& narrative = ExplanationOf(index);
+        return narrative.present() ? narrative.text : "(no explanation: " + narrative.missing_reason + ")";
+      }
+    }
+    return std::string();
+  }
+
+  std::string ContextText(agents::McqContext context, const McqQuestion& question) {
+    if (context == agents::McqContext::kNone) return std::string();
+    std::string text;
+    for (size_t p = 0; p < question.profiles.size(); ++p) {
+      std::string heading =
+          question.profiles.size() > 1 ? fmt::format("## Kernel {}\n", static_cast<char>('A' + p)) : "";
+      text += heading + ContextOf(context, question.profiles[p]) + "\n";
+    }
+    for (size_t index : question.profiles) text = PseudonymiseKernelName(text, sets_.inputs[index], index);
+    return text;
+  }
+
+  const LabelledSets& sets_;
+  llm::ChatClient& client_;
+  std::string prompt_directory_;
+  std::map<size_t, Narrative> explanations_;
+  ExplanationCheck check_;
+  std::map<std::string, Tally> by_context_, by_kind_;
+  json answers_ = json::array();
+};
+
+Result<std::vector<agents::McqContext>> ParseContexts(const std::vector<std::string>& names) {
+  std::vector<agents::McqContext> contexts;
+  for (const std::string& name : names) {
+    KOPT_ASSIGN_OR_RETURN(agents::McqContext context, agents::ParseMcqContext(name));
+    contexts.push_back(context);
+  }
+  return contexts;
+}
+
+json QuestionsJson(const std::vector<McqQuestion>& questions) {
+  json list = json::array();
+  for (const McqQuestion& question : questions) {
+    list.push_back({{"id", question.id},
+                    {"kind", McqKindName(question.kind)},
+                    {"stem", question.stem},
+                    {"options", question.options},
+                    {"correct", question.correct}});
+  }
+  return list;
+}
+
 }  // namespace
 
 Status RunEvalMcq(const EvalMcqOptions& options, CommandRunner& runner, std::ostream& out,
                   std::ostream& log) {
   KOPT_ASSIGN_OR_RETURN(ReportFormat format,
                         ResolveReportFormat(options.format, options.output_path, kEvalFormats));
-  std::vector<agents::McqContext> contexts;
-  for (const std::string& name : options.contexts) {
-    KOPT_ASSIGN_OR_RETURN(agents::McqContext context, agents::ParseMcqContext(name));
-    contexts.push_back(context);
-  }
-  KOPT_ASSIGN_OR_RETURN(std::vector<Labelled> labelled, FindLabelled(options.set_directories));
-  std::vector<Profile> profiles;
-  std::vector<Diagnosis> diagnoses;
-  profiles.reserve(labelled.size());
-  diagnoses.reserve(labelled.size());
-  for (const Labelled& entry : labelled) {
-    std::vector<std::string> notes;
-    KOPT_ASSIGN_OR_RETURN(Profile profile,
-                          LoadSelectedProfile(RequestFor(entry.path, entry.kernel_regex), runner, notes));
-    diagnoses.push_back(Diagnose(profile, DiagnoseOptions{}));
-    profiles.push_back(std::move(profile));
-  }
-  std::vector<LabelledProfile> inputs;
-  for (size_t i = 0; i < labelled.size(); ++i) {
-    inputs.push_back(
-        {labelled[i].path, labelled[i].set, labelled[i].label, labelled[i].event_median_us, &diagnoses[i]});
-  }
+  KOPT_ASSIGN_OR_RETURN(std::vector<agents::McqContext> contexts, ParseContexts(options.contexts));
+  KOPT_ASSIGN_OR_RETURN(LabelledSets sets, LoadLabelledSets(options.set_directories, runner));
   McqGenerationOptions generation;
   generation.seed = options.seed;
-  std::vector<McqQuestion> questions = GenerateMcqQuestions(inputs, generation);
+  std::vector<McqQuestion> questions = GenerateMcqQuestions(sets.inputs, generation);
   if (options.max_questions > 0 && questions.size() > options.max_questions)
     questions.resize(options.max_questions);
 
@@ -210,96 +329,20 @@ Status RunEvalMcq(const EvalMcqOptions& options, CommandRunner& runner, std::ost
                                                     options.llm_record_path, options.llm_replay_path},
                                         options.verbose ? &log_sink : nullptr);
   if (session.client() == nullptr) return Unavailable("kopt eval mcq needs an LLM: " + session.failure());
-
-  // The explanations, once per profile a question uses, when that context is asked for.
-  std::map<size_t, Narrative> explanations;
-  ExplanationCheck check;
   agents::UsageCountingChatClient client(*session.client());  // every call's tokens and dollars
-  auto explanation_of = [&](size_t index) -> const Narrative& {
-    auto found = explanations.find(index);
-    if (found != explanations.end()) return found->second;
-    agents::ExplanationOptions explanation_options;
-    explanation_options.prompt_directory = session.prompt_directory();
-    agents::DigestInputs digest{&diagnoses[index],
-                                agents::HotSpotsFromProfile(profiles[index], diagnoses[index]), "", ""};
-    Narrative narrative = agents::ExplanationAgent(client, explanation_options).Explain(digest);
-    if (narrative.present()) {
-      ++check.narratives;
-      check.claims += narrative.claims.size();
-      check.supported += narrative.claims.size() - narrative.UnsupportedCount();
-      check.names_label += NamesLabel(narrative, labelled[index], diagnoses[index]) ? 1 : 0;
-    }
-    return explanations.emplace(index, std::move(narrative)).first->second;
-  };
-  auto context_text = [&](agents::McqContext context, const McqQuestion& question) {
-    std::string text;
-    for (size_t p = 0; p < question.profiles.size(); ++p) {
-      size_t index = question.profiles[p];
-      std::string heading =
-          question.profiles.size() > 1 ? fmt::format("## Kernel {}\n", static_cast<char>('A' + p)) : "";
-      switch (context) {
-        case agents::McqContext::kNone: return std::string();
-        case agents::McqContext::kRaw: text += heading + RenderRawMetricTable(profiles[index]); break;
-        case agents::McqContext::kDiagnosis:
-          text += heading + MakeRenderer(ReportFormat::kFeedback, RenderOptions{})->Render(diagnoses[index]);
-          break;
-        case agents::McqContext::kExplanation: {
-          const Narrative& narrative = explanation_of(index);
-          text += heading + (narrative.present() ? narrative.text
-                                                 : "(no explanation: " + narrative.missing_reason + ")");
-          break;
-        }
-      }
-      text += "\n";
-    }
-    for (size_t index : question.profiles) text = PseudonymiseKernelName(text, inputs[index], index);
-    return text;
-  };
-
-  std::map<std::string, Tally> by_context, by_kind;
-  json answers = json::array();
+  McqScoring scoring(sets, client, session.prompt_directory());
   for (agents::McqContext context : contexts) {
-    std::string context_name(agents::McqContextName(context));
-    for (const McqQuestion& question : questions) {
-      KOPT_ASSIGN_OR_RETURN(
-          agents::McqReply reply,
-          agents::AskMcq(client, session.prompt_directory(), question, context_text(context, question)));
-      bool correct = reply.chosen && *reply.chosen == question.correct;
-      for (Tally* tally : {&by_context[context_name],
-                           &by_kind[std::string(McqKindName(question.kind)) + "|" + context_name]}) {
-        ++tally->asked;
-        tally->correct += correct ? 1 : 0;
-      }
-      answers.push_back({{"question", question.id},
-                         {"context", context_name},
-                         {"chosen", reply.chosen ? json(*reply.chosen) : json(nullptr)},
-                         {"correct", correct}});
-    }
+    for (const McqQuestion& question : questions) KOPT_RETURN_IF_ERROR(scoring.Ask(context, question));
   }
   json results = {{"schema", kEvalMcqSchema},
-                  {"profiles", labelled.size()},
+                  {"profiles", sets.labelled.size()},
                   {"seed", options.seed},
                   {"input_tokens", client.input_tokens()},
                   {"output_tokens", client.output_tokens()},
                   {"cost_usd", client.cost_usd()},
                   {"cost_known", client.cost_known()}};
-  results["questions"] = json::array();
-  for (const McqQuestion& question : questions) {
-    results["questions"].push_back({{"id", question.id},
-                                    {"kind", McqKindName(question.kind)},
-                                    {"stem", question.stem},
-                                    {"options", question.options},
-                                    {"correct", question.correct}});
-  }
-  results["answers"] = answers;
-  results["by_context"] = json::object();
-  for (const auto& [name, tally] : by_context) results["by_context"][name] = TallyJson(tally);
-  results["by_kind"] = json::object();
-  for (const auto& [name, tally] : by_kind) results["by_kind"][name] = TallyJson(tally);
-  results["explanation_check"] = {{"narratives", check.narratives},
-                                  {"claims", check.claims},
-                                  {"supported_claims", check.supported},
-                                  {"names_label", check.names_label}};
+  results["questions"] = QuestionsJson(questions);
+  scoring.AddTo(results);
   std::string rendered = format == ReportFormat::kJson ? results.dump(2) + "\n" : RenderText(results, format);
   return WriteReport(rendered, options.output_path, out);
 }

@@ -4,7 +4,7 @@
 // child's word.
 //
 //  - JudgeOutputs: the child's raw output frames against the reference
-//    child's frames (harness/output_comparison.h): the correctness rounds,
+//    child's frames (runner_protocol/output_comparison.h): the correctness rounds,
 //    constant_output across seeds, the verified timed samples against the
 //    reference's outputs for the same input set, the round after timing.
 //  - CheckTimingClaims: the child's timing event against what the parent

@@ -4,7 +4,7 @@
 // The child judges nothing: it runs its one library (the candidate in a
 // candidate child, the reference in a reference child) and sends the raw
 // outputs to the parent over the output channel (output_channel.h); the
-// parent compares them with the reference child's (harness/output_comparison.h).
+// parent compares them with the reference child's (runner_protocol/output_comparison.h).
 //
 // One round, for one task size and one seed:
 //   1. inputs (and inouts) are drawn on the device from the round's seed

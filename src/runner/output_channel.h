@@ -1,4 +1,4 @@
-// Where kopt-runner sends the raw outputs it produced (harness/output_frames.h):
+// Where kopt-runner sends the raw outputs it produced (runner_protocol/output_frames.h):
 // the descriptor the parent passed (request `output_fd`), a pipe the parent
 // reads, never a file. Moved at construction to a private close-on-exec
 // descriptor (like the event sink) so a candidate's stray writes to low

@@ -149,7 +149,7 @@ struct RunnerRequest {
   uint64_t timing_seed = 0;
   // Seed of the round after timing (fresh inputs in the timed buffers).
   uint64_t fresh_seed = 0;
-  // The descriptor the runner writes output frames to (harness/output_frames.h);
+  // The descriptor the runner writes output frames to (runner_protocol/output_frames.h);
   // -1: outputs are not sent (the parent then cannot judge the child).
   int output_fd = -1;
   // How output frames reach the parent (docs/harness-protocol.md §3, "Output
@@ -238,7 +238,7 @@ struct TimingEvent {
 // A round's (or a timed sample's) outputs were written to the output channel
 // as frames (round, index, tensor): `outputs` event.
 struct OutputsEvent {
-  std::string round;  // "check", "variant", "set", "timed", "fresh" (harness/output_frames.h)
+  std::string round;  // "check", "variant", "set", "timed", "fresh" (runner_protocol/output_frames.h)
   int64_t index = 0;
   uint64_t seed = 0;
   std::vector<std::string> tensors;                           // the written tensors sent, in task order
