@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "agents/source_search_tool.h"
+#include "core/text.h"
 
 namespace kopt::agents {
 namespace {
@@ -40,12 +41,9 @@ std::string_view GeneratorKindName(GeneratorKind kind) {
 }
 
 std::string GeneratorNameList() {
-  std::string list;
-  for (size_t i = 0; i < std::size(kGeneratorTable); ++i) {
-    if (i > 0) list += i + 1 == std::size(kGeneratorTable) ? " or " : ", ";
-    list += kGeneratorTable[i].name;
-  }
-  return list;
+  std::vector<std::string_view> names;
+  for (const auto& entry : kGeneratorTable) names.push_back(entry.name);
+  return AlternativesText(names);
 }
 
 Result<GeneratorKind> ParseGeneratorKind(std::string_view text) {

@@ -167,6 +167,15 @@ std::string CountText(size_t count, std::string_view singular, std::string_view 
   return std::to_string(count) + " " + std::string(count == 1 ? singular : plural);
 }
 
+std::string AlternativesText(const std::vector<std::string_view>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
 std::optional<CompressionFormat> RecognizeCompression(std::string_view bytes) {
   struct Magic {
     std::string_view bytes;

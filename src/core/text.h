@@ -61,6 +61,9 @@ std::string_view StripUtf8ByteOrderMark(std::string_view bytes);
 // "1 launch", "3 launches": the count with the noun in its number.
 std::string CountText(size_t count, std::string_view singular, std::string_view plural);
 
+// "a, b or c" ("a" alone, "a or b"): the names a message offers, as a registry's rows list them.
+std::string AlternativesText(const std::vector<std::string_view>& names);
+
 // Levenshtein distance (insertions, deletions, substitutions of bytes).
 size_t EditDistance(std::string_view first, std::string_view second);
 

@@ -120,5 +120,12 @@ TEST(TextTest, DidYouMeanNamesTheNearestCandidate) {
   EXPECT_EQ(DidYouMean("zzzz", {"uncoalesced_loads", "tail_effect"}), "");
 }
 
+TEST(TextTest, AlternativesTextListsNamesWithOrBeforeTheLast) {
+  EXPECT_EQ(AlternativesText({}), "");
+  EXPECT_EQ(AlternativesText({"mcts"}), "mcts");
+  EXPECT_EQ(AlternativesText({"llm", "builtin"}), "llm or builtin");
+  EXPECT_EQ(AlternativesText({"scripted", "llm", "builtin"}), "scripted, llm or builtin");
+}
+
 }  // namespace
 }  // namespace kopt

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.h"
 #include "llm/anthropic_chat.h"
 #include "llm/openai_chat.h"
 
@@ -27,12 +28,9 @@ constexpr ProviderEntry kProviderTable[] = {
 // "a", "a or b", "a, b or c" over the rows, each as `item` writes it.
 template <typename Item>
 std::string JoinRows(Item item) {
-  std::string list;
-  for (size_t i = 0; i < std::size(kProviderTable); ++i) {
-    if (i > 0) list += i + 1 == std::size(kProviderTable) ? " or " : ", ";
-    list += item(kProviderTable[i]);
-  }
-  return list;
+  std::vector<std::string> items;
+  for (const ProviderEntry& entry : kProviderTable) items.push_back(item(entry));
+  return AlternativesText(std::vector<std::string_view>(items.begin(), items.end()));
 }
 
 }  // namespace

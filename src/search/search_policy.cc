@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/text.h"
+
 namespace kopt {
 
 namespace {
@@ -41,12 +43,9 @@ std::string_view SearchPolicyKindName(SearchPolicyKind kind) {
 }
 
 std::string SearchPolicyNameList() {
-  std::string list;
-  for (size_t i = 0; i < std::size(kSearchPolicies); ++i) {
-    if (i > 0) list += i + 1 == std::size(kSearchPolicies) ? " or " : ", ";
-    list += kSearchPolicies[i].name;
-  }
-  return list;
+  std::vector<std::string_view> names;
+  for (const auto& entry : kSearchPolicies) names.push_back(entry.name);
+  return AlternativesText(names);
 }
 
 Result<SearchPolicyKind> ParseSearchPolicyKind(std::string_view name) {
