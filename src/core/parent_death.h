@@ -19,7 +19,10 @@
 //    ends, and when kopt ends (its end of a socket closes, which the kernel
 //    does however kopt dies) sends SIGKILL to every group still registered.
 //    While kopt lives, a group is killed as soon as its leader has ended
-//    (core/subprocess.h), so only a kopt that died mid-child leaves any.
+//    (core/subprocess.h), so only a kopt that died mid-child leaves any. A
+//    group is forgotten before its leader is reaped (the id cannot belong to
+//    another process before that), and the sweeper acts the moment kopt is
+//    gone, so it does not kill a stranger's group that reused the id.
 //    A descendant that leaves its group (setsid, setpgid) escapes both.
 // 3. kopt-runner calls DieWithParent first thing as well: under ncu its parent
 //    is ncu, not kopt, and it still dies when its parent does.

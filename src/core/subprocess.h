@@ -14,7 +14,9 @@
 // No child outlives kopt (core/parent_death.h): the child dies with the
 // thread that called Run (PR_SET_PDEATHSIG, and Run returns only after the
 // child has ended); when the child ends, what is left of its process group
-// (a grandchild it did not wait for) is killed before the child is reaped;
+// (a grandchild it did not wait for) is killed before the child is reaped
+// (so a daemon started through Run must be in a session of its own before
+// its starter exits: `setsid -w DAEMON`);
 // the group is registered with the interrupt handler (core/interrupt.h) and
 // the orphan sweeper from its start to its end. A child ended by SIGTERM,
 // SIGINT or SIGHUP that kopt did not send (scancel signals every process of
