@@ -19,6 +19,7 @@ struct Registry {
   std::map<int, std::function<void()>> cleanups;
   std::set<int> cleaned;     // cleanups already run by this interrupt
   bool interrupted = false;  // an interrupt is being handled: no new child may live
+  bool installed = false;    // InstallInterruptHandling was called
   int next_id = 0;
 };
 
@@ -80,6 +81,11 @@ void KillGroupsAndClean() {
 }  // namespace
 
 void InstallInterruptHandling() {
+  {
+    Registry& registry = TheRegistry();
+    std::lock_guard lock(registry.mutex);
+    registry.installed = true;
+  }
   sigset_t signals = InterruptSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::thread([signals] {
@@ -130,6 +136,20 @@ InterruptCleanup::~InterruptCleanup() {
   Registry& registry = TheRegistry();
   std::lock_guard lock(registry.mutex);
   registry.cleanups.erase(id_);
+}
+
+void AwaitInterruptAfterChildSignal(int signal_number) {
+  {
+    Registry& registry = TheRegistry();
+    std::lock_guard lock(registry.mutex);
+    if (!registry.installed) return;
+  }
+  if (InterruptRequested()) AwaitInterruptExit();  // killed by the handler, whatever the signal
+  if (signal_number != SIGTERM && signal_number != SIGINT && signal_number != SIGHUP) return;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (!InterruptRequested() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  AwaitInterruptExit();
 }
 
 void AwaitInterruptExit() {

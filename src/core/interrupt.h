@@ -12,7 +12,14 @@
 // what other threads registered meanwhile (InterruptRequested), prints
 // "kopt: interrupted" and exits with 128 + the signal number (130 for Ctrl-C).
 // Without it (tests, benchmarks) registrations are kept and never run.
-// SIGKILL of kopt itself cannot be handled: its children then outlive it.
+// SIGKILL of kopt itself cannot be handled: its children then die with it
+// and the orphan sweeper kills their groups (core/parent_death.h), but the
+// cleanups do not run (the run stays "running"; --resume continues it).
+//
+// A child started while the handler runs is killed either way: the flag is
+// set before the handler reads the registry, and a group registered after
+// that is killed at registration (RegisterChildGroup); one started between
+// the handler's last round and kopt's exit dies with kopt (PR_SET_PDEATHSIG).
 //
 // Thread safety: every function may be called from any thread.
 #pragma once
@@ -40,6 +47,18 @@ bool InterruptRequested();
 // waits for the handler to end kopt, and never returns then. Returns at once
 // when no interrupt is being handled.
 void AwaitInterruptExit();
+
+// Called when a child kopt did not time out has ended, with the signal that
+// ended it (0: it exited). With interrupt handling installed: while an
+// interrupt is being handled it never returns (the child was killed under its
+// caller, or its result is not trusted: AwaitInterruptExit); after SIGTERM,
+// SIGINT or SIGHUP it waits up to 2 s for kopt's own interrupt first, since
+// such a signal is usually meant for kopt as well (scancel and a preemption
+// signal every process of a Slurm job, and the child may get its signal
+// first), and never returns when that comes. So the caller draws no verdict
+// from a child killed for an interrupt. Returns at once otherwise, and
+// without interrupt handling.
+void AwaitInterruptAfterChildSignal(int signal_number);
 
 // Runs `cleanup` on an interrupt while the object lives (remove a temporary
 // directory, mark a run interrupted). The cleanup must not block for long.

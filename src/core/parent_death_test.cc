@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
 #include "core/file_io.h"
+#include "core/subprocess.h"
 
 namespace kopt {
 namespace {
@@ -54,6 +56,44 @@ TEST(ParentDeathTest, TheChildDiesWhenItsParentIsKilled) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_TRUE(gone) << "the child outlived its parent";
+  if (!gone) kill(grandchild, SIGKILL);
+}
+
+// A middle process with the orphan sweeper starts a child through StartChildProcess, and that child a
+// grandchild (as nvcc starts cicc): the grandchild has no parent-death signal of its own, and still
+// goes when the middle process is killed with SIGKILL (the sweeper kills the child's group).
+TEST(ParentDeathTest, TheSweeperKillsAGrandchildWhenItsGrandparentIsKilled) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  pid_t middle = fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {
+    close(pipe_fds[0]);
+    StartOrphanSweeper();
+    ChildProcess child;
+    child.program_path = "/bin/sh";
+    child.argv = {"sh", "-c", "sleep 300 & echo $!; wait"};
+    child.environment = EnvironmentWith({});
+    child.stdout_fd = pipe_fds[1];
+    if (!StartChildProcess(child).ok()) _exit(3);
+    for (;;) pause();
+  }
+  close(pipe_fds[1]);
+  char text[32] = {};
+  ssize_t got = read(pipe_fds[0], text, sizeof text - 1);
+  close(pipe_fds[0]);
+  ASSERT_GT(got, 0);
+  pid_t grandchild = static_cast<pid_t>(std::atol(text));
+  ASSERT_GT(grandchild, 1);
+  EXPECT_TRUE(ProcessAlive(grandchild));
+  kill(middle, SIGKILL);
+  waitpid(middle, nullptr, 0);
+  bool gone = false;
+  for (int attempt = 0; attempt < 100 && !gone; ++attempt) {
+    gone = !ProcessAlive(grandchild);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(gone) << "the grandchild outlived its grandparent";
   if (!gone) kill(grandchild, SIGKILL);
 }
 

@@ -1,12 +1,16 @@
-// SystemCommandRunner: posix_spawn without a shell, pipes drained with poll(),
-// and a wall-clock watchdog that signals the child's whole process group.
+// SystemCommandRunner: children started by StartChildProcess (clone with a
+// shared address space, as posix_spawn does, but with PR_SET_PDEATHSIG armed
+// before the exec), pipes drained with poll(), and a wall-clock watchdog that
+// signals the child's whole process group.
 #include "core/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,6 +31,7 @@
 
 #include "core/channel_pull.h"
 #include "core/interrupt.h"
+#include "core/parent_death.h"
 
 extern char** environ;
 
@@ -98,20 +103,6 @@ std::string PathFor(const CommandSpec& spec) {
   return ParentPath();
 }
 
-// "NAME=value" strings: the parent's environment with the spec's overrides.
-std::vector<std::string> BuildEnvironment(const CommandSpec& spec) {
-  std::vector<std::string> entries;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view text(*entry);
-    std::string_view name = text.substr(0, text.find('='));
-    bool overridden = std::any_of(spec.environment.begin(), spec.environment.end(),
-                                  [&](const auto& pair) { return pair.first == name; });
-    if (!overridden) entries.emplace_back(text);
-  }
-  for (const auto& [name, value] : spec.environment) entries.push_back(name + "=" + value);
-  return entries;
-}
-
 std::vector<char*> PointerArray(std::vector<std::string>& strings) {
   std::vector<char*> pointers;
   pointers.reserve(strings.size() + 1);
@@ -160,54 +151,81 @@ Status MakePipe(PipePair& pipe_pair) {
   return Status::Ok();
 }
 
-// RAII holders for the posix_spawn attribute objects.
-struct SpawnSetup {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attributes;
-  SpawnSetup() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attributes);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-  }
-};
-
 // Starts `program_path` with stdin from /dev/null, stdout/stderr into the
-// given pipe ends, its own process group and default signal handling.
+// given pipe ends and the channel at spec.channel_fd (StartChildProcess).
 Result<pid_t> SpawnChild(const std::string& program_path, const CommandSpec& spec, int stdout_fd,
                          int stderr_fd, int channel_fd) {
-  SpawnSetup setup;
-  posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&setup.actions, stdout_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&setup.actions, stderr_fd, STDERR_FILENO);
-  if (channel_fd >= 0) posix_spawn_file_actions_adddup2(&setup.actions, channel_fd, spec.channel_fd);
-  if (!spec.working_directory.empty()) {
-    posix_spawn_file_actions_addchdir_np(&setup.actions, spec.working_directory.c_str());
+  ChildProcess child;
+  child.program_path = program_path;
+  child.argv = spec.argv;
+  child.environment = EnvironmentWith(spec.environment);
+  child.working_directory = spec.working_directory;
+  child.stdout_fd = stdout_fd;
+  child.stderr_fd = stderr_fd;
+  if (channel_fd >= 0) {
+    child.extra_fd = channel_fd;
+    child.extra_fd_target = spec.channel_fd;
   }
-  sigset_t empty_set, all_signals;
-  sigemptyset(&empty_set);
-  sigfillset(&all_signals);
-  posix_spawnattr_setflags(&setup.attributes,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&setup.attributes, 0);
-  posix_spawnattr_setsigmask(&setup.attributes, &empty_set);
-  posix_spawnattr_setsigdefault(&setup.attributes, &all_signals);
-
-  std::vector<std::string> arguments = spec.argv;
-  std::vector<std::string> environment = BuildEnvironment(spec);
-  std::vector<char*> argument_pointers = PointerArray(arguments);
-  std::vector<char*> environment_pointers = PointerArray(environment);
-  pid_t pid = -1;
-  int error = posix_spawn(&pid, program_path.c_str(), &setup.actions, &setup.attributes,
-                          argument_pointers.data(), environment_pointers.data());
-  if (error == ENOENT || error == EACCES || error == ENOEXEC || error == ENOTDIR || error == EISDIR) {
-    return NotFound("cannot run '" + spec.argv[0] + "' (" + program_path + "): " + ErrnoText(error));
-  }
-  if (error != 0) return Internal("cannot start '" + spec.argv[0] + "': " + ErrnoText(error));
-  return pid;
+  return StartChildProcess(child);
 }
+
+// What the child needs between clone and exec, all of it built before the
+// clone (the child shares kopt's memory and may only make system calls).
+struct ChildSetup {
+  const char* program = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* working_directory = nullptr;  // null: the parent's
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  int extra_fd = -1;
+  int extra_fd_target = -1;
+  pid_t parent = 0;
+  int error = 0;  // written by the child when it fails before or at the exec
+};
+
+// `from` at descriptor `to` in the child, without close-on-exec.
+bool PlaceDescriptor(int from, int to) {
+  if (from == to) return fcntl(to, F_SETFD, 0) == 0;
+  return dup2(from, to) == to;
+}
+
+// The child between clone and exec. Signals are all blocked here (the parent
+// blocked them before the clone): every handled or ignored signal goes back to
+// its default before they are unblocked, so no handler of kopt's runs on
+// kopt's memory in the child.
+int ChildBeforeExec(void* argument) {
+  ChildSetup& setup = *static_cast<ChildSetup*>(argument);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
+    struct sigaction current {};
+    if (sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler != SIG_DFL)
+      sigaction(signal_number, &default_action, nullptr);
+  }
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != setup.parent) _exit(127);  // kopt died before the signal was armed
+  SweeperAddGroup(getpid());                  // before any program of the child's runs
+  int null_fd = open("/dev/null", O_RDWR);
+  bool placed = null_fd >= 0 && PlaceDescriptor(null_fd, STDIN_FILENO) &&
+                PlaceDescriptor(setup.stdout_fd >= 0 ? setup.stdout_fd : null_fd, STDOUT_FILENO) &&
+                PlaceDescriptor(setup.stderr_fd >= 0 ? setup.stderr_fd : null_fd, STDERR_FILENO) &&
+                (setup.extra_fd < 0 || PlaceDescriptor(setup.extra_fd, setup.extra_fd_target));
+  if (!placed || (setup.working_directory != nullptr && chdir(setup.working_directory) != 0)) {
+    setup.error = errno != 0 ? errno : EBADF;
+    _exit(127);
+  }
+  if (null_fd > STDERR_FILENO && null_fd != setup.extra_fd_target) close(null_fd);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execve(setup.program, setup.argv, setup.envp);
+  setup.error = errno;
+  _exit(127);
+}
+
+constexpr size_t kChildStackBytes = size_t{256} << 10;
 
 // Drains a running child's stdout and stderr, enforces the deadline, and reaps it.
 class ChildMonitor {
@@ -238,7 +256,7 @@ class ChildMonitor {
   }
 
   ~ChildMonitor() {
-    UnregisterChildGroup(pid_);
+    ForgetGroup();
     for (Stream& stream : streams_) {
       if (stream.fd >= 0) close(stream.fd);
     }
@@ -327,27 +345,46 @@ class ChildMonitor {
     return static_cast<int>(milliseconds);
   }
 
+  // Sees whether the child has ended (waits for it with `block`); when it has: what is left of its
+  // group is killed and the group forgotten while the child is still a zombie (its pid, the group's
+  // id, cannot be reused before the reap), then the child is reaped.
   void CheckExit(bool block) {
+    siginfo_t info{};
+    int waited;
+    do {
+      waited = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
+    } while (waited < 0 && errno == EINTR);
+    if (waited < 0 && errno == ECHILD) {
+      exited_ = true;  // reaped elsewhere (SIGCHLD ignored): the status is lost
+      last_output_ = Clock::now();
+      ForgetGroup();
+      return;
+    }
+    if (waited < 0 || info.si_pid != pid_) return;
+    kill(-pid_, SIGKILL);
+    ForgetGroup();
     int wait_status = 0;
     pid_t reaped;
     do {
-      reaped = waitpid(pid_, &wait_status, block ? 0 : WNOHANG);
+      reaped = waitpid(pid_, &wait_status, 0);
     } while (reaped < 0 && errno == EINTR);
-    if (reaped < 0 && errno == ECHILD) {
-      exited_ = true;  // reaped elsewhere (SIGCHLD ignored): the status is lost
-      last_output_ = Clock::now();
-      return;
-    }
-    if (reaped != pid_) return;
     exited_ = true;
     last_output_ = Clock::now();  // the drain-idle limit counts from the exit
     result_.seconds = std::chrono::duration<double>(last_output_ - start_).count();
+    if (reaped != pid_) return;
     if (WIFSIGNALED(wait_status)) {
       result_.signaled = true;
       result_.signal = WTERMSIG(wait_status);
     } else if (WIFEXITED(wait_status)) {
       result_.exit_code = WEXITSTATUS(wait_status);
     }
+  }
+
+  void ForgetGroup() {
+    if (group_forgotten_) return;
+    group_forgotten_ = true;
+    UnregisterChildGroup(pid_);
+    SweeperRemoveGroup(pid_);
   }
 
   // Waits up to `timeout_milliseconds` for output or the child's exit, and reads what is ready.
@@ -418,6 +455,7 @@ class ChildMonitor {
   bool exited_ = false;
   bool term_sent_ = false;
   bool kill_sent_ = false;
+  bool group_forgotten_ = false;
   Stream streams_[kStreams];
   CommandResult result_;
   // A pulled channel (CommandSpec::channel_pull): the stream rebuilt in result_.channel_bytes.
@@ -473,9 +511,12 @@ class SystemCommandRunner : public CommandRunner {
     channel_pipe.write_end.Close();
     // The monitor closes the read ends (at end of file, or when it stops).
     // Channel memory has no read end: -1, nothing to read.
-    return ChildMonitor(pid, stdout_pipe.read_end.Release(), stderr_pipe.read_end.Release(),
-                        channel_memory ? -1 : channel_pipe.read_end.Release(), spec)
-        .Watch();
+    CommandResult result = ChildMonitor(pid, stdout_pipe.read_end.Release(), stderr_pipe.read_end.Release(),
+                                        channel_memory ? -1 : channel_pipe.read_end.Release(), spec)
+                               .Watch();
+    // Killed for kopt's interrupt, or from outside just before it: never returns when that interrupt comes.
+    if (!result.timed_out) AwaitInterruptAfterChildSignal(result.signaled ? result.signal : 0);
+    return result;
   }
 
   std::string FindProgram(const std::string& program) override {
@@ -484,6 +525,61 @@ class SystemCommandRunner : public CommandRunner {
 };
 
 }  // namespace
+
+std::vector<std::string> EnvironmentWith(const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    std::string_view name = text.substr(0, text.find('='));
+    bool overridden =
+        std::any_of(overrides.begin(), overrides.end(), [&](const auto& pair) { return pair.first == name; });
+    if (!overridden) entries.emplace_back(text);
+  }
+  for (const auto& [name, value] : overrides) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+Result<pid_t> StartChildProcess(const ChildProcess& child) {
+  if (child.argv.empty()) return InvalidInput("cannot run an empty command line");
+  if (child.extra_fd >= 0 && child.extra_fd_target <= STDERR_FILENO)
+    return InvalidInput("ChildProcess::extra_fd_target must be >= 3");
+  std::vector<std::string> arguments = child.argv;
+  std::vector<std::string> environment = child.environment;
+  std::vector<char*> argument_pointers = PointerArray(arguments);
+  std::vector<char*> environment_pointers = PointerArray(environment);
+  ChildSetup setup;
+  setup.program = child.program_path.c_str();
+  setup.argv = argument_pointers.data();
+  setup.envp = environment_pointers.data();
+  setup.working_directory = child.working_directory.empty() ? nullptr : child.working_directory.c_str();
+  setup.stdout_fd = child.stdout_fd;
+  setup.stderr_fd = child.stderr_fd;
+  setup.extra_fd = child.extra_fd;
+  setup.extra_fd_target = child.extra_fd_target;
+  setup.parent = getpid();
+  void* stack = mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  if (stack == MAP_FAILED) return Internal("cannot start '" + child.argv[0] + "': no memory for its stack");
+  sigset_t all_signals, previous;
+  sigfillset(&all_signals);
+  pthread_sigmask(SIG_SETMASK, &all_signals, &previous);
+  // CLONE_VFORK: this thread waits until the child has called execve or _exit.
+  pid_t pid = clone(ChildBeforeExec, static_cast<char*>(stack) + kChildStackBytes,
+                    CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
+  int clone_error = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  munmap(stack, kChildStackBytes);
+  if (pid < 0) return Internal("cannot start '" + child.argv[0] + "': " + ErrnoText(clone_error));
+  if (setup.error == 0) return pid;
+  SweeperRemoveGroup(pid);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  int error = setup.error;
+  if (error == ENOENT || error == EACCES || error == ENOEXEC || error == ENOTDIR || error == EISDIR) {
+    return NotFound("cannot run '" + child.argv[0] + "' (" + child.program_path + "): " + ErrnoText(error));
+  }
+  return Internal("cannot start '" + child.argv[0] + "': " + ErrnoText(error));
+}
 
 std::string FindProgramOnPath(const std::string& program) {
   if (program.empty()) return "";

@@ -1,20 +1,36 @@
 // Running other programs (nvcc, ncu, cuobjdump, the user's program), behind an
 // interface so that tests can substitute a fake.
 //
-// The system implementation uses posix_spawn with pipes for stdout and stderr,
-// a wall-clock watchdog (SIGTERM, then SIGKILL after a grace period, killing
-// the child's whole process group), and never uses a shell: arguments are
-// passed verbatim.
+// The system implementation starts every child through StartChildProcess
+// (below), pipes its stdout and stderr, has a wall-clock watchdog (SIGTERM,
+// then SIGKILL after a grace period, killing the child's whole process
+// group), and never uses a shell: arguments are passed verbatim.
 //
 // The child gets stdin from /dev/null, its own process group (so that a
 // timeout kills everything it started), and default signal dispositions.
 // A program name without '/' is looked up on PATH (the PATH of
 // CommandSpec::environment when it sets one, else the parent's).
 //
+// No child outlives kopt (core/parent_death.h): the child dies with the
+// thread that called Run (PR_SET_PDEATHSIG, and Run returns only after the
+// child has ended); when the child ends, what is left of its process group
+// (a grandchild it did not wait for) is killed before the child is reaped
+// (so a daemon started through Run must be in a session of its own before
+// its starter exits: `setsid -w DAEMON`);
+// the group is registered with the interrupt handler (core/interrupt.h) and
+// the orphan sweeper from its start to its end. A child ended by SIGTERM,
+// SIGINT or SIGHUP that kopt did not send (scancel signals every process of
+// a Slurm job) is not reported until kopt's own interrupt had a moment to
+// arrive: when it does, Run never returns (core/interrupt.h
+// AwaitInterruptAfterChildSignal), so no verdict is drawn from a child that
+// was killed for kopt's interrupt.
+//
 // Thread safety: SystemCommandRunner may be used from several threads at once
 // (pipes are created close-on-exec, so concurrent children do not inherit
 // each other's ends).
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <functional>
@@ -125,6 +141,32 @@ class CommandRunner {
 };
 
 std::unique_ptr<CommandRunner> MakeSystemCommandRunner();
+
+// One child started as every child of kopt is (the contract above and in
+// core/parent_death.h): the leader of its own process group, killed with
+// the calling thread (PR_SET_PDEATHSIG(SIGKILL), armed before the exec; when
+// kopt died before it was armed the child exits 127 without running), its
+// group registered with the orphan sweeper before the exec, every signal at
+// its default disposition and none blocked, stdin from /dev/null, no other
+// descriptor of kopt's (they are close-on-exec). The caller reaps it, and
+// calls SweeperRemoveGroup before it does.
+struct ChildProcess {
+  std::string program_path;              // as given, no PATH lookup
+  std::vector<std::string> argv;         // argv[0] included
+  std::vector<std::string> environment;  // "NAME=value": the child's whole environment
+  std::string working_directory;         // empty: the parent's
+  int stdout_fd = -1;                    // -1: /dev/null
+  int stderr_fd = -1;                    // -1: /dev/null
+  int extra_fd = -1;                     // >= 0: also given to the child as extra_fd_target
+  int extra_fd_target = -1;
+};
+
+// The child's pid. NotFound when the program cannot be run (missing, not
+// executable, not a program); Internal for other failures (clone, chdir).
+Result<pid_t> StartChildProcess(const ChildProcess& child);
+
+// The parent's environment with `overrides` added or replacing entries of the same name.
+std::vector<std::string> EnvironmentWith(const std::vector<std::pair<std::string, std::string>>& overrides);
 
 // Asks for transparent huge pages on the 2 MiB-aligned part of `bytes` bytes
 // at `address` (madvise MADV_HUGEPAGE; best effort, nothing for less than

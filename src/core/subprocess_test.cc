@@ -123,6 +123,68 @@ TEST(SubprocessTest, TimeoutKillsTheWholeProcessGroup) {
   std::filesystem::remove(marker);
 }
 
+// Running: it exists and is not a zombie.
+bool ProcessRunning(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t state = text.rfind(')');
+  return state != std::string::npos && state + 2 < text.size() && text[state + 2] != 'Z';
+}
+
+// A grandchild the child did not wait for (a compiler's pass, a profiler's target) is killed when the
+// child ends, at once: no waiting for its output to stop, nothing left running.
+TEST(SubprocessTest, WhatAnEndedChildLeftRunningIsKilledWithIt) {
+  Clock::time_point start = Clock::now();
+  CommandResult result = RunOk(Shell("sleep 30 & echo $!"));
+  EXPECT_LT(SecondsSince(start), 1.5);
+  EXPECT_TRUE(result.Succeeded());
+  pid_t grandchild = static_cast<pid_t>(std::stol(result.stdout_text));
+  bool gone = false;
+  for (int attempt = 0; attempt < 100 && !gone; ++attempt) {
+    gone = !ProcessRunning(grandchild);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(gone) << "the grandchild outlived its parent";
+  if (!gone) kill(grandchild, SIGKILL);
+}
+
+// The child leads its own group and dies with the thread that started it (PR_SET_PDEATHSIG(SIGKILL),
+// read back with PR_GET_PDEATHSIG); no signal blocked.
+TEST(SubprocessTest, TheChildDiesWithItsParentAndBlocksNoSignal) {
+  if (FindProgramOnPath("python3").empty()) GTEST_SKIP() << "no python3";
+  CommandSpec spec{{"python3", "-c",
+                    "import ctypes, os, signal\n"
+                    "value = ctypes.c_int(0)\n"
+                    "ctypes.CDLL(None).prctl(2, ctypes.byref(value))\n"  // PR_GET_PDEATHSIG
+                    "print(value.value, os.getpgid(0) == os.getpid(), "
+                    "len(signal.pthread_sigmask(signal.SIG_BLOCK, [])))\n"}};
+  CommandResult result = RunOk(spec);
+  EXPECT_EQ(result.stdout_text, std::to_string(SIGKILL) + " True 0\n") << result.stderr_text;
+}
+
+// The children of several threads at once: each thread's child lives until it ends, whatever the
+// other threads do (PR_SET_PDEATHSIG follows the starting thread, which Run holds).
+TEST(SubprocessTest, AThreadThatEndsDoesNotTakeOtherThreadsChildren) {
+  std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
+  Result<CommandResult> longer = Internal("not run");
+  std::thread first([&] { longer = runner->Run(Shell("sleep 0.5; echo alive")); });
+  std::thread([&] { (void)runner->Run(Shell("true")); }).join();
+  first.join();
+  ASSERT_TRUE(longer.ok());
+  EXPECT_TRUE(longer->Succeeded());
+  EXPECT_EQ(longer->stdout_text, "alive\n");
+}
+
+TEST(SubprocessTest, StartChildProcessReportsAProgramThatCannotRun) {
+  ChildProcess child;
+  child.program_path = "/nonexistent/kopt-no-such-program";
+  child.argv = {"kopt-no-such-program"};
+  EXPECT_EQ(StartChildProcess(child).status().kind(), ErrorKind::kNotFound);
+  child.program_path = "/bin/sh";
+  child.argv = {};
+  EXPECT_EQ(StartChildProcess(child).status().kind(), ErrorKind::kInvalidInput);
+}
+
 TEST(SubprocessTest, ReadsLargeOutputOnBothStreamsWithoutDeadlock) {
   // 1 MB to stderr first, then 1 MB to stdout: a reader that drained stdout
   // alone would block the child on a full stderr pipe.

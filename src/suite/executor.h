@@ -34,9 +34,9 @@
 //   problem's optimize state stays resumable. Cancel of an unknown or ended
 //   key is OK (nothing to do).
 // - No orphans: a work's processes end when the driver ends, however it ends
-//   (kill -9 included) — local: every child is started with
-//   PR_SET_PDEATHSIG(SIGKILL) in its own process group, and kopt-runner sets
-//   the same against its parent; a scheduler's jobs outlive the driver by
+//   (kill -9 included) — local: every child is started as core/parent_death.h
+//   says (PR_SET_PDEATHSIG(SIGKILL) in its own process group, the group known
+//   to the orphan sweeper); a scheduler's jobs outlive the driver by
 //   design and are found again by Attach.
 // - Attach(suite_directory) is called once by a restarted driver before it
 //   submits anything: it returns the work of an earlier driver of the same

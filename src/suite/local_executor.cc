@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,9 +13,8 @@
 #include <set>
 
 #include "core/interrupt.h"
+#include "core/parent_death.h"
 #include "core/subprocess.h"
-
-extern char** environ;
 
 namespace kopt::suite {
 namespace {
@@ -30,53 +28,19 @@ struct LocalWork {
   bool cancelled = false;
 };
 
-// argv and envp as the exec needs them, built before fork (the child may only
-// make async-signal-safe calls).
-struct ExecImage {
-  std::vector<std::string> arguments;
-  std::vector<std::string> environment;
-  std::vector<char*> argv;
-  std::vector<char*> envp;
-};
-
-ExecImage MakeExecImage(const ProblemWork& work, const std::vector<int>& devices) {
-  ExecImage image;
-  image.arguments = work.command;
+// The child process of a work: its command with --devices, its environment, stdout and stderr to the log.
+ChildProcess WorkProcess(const ProblemWork& work, const std::vector<int>& devices, int log_fd) {
+  ChildProcess child;
+  child.program_path = work.command.front();
+  child.argv = work.command;
   std::string list;
   for (int device : devices) list += (list.empty() ? "" : ",") + std::to_string(device);
-  image.arguments.push_back("--devices");
-  image.arguments.push_back(list);
-  std::set<std::string> overridden;
-  for (const auto& [name, value] : work.environment) overridden.insert(name);
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string text = *entry;
-    if (overridden.count(text.substr(0, text.find('='))) == 0) image.environment.push_back(text);
-  }
-  for (const auto& [name, value] : work.environment) image.environment.push_back(name + "=" + value);
-  for (std::string& argument : image.arguments) image.argv.push_back(argument.data());
-  image.argv.push_back(nullptr);
-  for (std::string& entry : image.environment) image.envp.push_back(entry.data());
-  image.envp.push_back(nullptr);
-  return image;
-}
-
-// The child between fork and exec: its own process group, killed with the
-// driver, default signals, stdin /dev/null, stdout and stderr to the log.
-[[noreturn]] void BecomeWork(const ExecImage& image, int log_fd, pid_t driver) {
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != driver) _exit(127);  // the driver died before prctl took effect
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(signal_number, SIG_DFL);
-  int null_fd = open("/dev/null", O_RDONLY);
-  if (null_fd >= 0) dup2(null_fd, 0);
-  dup2(log_fd, 1);
-  dup2(log_fd, 2);
-  const char* program = image.argv[0];
-  execve(program, image.argv.data(), image.envp.data());
-  _exit(127);
+  child.argv.push_back("--devices");
+  child.argv.push_back(list);
+  child.environment = EnvironmentWith(work.environment);
+  child.stdout_fd = log_fd;
+  child.stderr_fd = log_fd;
+  return child;
 }
 
 class LocalExecutor final : public Executor {
@@ -88,8 +52,9 @@ class LocalExecutor final : public Executor {
     for (LocalWork& work : works_) {
       if (work.pid > 0) {
         kill(-work.pid, SIGKILL);
-        waitpid(work.pid, nullptr, 0);
         UnregisterChildGroup(work.pid);
+        SweeperRemoveGroup(work.pid);
+        waitpid(work.pid, nullptr, 0);
       }
     }
   }
@@ -166,14 +131,20 @@ class LocalExecutor final : public Executor {
     work.devices.clear();
   }
 
+  // A work that ended: what is left of its group is killed and the group forgotten while the work is
+  // still a zombie (its pid, the group's id, cannot be reused before the reap), then it is reaped.
   void Reap() {
     for (LocalWork& work : works_) {
       if (work.pid < 0) continue;
-      int wait_status = 0;
-      pid_t ended = waitpid(work.pid, &wait_status, WNOHANG);
-      if (ended != work.pid) continue;
-      // The work's own children (its group) go with it.
+      siginfo_t info{};
+      if (waitid(P_PID, static_cast<id_t>(work.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+          info.si_pid != work.pid)
+        continue;
       kill(-work.pid, SIGKILL);
+      UnregisterChildGroup(work.pid);
+      SweeperRemoveGroup(work.pid);
+      int wait_status = 0;
+      waitpid(work.pid, &wait_status, 0);
       CommandResult result;
       if (WIFEXITED(wait_status)) {
         result.exit_code = WEXITSTATUS(wait_status);
@@ -226,18 +197,14 @@ class LocalExecutor final : public Executor {
       End(work, WorkState::kFailed, "cannot run " + work.work.command.front() + ": " + std::strerror(errno));
       return;
     }
-    ExecImage image = MakeExecImage(work.work, work.devices);
-    pid_t driver = getpid();
-    pid_t pid = fork();
-    if (pid == 0) BecomeWork(image, log_fd, driver);
+    Result<pid_t> pid = StartChildProcess(WorkProcess(work.work, work.devices, log_fd));
     close(log_fd);
-    if (pid < 0) {
-      End(work, WorkState::kFailed, std::string("fork failed: ") + std::strerror(errno));
+    if (!pid.ok()) {
+      End(work, WorkState::kFailed, pid.status().message());
       return;
     }
-    setpgid(pid, pid);  // also here: the group exists before any kill(-pid) below
-    work.pid = pid;
-    RegisterChildGroup(pid);
+    work.pid = *pid;
+    RegisterChildGroup(*pid);
     work.status.state = WorkState::kRunning;
   }
 

@@ -2,18 +2,22 @@
 // work per GPU at a time (a work asking for n GPUs holds n), started in
 // submission order as GPUs free up.
 //
-// Each work is a child process (fork + exec, no shell) in its own process
-// group, with PR_SET_PDEATHSIG(SIGKILL): when the driver dies, even by
-// kill -9, the kernel kills the child, and the kopt-runner it may have
-// started dies with it (kopt-runner sets the same against its parent). The
-// child's stdout and stderr are appended to ProblemWork::log_path, stdin is
-// /dev/null. Poll reaps with waitpid(WNOHANG); Cancel sends SIGTERM to the
-// group and SIGKILL after `kill_grace_seconds` (checked on later Polls).
+// Each work is a child process started as every child of kopt is
+// (core/subprocess.h StartChildProcess, core/parent_death.h): no shell, its
+// own process group, PR_SET_PDEATHSIG(SIGKILL) armed before the exec, its
+// group known to the orphan sweeper. When the driver dies, even by kill -9,
+// the kernel kills the work and the sweeper its group; the work's own
+// children (kopt-runner, nvcc) die with it the same way. The child's stdout
+// and stderr are appended to ProblemWork::log_path, stdin is /dev/null. Poll
+// reaps an ended work (its group's leftovers killed first); Cancel sends
+// SIGTERM to the group and SIGKILL after `kill_grace_seconds` (checked on
+// later Polls).
 //
 // Attach returns nothing: no local work survives its driver.
 //
 // Thread safety: one thread (the driver's loop), which must live as long as
-// the children (PR_SET_PDEATHSIG follows the thread that forked).
+// the children (PR_SET_PDEATHSIG follows the thread that started them: a
+// work started from a thread that then ends is killed).
 #pragma once
 
 #include <sys/types.h>

@@ -214,7 +214,10 @@ void KilledNodeDaemon() {
     kill(std::atoi(pid[0].c_str()), SIGKILL);
     killed = true;
     std::this_thread::sleep_for(std::chrono::seconds(2));
-    Run({"slurmd", "-f", configuration});
+    // In a session of its own (setsid -w: the session first, then slurmd, waited for): a daemon
+    // started through a CommandRunner is otherwise killed with the group of the child that
+    // started it when that child ends (core/subprocess.h).
+    Run({"setsid", "-w", "slurmd", "-f", configuration});
   });
   Expect(killed, "slurmd_killed: slurmd was killed mid-run");
   int started = CheckJournals(suite, {{"p", 8}}, statuses);
