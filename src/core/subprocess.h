@@ -56,7 +56,7 @@ struct CommandSpec {
   // and discarded (CommandResult::output_truncated). 0: no limit.
   size_t max_output_bytes = size_t{1} << 30;
   // >= 3: the child also gets the write end of a pipe at this descriptor
-  // number (kopt-runner's output channel, harness/output_frames.h); what it
+  // number (kopt-runner's output channel, runner_protocol/output_frames.h); what it
   // writes there arrives in CommandResult::channel_bytes. -1: none.
   int channel_fd = -1;
   // The channel keeps at most this many bytes (the rest is read and
