@@ -10,19 +10,11 @@
 #include <string>
 #include <thread>
 
-#include "core/file_io.h"
+#include "core/process_state_test_util.h"
 #include "core/subprocess.h"
 
 namespace kopt {
 namespace {
-
-// Running: it exists and is not a zombie (ended, not reaped by its new parent yet).
-bool ProcessAlive(pid_t pid) {
-  Result<std::string> stat = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat.ok()) return false;
-  size_t state = stat->rfind(')');
-  return state != std::string::npos && state + 2 < stat->size() && (*stat)[state + 2] != 'Z';
-}
 
 // A middle process starts a grandchild that calls DieWithParent and reports
 // its pid on a pipe; the test kills the middle process with SIGKILL and
@@ -47,16 +39,10 @@ TEST(ParentDeathTest, TheChildDiesWhenItsParentIsKilled) {
   pid_t grandchild = 0;
   ASSERT_EQ(read(pipe_fds[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
   close(pipe_fds[0]);
-  EXPECT_TRUE(ProcessAlive(grandchild));
+  EXPECT_TRUE(ProcessRunning(grandchild));
   kill(middle, SIGKILL);
   waitpid(middle, nullptr, 0);
-  bool gone = false;
-  for (int attempt = 0; attempt < 100 && !gone; ++attempt) {
-    gone = !ProcessAlive(grandchild);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_TRUE(gone) << "the child outlived its parent";
-  if (!gone) kill(grandchild, SIGKILL);
+  EXPECT_TRUE(StopsRunningWithinTwoSeconds(grandchild)) << "the child outlived its parent";
 }
 
 // A middle process with the orphan sweeper starts a child through StartChildProcess, and that child a
@@ -85,16 +71,10 @@ TEST(ParentDeathTest, TheSweeperKillsAGrandchildWhenItsGrandparentIsKilled) {
   ASSERT_GT(got, 0);
   pid_t grandchild = static_cast<pid_t>(std::atol(text));
   ASSERT_GT(grandchild, 1);
-  EXPECT_TRUE(ProcessAlive(grandchild));
+  EXPECT_TRUE(ProcessRunning(grandchild));
   kill(middle, SIGKILL);
   waitpid(middle, nullptr, 0);
-  bool gone = false;
-  for (int attempt = 0; attempt < 100 && !gone; ++attempt) {
-    gone = !ProcessAlive(grandchild);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_TRUE(gone) << "the grandchild outlived its grandparent";
-  if (!gone) kill(grandchild, SIGKILL);
+  EXPECT_TRUE(StopsRunningWithinTwoSeconds(grandchild)) << "the grandchild outlived its grandparent";
 }
 
 TEST(ParentDeathTest, AStarterAlreadyGoneMeansExitAtOnce) {

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/process_state_test_util.h"
+
 namespace kopt {
 namespace {
 
@@ -123,14 +125,6 @@ TEST(SubprocessTest, TimeoutKillsTheWholeProcessGroup) {
   std::filesystem::remove(marker);
 }
 
-// Running: it exists and is not a zombie.
-bool ProcessRunning(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  size_t state = text.rfind(')');
-  return state != std::string::npos && state + 2 < text.size() && text[state + 2] != 'Z';
-}
-
 // A grandchild the child did not wait for (a compiler's pass, a profiler's target) is killed when the
 // child ends, at once: no waiting for its output to stop, nothing left running.
 TEST(SubprocessTest, WhatAnEndedChildLeftRunningIsKilledWithIt) {
@@ -139,13 +133,7 @@ TEST(SubprocessTest, WhatAnEndedChildLeftRunningIsKilledWithIt) {
   EXPECT_LT(SecondsSince(start), 1.5);
   EXPECT_TRUE(result.Succeeded());
   pid_t grandchild = static_cast<pid_t>(std::stol(result.stdout_text));
-  bool gone = false;
-  for (int attempt = 0; attempt < 100 && !gone; ++attempt) {
-    gone = !ProcessRunning(grandchild);
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_TRUE(gone) << "the grandchild outlived its parent";
-  if (!gone) kill(grandchild, SIGKILL);
+  EXPECT_TRUE(StopsRunningWithinTwoSeconds(grandchild)) << "the grandchild outlived its parent";
 }
 
 // The child leads its own group and dies with the thread that started it (PR_SET_PDEATHSIG(SIGKILL),
