@@ -11,6 +11,7 @@
 #include <set>
 
 #include "analysis/metric_glossary.h"
+#include "core/text.h"
 
 namespace kopt {
 namespace {
@@ -247,11 +248,10 @@ std::string PseudonymiseKernelName(std::string text, const LabelledProfile& prof
   if (kernel == nullptr || kernel->function_name.empty()) return text;
   const std::string& name = kernel->function_name;
   const std::string alias = KernelAlias(index);
-  auto is_identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at)) {
     size_t end = at + name.size();
     bool whole =
-        (at == 0 || !is_identifier(text[at - 1])) && (end == text.size() || !is_identifier(text[end]));
+        (at == 0 || !IsIdentifierChar(text[at - 1])) && (end == text.size() || !IsIdentifierChar(text[end]));
     if (!whole) {
       at = end;
       continue;

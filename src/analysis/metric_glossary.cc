@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "core/text.h"
+
 namespace kopt {
 namespace {
 
@@ -188,7 +190,7 @@ std::string_view UnitsOf(std::string_view base) {
       {"gpu__", ""},
   };
   for (const auto& [prefix, units] : kUnits) {
-    if (base.substr(0, prefix.size()) == prefix) return units;
+    if (StartsWith(base, prefix)) return units;
   }
   return "";
 }
